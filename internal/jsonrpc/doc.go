@@ -1,0 +1,14 @@
+// Package jsonrpc is the module's only JSON-RPC parser.
+//
+// A request body is scanned exactly once by [Parse]: the scan checks RFC 8259
+// grammar, UTF-8 (no lone surrogate escapes), refuses duplicate member names
+// at every depth, bounds nesting, and captures the envelope's members as
+// slices of the body. The request id is kept as raw bytes so that it is
+// echoed byte for byte, including integers beyond 2^53 that a float64 round
+// trip would change.
+//
+// Nothing here knows MCP. Callers map [Kind] onto JSON-RPC codes and read
+// params with [Iter], [Lookup] and [String], which never match member names
+// case-insensitively (encoding/json does, which lets "Method" stand in for
+// "method").
+package jsonrpc

@@ -1,0 +1,162 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Message is a parsed JSON-RPC request or notification. Its byte slices
+// alias the body it was parsed from.
+type Message struct {
+	// ID is the id exactly as it appeared on the wire (a JSON string or an
+	// integer literal), so it can be echoed byte for byte. Nil for a
+	// notification.
+	ID []byte
+	// Method is the decoded method name.
+	Method string
+	// Params is the raw params object, or nil when params was absent.
+	Params []byte
+}
+
+// IsNotification reports whether the message carries no id.
+func (m *Message) IsNotification() bool { return m.ID == nil }
+
+// envelopeMembers are the member names JSON-RPC gives meaning to. A member
+// that differs from one of them only in case is refused: a lenient decoder
+// somewhere else (encoding/json matches case-insensitively) would read it as
+// the real one.
+var envelopeMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// Parse scans body once, strictly (see Validate), and returns the request
+// or notification it holds. Every failure is an *Error.
+func Parse(body []byte, maxDepth int) (*Message, *Error) {
+	s := scanner{data: body, maxDepth: maxDepth}
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	first := 0
+	for first < len(body) && isWS(body[first]) {
+		first++
+	}
+	switch body[first] {
+	case '{':
+	case '[':
+		return nil, &Error{Kind: Invalid, Reason: "batch", Message: "Invalid Request: batch requests are not supported"}
+	default:
+		return nil, &Error{Kind: Invalid, Reason: "not_object", Message: "Invalid Request: the message must be a JSON object"}
+	}
+	var (
+		m                             Message
+		version, method               []byte
+		hasResult, hasError, hasParam bool
+	)
+	for _, mb := range s.root {
+		switch string(mb.key) {
+		case "jsonrpc":
+			version = mb.value
+		case "id":
+			m.ID = mb.value
+		case "method":
+			method = mb.value
+		case "params":
+			m.Params = mb.value
+			hasParam = true
+		case "result":
+			hasResult = true
+		case "error":
+			hasError = true
+		default:
+			if v := caseVariant(mb.key, envelopeMembers); v != "" {
+				return nil, &Error{Kind: Invalid, Reason: "case_variant", Message: "Invalid Request: member " + quoteShort(mb.key) + " differs from " + strconv.Quote(v) + " only in case"}
+			}
+		}
+	}
+	// The id is judged first: every later error can then echo it.
+	if m.ID != nil {
+		if reason := checkID(m.ID); reason != "" {
+			return nil, &Error{Kind: Invalid, Reason: "invalid_id", Message: "Invalid Request: " + reason}
+		}
+	}
+	fail := func(k Kind, reason, msg string) (*Message, *Error) {
+		return nil, &Error{Kind: k, Reason: reason, Message: msg, ID: m.ID}
+	}
+	if !bytes.Equal(version, []byte(`"2.0"`)) {
+		return fail(Invalid, "invalid_jsonrpc", `Invalid Request: "jsonrpc" must be "2.0"`)
+	}
+	if method == nil {
+		if hasResult || hasError {
+			return fail(Invalid, "unexpected_response", "Invalid Request: this endpoint accepts no JSON-RPC responses")
+		}
+		return fail(Invalid, "missing_method", `Invalid Request: "method" is required`)
+	}
+	if hasResult || hasError {
+		return fail(Invalid, "invalid_envelope", `Invalid Request: a request cannot carry "result" or "error"`)
+	}
+	name, ok := String(method)
+	if !ok {
+		return fail(Invalid, "invalid_method", `Invalid Request: "method" must be a string`)
+	}
+	m.Method = name
+	if hasParam && (len(m.Params) == 0 || m.Params[0] != '{') {
+		return fail(Params, "invalid_params", `Invalid params: "params" must be an object`)
+	}
+	return &m, nil
+}
+
+// checkID returns why raw is not an acceptable id, or "".
+func checkID(raw []byte) string {
+	if len(raw) > MaxIDBytes {
+		return "id is too long"
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return ""
+	case c == '-' || (c >= '0' && c <= '9'):
+		for _, b := range raw[1:] {
+			if b < '0' || b > '9' {
+				return "id must be a string or an integer"
+			}
+		}
+		if c == '-' && len(raw) == 1 {
+			return "id must be a string or an integer"
+		}
+		return ""
+	default:
+		return "id must be a string or an integer"
+	}
+}
+
+func caseVariant(key []byte, known []string) string {
+	for _, k := range known {
+		if len(k) == len(key) && string(key) != k && bytes.EqualFold(key, []byte(k)) {
+			return k
+		}
+	}
+	return ""
+}
+
+// CheckCaseVariants refuses an object (already validated) holding a member
+// that differs from one of known only in letter case. It returns the
+// offending member name and the one it imitates.
+func CheckCaseVariants(obj []byte, known []string) (got, want string, ok bool) {
+	it := NewIter(obj)
+	for {
+		k, _, more := it.Next()
+		if !more {
+			return "", "", true
+		}
+		if v := caseVariant(k, known); v != "" {
+			return string(k), v, false
+		}
+	}
+}
+
+func quoteShort(b []byte) string {
+	if len(b) > 64 || !utf8.Valid(b) {
+		return "(name)"
+	}
+	return strconv.Quote(string(b))
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -1,0 +1,198 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Iter walks the members of a JSON object that has already passed Validate
+// or Parse. It does no validation of its own, so it must never see
+// unchecked bytes.
+type Iter struct {
+	data []byte
+	pos  int
+}
+
+// NewIter returns an iterator over the members of obj; obj that is not an
+// object yields nothing.
+func NewIter(obj []byte) Iter {
+	obj = bytes.TrimLeft(obj, " \t\r\n")
+	if len(obj) == 0 || obj[0] != '{' {
+		return Iter{}
+	}
+	return Iter{data: obj, pos: 1}
+}
+
+// Next returns the next member's unescaped name and raw value.
+func (it *Iter) Next() (key, value []byte, ok bool) {
+	d := it.data
+	it.ws()
+	if it.pos >= len(d) || d[it.pos] == '}' {
+		return nil, nil, false
+	}
+	if d[it.pos] == ',' {
+		it.pos++
+		it.ws()
+	}
+	kStart := it.pos
+	it.skipString()
+	key = d[kStart+1 : it.pos-1]
+	if bytes.IndexByte(key, '\\') >= 0 {
+		key, _ = unescape(nil, key)
+	}
+	it.ws()
+	it.pos++ // ':'
+	it.ws()
+	vStart := it.pos
+	it.skipValue()
+	return key, d[vStart:it.pos], true
+}
+
+func (it *Iter) ws() {
+	for it.pos < len(it.data) && isWS(it.data[it.pos]) {
+		it.pos++
+	}
+}
+
+func (it *Iter) skipString() {
+	d := it.data
+	it.pos++
+	for it.pos < len(d) {
+		switch d[it.pos] {
+		case '\\':
+			it.pos += 2
+		case '"':
+			it.pos++
+			return
+		default:
+			it.pos++
+		}
+	}
+}
+
+func (it *Iter) skipValue() {
+	d := it.data
+	if it.pos >= len(d) {
+		return
+	}
+	switch d[it.pos] {
+	case '"':
+		it.skipString()
+	case '{', '[':
+		depth := 0
+		for it.pos < len(d) {
+			switch d[it.pos] {
+			case '"':
+				it.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					it.pos++
+					return
+				}
+			}
+			it.pos++
+		}
+	default:
+		for it.pos < len(d) {
+			switch d[it.pos] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return
+			}
+			it.pos++
+		}
+	}
+}
+
+// Lookup returns the raw value of member key in a validated object.
+func Lookup(obj []byte, key string) ([]byte, bool) {
+	it := NewIter(obj)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return nil, false
+		}
+		if string(k) == key {
+			return v, true
+		}
+	}
+}
+
+// String decodes a raw, validated JSON string value. It reports false when
+// raw is not a string.
+func String(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return string(body), true
+	}
+	out, ok := unescape(nil, body)
+	return string(out), ok
+}
+
+// IsNull reports whether raw is the JSON literal null.
+func IsNull(raw []byte) bool { return string(raw) == "null" }
+
+// AppendString appends s to dst as a JSON string. It escapes only what JSON
+// requires plus U+2028/U+2029, and replaces invalid UTF-8 with U+FFFD so the
+// output is always valid.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, `\u00`...)
+				dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\u202`...)
+			dst = append(dst, hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendInt appends n as a JSON number.
+func AppendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }

@@ -1,0 +1,61 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCompileAndValidate(t *testing.T) {
+	t.Parallel()
+	s, err := Compile([]byte(`{"type":"object","properties":{"id":{"type":"string","minLength":1},"n":{"type":"integer","maximum":10}},"required":["id"],"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, _ := Decode([]byte(`{"id":"a","n":3}`))
+	if v := s.Validate(ok, 10); v != nil {
+		t.Errorf("valid value refused: %v", v)
+	}
+	bad, _ := Decode([]byte(`{"n":12345678901234567890,"x":1}`))
+	v := s.Validate(bad, 10)
+	if len(v) < 2 {
+		t.Fatalf("violations = %v", v)
+	}
+	joined := strings.Join(v, "\n")
+	for _, want := range []string{"/n", "id", "x"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("violations %q do not mention %q", joined, want)
+		}
+	}
+	if got := s.Validate(bad, 1); len(got) != 2 || !strings.HasPrefix(got[1], "(") {
+		t.Errorf("cap: %v", got)
+	}
+}
+
+func TestCompile_Refuses(t *testing.T) {
+	t.Parallel()
+	for name, doc := range map[string]string{
+		"not json":    `{`,
+		"not object":  `[]`,
+		"network ref": `{"$ref":"https://example.com/s.json"}`,
+		"file ref":    `{"$ref":"file:///etc/passwd"}`,
+		"bad type":    `{"type":"nope"}`,
+		"bad dialect": `{"$schema":"https://example.com/unknown-dialect"}`,
+	} {
+		if _, err := Compile([]byte(doc)); err == nil {
+			t.Errorf("%s: compiled", name)
+		}
+	}
+}
+
+func TestCompile_Draft2020Default(t *testing.T) {
+	t.Parallel()
+	// prefixItems exists only in 2020-12; under an older draft it is ignored.
+	s, err := Compile([]byte(`{"type":"array","prefixItems":[{"type":"string"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := Decode([]byte(`[1]`))
+	if s.Validate(v, 5) == nil {
+		t.Error("prefixItems not applied: default dialect is not 2020-12")
+	}
+}
