@@ -1,0 +1,173 @@
+package era2026
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// The params._meta keys of revision 2026-07-28.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// CacheScope says who may reuse a cacheable result.
+type CacheScope string
+
+const (
+	// Private: the result depends on the caller; never share it.
+	Private CacheScope = "private"
+	// Public: any caller may be served the same result.
+	Public CacheScope = "public"
+)
+
+// Era serves revision 2026-07-28. Create it with New.
+type Era struct {
+	mcp.EraBase
+	ttlMs int64
+	scope CacheScope
+
+	mu   sync.Mutex
+	meta map[*mcp.Server]json.RawMessage // serverInfo _meta, rendered once per server
+}
+
+// Option configures an Era.
+type Option interface{ apply(*Era) }
+
+type optionFunc func(*Era)
+
+func (f optionFunc) apply(e *Era) { f(e) }
+
+// WithCaching sets the ttlMs and cacheScope of cacheable results
+// (server/discover and lists). The default, 0 and Private, tells clients
+// not to reuse them: what a caller sees may depend on who it is.
+func WithCaching(ttl time.Duration, scope CacheScope) Option {
+	if ttl < 0 || (scope != Private && scope != Public) {
+		panic("era2026: WithCaching needs ttl >= 0 and scope Private or Public")
+	}
+	return optionFunc(func(e *Era) { e.ttlMs, e.scope = ttl.Milliseconds(), scope })
+}
+
+// New returns the era serving 2026-07-28.
+func New(opts ...Option) *Era {
+	e := &Era{scope: Private, meta: map[*mcp.Server]json.RawMessage{}}
+	for _, o := range opts {
+		o.apply(e)
+	}
+	return e
+}
+
+// Versions implements mcp.Era.
+func (e *Era) Versions() []mcp.Version { return []mcp.Version{mcp.Version20260728} }
+
+// PerRequest implements mcp.Era: every request names its revision in _meta.
+func (e *Era) PerRequest() bool { return true }
+
+// Serve implements mcp.Era. The order of the checks follows the
+// revision's validation ladder: _meta, Mcp-Method, method lookup, Mcp-Name,
+// tool lookup, Mcp-Param-*.
+func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
+	if err := checkMeta(req); err != nil {
+		return nil, err
+	}
+	if err := checkHeader(req, headers.Method, req.Method()); err != nil {
+		return nil, err
+	}
+	srv := req.Server()
+	switch req.Method() {
+	case "server/discover":
+		return e.discover(req), nil
+	case "tools/list":
+		if !srv.HasTools() {
+			break
+		}
+		res, err := srv.ListTools(req)
+		if err != nil {
+			return nil, err
+		}
+		res.Stamp = e.stamp(req, true)
+		return res, nil
+	case "tools/call":
+		if !srv.HasTools() {
+			break
+		}
+		if err := checkName(req); err != nil {
+			return nil, err
+		}
+		if err := checkParams(req); err != nil {
+			return nil, err
+		}
+		res, err := srv.CallTool(req)
+		if err != nil {
+			return nil, err
+		}
+		res.Stamp = e.stamp(req, false)
+		return res, nil
+	}
+	method := req.Method()
+	if len(method) > 128 {
+		method = method[:128]
+	}
+	return nil, mcp.Reject(mcp.CodeMethodNotFound, "Method not found").WithData(map[string]string{"method": method})
+}
+
+// stamp returns the members every 2026-07-28 result carries, with ttlMs and
+// cacheScope on cacheable ones.
+func (e *Era) stamp(req *mcp.Request, cacheable bool) mcp.Stamp {
+	s := mcp.Stamp{ResultType: "complete", Meta: e.serverMeta(req.Server())}
+	if cacheable {
+		ttl := e.ttlMs
+		s.TTLMs = &ttl
+		s.CacheScope = string(e.scope)
+	}
+	return s
+}
+
+func (e *Era) serverMeta(srv *mcp.Server) json.RawMessage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m, ok := e.meta[srv]; ok {
+		return m
+	}
+	info, err := json.Marshal(srv.Info())
+	if err != nil {
+		panic(err) // three strings always marshal
+	}
+	m := json.RawMessage(`{"` + metaServerInfo + `":` + string(info) + `}`)
+	e.meta[srv] = m
+	return m
+}
+
+type discoverResult struct {
+	mcp.Stamp
+	SupportedVersions []mcp.Version `json:"supportedVersions"`
+	Capabilities      capabilities  `json:"capabilities"`
+	Instructions      string        `json:"instructions,omitempty"`
+}
+
+type capabilities struct {
+	Tools *struct{} `json:"tools,omitempty"`
+}
+
+// discover lists every revision the endpoint serves, newest first, so a
+// client learns it may also fall back to the handshake revisions.
+func (e *Era) discover(req *mcp.Request) discoverResult {
+	srv := req.Server()
+	res := discoverResult{
+		Stamp:             e.stamp(req, true),
+		SupportedVersions: req.SupportedVersions(),
+		Instructions:      srv.Instructions(),
+	}
+	if srv.HasTools() {
+		res.Capabilities.Tools = &struct{}{}
+	}
+	return res
+}

@@ -1,0 +1,425 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/schema"
+)
+
+// ToolResultMediaType is the media type a handler written for MCP uses to
+// answer with a complete CallToolResult ({"content": [...], ...}) instead of
+// a body the library turns into one.
+const ToolResultMediaType = "application/vnd.mcp.tool-result+json"
+
+// CallToolResult is the result of tools/call.
+type CallToolResult struct {
+	Stamp
+	Content           json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+// Call describes the tools/call a handler is serving. Handlers get it from
+// their request's context with CallFromContext.
+type Call struct {
+	tool    string
+	version Version
+	caps    json.RawMessage
+	args    json.RawMessage
+}
+
+type callKey struct{}
+
+// CallFromContext returns the call a tool handler is serving, or nil when
+// ctx does not come from a tools/call.
+func CallFromContext(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
+}
+
+// Tool returns the name of the tool being called.
+func (c *Call) Tool() string { return c.tool }
+
+// ProtocolVersion returns the revision the client speaks.
+func (c *Call) ProtocolVersion() Version { return c.version }
+
+// ClientCapabilities returns the capabilities the client declared with this
+// request (2026-07-28), or nil: a stateless server cannot know what a 2025
+// client declared at initialize.
+func (c *Call) ClientCapabilities() json.RawMessage { return c.caps }
+
+// Arguments returns the call's arguments as sent (a JSON object).
+func (c *Call) Arguments() json.RawMessage { return c.args }
+
+// maxViolations bounds how many schema violations a result lists.
+const maxViolations = 10
+
+// CallTool answers tools/call for req. Protocol problems (no name, unknown
+// tool, arguments not an object) are CodeInvalidParams errors; everything
+// the model can act on, including arguments that fail the input schema and
+// the route's 4xx answers, is an isError result.
+func (s *Server) CallTool(req *Request) (*CallToolResult, error) {
+	raw, ok := req.Param("name")
+	name, isStr := String(raw)
+	if !ok || !isStr {
+		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
+	}
+	t, ok := s.byName[name]
+	if !ok {
+		return nil, unknownTool(name)
+	}
+	args, ok := req.Param("arguments")
+	switch {
+	case !ok || string(args) == "null":
+		args = json.RawMessage(`{}`)
+	case args[0] != '{':
+		return nil, NewError(CodeInvalidParams, "Invalid params: arguments must be an object")
+	default:
+		// The body buffer is reused after the response; the handler may
+		// keep what it was given.
+		args = bytes.Clone(args)
+	}
+	features := FeaturesOf(req.Version())
+	decoded, err := schema.Decode(args)
+	if err != nil {
+		return nil, NewError(CodeInvalidParams, "Invalid params: arguments are not valid JSON")
+	}
+	if v := t.input.Validate(decoded, maxViolations); v != nil {
+		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
+	}
+	call := &Call{tool: name, version: req.Version(), caps: req.caps, args: args}
+	hr, msg := t.newRequest(req.HTTP(), call)
+	if msg != "" {
+		return textResult(msg, true), nil
+	}
+	rec := newRecorder(s.maxResponse)
+	if p := rec.run(t.handler, hr); p != nil {
+		req.handler.cfg.logger.Error("mcp: tool handler panicked", "tool", name, "panic", p)
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	return t.result(req, rec, features)
+}
+
+func unknownTool(name string) *Error {
+	shown := name
+	if len(shown) > 128 {
+		shown = shown[:128]
+	}
+	return NewError(CodeInvalidParams, "Unknown tool: "+shown).WithData(map[string]string{"name": shown})
+}
+
+// textResult builds a result with one text block.
+func textResult(text string, isError bool) *CallToolResult {
+	b := make([]byte, 0, len(text)+32)
+	b = append(b, `[{"type":"text","text":`...)
+	b = appendString(b, text)
+	b = append(b, `}]`...)
+	return &CallToolResult{Content: b, IsError: isError}
+}
+
+// newRequest builds the in-process request for a call. It returns a
+// message for the model instead when an argument cannot be placed in the
+// path safely.
+func (t *tool) newRequest(orig *http.Request, call *Call) (*http.Request, string) {
+	args := call.args
+	var path, rawPath strings.Builder
+	var values []pathValue
+	for _, seg := range t.route.segments {
+		path.WriteByte('/')
+		rawPath.WriteByte('/')
+		if !seg.wildcard {
+			path.WriteString(seg.text)
+			rawPath.WriteString(seg.text)
+			continue
+		}
+		v, _ := jsonrpc.Lookup(args, seg.text)
+		val, ok := scalarText(v)
+		if !ok || val == "" || val == "." || val == ".." {
+			return nil, "Invalid argument " + seg.text + ": it must be a non-empty string or integer naming one item"
+		}
+		path.WriteString(val)
+		rawPath.WriteString(escapeSegment(val))
+		values = append(values, pathValue{seg.text, val})
+	}
+	u := &url.URL{Path: path.String(), RawPath: rawPath.String()}
+	var body []byte
+	switch t.route.method {
+	case http.MethodGet, http.MethodHead, http.MethodDelete:
+		u.RawQuery = t.query(args)
+	default:
+		body = t.bodyOf(args)
+	}
+	ctx := context.WithValue(orig.Context(), callKey{}, call)
+	r := &http.Request{
+		Method:     t.route.method,
+		URL:        u,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     http.Header{"Accept": jsonType},
+		Host:       orig.Host,
+		RemoteAddr: orig.RemoteAddr,
+		RequestURI: u.RequestURI(),
+		Body:       http.NoBody,
+	}
+	if body != nil {
+		r.Header["Content-Type"] = jsonType
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+	}
+	r = r.WithContext(ctx)
+	for _, pv := range values {
+		r.SetPathValue(pv.name, pv.value)
+	}
+	return r, ""
+}
+
+type pathValue struct{ name, value string }
+
+// escapeSegment percent-encodes everything but RFC 3986 unreserved
+// characters, so "/", "%", "?" and "#" stay inside the one segment.
+func escapeSegment(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+// scalarText renders a string or integer argument as text.
+func scalarText(raw []byte) (string, bool) {
+	if len(raw) == 0 {
+		return "", false
+	}
+	if raw[0] == '"' {
+		return String(raw)
+	}
+	if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return string(raw), true
+	}
+	return "", false
+}
+
+// query renders the arguments that are not path wildcards as a query
+// string, sorted by name. Arrays repeat the key; objects are sent as JSON
+// text; null is left out.
+func (t *tool) query(args []byte) string {
+	q := url.Values{}
+	it := jsonrpc.NewIter(args)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		name := string(k)
+		if t.pathParams[name] {
+			continue
+		}
+		switch v[0] {
+		case 'n':
+		case '[':
+			var arr []json.RawMessage
+			_ = json.Unmarshal(v, &arr)
+			for _, item := range arr {
+				q.Add(name, queryText(item))
+			}
+		default:
+			q.Add(name, queryText(v))
+		}
+	}
+	return q.Encode() // sorted by key
+}
+
+func queryText(v []byte) string {
+	if s, ok := String(v); ok {
+		return s
+	}
+	return string(v)
+}
+
+// bodyOf returns the arguments minus the path wildcards as a JSON object.
+func (t *tool) bodyOf(args []byte) []byte {
+	if len(t.pathParams) == 0 {
+		return args
+	}
+	out := []byte{'{'}
+	it := jsonrpc.NewIter(args)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		if t.pathParams[string(k)] {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = appendString(out, string(k))
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	return append(out, '}')
+}
+
+// result maps the handler's response onto a CallToolResult.
+func (t *tool) result(req *Request, rec *recorder, f Features) (*CallToolResult, error) {
+	log := req.handler.cfg.logger
+	status := rec.status
+	if rec.over {
+		log.Error("mcp: tool response over the size limit", "tool", t.def.Name, "limit", rec.limit)
+		return textResult("The tool's response was too large.", true), nil
+	}
+	body := rec.buf.Bytes()
+	switch {
+	case status >= 200 && status < 300:
+	case status >= 400 && status < 500:
+		text := string(body)
+		if len(bytes.TrimSpace(body)) == 0 {
+			text = strconv.Itoa(status) + " " + http.StatusText(status)
+		}
+		return textResult(text, true), nil
+	default:
+		log.Error("mcp: tool route failed", "tool", t.def.Name, "status", status, "body", truncate(body, 512))
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type"))
+	switch {
+	case mt == ToolResultMediaType:
+		res, ok := ownResult(body, f)
+		if !ok {
+			log.Error("mcp: tool answered an invalid "+ToolResultMediaType+" body", "tool", t.def.Name)
+			return textResult("The tool failed with an internal error.", true), nil
+		}
+		return res, nil
+	case strings.HasPrefix(mt, "image/"), strings.HasPrefix(mt, "audio/"):
+		kind := "image"
+		if strings.HasPrefix(mt, "audio/") {
+			kind = "audio"
+		}
+		b := make([]byte, 0, base64.StdEncoding.EncodedLen(len(body))+64)
+		b = append(b, `[{"type":"`...)
+		b = append(b, kind...)
+		b = append(b, `","data":"`...)
+		b = base64.StdEncoding.AppendEncode(b, body)
+		b = append(b, `","mimeType":`...)
+		b = appendString(b, mt)
+		b = append(b, `}]`...)
+		return &CallToolResult{Content: b}, nil
+	}
+	// A trailing newline (json.Encoder writes one) carries nothing for the model.
+	res := textResult(string(bytes.TrimRight(body, "\r\n")), false)
+	if t.output != nil && f.OutputSchema {
+		decoded, err := schema.Decode(body)
+		if err != nil || jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
+			log.Error("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
+			return textResult("The tool failed with an internal error.", true), nil
+		}
+		if v := t.output.Validate(decoded, maxViolations); v != nil {
+			log.Error("mcp: tool output does not match its outputSchema", "tool", t.def.Name, "violations", v)
+			return textResult("The tool failed with an internal error.", true), nil
+		}
+		var c bytes.Buffer
+		_ = json.Compact(&c, body)
+		res.StructuredContent = c.Bytes()
+	}
+	return res, nil
+}
+
+// ownResult reads a CallToolResult written by a handler for MCP.
+func ownResult(body []byte, f Features) (*CallToolResult, bool) {
+	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
+		return nil, false
+	}
+	content, ok := jsonrpc.Lookup(body, "content")
+	if !ok || len(content) == 0 || content[0] != '[' {
+		return nil, false
+	}
+	res := &CallToolResult{Content: content}
+	if v, ok := jsonrpc.Lookup(body, "isError"); ok {
+		switch string(v) {
+		case "true":
+			res.IsError = true
+		case "false":
+		default:
+			return nil, false
+		}
+	}
+	if v, ok := jsonrpc.Lookup(body, "structuredContent"); ok && f.OutputSchema && string(v) != "null" {
+		res.StructuredContent = v
+	}
+	return res, true
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
+
+// recorder is the in-memory ResponseWriter a tool's handler writes to.
+type recorder struct {
+	header http.Header
+	status int
+	buf    bytes.Buffer
+	limit  int64
+	over   bool
+}
+
+func newRecorder(limit int64) *recorder {
+	return &recorder{header: http.Header{}, limit: limit}
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 && code >= 200 {
+		r.status = code
+	}
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	if int64(r.buf.Len()+len(p)) > r.limit {
+		r.over = true
+		return 0, errTooLarge
+	}
+	return r.buf.Write(p)
+}
+
+var errTooLarge = &Error{code: CodeInternal, message: "tool response too large"}
+
+// run calls h, returning the panic value if it panicked.
+func (r *recorder) run(h http.Handler, req *http.Request) (panicked any) {
+	defer func() {
+		if p := recover(); p != nil {
+			panicked = p
+		}
+	}()
+	h.ServeHTTP(r, req)
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return nil
+}

@@ -1,0 +1,398 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+)
+
+// DefaultMaxBodyBytes is the default request body limit, 1 MiB.
+const DefaultMaxBodyBytes = 1 << 20
+
+// metaProtocolVersion is the params._meta key by which a 2026-07-28 request
+// names its revision.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// Handler is the MCP endpoint: one http.Handler that serves every era it was
+// given, statelessly. It never mints, reads or echoes a session id, so any
+// replica can answer any request. A Handler is safe for concurrent use.
+//
+// For each POST it checks Host and Origin, reads the body once under the
+// size limit, scans it strictly, picks the era from the body (params._meta
+// names a 2026-07-28 revision; otherwise MCP-Protocol-Version or the default
+// 2025-06-18 selects the handshake era) and lets that era answer.
+type Handler struct {
+	server     *Server
+	versions   []Version // every served revision, newest first
+	byVersion  map[Version]Era
+	legacyDflt Version // revision assumed when nothing names one ("" if none)
+	cfg        handlerConfig
+}
+
+type handlerConfig struct {
+	maxBody  int64
+	maxDepth int
+	hosts    allowList
+	origins  allowList
+	logger   *slog.Logger
+}
+
+// HandlerOption configures a Handler.
+type HandlerOption interface{ applyHandler(*handlerConfig) }
+
+type handlerOptionFunc func(*handlerConfig)
+
+func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
+
+// WithMaxBodyBytes sets the request body limit (default 1 MiB). A larger
+// body is answered 413 with CodeInvalidRequest before it is parsed.
+func WithMaxBodyBytes(n int64) HandlerOption {
+	if n <= 0 {
+		panic("mcp: WithMaxBodyBytes needs a positive limit")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.maxBody = n })
+}
+
+// WithMaxDepth bounds the nesting of arrays and objects in a request
+// (default 64).
+func WithMaxDepth(n int) HandlerOption {
+	if n <= 0 {
+		panic("mcp: WithMaxDepth needs a positive depth")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.maxDepth = n })
+}
+
+// WithLogger sets where internal errors are logged (default slog.Default).
+// Nothing logged there is ever sent to a client.
+func WithLogger(l *slog.Logger) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.logger = l })
+}
+
+// NewHandler returns the endpoint for srv serving eras. It panics if eras is
+// empty or two eras claim one revision, like http.ServeMux.Handle panics on
+// a conflicting pattern. The server must be complete: NewHandler freezes it.
+func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
+	if srv == nil {
+		panic("mcp: NewHandler needs a Server")
+	}
+	if len(eras) == 0 {
+		panic("mcp: NewHandler needs at least one Era")
+	}
+	h := &Handler{server: srv, byVersion: map[Version]Era{}}
+	h.cfg = handlerConfig{
+		maxBody:  DefaultMaxBodyBytes,
+		maxDepth: jsonrpc.DefaultMaxDepth,
+		hosts:    loopbackHosts(),
+		origins:  loopbackOrigins(),
+		logger:   slog.Default(),
+	}
+	for _, o := range opts {
+		o.applyHandler(&h.cfg)
+	}
+	for _, e := range eras {
+		vs := e.Versions()
+		if len(vs) == 0 {
+			panic("mcp: an Era serves no version")
+		}
+		for _, v := range vs {
+			if _, dup := h.byVersion[v]; dup {
+				panic(fmt.Sprintf("mcp: two eras serve version %s", v))
+			}
+			h.byVersion[v] = e
+			h.versions = append(h.versions, v)
+			if !e.PerRequest() && (h.legacyDflt == "" || v == Version20250618) {
+				h.legacyDflt = v
+			}
+		}
+	}
+	sortVersions(h.versions)
+	if h.legacyDflt != "" && h.byVersion[Version20250618] == nil {
+		// No 2025-06-18: assume the newest handshake revision served.
+		for _, v := range h.versions {
+			if !h.byVersion[v].PerRequest() {
+				h.legacyDflt = v
+				break
+			}
+		}
+	}
+	srv.freeze()
+	return h
+}
+
+func sortVersions(vs []Version) {
+	for i := 1; i < len(vs); i++ {
+		for j := i; j > 0 && vs[j].Compare(vs[j-1]) > 0; j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
+		}
+	}
+}
+
+// Versions lists the revisions served, newest first.
+func (h *Handler) Versions() []Version { return append([]Version(nil), h.versions...) }
+
+var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr["Cache-Control"] = noStore
+	if r.Method != http.MethodPost {
+		hdr["Allow"] = allowPost
+		h.writeError(w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))
+		return
+	}
+	if err := h.checkOrigin(r); err != nil {
+		h.writeError(w, nil, "", err)
+		return
+	}
+	if err := checkContentType(r); err != nil {
+		h.writeError(w, nil, "", err)
+		return
+	}
+	bp := bodyPool.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 64<<10 {
+			*bp = (*bp)[:0]
+			bodyPool.Put(bp)
+		}
+	}()
+	body, err := h.readBody(w, r, (*bp)[:0])
+	*bp = body
+	if err != nil {
+		h.writeError(w, nil, "", err)
+		return
+	}
+	msg, perr := jsonrpc.Parse(body, h.cfg.maxDepth)
+	if perr != nil {
+		h.writeError(w, perr.ID, "", parseError(perr))
+		return
+	}
+	era, version, eerr := h.selectEra(r, msg)
+	if eerr != nil {
+		h.writeError(w, msg.ID, "", eerr)
+		return
+	}
+	if msg.IsNotification() {
+		// Notifications are accepted and never answered; a notification
+		// never runs a tool (it could not report what it did).
+		hdr[protoHeader] = []string{string(version)}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	req := &Request{http: r, msg: msg, version: version, server: h.server, handler: h}
+	result, serr := h.serve(r.Context(), era, req)
+	if serr != nil {
+		h.writeError(w, msg.ID, req.version, serr)
+		return
+	}
+	h.writeResult(w, msg.ID, req.version, result)
+}
+
+// serve runs the era, turning a panic into an internal error so that no
+// request can crash the process.
+func (h *Handler) serve(ctx context.Context, era Era, req *Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.cfg.logger.Error("mcp: panic while serving a request", "method", req.Method(), "panic", p)
+			result, err = nil, NewError(CodeInternal, "Internal error")
+		}
+	}()
+	return era.Serve(ctx, req)
+}
+
+var (
+	noStore     = []string{"no-store"}
+	allowPost   = []string{"POST"}
+	jsonType    = []string{"application/json"}
+	protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
+)
+
+func checkContentType(r *http.Request) *Error {
+	ct := r.Header.Values("Content-Type")
+	if len(ct) == 1 {
+		if ct[0] == "application/json" {
+			return nil
+		}
+		mt, params, err := mime.ParseMediaType(ct[0])
+		if err == nil && mt == "application/json" {
+			cs, hasCS := params["charset"]
+			if len(params) == 0 || (len(params) == 1 && hasCS && (cs == "utf-8" || cs == "UTF-8")) {
+				return nil
+			}
+		}
+	}
+	return httpError(http.StatusUnsupportedMediaType, CodeInvalidRequest, "Unsupported media type: send Content-Type: application/json").
+		WithData(map[string]string{"expected": "application/json"})
+}
+
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, *Error) {
+	tooLarge := func() *Error {
+		return httpError(http.StatusRequestEntityTooLarge, CodeInvalidRequest, "Request body too large").
+			WithData(map[string]int64{"maxBytes": h.cfg.maxBody})
+	}
+	if r.ContentLength > h.cfg.maxBody {
+		return buf, tooLarge()
+	}
+	if n := r.ContentLength; n > 0 && int64(cap(buf)) < n+1 {
+		buf = make([]byte, 0, n+1)
+	}
+	body := http.MaxBytesReader(w, r.Body, h.cfg.maxBody)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return buf, tooLarge()
+			}
+			return buf, httpError(http.StatusBadRequest, CodeInvalidRequest, "Could not read the request body")
+		}
+	}
+}
+
+func parseError(e *jsonrpc.Error) *Error {
+	switch e.Kind {
+	case jsonrpc.Syntax:
+		return httpError(http.StatusBadRequest, CodeParseError, e.Message)
+	case jsonrpc.Params:
+		return Reject(CodeInvalidParams, e.Message)
+	default:
+		return httpError(http.StatusBadRequest, CodeInvalidRequest, e.Message).WithData(map[string]string{"reason": e.Reason})
+	}
+}
+
+// selectEra applies the era rules: the body decides, headers cross-check.
+//
+//   - params._meta names a revision: it must be served by a per-request era,
+//     and MCP-Protocol-Version must be present and equal to it.
+//   - Otherwise MCP-Protocol-Version, when present, must name a served
+//     revision; naming a per-request one without the _meta envelope is
+//     refused (-32602), never served by silently falling back.
+//   - Nothing names a revision: the default handshake revision (2025-06-18).
+//
+// Any unknown revision, in the header or the envelope, is -32022 listing
+// every served revision.
+func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version, *Error) {
+	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
+	if herr == headers.ErrDuplicate {
+		return nil, "", Reject(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version "+herr.Error())
+	}
+	var claim []byte
+	if msg.Params != nil {
+		if meta, ok := jsonrpc.Lookup(msg.Params, "_meta"); ok {
+			claim, _ = jsonrpc.Lookup(meta, metaProtocolVersion)
+		}
+	}
+	if claim != nil {
+		cv, ok := jsonrpc.String(claim)
+		if !ok {
+			return nil, "", Reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
+		}
+		if herr == headers.ErrMissing {
+			return nil, "", Reject(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header is required").
+				WithData(map[string]string{"header": headers.ProtocolVersion, "reason": "missing"})
+		}
+		if hv != cv {
+			return nil, "", Reject(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version does not match _meta "+metaProtocolVersion).
+				WithData(map[string]string{"header": headers.ProtocolVersion, "reason": "mismatch"})
+		}
+		era, ok := h.byVersion[Version(cv)]
+		if !ok {
+			return nil, "", h.unsupported(cv)
+		}
+		if !era.PerRequest() {
+			return nil, "", Reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
+		}
+		return era, Version(cv), nil
+	}
+	if herr == nil {
+		era, ok := h.byVersion[Version(hv)]
+		if !ok {
+			return nil, "", h.unsupported(hv)
+		}
+		if era.PerRequest() {
+			return nil, "", Reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and io.modelcontextprotocol/clientCapabilities").
+				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
+		}
+		return era, Version(hv), nil
+	}
+	if h.legacyDflt == "" {
+		return nil, "", Reject(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header is required").
+			WithData(map[string]string{"header": headers.ProtocolVersion, "reason": "missing"})
+	}
+	return h.byVersion[h.legacyDflt], h.legacyDflt, nil
+}
+
+type unsupportedData struct {
+	Supported []Version `json:"supported"`
+	Requested string    `json:"requested"`
+}
+
+func (h *Handler) unsupported(requested string) *Error {
+	if len(requested) > 64 {
+		requested = requested[:64]
+	}
+	return Reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+		WithData(unsupportedData{Supported: h.versions, Requested: requested})
+}
+
+// writeError answers err for the request with raw id (nil when unknown).
+func (h *Handler) writeError(w http.ResponseWriter, id []byte, version Version, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		h.cfg.logger.Error("mcp: internal error", "err", err)
+		e = NewError(CodeInternal, "Internal error")
+	}
+	buf := make([]byte, 0, 256)
+	buf = append(buf, `{"jsonrpc":"2.0",`...)
+	if id != nil {
+		buf = append(buf, `"id":`...)
+		buf = append(buf, id...)
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"error":`...)
+	buf = e.appendJSON(buf)
+	buf = append(buf, '}')
+	h.write(w, e.Status(), version, buf)
+}
+
+func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result any) {
+	enc := getEncoder()
+	defer putEncoder(enc)
+	enc.buf = append(enc.buf, `{"jsonrpc":"2.0","id":`...)
+	enc.buf = append(enc.buf, id...)
+	enc.buf = append(enc.buf, `,"result":`...)
+	if err := enc.encode(result); err != nil {
+		h.cfg.logger.Error("mcp: result does not marshal", "err", err)
+		h.writeError(w, id, version, NewError(CodeInternal, "Internal error"))
+		return
+	}
+	enc.buf = append(enc.buf, '}')
+	h.write(w, http.StatusOK, version, enc.buf)
+}
+
+func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte) {
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonType
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if version != "" {
+		hdr[protoHeader] = []string{string(version)}
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

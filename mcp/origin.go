@@ -1,0 +1,109 @@
+package mcp
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// allowList is an exact allow-list of hosts or origins. Entries match
+// exactly (lowercased); loopback mode instead admits any port on a
+// loopback name, which is what local development needs and no remote
+// page can reach through DNS rebinding.
+type allowList struct {
+	any      bool
+	loopback bool
+	exact    map[string]bool
+}
+
+func loopbackHosts() allowList   { return allowList{loopback: true} }
+func loopbackOrigins() allowList { return allowList{loopback: true} }
+
+// WithAllowedHosts replaces the default Host allow-list (loopback names on
+// any port) with exact host[:port] values, such as "api.example.com" or
+// "mcp.example.com:8443". "*" admits any Host; use it only behind a proxy
+// that checks Host itself. A request with another Host is answered 403: the
+// check defeats DNS rebinding.
+func WithAllowedHosts(hosts ...string) HandlerOption {
+	l := newAllowList(hosts)
+	return handlerOptionFunc(func(c *handlerConfig) { c.hosts = l })
+}
+
+// WithAllowedOrigins replaces the default Origin allow-list (http and https
+// origins on loopback names, any port) with exact origins such as
+// "https://app.example.com". Requests without Origin (non-browser clients)
+// are always admitted; "null", a duplicated Origin or one not listed is 403.
+func WithAllowedOrigins(origins ...string) HandlerOption {
+	l := newAllowList(origins)
+	return handlerOptionFunc(func(c *handlerConfig) { c.origins = l })
+}
+
+func newAllowList(entries []string) allowList {
+	l := allowList{exact: map[string]bool{}}
+	for _, e := range entries {
+		if e == "*" {
+			l.any = true
+			continue
+		}
+		if e == "" || strings.ContainsAny(e, " \t\r\n/") && !strings.Contains(e, "://") {
+			panic("mcp: invalid allow-list entry " + e)
+		}
+		l.exact[strings.ToLower(strings.TrimSuffix(e, "/"))] = true
+	}
+	return l
+}
+
+func isLoopbackName(host string) bool {
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (l allowList) allowHost(hostport string) bool {
+	if l.any {
+		return true
+	}
+	if l.loopback {
+		host := hostport
+		if h, _, err := net.SplitHostPort(hostport); err == nil {
+			host = h
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		return isLoopbackName(host)
+	}
+	return l.exact[strings.ToLower(hostport)]
+}
+
+func (l allowList) allowOrigin(origin string) bool {
+	if l.any {
+		return true
+	}
+	if l.loopback {
+		u, err := url.Parse(origin)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
+			return false
+		}
+		return isLoopbackName(u.Hostname())
+	}
+	return l.exact[strings.ToLower(origin)]
+}
+
+func (h *Handler) checkOrigin(r *http.Request) *Error {
+	if !h.cfg.hosts.allowHost(r.Host) {
+		return httpError(http.StatusForbidden, CodeForbidden, "Forbidden: host not allowed").
+			WithData(map[string]string{"reason": "host_not_allowed"})
+	}
+	origins := r.Header.Values("Origin")
+	if len(origins) == 0 {
+		return nil
+	}
+	if len(origins) > 1 || origins[0] == "null" || !h.cfg.origins.allowOrigin(origins[0]) {
+		return httpError(http.StatusForbidden, CodeForbidden, "Forbidden: origin not allowed").
+			WithData(map[string]string{"reason": "origin_not_allowed"})
+	}
+	return nil
+}

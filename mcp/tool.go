@@ -1,0 +1,245 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/schema"
+)
+
+// Tool is the MCP definition of a tool.
+type Tool struct {
+	// Name identifies the tool: 1 to 128 characters from A-Z a-z 0-9 _ - .
+	Name string
+	// Title is a human-readable name (sent from revision 2025-06-18 on).
+	Title       string
+	Description string
+	// InputSchema is the JSON Schema of the arguments, with root type
+	// "object"; nil means {"type":"object"}. Without "$schema" it is JSON
+	// Schema 2020-12. It may carry "x-mcp-header" annotations.
+	InputSchema json.RawMessage
+	// OutputSchema, when set, describes the handler's 2xx JSON body, which
+	// is then validated and also sent as structuredContent (2025-06-18 on).
+	OutputSchema json.RawMessage
+	Annotations  Annotations
+}
+
+// Annotations are the behaviour hints clients use to decide what to
+// confirm. All four hints are always sent explicitly, so a client never
+// falls back to the protocol's defaults (which would call every tool
+// destructive and open-world).
+type Annotations struct {
+	Title       string
+	ReadOnly    bool // readOnlyHint: the tool only reads.
+	Destructive bool // destructiveHint: it deletes, sends, rotates or revokes.
+	Idempotent  bool // idempotentHint: repeating the call has no further effect.
+	OpenWorld   bool // openWorldHint: it reaches outside the service.
+}
+
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// tool is a registered tool with everything derived at registration.
+type tool struct {
+	def         Tool
+	input       *schema.Schema
+	output      *schema.Schema
+	params      []headers.Param
+	route       route
+	handler     http.Handler
+	modern      json.RawMessage // definition for 2025-06-18 and later
+	legacy      json.RawMessage // definition for 2025-03-26
+	pathParams  map[string]bool
+}
+
+// AddTool registers t, served by h through route, a pattern such as
+// "GET /api/v1/emails/{id}" or "POST /api/v1/jobs". A call runs h
+// in-process: path wildcards are filled from the arguments of the same name
+// (each escaped as one path segment), the other arguments become the query
+// string for GET, HEAD and DELETE and the JSON body otherwise. h may be the
+// host's whole ServeMux or the route's own handler; r.PathValue works in
+// both.
+//
+// AddTool panics on a duplicate or invalid name, a schema that does not
+// compile or whose root type is not "object", an invalid "x-mcp-header"
+// annotation, an invalid route, or a path wildcard that is not a required
+// string or integer property of the input schema.
+func (s *Server) AddTool(t Tool, route string, h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mustNotBeFrozen("AddTool")
+	if h == nil {
+		panic("mcp: AddTool " + t.Name + ": nil handler")
+	}
+	if !toolName.MatchString(t.Name) {
+		panic(fmt.Sprintf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name))
+	}
+	if _, dup := s.byName[t.Name]; dup {
+		panic("mcp: tool " + t.Name + " registered twice")
+	}
+	fail := func(format string, args ...any) {
+		panic(fmt.Sprintf("mcp: tool %s: ", t.Name) + fmt.Sprintf(format, args...))
+	}
+	if t.InputSchema == nil {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	in, inDoc, err := compileSchema(t.InputSchema)
+	if err != nil {
+		fail("inputSchema: %v", err)
+	}
+	if inDoc["type"] != "object" {
+		fail(`inputSchema must have root "type": "object"`)
+	}
+	params, err := headers.ParseAnnotations(inDoc)
+	if err != nil {
+		fail("inputSchema: %v", err)
+	}
+	var out *schema.Schema
+	if t.OutputSchema != nil {
+		if out, _, err = compileSchema(t.OutputSchema); err != nil {
+			fail("outputSchema: %v", err)
+		}
+	}
+	rt, err := parseRoute(route)
+	if err != nil {
+		fail("route %q: %v", route, err)
+	}
+	entry := &tool{def: t, input: in, output: out, params: params, route: rt, handler: h, pathParams: map[string]bool{}}
+	required := map[string]bool{}
+	if req, ok := inDoc["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
+	props, _ := inDoc["properties"].(map[string]any)
+	for _, seg := range rt.segments {
+		if !seg.wildcard {
+			continue
+		}
+		prop, _ := props[seg.text].(map[string]any)
+		typ, _ := prop["type"].(string)
+		if !required[seg.text] || (typ != "string" && typ != "integer") {
+			fail("route wildcard {%s} must be a required string or integer property of inputSchema", seg.text)
+		}
+		entry.pathParams[seg.text] = true
+	}
+	entry.modern = renderTool(&t, true)
+	entry.legacy = renderTool(&t, false)
+	s.tools = append(s.tools, entry)
+	s.byName[t.Name] = entry
+}
+
+func compileSchema(doc json.RawMessage) (*schema.Schema, map[string]any, error) {
+	if err := jsonrpc.Validate(doc, jsonrpc.DefaultMaxDepth); err != nil {
+		return nil, nil, err
+	}
+	compiled, err := schema.Compile(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return nil, nil, err
+	}
+	return compiled, m, nil
+}
+
+// renderTool renders a definition once, at registration, for the modern
+// (2025-06-18 and later) or legacy (2025-03-26) shape.
+func renderTool(t *Tool, modern bool) json.RawMessage {
+	b := []byte(`{"name":`)
+	b = appendString(b, t.Name)
+	if modern && t.Title != "" {
+		b = append(b, `,"title":`...)
+		b = appendString(b, t.Title)
+	}
+	if t.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendString(b, t.Description)
+	}
+	b = append(b, `,"inputSchema":`...)
+	b = appendCompact(b, t.InputSchema)
+	if modern && t.OutputSchema != nil {
+		b = append(b, `,"outputSchema":`...)
+		b = appendCompact(b, t.OutputSchema)
+	}
+	a := t.Annotations
+	b = append(b, `,"annotations":{`...)
+	if a.Title != "" {
+		b = append(b, `"title":`...)
+		b = appendString(b, a.Title)
+		b = append(b, ',')
+	}
+	b = fmt.Appendf(b, `"readOnlyHint":%t,"destructiveHint":%t,"idempotentHint":%t,"openWorldHint":%t}}`,
+		a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld)
+	return b
+}
+
+func appendCompact(dst []byte, src []byte) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, src); err != nil {
+		panic(err) // validated before
+	}
+	return append(dst, buf.Bytes()...)
+}
+
+// HeaderParams returns the Mcp-Param-* headers tool name declares through
+// "x-mcp-header" annotations; ok is false for an unknown tool.
+func (s *Server) HeaderParams(name string) (params []headers.Param, ok bool) {
+	t, ok := s.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return t.params, true
+}
+
+// route is a parsed "METHOD /path/{wildcard}" pattern.
+type route struct {
+	method   string
+	segments []segment
+}
+
+type segment struct {
+	text     string // literal text, or the wildcard name
+	wildcard bool
+}
+
+func parseRoute(p string) (route, error) {
+	method, path, ok := strings.Cut(p, " ")
+	if !ok {
+		return route{}, fmt.Errorf(`want "METHOD /path"`)
+	}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return route{}, fmt.Errorf("unsupported method %q", method)
+	}
+	if !strings.HasPrefix(path, "/") {
+		return route{}, fmt.Errorf("path must start with /")
+	}
+	r := route{method: method}
+	seen := map[string]bool{}
+	for _, part := range strings.Split(path[1:], "/") {
+		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
+			name := part[1 : len(part)-1]
+			if name == "" || strings.ContainsAny(name, "{}.") || seen[name] {
+				return route{}, fmt.Errorf("invalid or repeated wildcard {%s}", name)
+			}
+			seen[name] = true
+			r.segments = append(r.segments, segment{text: name, wildcard: true})
+			continue
+		}
+		if strings.ContainsAny(part, "{}?#%") || part == "." || part == ".." {
+			return route{}, fmt.Errorf("invalid path segment %q", part)
+		}
+		r.segments = append(r.segments, segment{text: part})
+	}
+	return r, nil
+}
