@@ -298,7 +298,8 @@ func (t *tool) result(req *Request, rec *recorder, f Features) (*CallToolResult,
 		}
 		return textResult(text, true), nil
 	default:
-		log.Error("mcp: tool route failed", "tool", t.def.Name, "status", status, "body", truncate(body, 512))
+		// The body is not logged: a failing route may have put anything in it.
+		log.Error("mcp: tool route failed", "tool", t.def.Name, "status", status)
 		return textResult("The tool failed with an internal error.", true), nil
 	}
 	mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type"))
@@ -367,13 +368,6 @@ func ownResult(body []byte, f Features) (*CallToolResult, bool) {
 		res.StructuredContent = v
 	}
 	return res, true
-}
-
-func truncate(b []byte, n int) string {
-	if len(b) > n {
-		b = b[:n]
-	}
-	return string(b)
 }
 
 // recorder is the in-memory ResponseWriter a tool's handler writes to.

@@ -46,15 +46,15 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // tool is a registered tool with everything derived at registration.
 type tool struct {
-	def         Tool
-	input       *schema.Schema
-	output      *schema.Schema
-	params      []headers.Param
-	route       route
-	handler     http.Handler
-	modern      json.RawMessage // definition for 2025-06-18 and later
-	legacy      json.RawMessage // definition for 2025-03-26
-	pathParams  map[string]bool
+	def        Tool
+	input      *schema.Schema
+	output     *schema.Schema
+	params     []headers.Param
+	route      route
+	handler    http.Handler
+	modern     json.RawMessage // definition for 2025-06-18 and later
+	legacy     json.RawMessage // definition for 2025-03-26
+	pathParams map[string]bool
 }
 
 // AddTool registers t, served by h through route, a pattern such as

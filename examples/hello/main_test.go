@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func post(t *testing.T, url string, headers map[string]string, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return resp.StatusCode, m
+}
+
+// TestHello drives the example in both eras: create a note through MCP and
+// read it back through the REST API, proving the tool ran the real route.
+func TestHello(t *testing.T) {
+	ts := httptest.NewServer(newApp())
+	defer ts.Close()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+	status, init := post(t, ts.URL, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	if status != 200 || init["result"].(map[string]any)["protocolVersion"] != "2025-06-18" {
+		t.Fatalf("initialize: %d %v", status, init)
+	}
+	status, created := post(t, ts.URL, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "notes_create"},
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notes_create","arguments":{"text":"buy milk"},`+meta+`}}`)
+	content := created["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+	if status != 200 || content != `{"id":"n1","text":"buy milk"}` {
+		t.Fatalf("notes_create: %d %v", status, created)
+	}
+	resp, err := http.Get(ts.URL + "/api/notes/n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.TrimSpace(string(rest)) != content {
+		t.Errorf("REST sees %s, MCP returned %s", rest, content)
+	}
+	status, got := post(t, ts.URL, map[string]string{"MCP-Protocol-Version": "2025-03-26"},
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"notes_get","arguments":{"id":"n1"}}}`)
+	if status != 200 || got["result"].(map[string]any)["isError"] != nil {
+		t.Errorf("notes_get: %v", got)
+	}
+	status, missing := post(t, ts.URL, map[string]string{"MCP-Protocol-Version": "2025-06-18"},
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"notes_delete","arguments":{"id":"../notes/n1"}}}`)
+	if status != 200 || missing["result"].(map[string]any)["isError"] != true {
+		t.Errorf("hostile id: %v", missing)
+	}
+	if resp, _ := http.Get(ts.URL + "/api/notes/n1"); resp.StatusCode != 200 {
+		t.Error("a hostile id deleted another note")
+	}
+}

@@ -1,0 +1,112 @@
+package mcpdual_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mcpdual/mcpdual/"
+
+// allowed is design.md's import table: for each package directory, the
+// module packages its non-test files may import. Test files are exempt, so
+// external tests may combine the eras.
+var allowed = map[string][]string{
+	"headers":          {},
+	"internal/jsonrpc": {},
+	"internal/schema":  {},
+	"mrtr":             {},
+	"mcp":              {"headers", "internal/jsonrpc", "internal/schema"},
+	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
+	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/schema"},
+	"mcp/mcptest":      {"mcp", "headers"},
+}
+
+// examples may use the public packages only.
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/mcptest"}
+
+// thirdParty lists the only non-module imports allowed, per package.
+var thirdParty = map[string][]string{
+	"internal/schema": {"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text/language", "golang.org/x/text/message"},
+	"mrtr":            {"golang.org/x/crypto/"},
+}
+
+func TestLayering(t *testing.T) {
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if dir == "." {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, spec := range f.Imports {
+			imp := strings.Trim(spec.Path.Value, `"`)
+			if !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+				continue // standard library
+			}
+			if rel, ok := strings.CutPrefix(imp, module); ok {
+				if !importAllowed(dir, rel) {
+					t.Errorf("%s imports %s, which the layering table forbids", path, imp)
+				}
+				continue
+			}
+			if !thirdPartyAllowed(dir, imp) {
+				t.Errorf("%s imports %s: third-party imports belong in internal/schema or mrtr only", path, imp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d files: the walk is broken", checked)
+	}
+}
+
+func importAllowed(dir, rel string) bool {
+	if strings.HasPrefix(dir, "examples/") {
+		for _, p := range public {
+			if rel == p {
+				return true
+			}
+		}
+		return false
+	}
+	list, known := allowed[dir]
+	if !known {
+		return false // a new package must be added to the table first
+	}
+	for _, p := range list {
+		if rel == p {
+			return true
+		}
+	}
+	return false
+}
+
+func thirdPartyAllowed(dir, imp string) bool {
+	for _, p := range thirdParty[dir] {
+		if imp == p || strings.HasSuffix(p, "/") && strings.HasPrefix(imp, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,38 @@
+// Package mcp turns a Go service's net/http routes into a Model Context
+// Protocol server: one http.Handler that serves revision 2026-07-28 (the
+// stateless one) and the 2025 handshake revisions on the same endpoint,
+// with no session state, so any replica can answer any request.
+//
+// # Model
+//
+// A [Server] holds the identity, instructions and tools. A tool is an MCP
+// definition plus a route of the host's own API ("GET /api/v1/emails/{id}")
+// and the http.Handler that serves it; a call runs that handler in-process,
+// with the arguments placed in the path (each escaped as one segment), the
+// query or the JSON body, and the response turned into a result. The route
+// keeps its own validation, filters and tenant checks: the tool cannot
+// diverge from the REST endpoint it mirrors.
+//
+// [NewHandler] builds the endpoint from the Server and the eras it should
+// speak, passed in by the composition root:
+//
+//	srv := mcp.NewServer(mcp.Implementation{Name: "inbox", Version: "1.0.0"})
+//	srv.AddTool(mcp.Tool{Name: "emails_get", InputSchema: schema}, "GET /api/v1/emails/{id}", mux)
+//	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+//
+// # Requests
+//
+// The endpoint accepts POST only, checks Host and Origin against
+// allow-lists (loopback by default), requires Content-Type
+// application/json, reads at most 1 MiB, and scans the body once, strictly:
+// duplicate members, members differing only in case from the envelope's,
+// invalid UTF-8, excessive depth and batches are refused. The request id is
+// echoed byte for byte. The body decides the era; headers cross-check it.
+//
+// # Errors
+//
+// Every error is an [*Error] with a [Code]. In-band errors ([NewError]) are
+// HTTP 200; rejections ([Reject]) are 400, or 404 for an unknown method.
+// Anything else that goes wrong is logged and answered as CodeInternal with
+// a generic message.
+package mcp
