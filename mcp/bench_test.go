@@ -63,4 +63,3 @@ func BenchmarkToolsCall(b *testing.B) {
 func BenchmarkToolsList(b *testing.B) {
 	benchCall(b, map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 }
-
