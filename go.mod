@@ -1,8 +1,13 @@
 module github.com/mcpdual/mcpdual
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
-	golang.org/x/text v0.14.0
+	golang.org/x/text v0.44.0
+)
+
+require (
+	golang.org/x/crypto v0.59.0
+	golang.org/x/sys v0.50.0 // indirect
 )

@@ -1,0 +1,259 @@
+package mrtr
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"golang.org/x/crypto/chacha20poly1305"
+)
+
+// Limits on the encoded state. Inbound state is refused by length before
+// any decoding or cryptography.
+const (
+	MaxInboundBytes = 8 << 10
+	MaxMintBytes    = 4 << 10
+)
+
+// Defaults for NewSealer.
+const (
+	DefaultTTL  = 5 * time.Minute
+	DefaultSkew = 30 * time.Second
+)
+
+// formatVersion is the first byte of every state; a new layout gets a new
+// value, and states of another layout are refused.
+const formatVersion = 1
+
+// NonceBytes is the size of the random nonce bound into every state.
+const NonceBytes = 16
+
+// ErrInvalid is the only error Open returns.
+var ErrInvalid = errors.New("invalid or expired requestState")
+
+// openError carries the cause of a refusal for the server's log.
+type openError struct{ reason string }
+
+func (e *openError) Error() string        { return ErrInvalid.Error() }
+func (e *openError) Is(target error) bool { return target == ErrInvalid }
+
+// Reason returns why Open refused a state ("expired", "bad_tag",
+// "binding_mismatch", ...), for logs only; "" for other errors.
+func Reason(err error) string {
+	var e *openError
+	if errors.As(err, &e) {
+		return e.reason
+	}
+	return ""
+}
+
+func refuse(reason string) error { return &openError{reason: reason} }
+
+// Binding is what a state belongs to. Open refuses a state sealed for a
+// binding that differs in any field.
+type Binding struct {
+	Principal string // the verified subject
+	Workspace string
+	Audience  string // the server's resource identity
+	Version   string // protocol revision
+	Method    string // tools/call, prompts/get or resources/read
+	Target    string // tool name, prompt name or resource URI
+	// Arguments is the request's arguments object; it is bound by a digest
+	// of its canonical form (members sorted, no insignificant space).
+	Arguments []byte
+}
+
+// Opened is what a valid state gives back.
+type Opened struct {
+	Payload  []byte
+	Nonce    [NonceBytes]byte
+	IssuedAt time.Time
+	Expires  time.Time
+}
+
+// Sealer seals and opens states with a Ring. It is safe for concurrent use.
+type Sealer struct {
+	ring *Ring
+	ttl  time.Duration
+	skew time.Duration
+	now  func() time.Time
+}
+
+// Option configures a Sealer.
+type Option interface{ apply(*Sealer) }
+
+type optionFunc func(*Sealer)
+
+func (f optionFunc) apply(s *Sealer) { f(s) }
+
+// WithTTL sets how long a state stays valid (default 5 minutes).
+func WithTTL(d time.Duration) Option {
+	if d <= 0 {
+		panic("mrtr: WithTTL needs a positive duration")
+	}
+	return optionFunc(func(s *Sealer) { s.ttl = d })
+}
+
+// WithSkew sets the clock difference tolerated between replicas (default 30s).
+func WithSkew(d time.Duration) Option {
+	if d < 0 || d > time.Minute*5 {
+		panic("mrtr: WithSkew needs a duration from 0 to 5 minutes")
+	}
+	return optionFunc(func(s *Sealer) { s.skew = d })
+}
+
+// WithClock sets the time source (tests).
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(s *Sealer) { s.now = now })
+}
+
+// NewSealer returns a Sealer over ring.
+func NewSealer(ring *Ring, opts ...Option) *Sealer {
+	if ring == nil {
+		panic("mrtr: NewSealer needs a Ring")
+	}
+	s := &Sealer{ring: ring, ttl: DefaultTTL, skew: DefaultSkew, now: time.Now}
+	for _, o := range opts {
+		o.apply(s)
+	}
+	return s
+}
+
+// plaintext is what the AEAD protects.
+type plaintext struct {
+	Binding []byte `json:"b"`
+	Issued  int64  `json:"i"`
+	Expires int64  `json:"e"`
+	Nonce   []byte `json:"n"`
+	Payload []byte `json:"p,omitempty"`
+}
+
+// Seal returns a state for b carrying payload, and the state's nonce (a
+// host passes it on as an idempotency key). It fails if the arguments are
+// not a JSON object or the state would exceed MaxMintBytes.
+func (s *Sealer) Seal(b Binding, payload []byte) (state string, nonce [NonceBytes]byte, err error) {
+	digest, err := b.digest()
+	if err != nil {
+		return "", nonce, err
+	}
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return "", nonce, err
+	}
+	now := s.now()
+	pt, err := json.Marshal(plaintext{Binding: digest, Issued: now.Unix(), Expires: now.Add(s.ttl).Unix(), Nonce: nonce[:], Payload: payload})
+	if err != nil {
+		return "", nonce, err
+	}
+	k := s.ring.keys[0]
+	header := make([]byte, 0, 2+len(k.id)+chacha20poly1305.NonceSizeX)
+	header = append(header, formatVersion, byte(len(k.id)))
+	header = append(header, k.id...)
+	iv := make([]byte, chacha20poly1305.NonceSizeX)
+	if _, err := rand.Read(iv); err != nil {
+		return "", nonce, err
+	}
+	// Layout: version | id length | id | 24-byte IV | ciphertext+tag. The
+	// version and key id are authenticated as associated data.
+	out := make([]byte, 0, len(header)+len(iv)+len(pt)+chacha20poly1305.Overhead)
+	out = append(append(out, header...), iv...)
+	out = k.aead.Seal(out, iv, pt, header)
+	if base64.RawURLEncoding.EncodedLen(len(out)) > MaxMintBytes {
+		return "", nonce, errors.New("mrtr: state larger than 4 KiB; keep the payload small")
+	}
+	return base64.RawURLEncoding.EncodeToString(out), nonce, nil
+}
+
+// Open checks a state against b and returns what it carries. Every failure
+// is ErrInvalid; Reason tells the log why.
+func (s *Sealer) Open(b Binding, state string) (*Opened, error) {
+	if len(state) > MaxInboundBytes {
+		return nil, refuse("too_large")
+	}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(state)
+	if err != nil {
+		return nil, refuse("malformed")
+	}
+	if len(raw) < 2 || raw[0] != formatVersion {
+		return nil, refuse("bad_format")
+	}
+	idLen := int(raw[1])
+	if len(raw) < 2+idLen+chacha20poly1305.NonceSizeX+chacha20poly1305.Overhead {
+		return nil, refuse("malformed")
+	}
+	aead, ok := s.ring.find(string(raw[2 : 2+idLen]))
+	if !ok {
+		return nil, refuse("unknown_key")
+	}
+	aad := raw[:2+idLen]
+	iv := raw[2+idLen : 2+idLen+chacha20poly1305.NonceSizeX]
+	pt, err := aead.Open(nil, iv, raw[2+idLen+chacha20poly1305.NonceSizeX:], aad)
+	if err != nil {
+		return nil, refuse("bad_tag")
+	}
+	var p plaintext
+	if err := json.Unmarshal(pt, &p); err != nil || len(p.Nonce) != NonceBytes {
+		return nil, refuse("malformed")
+	}
+	now := s.now()
+	issued, expires := time.Unix(p.Issued, 0), time.Unix(p.Expires, 0)
+	if issued.After(now.Add(s.skew)) {
+		return nil, refuse("not_yet_valid")
+	}
+	if now.After(expires.Add(s.skew)) {
+		return nil, refuse("expired")
+	}
+	digest, err := b.digest()
+	if err != nil || !bytes.Equal(digest, p.Binding) {
+		return nil, refuse("binding_mismatch")
+	}
+	o := &Opened{Payload: p.Payload, IssuedAt: issued, Expires: expires}
+	copy(o.Nonce[:], p.Nonce)
+	return o, nil
+}
+
+// digest hashes the binding: each field length-prefixed, then the SHA-256
+// of the canonical arguments.
+func (b Binding) digest() ([]byte, error) {
+	args, err := Canonical(b.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	argsSum := sha256.Sum256(args)
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, f := range []string{b.Principal, b.Workspace, b.Audience, b.Version, b.Method, b.Target, string(argsSum[:])} {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(f)))])
+		h.Write([]byte(f))
+	}
+	return h.Sum(nil), nil
+}
+
+// Canonical returns the canonical form of a JSON object: members sorted by
+// name at every depth, no insignificant white space, numbers as written.
+// Nil or empty input is the empty object.
+func Canonical(obj []byte) ([]byte, error) {
+	if len(bytes.TrimSpace(obj)) == 0 {
+		return []byte("{}"), nil
+	}
+	d := json.NewDecoder(bytes.NewReader(obj))
+	d.UseNumber()
+	var v map[string]any
+	if err := d.Decode(&v); err != nil {
+		return nil, errors.New("mrtr: arguments must be a JSON object")
+	}
+	if d.More() {
+		return nil, errors.New("mrtr: arguments must be one JSON object")
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
