@@ -108,8 +108,9 @@ func manyKeys(n int) string {
 		}
 		b.WriteString(`"k` + string(rune('0'+i%10)) + string(rune('a'+i/10)) + `":0`)
 	}
-	// "k3" is not produced above; a plain "k3" key ends the object in the
-	// test body, and is duplicated by adding it here once too.
+	// The generated names ("k0a", ...) never collide; the object ends with
+	// a plain "k3", which the test body repeats to force a duplicate past
+	// the map threshold.
 	return b.String() + `,"k3":1`
 }
 
