@@ -66,14 +66,7 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 			return srv.CallTool(req)
 		}
 	}
-	return nil, methodNotFound(req.Method())
-}
-
-func methodNotFound(method string) *mcp.Error {
-	if len(method) > 128 {
-		method = method[:128]
-	}
-	return mcp.NewError(mcp.CodeMethodNotFound, "Method not found").WithData(map[string]string{"method": method})
+	return nil, mcp.MethodNotFound(req.Method())
 }
 
 type initializeResult struct {

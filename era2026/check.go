@@ -23,7 +23,7 @@ func checkMeta(req *mcp.Request) error {
 	if got, want, found := mcp.CaseVariant(req.Params(), paramKeys...); found {
 		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: member "+quote(got)+" differs from "+quote(want)+" only in case")
 	}
-	meta, _ := req.Param("_meta")
+	meta := req.Meta()
 	if got, want, found := mcp.CaseVariant(meta, metaKeys...); found {
 		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta member "+quote(got)+" differs from "+quote(want)+" only in case")
 	}
@@ -56,32 +56,31 @@ func checkHeader(req *mcp.Request, name, want string) error {
 	return nil
 }
 
-// checkName compares Mcp-Name with params.name after sentinel decoding.
-func checkName(req *mcp.Request) error {
+// checkName compares Mcp-Name with params.name after sentinel decoding and
+// returns the name.
+func checkName(req *mcp.Request) (string, error) {
 	raw, ok := req.Param("name")
 	name, isStr := mcp.String(raw)
 	if !ok || !isStr {
-		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: name must be a string")
+		return "", mcp.Reject(mcp.CodeInvalidParams, "Invalid params: name must be a string")
 	}
 	v, err := headers.Get(req.HTTP().Header, headers.Name)
 	if err != nil {
-		return mismatch(headers.Name, reasonOf(err), "Mcp-Name header "+err.Error())
+		return "", mismatch(headers.Name, reasonOf(err), "Mcp-Name header "+err.Error())
 	}
 	dec, err := headers.Decode(v)
 	if err != nil {
-		return mismatch(headers.Name, reasonOf(err), "Mcp-Name header has "+err.Error())
+		return "", mismatch(headers.Name, reasonOf(err), "Mcp-Name header has "+err.Error())
 	}
 	if dec != name {
-		return mismatch(headers.Name, "mismatch", "Mcp-Name header does not match params.name")
+		return "", mismatch(headers.Name, "mismatch", "Mcp-Name header does not match params.name")
 	}
-	return nil
+	return name, nil
 }
 
 // checkParams compares every Mcp-Param-* header the tool declares with the
 // argument it mirrors. An unknown tool is left to dispatch (-32602).
-func checkParams(req *mcp.Request) error {
-	raw, _ := req.Param("name")
-	name, _ := mcp.String(raw)
+func checkParams(req *mcp.Request, name string) error {
 	params, ok := req.Server().HeaderParams(name)
 	if !ok || len(params) == 0 {
 		return nil
@@ -141,10 +140,7 @@ func reasonOf(err error) string {
 	return "mismatch"
 }
 
-func mismatch(header, reason, detail string) error {
-	return mcp.Reject(mcp.CodeHeaderMismatch, "Header mismatch: "+detail).
-		WithData(map[string]string{"header": header, "reason": reason})
-}
+func mismatch(header, reason, detail string) error { return mcp.HeaderMismatch(header, reason, detail) }
 
 func quote(s string) string {
 	if len(s) > 64 {

@@ -35,8 +35,7 @@ type Era struct {
 	ttlMs int64
 	scope CacheScope
 
-	mu   sync.Mutex
-	meta map[*mcp.Server]json.RawMessage // serverInfo _meta, rendered once per server
+	meta sync.Map // *mcp.Server -> json.RawMessage: serverInfo _meta, rendered once per server
 }
 
 // Option configures an Era.
@@ -58,7 +57,7 @@ func WithCaching(ttl time.Duration, scope CacheScope) Option {
 
 // New returns the era serving 2026-07-28.
 func New(opts ...Option) *Era {
-	e := &Era{scope: Private, meta: map[*mcp.Server]json.RawMessage{}}
+	e := &Era{scope: Private}
 	for _, o := range opts {
 		o.apply(e)
 	}
@@ -99,10 +98,11 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 		if !srv.HasTools() {
 			break
 		}
-		if err := checkName(req); err != nil {
+		name, err := checkName(req)
+		if err != nil {
 			return nil, err
 		}
-		if err := checkParams(req); err != nil {
+		if err := checkParams(req, name); err != nil {
 			return nil, err
 		}
 		res, err := srv.CallTool(req)
@@ -112,11 +112,7 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 		res.Stamp = e.stamp(req, false)
 		return res, nil
 	}
-	method := req.Method()
-	if len(method) > 128 {
-		method = method[:128]
-	}
-	return nil, mcp.Reject(mcp.CodeMethodNotFound, "Method not found").WithData(map[string]string{"method": method})
+	return nil, mcp.MethodNotFound(req.Method())
 }
 
 // stamp returns the members every 2026-07-28 result carries, with ttlMs and
@@ -131,19 +127,18 @@ func (e *Era) stamp(req *mcp.Request, cacheable bool) mcp.Stamp {
 	return s
 }
 
+// serverMeta returns the result _meta naming srv. It is rendered on first
+// use and then read without locking on every request.
 func (e *Era) serverMeta(srv *mcp.Server) json.RawMessage {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if m, ok := e.meta[srv]; ok {
-		return m
+	if m, ok := e.meta.Load(srv); ok {
+		return m.(json.RawMessage)
 	}
 	info, err := json.Marshal(srv.Info())
 	if err != nil {
 		panic(err) // three strings always marshal
 	}
-	m := json.RawMessage(`{"` + metaServerInfo + `":` + string(info) + `}`)
-	e.meta[srv] = m
-	return m
+	m, _ := e.meta.LoadOrStore(srv, json.RawMessage(`{"`+metaServerInfo+`":`+string(info)+`}`))
+	return m.(json.RawMessage)
 }
 
 type discoverResult struct {

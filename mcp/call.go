@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -402,7 +403,7 @@ func (r *recorder) Write(p []byte) (int, error) {
 	return r.buf.Write(p)
 }
 
-var errTooLarge = &Error{code: CodeInternal, message: "tool response too large"}
+var errTooLarge = errors.New("mcp: tool response over the size limit")
 
 // run calls h, returning the panic value if it panicked.
 func (r *recorder) run(h http.Handler, req *http.Request) (panicked any) {

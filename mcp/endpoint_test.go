@@ -273,11 +273,15 @@ func TestEraSelection(t *testing.T) {
 			c := call{id: "1", method: "tools/list", params: tt.params}
 			req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(c.body()))
 			req.Header = headersFor(c)
+			// Sets first, then "+" adds: map order must not decide the result.
+			for k, v := range tt.header {
+				if !strings.HasPrefix(k, "+") {
+					req.Header.Set(k, v)
+				}
+			}
 			for k, v := range tt.header {
 				if strings.HasPrefix(k, "+") {
 					req.Header.Add(k[1:], v)
-				} else {
-					req.Header.Set(k, v)
 				}
 			}
 			r := send(t, req)
@@ -369,7 +373,7 @@ func TestEra2026_Ladder(t *testing.T) {
 		{"Mcp-Method mismatch", call{method: "tools/list", header: map[string]string{"Mcp-Method": "tools/call"}}, 400, -32020},
 		{"Mcp-Method wrong case", call{method: "tools/list", header: map[string]string{"Mcp-Method": "TOOLS/LIST"}}, 400, -32020},
 		{"Mcp-Method comma-joined", call{method: "tools/list", header: map[string]string{"Mcp-Method": "tools/list, tools/call"}}, 400, -32020},
-		{"header names are case-insensitive", call{method: "tools/list", header: map[string]string{"Mcp-Method": "", "mcp-method": "tools/list"}}, 200, 0},
+		{"header names are case-insensitive", call{method: "tools/list", header: map[string]string{"Mcp-Method": "", "raw:mcp-method": "tools/list"}}, 200, 0},
 		{"removed: initialize", call{method: "initialize"}, 404, -32601},
 		{"removed: ping", call{method: "ping"}, 404, -32601},
 		{"removed: logging/setLevel", call{method: "logging/setLevel", params: `"level":"info"`}, 404, -32601},
@@ -570,7 +574,8 @@ func TestTools_Call(t *testing.T) {
 	for _, era := range eras {
 		t.Run(string(era), func(t *testing.T) {
 			_, res := callTool(t, f, era, "items_get", `{"id":"a1","q":"x y","n":3}`)
-			if text(res) != `{"id":"a1","query":"n=3\u0026q=x+y"}` && text(res) != `{"id":"a1","query":"n=3&q=x+y"}` || res["isError"] != nil {
+			// The fixture route encodes with json.Marshal, which escapes "&".
+			if text(res) != `{"id":"a1","query":"n=3\u0026q=x+y"}` || res["isError"] != nil {
 				t.Errorf("items_get: %v", res)
 			}
 			_, res = callTool(t, f, era, "echo", `{"text":"hi"}`)

@@ -38,6 +38,7 @@ func (EraBase) sealedEra() {}
 type Request struct {
 	http    *http.Request
 	msg     *jsonrpc.Message
+	meta    []byte
 	version Version
 	server  *Server
 	handler *Handler
@@ -55,6 +56,9 @@ func (r *Request) ID() json.RawMessage { return r.msg.ID }
 
 // Params returns the raw params object, or nil when absent.
 func (r *Request) Params() json.RawMessage { return r.msg.Params }
+
+// Meta returns the raw params._meta object, or nil when absent.
+func (r *Request) Meta() json.RawMessage { return r.meta }
 
 // Param returns the raw value of params member name, matched exactly
 // (never case-insensitively).

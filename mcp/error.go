@@ -23,7 +23,8 @@ type Error struct {
 
 // NewError returns an in-band error: the response is HTTP 200 with the error
 // in the JSON-RPC body, as the 2025 eras require for every error of a
-// well-formed request and 2026-07-28 allows for errors found in dispatch.
+// well-formed request and 2026-07-28 allows for errors found in dispatch
+// (except -32601, always 404 there, and -32021, always 400).
 func NewError(c Code, message string) *Error {
 	return &Error{code: c, message: message}
 }
@@ -54,17 +55,43 @@ func (e *Error) Message() string { return e.message }
 
 func (e *Error) Error() string { return e.code.String() + ": " + e.message }
 
-// Status returns the HTTP status the error is answered with.
-func (e *Error) Status() int {
+// MethodNotFound is the answer to a method the era does not serve, or one
+// behind a capability the server does not advertise. The era decides
+// nothing about its status: 2026-07-28 requires 404, the 2025 eras get the
+// error in-band.
+func MethodNotFound(method string) *Error {
+	if len(method) > 128 {
+		method = method[:128]
+	}
+	return NewError(CodeMethodNotFound, "Method not found").WithData(map[string]string{"method": method})
+}
+
+// HeaderMismatch rejects a request whose header disagrees with its body, or
+// is missing, duplicated or badly encoded. reason is a stable key
+// ("missing", "mismatch", "duplicate", "invalid_chars", "bad_encoding");
+// detail must not quote client values.
+func HeaderMismatch(header, reason, detail string) *Error {
+	return Reject(CodeHeaderMismatch, "Header mismatch: "+detail).
+		WithData(map[string]string{"header": header, "reason": reason})
+}
+
+// httpStatus derives the HTTP status of an error, in one place for every era.
+// perRequest is true for a 2026-07-28 style era, where method-not-found is
+// always 404 and a missing client capability always 400.
+func (e *Error) httpStatus(perRequest bool) int {
 	switch {
 	case e.status != 0:
 		return e.status
-	case !e.rejected:
-		return http.StatusOK
-	case e.code == CodeMethodNotFound:
+	case e.rejected && e.code == CodeMethodNotFound:
 		return http.StatusNotFound
-	default:
+	case e.rejected:
 		return http.StatusBadRequest
+	case perRequest && e.code == CodeMethodNotFound:
+		return http.StatusNotFound
+	case perRequest && e.code == CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	default:
+		return http.StatusOK
 	}
 }
 

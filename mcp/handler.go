@@ -91,8 +91,8 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	h.cfg = handlerConfig{
 		maxBody:  DefaultMaxBodyBytes,
 		maxDepth: jsonrpc.DefaultMaxDepth,
-		hosts:    loopbackHosts(),
-		origins:  loopbackOrigins(),
+		hosts:    loopbackOnly(),
+		origins:  loopbackOnly(),
 		logger:   slog.Default(),
 	}
 	for _, o := range opts {
@@ -136,9 +136,6 @@ func sortVersions(vs []Version) {
 	}
 }
 
-// Versions lists the revisions served, newest first.
-func (h *Handler) Versions() []Version { return append([]Version(nil), h.versions...) }
-
 var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // ServeHTTP implements http.Handler.
@@ -176,7 +173,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, perr.ID, "", parseError(perr))
 		return
 	}
-	era, version, eerr := h.selectEra(r, msg)
+	era, version, meta, eerr := h.selectEra(r, msg)
 	if eerr != nil {
 		h.writeError(w, msg.ID, "", eerr)
 		return
@@ -188,7 +185,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	req := &Request{http: r, msg: msg, version: version, server: h.server, handler: h}
+	req := &Request{http: r, msg: msg, meta: meta, version: version, server: h.server, handler: h}
 	result, serr := h.serve(r.Context(), era, req)
 	if serr != nil {
 		h.writeError(w, msg.ID, req.version, serr)
@@ -287,55 +284,55 @@ func parseError(e *jsonrpc.Error) *Error {
 //
 // Any unknown revision, in the header or the envelope, is -32022 listing
 // every served revision.
-func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version, *Error) {
+//
+// It also returns params._meta (nil when absent), found here once so the
+// era does not look it up again.
+func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version, []byte, *Error) {
 	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
 	if herr == headers.ErrDuplicate {
-		return nil, "", Reject(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version "+herr.Error())
+		return nil, "", nil, HeaderMismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
-	var claim []byte
+	missingHeader := HeaderMismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
+	var meta, claim []byte
 	if msg.Params != nil {
-		if meta, ok := jsonrpc.Lookup(msg.Params, "_meta"); ok {
+		if meta, _ = jsonrpc.Lookup(msg.Params, "_meta"); meta != nil {
 			claim, _ = jsonrpc.Lookup(meta, metaProtocolVersion)
 		}
 	}
 	if claim != nil {
 		cv, ok := jsonrpc.String(claim)
-		if !ok {
-			return nil, "", Reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
-		}
-		if herr == headers.ErrMissing {
-			return nil, "", Reject(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header is required").
-				WithData(map[string]string{"header": headers.ProtocolVersion, "reason": "missing"})
-		}
-		if hv != cv {
-			return nil, "", Reject(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version does not match _meta "+metaProtocolVersion).
-				WithData(map[string]string{"header": headers.ProtocolVersion, "reason": "mismatch"})
+		switch {
+		case !ok:
+			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
+		case herr == headers.ErrMissing:
+			return nil, "", nil, missingHeader
+		case hv != cv:
+			return nil, "", nil, HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
 		}
 		era, ok := h.byVersion[Version(cv)]
 		if !ok {
-			return nil, "", h.unsupported(cv)
+			return nil, "", nil, h.unsupported(cv)
 		}
 		if !era.PerRequest() {
-			return nil, "", Reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
+			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
 		}
-		return era, Version(cv), nil
+		return era, Version(cv), meta, nil
 	}
 	if herr == nil {
 		era, ok := h.byVersion[Version(hv)]
 		if !ok {
-			return nil, "", h.unsupported(hv)
+			return nil, "", nil, h.unsupported(hv)
 		}
 		if era.PerRequest() {
-			return nil, "", Reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and io.modelcontextprotocol/clientCapabilities").
+			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and io.modelcontextprotocol/clientCapabilities").
 				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
 		}
-		return era, Version(hv), nil
+		return era, Version(hv), meta, nil
 	}
 	if h.legacyDflt == "" {
-		return nil, "", Reject(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header is required").
-			WithData(map[string]string{"header": headers.ProtocolVersion, "reason": "missing"})
+		return nil, "", nil, missingHeader
 	}
-	return h.byVersion[h.legacyDflt], h.legacyDflt, nil
+	return h.byVersion[h.legacyDflt], h.legacyDflt, meta, nil
 }
 
 type unsupportedData struct {
@@ -368,7 +365,8 @@ func (h *Handler) writeError(w http.ResponseWriter, id []byte, version Version, 
 	buf = append(buf, `"error":`...)
 	buf = e.appendJSON(buf)
 	buf = append(buf, '}')
-	h.write(w, e.Status(), version, buf)
+	perRequest := version != "" && h.byVersion[version].PerRequest()
+	h.write(w, e.httpStatus(perRequest), version, buf)
 }
 
 func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result any) {

@@ -17,8 +17,8 @@ type allowList struct {
 	exact    map[string]bool
 }
 
-func loopbackHosts() allowList   { return allowList{loopback: true} }
-func loopbackOrigins() allowList { return allowList{loopback: true} }
+// loopbackOnly is the default for both lists.
+func loopbackOnly() allowList { return allowList{loopback: true} }
 
 // WithAllowedHosts replaces the default Host allow-list (loopback names on
 // any port) with exact host[:port] values, such as "api.example.com" or

@@ -2,6 +2,7 @@ package mrtr
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"strings"
@@ -172,7 +173,7 @@ func TestRotation(t *testing.T) {
 	}
 	for i := 0; i+1 < len(phases); i++ {
 		state, _, _ := phases[i].Seal(base, nil)
-		if _, err := phases[i+1].Open(base, state); err != nil && i+1 < 3 {
+		if _, err := phases[i+1].Open(base, state); err != nil {
 			t.Errorf("phase %d -> %d: %s", i, i+1, Reason(err))
 		}
 	}
@@ -212,18 +213,21 @@ func TestErrorIsOpaque(t *testing.T) {
 }
 
 func FuzzOpen(f *testing.F) {
-	s := NewSealer(ring(f, Key{"k1", secret(1)}))
+	// A fresh secret per run: states minted by earlier runs (kept in the
+	// fuzz cache) must not open.
+	key := make([]byte, 32)
+	rand.Read(key)
+	s := NewSealer(ring(f, Key{"k1", key}))
 	state, _, _ := s.Seal(base, []byte("x"))
 	f.Add(state)
 	f.Add("")
 	f.Add("AQJrMQ")
 	f.Fuzz(func(t *testing.T, in string) {
-		o, err := s.Open(base, in)
+		_, err := s.Open(base, in)
+		// Only the authentic state opens: strict base64url has one encoding
+		// per byte string, and the fuzzer cannot forge a Poly1305 tag.
 		if err == nil && in != state {
-			// Only an authentic state may open; the fuzzer cannot forge a tag.
-			if _, err := base64.RawURLEncoding.DecodeString(in); err != nil || o == nil {
-				t.Fatalf("opened %q", in)
-			}
+			t.Fatalf("opened %q", in)
 		}
 		if err != nil && !errors.Is(err, ErrInvalid) {
 			t.Fatalf("error %v is not ErrInvalid", err)
