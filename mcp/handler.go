@@ -292,7 +292,6 @@ func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version
 	if herr == headers.ErrDuplicate {
 		return nil, "", nil, HeaderMismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
-	missingHeader := HeaderMismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
 	var meta, claim []byte
 	if msg.Params != nil {
 		if meta, _ = jsonrpc.Lookup(msg.Params, "_meta"); meta != nil {
@@ -305,7 +304,7 @@ func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version
 		case !ok:
 			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
 		case herr == headers.ErrMissing:
-			return nil, "", nil, missingHeader
+			return nil, "", nil, missingVersionHeader()
 		case hv != cv:
 			return nil, "", nil, HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
 		}
@@ -330,9 +329,13 @@ func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version
 		return era, Version(hv), meta, nil
 	}
 	if h.legacyDflt == "" {
-		return nil, "", nil, missingHeader
+		return nil, "", nil, missingVersionHeader()
 	}
 	return h.byVersion[h.legacyDflt], h.legacyDflt, meta, nil
+}
+
+func missingVersionHeader() *Error {
+	return HeaderMismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
 }
 
 type unsupportedData struct {
