@@ -19,14 +19,16 @@ var allowed = map[string][]string{
 	"internal/jsonrpc": {},
 	"internal/schema":  {},
 	"mrtr":             {},
-	"mcp":              {"headers", "internal/jsonrpc", "internal/schema"},
+	"auth":             {},
+	"ratelimit":        {},
+	"mcp":              {"headers", "auth", "ratelimit", "internal/jsonrpc", "internal/schema"},
 	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/schema"},
 	"mcp/mcptest":      {"mcp", "headers"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/mcptest"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "auth", "ratelimit", "mcp/mcptest"}
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{

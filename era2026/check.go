@@ -81,7 +81,7 @@ func checkName(req *mcp.Request) (string, error) {
 // checkParams compares every Mcp-Param-* header the tool declares with the
 // argument it mirrors. An unknown tool is left to dispatch (-32602).
 func checkParams(req *mcp.Request, name string) error {
-	params, ok := req.Server().HeaderParams(name)
+	params, ok := req.Server().HeaderParams(req, name)
 	if !ok || len(params) == 0 {
 		return nil
 	}

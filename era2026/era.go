@@ -92,7 +92,7 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Stamp = e.stamp(req, true)
+		res.Stamp = e.listStamp(req)
 		return res, nil
 	case "tools/call":
 		if !srv.HasTools() {
@@ -123,6 +123,23 @@ func (e *Era) stamp(req *mcp.Request, cacheable bool) mcp.Stamp {
 		ttl := e.ttlMs
 		s.TTLMs = &ttl
 		s.CacheScope = string(e.scope)
+	}
+	return s
+}
+
+// listStamp stamps a list. A list filtered for the caller is private
+// whatever WithCaching says; one that also depends on the workspace is not
+// cacheable at all (ttlMs 0), because X-Workspace-Id is not part of the
+// key a client caches under.
+func (e *Era) listStamp(req *mcp.Request) mcp.Stamp {
+	s := e.stamp(req, true)
+	byCaller, byWorkspace := req.Personalized()
+	if byCaller {
+		s.CacheScope = string(Private)
+	}
+	if byWorkspace {
+		zero := int64(0)
+		s.TTLMs = &zero
 	}
 	return s
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 )
@@ -75,9 +76,15 @@ func (s *Server) CallTool(req *Request) (*CallToolResult, error) {
 	if !ok || !isStr {
 		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
 	}
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
 	t, ok := s.byName[name]
-	if !ok {
+	if !ok || !req.visible(auth.KindTool, name) {
 		return nil, unknownTool(name)
+	}
+	if err := req.scopeError(t.opts.scopes); err != nil {
+		return nil, err
 	}
 	args, ok := req.Param("arguments")
 	switch {
@@ -99,7 +106,7 @@ func (s *Server) CallTool(req *Request) (*CallToolResult, error) {
 		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
 	}
 	call := &Call{tool: name, version: req.Version(), caps: req.caps, args: args}
-	hr, msg := t.newRequest(req.HTTP(), call)
+	hr, msg := t.newRequest(req, call)
 	if msg != "" {
 		return textResult(msg, true), nil
 	}
@@ -131,7 +138,8 @@ func textResult(text string, isError bool) *CallToolResult {
 // newRequest builds the in-process request for a call. It returns a
 // message for the model instead when an argument cannot be placed in the
 // path safely.
-func (t *tool) newRequest(orig *http.Request, call *Call) (*http.Request, string) {
+func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
+	orig := req.HTTP()
 	args := call.args
 	var path, rawPath strings.Builder
 	var values []pathValue
@@ -160,7 +168,7 @@ func (t *tool) newRequest(orig *http.Request, call *Call) (*http.Request, string
 	default:
 		body = t.bodyOf(args)
 	}
-	ctx := context.WithValue(orig.Context(), callKey{}, call)
+	ctx := context.WithValue(req.identityContext(orig.Context()), callKey{}, call)
 	r := &http.Request{
 		Method:     t.route.method,
 		URL:        u,

@@ -197,6 +197,22 @@ func TestTransport_ExplicitAllowLists(t *testing.T) {
 	if s := try("localhost", ""); s != 403 {
 		t.Errorf("loopback is not implied by an explicit list: %d", s)
 	}
+	// Origins compare after normalization: case and the default port do
+	// not matter; another port, a path, user info or a bad port do.
+	for origin, status := range map[string]int{
+		"HTTPS://APP.example.com:443":          200,
+		"https://App.Example.Com":              200,
+		"https://app.example.com:8443":         403,
+		"https://app.example.com:":             403,
+		"https://app.example.com/":             403,
+		"https://u@app.example.com":            403,
+		"https://app.example.com:x":            403,
+		"https://app.example.com.evil.example": 403,
+	} {
+		if s := try("mcp.example.com", origin); s != status {
+			t.Errorf("Origin %q: %d, want %d", origin, s, status)
+		}
+	}
 }
 
 func TestNotifications(t *testing.T) {

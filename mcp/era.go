@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
 
@@ -43,6 +44,11 @@ type Request struct {
 	server  *Server
 	handler *Handler
 	caps    json.RawMessage
+
+	principal *auth.Principal
+	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)
+	ws        string
+	wsErr     *Error
 }
 
 // HTTP returns the underlying HTTP request (for its headers).

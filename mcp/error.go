@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 )
 
 // Error is a JSON-RPC error with a code, a message safe to show the client,
@@ -19,6 +20,9 @@ type Error struct {
 	data     any
 	rejected bool
 	status   int
+
+	challenge  string        // WWW-Authenticate value, for 401/403/400 auth refusals
+	retryAfter time.Duration // Retry-After, for 429/503
 }
 
 // NewError returns an in-band error: the response is HTTP 200 with the error

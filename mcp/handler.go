@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/ratelimit"
 )
 
 // DefaultMaxBodyBytes is the default request body limit, 1 MiB.
@@ -44,6 +46,12 @@ type handlerConfig struct {
 	hosts    allowList
 	origins  allowList
 	logger   *slog.Logger
+
+	auth        *auth.Authenticator
+	limiter     ratelimit.Limiter // per principal (per client when there is no auth)
+	clientLimit ratelimit.Limiter // per client address, before authentication
+	clientKey   func(*http.Request) string
+	slots       chan struct{} // concurrency limit; nil when unlimited
 }
 
 // HandlerOption configures a Handler.
@@ -138,7 +146,11 @@ func sortVersions(vs []Version) {
 
 var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. The order of the checks decides which
+// error wins: method, Host and Origin, concurrency and the per-client limit,
+// media type and declared length, authentication (before the body is
+// read), then the body, the per-principal limit, the era, the method's
+// scopes, and the era's own ladder.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr["Cache-Control"] = noStore
@@ -151,9 +163,37 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, nil, "", err)
 		return
 	}
+	if h.cfg.slots != nil {
+		select {
+		case h.cfg.slots <- struct{}{}:
+			defer func() { <-h.cfg.slots }()
+		default:
+			h.writeError(w, nil, "", overloaded())
+			return
+		}
+	}
+	if h.cfg.clientLimit != nil {
+		if err := h.takeRate(w, r, h.cfg.clientLimit, "client|"+h.cfg.clientKey(r)); err != nil {
+			h.writeError(w, nil, "", err)
+			return
+		}
+	}
 	if err := checkContentType(r); err != nil {
 		h.writeError(w, nil, "", err)
 		return
+	}
+	if r.ContentLength > h.cfg.maxBody {
+		h.writeError(w, nil, "", h.tooLarge())
+		return
+	}
+	var principal *auth.Principal
+	if h.cfg.auth != nil {
+		p, f := h.cfg.auth.Authenticate(r)
+		if f != nil {
+			h.writeError(w, nil, "", h.failure(f))
+			return
+		}
+		principal = p
 	}
 	bp := bodyPool.Get().(*[]byte)
 	defer func() {
@@ -164,11 +204,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	body, err := h.readBody(w, r, (*bp)[:0])
 	*bp = body
+	var msg *jsonrpc.Message
+	var perr *jsonrpc.Error
+	if err == nil {
+		msg, perr = jsonrpc.Parse(body, h.cfg.maxDepth)
+	}
+	if h.cfg.limiter != nil {
+		var id []byte
+		method := ""
+		if msg != nil {
+			id, method = msg.ID, msg.Method
+		}
+		if lerr := h.takePrincipalRate(w, r, principal, method); lerr != nil {
+			h.writeError(w, id, "", lerr)
+			return
+		}
+	}
 	if err != nil {
 		h.writeError(w, nil, "", err)
 		return
 	}
-	msg, perr := jsonrpc.Parse(body, h.cfg.maxDepth)
 	if perr != nil {
 		h.writeError(w, perr.ID, "", parseError(perr))
 		return
@@ -185,7 +240,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	req := &Request{http: r, msg: msg, meta: meta, version: version, server: h.server, handler: h}
+	req := &Request{http: r, msg: msg, meta: meta, version: version, server: h.server, handler: h, principal: principal}
+	if h.cfg.auth != nil {
+		if missing := h.cfg.auth.Missing(principal, h.cfg.auth.MethodScopes(msg.Method)); missing != nil {
+			h.writeError(w, msg.ID, version, h.failure(h.cfg.auth.InsufficientScope(h.cfg.auth.MethodScopes(msg.Method))))
+			return
+		}
+	}
 	result, serr := h.serve(r.Context(), era, req)
 	if serr != nil {
 		h.writeError(w, msg.ID, req.version, serr)
@@ -231,14 +292,13 @@ func checkContentType(r *http.Request) *Error {
 		WithData(map[string]string{"expected": "application/json"})
 }
 
+func (h *Handler) tooLarge() *Error {
+	return httpError(http.StatusRequestEntityTooLarge, CodeInvalidRequest, "Request body too large").
+		WithData(map[string]int64{"maxBytes": h.cfg.maxBody})
+}
+
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, *Error) {
-	tooLarge := func() *Error {
-		return httpError(http.StatusRequestEntityTooLarge, CodeInvalidRequest, "Request body too large").
-			WithData(map[string]int64{"maxBytes": h.cfg.maxBody})
-	}
-	if r.ContentLength > h.cfg.maxBody {
-		return buf, tooLarge()
-	}
+	tooLarge := h.tooLarge
 	if n := r.ContentLength; n > 0 && int64(cap(buf)) < n+1 {
 		buf = make([]byte, 0, n+1)
 	}
@@ -368,6 +428,12 @@ func (h *Handler) writeError(w http.ResponseWriter, id []byte, version Version, 
 	buf = append(buf, `"error":`...)
 	buf = e.appendJSON(buf)
 	buf = append(buf, '}')
+	if e.challenge != "" {
+		w.Header()["Www-Authenticate"] = []string{e.challenge}
+	}
+	if e.retryAfter > 0 {
+		w.Header()["Retry-After"] = []string{strconv.FormatInt(ceilSeconds(e.retryAfter), 10)}
+	}
 	perRequest := version != "" && h.byVersion[version].PerRequest()
 	h.write(w, e.httpStatus(perRequest), version, buf)
 }

@@ -32,11 +32,55 @@ func WithAllowedHosts(hosts ...string) HandlerOption {
 
 // WithAllowedOrigins replaces the default Origin allow-list (http and https
 // origins on loopback names, any port) with exact origins such as
-// "https://app.example.com". Requests without Origin (non-browser clients)
-// are always admitted; "null", a duplicated Origin or one not listed is 403.
+// "https://app.example.com": scheme, host and port must all match, after
+// lowercasing scheme and host and dropping a default port (so
+// "HTTPS://App.example.com:443" is that origin, and ":8443" is another).
+// Requests without Origin (non-browser clients) are always admitted;
+// "null", a duplicated Origin, an unparsable one or one not listed is 403.
+// It panics on an entry that is not an http or https origin.
 func WithAllowedOrigins(origins ...string) HandlerOption {
-	l := newAllowList(origins)
+	l := allowList{exact: map[string]bool{}}
+	for _, o := range origins {
+		if o == "*" {
+			l.any = true
+			continue
+		}
+		n, ok := normalizeOrigin(strings.TrimSuffix(o, "/"))
+		if !ok {
+			panic("mcp: invalid origin " + o)
+		}
+		l.exact[n] = true
+	}
 	return handlerOptionFunc(func(c *handlerConfig) { c.origins = l })
+}
+
+// normalizeOrigin returns the serialized origin scheme://host[:port] with
+// scheme and host lowercased and the scheme's default port dropped; ok is
+// false for anything that is not an http or https origin.
+func normalizeOrigin(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || u.ForceQuery {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	if (scheme != "http" && scheme != "https") || host == "" {
+		return "", false
+	}
+	port := u.Port()
+	if port == "" && strings.HasSuffix(u.Host, ":") {
+		return "", false
+	}
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host, true
 }
 
 func newAllowList(entries []string) allowList {
@@ -82,14 +126,15 @@ func (l allowList) allowOrigin(origin string) bool {
 	if l.any {
 		return true
 	}
+	n, ok := normalizeOrigin(origin)
+	if !ok {
+		return false
+	}
 	if l.loopback {
-		u, err := url.Parse(origin)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
-			return false
-		}
+		u, _ := url.Parse(n)
 		return isLoopbackName(u.Hostname())
 	}
-	return l.exact[strings.ToLower(origin)]
+	return l.exact[n]
 }
 
 func (h *Handler) checkOrigin(r *http.Request) *Error {

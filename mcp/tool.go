@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
@@ -55,6 +56,32 @@ type tool struct {
 	modern     json.RawMessage // definition for 2025-06-18 and later
 	legacy     json.RawMessage // definition for 2025-03-26
 	pathParams map[string]bool
+	opts       toolOptions
+}
+
+type toolOptions struct {
+	scopes []string
+}
+
+// ToolOption configures one registered tool.
+type ToolOption interface{ applyTool(*toolOptions) }
+
+type toolOptionFunc func(*toolOptions)
+
+func (f toolOptionFunc) applyTool(o *toolOptions) { f(o) }
+
+// RequireScopes makes the tool need every one of scopes (with WithAuth). A
+// token lacking one does not see the tool in tools/list, and calling it is
+// answered 403 with an insufficient_scope challenge naming every scope the
+// call needs, so the client can step up.
+func RequireScopes(scopes ...string) ToolOption {
+	for _, s := range scopes {
+		if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
+			panic(fmt.Sprintf("mcp: RequireScopes: invalid scope %q", s))
+		}
+	}
+	cp := append([]string(nil), scopes...)
+	return toolOptionFunc(func(o *toolOptions) { o.scopes = append(o.scopes, cp...) })
 }
 
 // AddTool registers t, served by h through route, a pattern such as
@@ -69,7 +96,7 @@ type tool struct {
 // compile or whose root type is not "object", an invalid "x-mcp-header"
 // annotation, an invalid route, or a path wildcard that is not a required
 // string or integer property of the input schema.
-func (s *Server) AddTool(t Tool, route string, h http.Handler) {
+func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ToolOption) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mustNotBeFrozen("AddTool")
@@ -110,6 +137,9 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler) {
 		fail("route %q: %v", route, err)
 	}
 	entry := &tool{def: t, input: in, output: out, params: params, route: rt, handler: h, pathParams: map[string]bool{}}
+	for _, o := range opts {
+		o.applyTool(&entry.opts)
+	}
 	required := map[string]bool{}
 	if req, ok := inDoc["required"].([]any); ok {
 		for _, r := range req {
@@ -191,10 +221,12 @@ func appendCompact(dst []byte, src []byte) []byte {
 }
 
 // HeaderParams returns the Mcp-Param-* headers tool name declares through
-// "x-mcp-header" annotations; ok is false for an unknown tool.
-func (s *Server) HeaderParams(name string) (params []headers.Param, ok bool) {
+// "x-mcp-header" annotations; ok is false for a tool that does not exist or
+// that req's caller may not see, so the header checks reveal nothing
+// about hidden tools.
+func (s *Server) HeaderParams(req *Request, name string) (params []headers.Param, ok bool) {
 	t, ok := s.byName[name]
-	if !ok {
+	if !ok || !req.visible(auth.KindTool, name) {
 		return nil, false
 	}
 	return t.params, true

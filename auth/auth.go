@@ -1,0 +1,498 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// TokenVerifier checks an access token — its signature or introspection,
+// its issuer, its type — and returns who it belongs to. The request is
+// passed for sender-constrained tokens (DPoP, mTLS).
+//
+// Return an error wrapping ErrInvalidToken for a token that is not valid;
+// the client is then asked to log in again (401). Any other error means the
+// verifier could not decide (JWKS or introspection endpoint down) and is
+// answered 503 with Retry-After, so that an outage does not send every
+// client back to the login page at once. The error text is never sent to
+// the client.
+type TokenVerifier interface {
+	VerifyAccessToken(ctx context.Context, token string, r *http.Request) (*Principal, error)
+}
+
+// VerifierFunc adapts a function to TokenVerifier.
+type VerifierFunc func(ctx context.Context, token string, r *http.Request) (*Principal, error)
+
+// VerifyAccessToken implements TokenVerifier.
+func (f VerifierFunc) VerifyAccessToken(ctx context.Context, token string, r *http.Request) (*Principal, error) {
+	return f(ctx, token, r)
+}
+
+var (
+	// ErrInvalidToken is what a TokenVerifier wraps for a token that is
+	// not valid: bad signature, unknown issuer, wrong type, revoked.
+	ErrInvalidToken = errors.New("auth: invalid access token")
+	// ErrWorkspaceRequired is what a WorkspaceResolver returns when the
+	// principal belongs to several workspaces and none was named (400).
+	ErrWorkspaceRequired = errors.New("auth: workspace required")
+	// ErrWorkspaceForbidden is what a WorkspaceResolver returns for a
+	// workspace that does not exist or that the principal is not a member
+	// of. Both get the same answer (403), so ids cannot be enumerated.
+	ErrWorkspaceForbidden = errors.New("auth: workspace forbidden")
+)
+
+// WorkspaceHeader names the header that selects a workspace.
+const WorkspaceHeader = "X-Workspace-Id"
+
+// WorkspaceResolver turns the X-Workspace-Id header into the workspace a
+// request acts on. requested is "" when the header is absent; the resolver
+// then returns the principal's only workspace, "" if workspaces do not
+// apply to it, or ErrWorkspaceRequired. The header's syntax has been
+// checked before the resolver runs.
+type WorkspaceResolver interface {
+	ResolveWorkspace(ctx context.Context, p *Principal, requested string) (string, error)
+}
+
+// WorkspaceFunc adapts a function to WorkspaceResolver.
+type WorkspaceFunc func(ctx context.Context, p *Principal, requested string) (string, error)
+
+// ResolveWorkspace implements WorkspaceResolver.
+func (f WorkspaceFunc) ResolveWorkspace(ctx context.Context, p *Principal, requested string) (string, error) {
+	return f(ctx, p, requested)
+}
+
+// Kinds of things a permission rule is asked about.
+const (
+	KindTool     = "tool"
+	KindPrompt   = "prompt"
+	KindResource = "resource"
+)
+
+// Access is what a permission rule decides on: may this principal, in this
+// workspace, use the named tool, prompt or resource?
+type Access struct {
+	Principal *Principal
+	Workspace string
+	Kind      string // KindTool, KindPrompt or KindResource
+	Name      string // tool or prompt name, or resource URI
+}
+
+// Config configures an Authenticator.
+type Config struct {
+	// Verifier checks tokens. Required.
+	Verifier TokenVerifier
+	// Resource is this server's canonical resource URI, such as
+	// "https://api.example.com/mcp": the audience tokens must carry and the
+	// "resource" of the Protected Resource Metadata. Required; https, or
+	// http on a loopback host.
+	Resource string
+	// MetadataURL is the Protected Resource Metadata URL put in every
+	// challenge. The default is the path-inserted well-known URL of
+	// Resource (see MetadataURL). It comes from configuration only, never
+	// from a request's Host.
+	MetadataURL string
+	// Scopes is the baseline scope set, announced in the 401 challenge so a
+	// client asks for least privilege at login. It is not enforced; use
+	// MethodScopes and per-tool scopes for that.
+	Scopes []string
+	// MethodScopes lists the scopes a method requires, such as
+	// {"tools/list": {"mcp:read"}}. A token lacking one gets the 403
+	// insufficient_scope challenge.
+	MethodScopes map[string][]string
+	// ScopeSatisfied reports whether the granted scopes satisfy one
+	// required scope, for hosts whose scopes form a hierarchy
+	// ("projects:admin" implies "projects:delete"). The default is exact
+	// membership.
+	ScopeSatisfied func(granted []string, required string) bool
+	// Skew is the clock skew allowed on expiry and not-before (default
+	// 30 s, at most 5 minutes).
+	Skew time.Duration
+	// VerifierChecksAudience turns off the audience check this package
+	// does, for verifiers that already check it exactly. Leave it false
+	// unless you have read the verifier's code.
+	VerifierChecksAudience bool
+	// Workspaces resolves X-Workspace-Id; nil means requests name no
+	// workspace (the header is then refused).
+	Workspaces WorkspaceResolver
+	// Permit decides person-level access to one tool, prompt or resource.
+	// Lists show only what it permits, and using something it does not
+	// permit is answered exactly like using something that does not exist.
+	// nil permits everything the token's scopes allow.
+	Permit func(ctx context.Context, a Access) bool
+}
+
+// Authenticator enforces a Config. Create it with New; it is safe for
+// concurrent use.
+type Authenticator struct {
+	cfg       Config
+	challenge string // `resource_metadata="…"` plus `, scope="…"` when there is a baseline
+	rm        string // `resource_metadata="…"`
+}
+
+// New validates cfg and returns its Authenticator. Like http.ServeMux.Handle
+// it panics on misuse: no verifier, a Resource that is not an absolute
+// https URL (http is allowed on loopback), a scope with characters RFC 6750
+// does not allow, or a skew outside 0–5 minutes.
+func New(cfg Config) *Authenticator {
+	if cfg.Verifier == nil {
+		panic("auth: Config.Verifier is required")
+	}
+	if err := checkResource(cfg.Resource); err != nil {
+		panic("auth: Config.Resource: " + err.Error())
+	}
+	if cfg.MetadataURL == "" {
+		cfg.MetadataURL = MetadataURL(cfg.Resource)
+	} else if err := checkResource(cfg.MetadataURL); err != nil {
+		panic("auth: Config.MetadataURL: " + err.Error())
+	}
+	switch {
+	case cfg.Skew == 0:
+		cfg.Skew = 30 * time.Second
+	case cfg.Skew < 0 || cfg.Skew > 5*time.Minute:
+		panic("auth: Config.Skew must be between 0 and 5 minutes")
+	}
+	for _, s := range cfg.Scopes {
+		mustScope(s)
+	}
+	ms := make(map[string][]string, len(cfg.MethodScopes))
+	for m, scopes := range cfg.MethodScopes {
+		for _, s := range scopes {
+			mustScope(s)
+		}
+		ms[m] = slices.Clone(scopes)
+	}
+	cfg.MethodScopes = ms
+	cfg.Scopes = slices.Clone(cfg.Scopes)
+	if cfg.ScopeSatisfied == nil {
+		cfg.ScopeSatisfied = func(granted []string, required string) bool { return slices.Contains(granted, required) }
+	}
+	a := &Authenticator{cfg: cfg}
+	a.rm = `resource_metadata=` + quoted(cfg.MetadataURL)
+	a.challenge = a.rm
+	if len(cfg.Scopes) > 0 {
+		a.challenge += `, scope=` + quoted(strings.Join(cfg.Scopes, " "))
+	}
+	return a
+}
+
+// Resource returns the canonical resource URI.
+func (a *Authenticator) Resource() string { return a.cfg.Resource }
+
+// MethodScopes returns the scopes method requires (nil when none).
+func (a *Authenticator) MethodScopes(method string) []string { return a.cfg.MethodScopes[method] }
+
+// HasWorkspaces reports whether a WorkspaceResolver is configured.
+func (a *Authenticator) HasWorkspaces() bool { return a.cfg.Workspaces != nil }
+
+// Filters reports whether what a caller may see can differ between callers
+// (a Permit rule is set). Per-tool scopes also make lists caller-dependent;
+// the endpoint accounts for those itself.
+func (a *Authenticator) Filters() bool { return a.cfg.Permit != nil }
+
+// Permits applies the Permit rule (true when there is none).
+func (a *Authenticator) Permits(ctx context.Context, acc Access) bool {
+	return a.cfg.Permit == nil || a.cfg.Permit(ctx, acc)
+}
+
+// Missing returns the scopes of required that p's grant does not satisfy,
+// nil when it satisfies all of them.
+func (a *Authenticator) Missing(p *Principal, required []string) []string {
+	var missing []string
+	for _, r := range required {
+		if p == nil || !a.cfg.ScopeSatisfied(p.Scopes, r) {
+			missing = append(missing, r)
+		}
+	}
+	return missing
+}
+
+// Failure is a refused request: what the endpoint answers instead of
+// serving it. Message and Description are fixed texts of this package,
+// never the verifier's or the client's.
+type Failure struct {
+	Status int    // 400, 401, 403, 500 or 503
+	Reason string // stable key for data.reason, such as "invalid_token"
+	// Message is the JSON-RPC error message.
+	Message string
+	// Challenge is the WWW-Authenticate value ("" when none is due).
+	Challenge string
+	// RetryAfter is set on 503.
+	RetryAfter time.Duration
+	// Required lists the scopes an insufficient_scope refusal needs.
+	Required []string
+	// cause is logged by the endpoint, never sent.
+	cause error
+}
+
+func (f *Failure) Error() string { return "auth: " + f.Reason }
+
+// Unwrap returns the underlying cause (for logs).
+func (f *Failure) Unwrap() error { return f.cause }
+
+// InsufficientScope returns the 403 refusal for an operation that needs
+// required: one challenge listing every scope the operation needs.
+func (a *Authenticator) InsufficientScope(required []string) *Failure {
+	list := strings.Join(required, " ")
+	return &Failure{
+		Status:  http.StatusForbidden,
+		Reason:  "insufficient_scope",
+		Message: "Insufficient scope",
+		Challenge: `Bearer error="insufficient_scope", scope=` + quoted(list) + ", " + a.rm +
+			`, error_description=` + quoted("The operation requires scope "+list),
+		Required: slices.Clone(required),
+	}
+}
+
+func (a *Authenticator) unauthorized() *Failure {
+	return &Failure{Status: http.StatusUnauthorized, Reason: "unauthorized", Message: "Authentication required", Challenge: "Bearer " + a.challenge}
+}
+
+func (a *Authenticator) invalidToken(description string) *Failure {
+	return &Failure{
+		Status: http.StatusUnauthorized, Reason: "invalid_token", Message: "Invalid access token",
+		Challenge: `Bearer error="invalid_token", error_description=` + quoted(description) + ", " + a.challenge,
+	}
+}
+
+func (a *Authenticator) invalidRequest(description string) *Failure {
+	return &Failure{
+		Status: http.StatusBadRequest, Reason: "invalid_request", Message: "Malformed authorization",
+		Challenge: `Bearer error="invalid_request", error_description=` + quoted(description) + ", " + a.rm,
+	}
+}
+
+// DefaultRetryAfter is what a 503 asks clients to wait when the verifier
+// or resolver does not say.
+const DefaultRetryAfter = 5 * time.Second
+
+func unavailable(reason, message string, cause error) *Failure {
+	ra := DefaultRetryAfter
+	var hint interface{ RetryAfter() time.Duration }
+	if errors.As(cause, &hint) && hint.RetryAfter() > 0 {
+		ra = min(hint.RetryAfter(), 10*time.Minute)
+	}
+	return &Failure{Status: http.StatusServiceUnavailable, Reason: reason, Message: message, RetryAfter: ra, cause: cause}
+}
+
+// redacted is a verifier's error with the token cut out of its text, so
+// that logging the cause cannot leak the credential even when the
+// verifier quoted it.
+type redacted struct {
+	err   error
+	token string
+}
+
+func (r redacted) Error() string { return strings.ReplaceAll(r.err.Error(), r.token, "[token]") }
+
+func (r redacted) Unwrap() error { return r.err }
+
+// maxTokenBytes bounds a bearer token; no legitimate access token comes
+// near it.
+const maxTokenBytes = 16 << 10
+
+// Authenticate checks the request's credential and returns its principal.
+// It reads only headers and the URL, so it runs before the body is read.
+//
+//   - no Authorization header, or another scheme: 401 with the baseline
+//     challenge and no error code (RFC 6750 §3.1);
+//   - two Authorization headers, a token in the query string, "Bearer"
+//     without exactly one token: 400 invalid_request;
+//   - a token the verifier refuses, one without an expiry, expired, not
+//     yet valid, or not issued for Resource: 401 invalid_token;
+//   - the verifier cannot decide: 503 with Retry-After;
+//   - the verifier panics: 500.
+func (a *Authenticator) Authenticate(r *http.Request) (p *Principal, f *Failure) {
+	token, f := a.bearer(r)
+	if f != nil {
+		return nil, f
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			cause := redacted{fmt.Errorf("auth: token verifier panicked: %v", v), token}
+			p, f = nil, &Failure{Status: http.StatusInternalServerError, Reason: "internal", Message: "Internal error", cause: cause}
+		}
+	}()
+	p, err := a.cfg.Verifier.VerifyAccessToken(r.Context(), token, r)
+	switch {
+	case errors.Is(err, ErrInvalidToken):
+		return nil, a.invalidToken("The access token is invalid")
+	case err != nil:
+		return nil, unavailable("auth_unavailable", "Authorization temporarily unavailable", redacted{err, token})
+	case p == nil:
+		return nil, a.invalidToken("The access token is invalid")
+	}
+	now := time.Now()
+	switch {
+	case p.ExpiresAt.IsZero():
+		return nil, a.invalidToken("The access token has no expiry")
+	case now.After(p.ExpiresAt.Add(a.cfg.Skew)):
+		return nil, a.invalidToken("The access token expired")
+	case !p.NotBefore.IsZero() && now.Add(a.cfg.Skew).Before(p.NotBefore):
+		return nil, a.invalidToken("The access token is not yet valid")
+	case !a.cfg.VerifierChecksAudience && !slices.Contains(p.Audience, a.cfg.Resource):
+		return nil, a.invalidToken("The access token was not issued for this resource")
+	}
+	return p, nil
+}
+
+// bearer extracts the one bearer token of r.
+func (a *Authenticator) bearer(r *http.Request) (string, *Failure) {
+	if r.URL != nil && r.URL.RawQuery != "" {
+		// ParseQuery keeps every pair it could decode, so a malformed
+		// neighbour cannot hide a token (nor can percent-encoding its name).
+		if q, _ := url.ParseQuery(r.URL.RawQuery); q.Has("access_token") {
+			return "", a.invalidRequest("Send the access token in the Authorization header, never in the URL")
+		}
+	}
+	vals := r.Header.Values("Authorization")
+	switch len(vals) {
+	case 0:
+		return "", a.unauthorized()
+	case 1:
+	default:
+		return "", a.invalidRequest("Send exactly one Authorization header")
+	}
+	scheme, token, found := strings.Cut(vals[0], " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		// Another scheme (Basic, ...) is not a bearer credential at all.
+		return "", a.unauthorized()
+	}
+	if !found || !isToken68(token) {
+		return "", a.invalidRequest("Send one bearer token: Authorization: Bearer <token>")
+	}
+	return token, nil
+}
+
+// isToken68 reports whether s is an RFC 7235 token68 of sane length.
+func isToken68(s string) bool {
+	if s == "" || len(s) > maxTokenBytes {
+		return false
+	}
+	end := len(s)
+	for end > 0 && s[end-1] == '=' {
+		end--
+	}
+	if end == 0 {
+		return false
+	}
+	for i := 0; i < end; i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// maxWorkspaceBytes bounds an X-Workspace-Id value.
+const maxWorkspaceBytes = 128
+
+// ResolveWorkspace checks the X-Workspace-Id header of r and resolves it
+// for p. With no resolver configured the header is refused. Malformed or
+// duplicated: 400 workspace_invalid. Missing when required: 400
+// workspace_required. Unknown or not a member: 403 workspace_forbidden.
+// A resolver that fails otherwise: 503.
+func (a *Authenticator) ResolveWorkspace(ctx context.Context, p *Principal, r *http.Request) (string, *Failure) {
+	vals := r.Header.Values(WorkspaceHeader)
+	if len(vals) > 1 || (len(vals) == 1 && !validWorkspaceID(vals[0])) {
+		return "", &Failure{Status: http.StatusBadRequest, Reason: "workspace_invalid", Message: "Invalid " + WorkspaceHeader + " header"}
+	}
+	requested := ""
+	if len(vals) == 1 {
+		requested = vals[0]
+	}
+	if a.cfg.Workspaces == nil {
+		if requested != "" {
+			return "", &Failure{Status: http.StatusBadRequest, Reason: "workspace_invalid", Message: "Invalid " + WorkspaceHeader + " header"}
+		}
+		return "", nil
+	}
+	id, err := a.cfg.Workspaces.ResolveWorkspace(ctx, p, requested)
+	switch {
+	case err == nil:
+		return id, nil
+	case errors.Is(err, ErrWorkspaceRequired):
+		return "", &Failure{Status: http.StatusBadRequest, Reason: "workspace_required", Message: "Missing " + WorkspaceHeader + " header"}
+	case errors.Is(err, ErrWorkspaceForbidden):
+		return "", &Failure{Status: http.StatusForbidden, Reason: "workspace_forbidden", Message: "Workspace access denied"}
+	default:
+		return "", unavailable("workspace_unavailable", "Workspace lookup temporarily unavailable", err)
+	}
+}
+
+// validWorkspaceID admits 1 to 128 characters from A-Z a-z 0-9 _ - : .
+// except the path segments "." and "..", so an id can never steer a path.
+func validWorkspaceID(s string) bool {
+	if s == "" || len(s) > maxWorkspaceBytes || s == "." || s == ".." {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-' || c == '_' || c == ':' || c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func checkResource(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return err
+	case u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())):
+		return errors.New("must be an https URL (http only on a loopback host)")
+	case u.Host == "" || u.User != nil || u.Fragment != "" || u.RawQuery != "":
+		return errors.New("must be an absolute URL without user info, query or fragment")
+	case u.Scheme != strings.ToLower(u.Scheme) || u.Host != strings.ToLower(u.Host):
+		return errors.New("scheme and host must be lowercase")
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	return host == "localhost" || host == "127.0.0.1" || host == "::1"
+}
+
+// mustScope panics on a scope RFC 6750 §3 does not allow.
+func mustScope(s string) {
+	if s == "" {
+		panic("auth: empty scope")
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			panic(fmt.Sprintf("auth: scope %q has a character RFC 6750 does not allow", s))
+		}
+	}
+}
+
+// quoted renders an auth-param quoted-string: backslash and double quote
+// escaped, anything outside printable ASCII replaced, so no value can break
+// the header.
+func quoted(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20 || c > 0x7e:
+			b = append(b, '?')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
+}

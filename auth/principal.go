@@ -1,0 +1,72 @@
+package auth
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// Principal is the verified identity behind an access token.
+type Principal struct {
+	Issuer   string // iss
+	Subject  string // sub; may be empty for client-credentials tokens
+	ClientID string // client_id or azp
+	// Audience lists the resources the token was issued for (aud). Unless
+	// Config.VerifierChecksAudience is set, it must contain Config.Resource.
+	Audience []string
+	// Scopes are the granted scopes (scope split on spaces, or scp).
+	Scopes []string
+	// ExpiresAt is required: a token without an expiry is refused.
+	ExpiresAt time.Time
+	NotBefore time.Time // zero when the token has none
+	TokenID   string    // jti, for audit; optional
+	// Claims holds other claims for the host's own rules. Treat it as
+	// read-only: it is shared by every handler of the request.
+	Claims map[string]any
+}
+
+// Key identifies the principal by issuer, subject and client. Rate limits
+// are keyed by it and sealed request state is bound to it. The parts are
+// length-prefixed, so no two different triples share a key.
+func (p *Principal) Key() string {
+	if p == nil {
+		return ""
+	}
+	b := make([]byte, 0, len(p.Issuer)+len(p.Subject)+len(p.ClientID)+16)
+	for _, s := range [...]string{p.Issuer, p.Subject, p.ClientID} {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+type principalKey struct{}
+
+type workspaceKey struct{}
+
+// NewContext returns ctx carrying p. The endpoint does this for every
+// authenticated request; the key is unexported, so nothing a client sends
+// can place an identity in a context.
+func NewContext(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the verified principal of the request ctx belongs
+// to, or nil when the request was not authenticated.
+func FromContext(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
+}
+
+// NewWorkspaceContext returns ctx carrying the resolved workspace id.
+func NewWorkspaceContext(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, workspaceKey{}, id)
+}
+
+// WorkspaceFromContext returns the workspace the request acts on, as the
+// WorkspaceResolver resolved it; ok is false when none was resolved.
+func WorkspaceFromContext(ctx context.Context) (id string, ok bool) {
+	id, ok = ctx.Value(workspaceKey{}).(string)
+	return id, ok
+}

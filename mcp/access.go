@@ -1,0 +1,264 @@
+package mcp
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mcpdual/mcpdual/auth"
+	"github.com/mcpdual/mcpdual/ratelimit"
+)
+
+// WithAuth makes every request, of every method and era, carry a bearer
+// token that a verifies, before its body is read. The verified principal
+// (and, when a is configured with workspaces, the workspace) reaches tool
+// handlers through their request's context (auth.FromContext,
+// auth.WorkspaceFromContext); the Authorization header never does. Lists
+// show only what the caller may use and are then private to the caller.
+// Serve the Protected Resource Metadata (auth.NewMetadataHandler) beside
+// the endpoint, outside it.
+func WithAuth(a *auth.Authenticator) HandlerOption {
+	if a == nil {
+		panic("mcp: WithAuth needs an Authenticator")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.auth = a })
+}
+
+// WithRateLimit meters every request through l, keyed by the verified
+// principal (by client address without WithAuth), at a cost of one.
+// Every response then carries X-RateLimit-Limit, X-RateLimit-Remaining and
+// X-RateLimit-Reset (epoch seconds); a refused request is answered 429
+// with Retry-After. server/discover draws from a budget of its own under
+// the same limiter, so it is never limited tighter than other methods and
+// exhausting the budget with calls does not break discovery. A limiter
+// error is answered 503: traffic is never let through unmetered.
+func WithRateLimit(l ratelimit.Limiter) HandlerOption {
+	if l == nil {
+		panic("mcp: WithRateLimit needs a Limiter")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.limiter = l })
+}
+
+// WithClientRateLimit meters requests per client before authentication, so
+// a flood of bad tokens cannot load the token verifier. key names the
+// client; nil means the IP address of RemoteAddr (behind a proxy, supply a
+// key that reads the address the proxy vouches for).
+func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
+	if l == nil {
+		panic("mcp: WithClientRateLimit needs a Limiter")
+	}
+	if key == nil {
+		key = remoteIP
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.clientLimit, c.clientKey = l, key })
+}
+
+// WithMaxConcurrent bounds how many requests are served at once; a request
+// beyond the bound is answered 503 with Retry-After at once rather than
+// queued.
+func WithMaxConcurrent(n int) HandlerOption {
+	if n <= 0 {
+		panic("mcp: WithMaxConcurrent needs a positive bound")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.slots = make(chan struct{}, n) })
+}
+
+func remoteIP(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+func ceilSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	return max(s, 1)
+}
+
+func overloaded() *Error {
+	e := httpError(http.StatusServiceUnavailable, CodeUnavailable, "Server overloaded").
+		WithData(map[string]any{"reason": "overloaded", "retryAfterMs": 1000})
+	e.retryAfter = time.Second
+	return e
+}
+
+var (
+	rateLimitHeader     = http.CanonicalHeaderKey("X-RateLimit-Limit")
+	rateRemainingHeader = http.CanonicalHeaderKey("X-RateLimit-Remaining")
+	rateResetHeader     = http.CanonicalHeaderKey("X-RateLimit-Reset")
+)
+
+// takeRate spends one unit of key's budget and sets the X-RateLimit-*
+// headers; it returns the 429 or 503 to answer when the request may not
+// proceed.
+func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.Limiter, key string) *Error {
+	d, err := l.Take(r.Context(), key, 1)
+	if err != nil {
+		h.cfg.logger.Error("mcp: rate limiter failed", "err", err)
+		e := httpError(http.StatusServiceUnavailable, CodeUnavailable, "Server temporarily unavailable").
+			WithData(map[string]any{"reason": "rate_limiter_unavailable", "retryAfterMs": 1000})
+		e.retryAfter = time.Second
+		return e
+	}
+	hdr := w.Header()
+	hdr[rateLimitHeader] = []string{strconv.Itoa(d.Limit)}
+	hdr[rateRemainingHeader] = []string{strconv.Itoa(max(d.Remaining, 0))}
+	reset := d.Reset.Unix()
+	if d.Reset.Nanosecond() > 0 {
+		reset++
+	}
+	hdr[rateResetHeader] = []string{strconv.FormatInt(reset, 10)}
+	if d.Allowed {
+		return nil
+	}
+	ra := max(d.RetryAfter, time.Millisecond)
+	e := httpError(http.StatusTooManyRequests, CodeRateLimited, "Too many requests").
+		WithData(map[string]any{"reason": "rate_limited", "retryAfterMs": ra.Milliseconds()})
+	e.retryAfter = ra
+	return e
+}
+
+// takePrincipalRate meters an admitted request. server/discover has a
+// budget of its own, so discovery keeps working for a caller who spent
+// everything else.
+func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *auth.Principal, method string) *Error {
+	key := "client|" + h.clientKeyOf(r)
+	if p != nil {
+		key = "principal|" + p.Key()
+	}
+	if method == "server/discover" {
+		key = "discover|" + key
+	}
+	return h.takeRate(w, r, h.cfg.limiter, key)
+}
+
+func (h *Handler) clientKeyOf(r *http.Request) string {
+	if h.cfg.clientKey != nil {
+		return h.cfg.clientKey(r)
+	}
+	return remoteIP(r)
+}
+
+// failure turns an authentication or workspace refusal into the error the
+// endpoint sends: a JSON-RPC error whose data.reason is the stable key,
+// with WWW-Authenticate or Retry-After where due. The cause of a 5xx goes
+// to the log only.
+func (h *Handler) failure(f *auth.Failure) *Error {
+	code := CodeUnauthorized
+	switch {
+	case f.Status == http.StatusForbidden:
+		code = CodeForbidden
+	case f.Status == http.StatusServiceUnavailable:
+		code = CodeUnavailable
+	case f.Status >= 500:
+		code = CodeInternal
+	case f.Reason == "workspace_required" || f.Reason == "workspace_invalid":
+		code = CodeInvalidParams
+	}
+	if f.Status >= 500 {
+		h.cfg.logger.Error("mcp: request refused", "reason", f.Reason, "err", f.Unwrap())
+	}
+	data := map[string]any{"reason": f.Reason}
+	if f.Required != nil {
+		data["required"] = f.Required
+	}
+	if f.RetryAfter > 0 {
+		data["retryAfterMs"] = f.RetryAfter.Milliseconds()
+	}
+	if f.Reason == "workspace_required" {
+		data["header"] = auth.WorkspaceHeader
+	}
+	e := httpError(f.Status, code, f.Message).WithData(data)
+	e.challenge = f.Challenge
+	e.retryAfter = f.RetryAfter
+	return e
+}
+
+// Principal returns the verified principal of the request, or nil when the
+// endpoint does not authenticate.
+func (r *Request) Principal() *auth.Principal { return r.principal }
+
+// Workspace resolves the workspace the request acts on, once. Operations
+// that touch data call it (server/discover, initialize and ping never do):
+// a missing or malformed X-Workspace-Id is 400, an unknown or forbidden one
+// 403. Without WithAuth it is always "".
+func (r *Request) Workspace() (string, error) {
+	a := r.handler.cfg.auth
+	if a == nil {
+		return "", nil
+	}
+	if !r.wsDone {
+		r.wsDone = true
+		id, f := a.ResolveWorkspace(r.http.Context(), r.principal, r.http)
+		if f != nil {
+			r.wsErr = r.handler.failure(f)
+		}
+		r.ws = id
+	}
+	if r.wsErr != nil {
+		return "", r.wsErr
+	}
+	return r.ws, nil
+}
+
+// Personalized reports whether lists depend on who calls (authentication
+// is on: per-tool scopes and permission rules filter them) and whether they
+// also depend on the workspace (a permission rule sees it). A caller-
+// dependent list must be cacheScope "private"; a workspace-dependent one
+// must not be cached at all, since the workspace header is not part of a
+// client's cache key.
+func (r *Request) Personalized() (byCaller, byWorkspace bool) {
+	a := r.handler.cfg.auth
+	if a == nil {
+		return false, false
+	}
+	return true, a.HasWorkspaces() && a.Filters()
+}
+
+// visible reports whether the caller may know that t exists: the
+// permission rule allows it. Something hidden is answered exactly like
+// something unknown.
+func (r *Request) visible(kind, name string) bool {
+	a := r.handler.cfg.auth
+	if a == nil {
+		return true
+	}
+	ws, _ := r.Workspace()
+	return a.Permits(r.http.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
+}
+
+// scopeError returns the 403 challenge when the caller's token lacks a
+// scope the method or the item needs, listing all of them in one
+// challenge.
+func (r *Request) scopeError(itemScopes []string) *Error {
+	a := r.handler.cfg.auth
+	if a == nil || len(itemScopes) == 0 {
+		return nil
+	}
+	if a.Missing(r.principal, itemScopes) == nil {
+		return nil
+	}
+	all := append(slices.Clone(a.MethodScopes(r.Method())), itemScopes...)
+	slices.Sort(all)
+	return r.handler.failure(a.InsufficientScope(slices.Compact(all)))
+}
+
+// usable reports whether the caller's token grants scopes.
+func (r *Request) usable(scopes []string) bool {
+	a := r.handler.cfg.auth
+	return a == nil || len(scopes) == 0 || a.Missing(r.principal, scopes) == nil
+}
+
+// identityContext adds the verified identity to ctx for a tool handler.
+func (r *Request) identityContext(ctx context.Context) context.Context {
+	if r.principal != nil {
+		ctx = auth.NewContext(ctx, r.principal)
+	}
+	if r.wsDone && r.wsErr == nil && r.ws != "" {
+		ctx = auth.NewWorkspaceContext(ctx, r.ws)
+	}
+	return ctx
+}

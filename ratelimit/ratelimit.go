@@ -1,0 +1,151 @@
+package ratelimit
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// Limiter decides whether the request identified by key may spend cost
+// units now. An error means the limiter could not decide (its store is
+// down); the endpoint then answers 503 rather than let traffic through
+// unmetered.
+type Limiter interface {
+	Take(ctx context.Context, key string, cost int) (Decision, error)
+}
+
+// Decision is a Limiter's answer. The endpoint sends Limit, Remaining and
+// Reset as X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
+// (epoch seconds) on every response, and RetryAfter as Retry-After when
+// the request is refused.
+type Decision struct {
+	Allowed    bool
+	Limit      int
+	Remaining  int
+	Reset      time.Time     // when the budget is whole again
+	RetryAfter time.Duration // when refused: how long until cost units are available
+}
+
+// Memory is an in-process token bucket per key: each key holds up to burst
+// tokens and regains rate tokens per second. It is safe for concurrent
+// use. Keys idle long enough to be full again are forgotten, and the
+// number of keys is bounded (WithMaxKeys), so a flood of distinct keys
+// cannot exhaust memory.
+type Memory struct {
+	rate    float64
+	burst   float64
+	now     func() time.Time
+	maxKeys int
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// Option configures a Memory limiter.
+type Option interface{ apply(*Memory) }
+
+type optionFunc func(*Memory)
+
+func (f optionFunc) apply(m *Memory) { f(m) }
+
+// WithClock replaces time.Now, for tests.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(m *Memory) { m.now = now })
+}
+
+// WithMaxKeys bounds how many keys are tracked (default 100 000). When the
+// bound is reached, full buckets are dropped first (they lose nothing);
+// if that is not enough, arbitrary buckets are dropped, which restores
+// their burst.
+func WithMaxKeys(n int) Option {
+	if n <= 0 {
+		panic("ratelimit: WithMaxKeys needs a positive bound")
+	}
+	return optionFunc(func(m *Memory) { m.maxKeys = n })
+}
+
+// NewMemory returns a token bucket per key holding up to burst tokens and
+// refilled at perSecond tokens per second. It panics unless both are
+// positive.
+func NewMemory(perSecond float64, burst int, opts ...Option) *Memory {
+	if !(perSecond > 0) || math.IsInf(perSecond, 0) || burst <= 0 {
+		panic("ratelimit: NewMemory needs a positive rate and burst")
+	}
+	m := &Memory{rate: perSecond, burst: float64(burst), now: time.Now, maxKeys: 100_000, buckets: map[string]*bucket{}}
+	for _, o := range opts {
+		o.apply(m)
+	}
+	return m
+}
+
+// Take implements Limiter. A cost above the burst can never be paid and is
+// refused with the time a full bucket would take.
+func (m *Memory) Take(_ context.Context, key string, cost int) (Decision, error) {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.buckets[key]
+	if !ok {
+		if len(m.buckets) >= m.maxKeys {
+			m.evict(now)
+		}
+		b = &bucket{tokens: m.burst, last: now}
+		m.buckets[key] = b
+	}
+	if elapsed := now.Sub(b.last); elapsed > 0 {
+		b.tokens = min(m.burst, b.tokens+elapsed.Seconds()*m.rate)
+		b.last = now
+	}
+	d := Decision{Limit: int(m.burst)}
+	c := float64(cost)
+	if b.tokens >= c {
+		b.tokens -= c
+		d.Allowed = true
+	} else {
+		need := c - b.tokens
+		if c > m.burst {
+			need = m.burst - b.tokens // never payable; report a full refill
+		}
+		d.RetryAfter = max(m.duration(need), time.Nanosecond)
+	}
+	d.Remaining = int(math.Floor(b.tokens))
+	d.Reset = now.Add(m.duration(m.burst - b.tokens))
+	return d, nil
+}
+
+func (m *Memory) duration(tokens float64) time.Duration {
+	if tokens <= 0 {
+		return 0
+	}
+	return time.Duration(math.Ceil(tokens / m.rate * float64(time.Second)))
+}
+
+// evict makes room: first every bucket that is full again, then, if the
+// map is still at its bound, arbitrary ones down to 7/8 of it.
+func (m *Memory) evict(now time.Time) {
+	for k, b := range m.buckets {
+		if b.tokens+now.Sub(b.last).Seconds()*m.rate >= m.burst {
+			delete(m.buckets, k)
+		}
+	}
+	target := m.maxKeys - m.maxKeys/8 - 1
+	for k := range m.buckets {
+		if len(m.buckets) <= target {
+			break
+		}
+		delete(m.buckets, k)
+	}
+}
+
+// Len returns how many keys are tracked.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.buckets)
+}

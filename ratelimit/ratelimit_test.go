@@ -1,0 +1,122 @@
+package ratelimit
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func TestMemory_Bucket(t *testing.T) {
+	c := &clock{t: time.Unix(1_000_000, 0)}
+	m := NewMemory(2, 3, WithClock(c.now)) // 3 tokens, 2 per second
+	ctx := context.Background()
+	for i := 2; i >= 0; i-- {
+		d, _ := m.Take(ctx, "k", 1)
+		if !d.Allowed || d.Limit != 3 || d.Remaining != i {
+			t.Fatalf("take %d: %+v", 3-i, d)
+		}
+	}
+	d, _ := m.Take(ctx, "k", 1)
+	if d.Allowed || d.Remaining != 0 || d.RetryAfter != 500*time.Millisecond {
+		t.Fatalf("exhausted: %+v", d)
+	}
+	if want := c.t.Add(1500 * time.Millisecond); !d.Reset.Equal(want) {
+		t.Errorf("Reset = %v, want %v", d.Reset, want)
+	}
+	// Just before one token is back: still refused; at it: admitted.
+	c.advance(499 * time.Millisecond)
+	if d, _ := m.Take(ctx, "k", 1); d.Allowed {
+		t.Fatalf("admitted before the refill: %+v", d)
+	}
+	c.advance(time.Millisecond)
+	if d, _ := m.Take(ctx, "k", 1); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("not admitted after the refill: %+v", d)
+	}
+	// Other keys are independent.
+	if d, _ := m.Take(ctx, "other", 1); !d.Allowed || d.Remaining != 2 {
+		t.Fatalf("other key: %+v", d)
+	}
+	// A long idle period refills to the burst, never past it.
+	c.advance(time.Hour)
+	if d, _ := m.Take(ctx, "k", 1); d.Remaining != 2 || !d.Reset.Equal(c.t.Add(500*time.Millisecond)) {
+		t.Fatalf("after idle: %+v", d)
+	}
+}
+
+func TestMemory_Cost(t *testing.T) {
+	c := &clock{t: time.Unix(1_000_000, 0)}
+	m := NewMemory(1, 5, WithClock(c.now))
+	ctx := context.Background()
+	if d, _ := m.Take(ctx, "k", 5); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("cost at the burst: %+v", d)
+	}
+	c.advance(time.Hour)
+	if d, _ := m.Take(ctx, "k", 6); d.Allowed || d.RetryAfter <= 0 || d.Remaining != 5 {
+		t.Fatalf("cost past the burst: %+v", d)
+	}
+}
+
+func TestMemory_MaxKeys(t *testing.T) {
+	c := &clock{t: time.Unix(1_000_000, 0)}
+	m := NewMemory(1, 2, WithClock(c.now), WithMaxKeys(64))
+	ctx := context.Background()
+	for i := range 1000 {
+		m.Take(ctx, strconv.Itoa(i), 1)
+		if m.Len() > 64 {
+			t.Fatalf("%d keys tracked, bound 64", m.Len())
+		}
+	}
+	// Full buckets go first: after a refill, a new key evicts them all.
+	c.advance(time.Hour)
+	m.Take(ctx, "fresh", 1)
+	if m.Len() != 1 {
+		t.Errorf("after refill and eviction, %d keys", m.Len())
+	}
+}
+
+func TestMemory_Concurrent(t *testing.T) {
+	m := NewMemory(0.001, 100) // effectively no refill during the test
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	allowed := 0
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				if d, _ := m.Take(context.Background(), "k", 1); d.Allowed {
+					mu.Lock()
+					allowed++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed != 100 {
+		t.Errorf("%d of 400 admitted, want exactly the burst of 100", allowed)
+	}
+}
+
+func TestNewMemory_Misuse(t *testing.T) {
+	for _, c := range []struct {
+		rate  float64
+		burst int
+	}{{0, 1}, {-1, 1}, {1, 0}, {1, -1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("NewMemory(%v, %d) did not panic", c.rate, c.burst)
+				}
+			}()
+			NewMemory(c.rate, c.burst)
+		}()
+	}
+}
