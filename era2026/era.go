@@ -2,12 +2,14 @@ package era2026
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"sync"
 	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // The params._meta keys of revision 2026-07-28.
@@ -32,8 +34,9 @@ const (
 // Era serves revision 2026-07-28. Create it with New.
 type Era struct {
 	mcp.EraBase
-	ttlMs int64
-	scope CacheScope
+	ttlMs  int64
+	scope  CacheScope
+	sealer *mrtr.Sealer
 
 	meta sync.Map // *mcp.Server -> json.RawMessage: serverInfo _meta, rendered once per server
 }
@@ -55,11 +58,34 @@ func WithCaching(ttl time.Duration, scope CacheScope) Option {
 	return optionFunc(func(e *Era) { e.ttlMs, e.scope = ttl.Milliseconds(), scope })
 }
 
+// WithSealer sets the Sealer of requestState. Replicas that may serve
+// each other's retries must share its key ring. Without it, New creates a
+// sealer over a random key of its own: safe, but a retry that reaches
+// another process (a second replica, a restart) is refused and the client
+// starts over.
+func WithSealer(s *mrtr.Sealer) Option {
+	if s == nil {
+		panic("era2026: WithSealer needs a Sealer")
+	}
+	return optionFunc(func(e *Era) { e.sealer = s })
+}
+
 // New returns the era serving 2026-07-28.
 func New(opts ...Option) *Era {
 	e := &Era{scope: Private}
 	for _, o := range opts {
 		o.apply(e)
+	}
+	if e.sealer == nil {
+		secret := make([]byte, mrtr.MinSecretBytes)
+		if _, err := rand.Read(secret); err != nil {
+			panic("era2026: no randomness for the requestState key: " + err.Error())
+		}
+		ring, err := mrtr.NewRing(mrtr.Key{ID: "local", Secret: secret})
+		if err != nil {
+			panic(err)
+		}
+		e.sealer = mrtr.NewSealer(ring)
 	}
 	return e
 }
@@ -83,10 +109,16 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 	srv := req.Server()
 	switch req.Method() {
 	case "server/discover":
+		if err := e.openState(req); err != nil {
+			return nil, err
+		}
 		return e.discover(req), nil
 	case "tools/list":
 		if !srv.HasTools() {
 			break
+		}
+		if err := e.openState(req); err != nil {
+			return nil, err
 		}
 		res, err := srv.ListTools(req)
 		if err != nil {
@@ -105,12 +137,14 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 		if err := checkParams(req, name); err != nil {
 			return nil, err
 		}
+		if err := e.openState(req); err != nil {
+			return nil, err
+		}
 		res, err := srv.CallTool(req)
 		if err != nil {
 			return nil, err
 		}
-		res.Stamp = e.stamp(req, false)
-		return res, nil
+		return e.finish(req, name, res)
 	}
 	return nil, mcp.MethodNotFound(req.Method())
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -176,6 +177,19 @@ func (h *Handler) failure(f *auth.Failure) *Error {
 	e.retryAfter = f.RetryAfter
 	return e
 }
+
+// Audience returns the identity sealed state is bound to: the resource URI
+// of WithAuth, or a name derived from the server's otherwise.
+func (r *Request) Audience() string {
+	if a := r.handler.cfg.auth; a != nil {
+		return a.Resource()
+	}
+	return "urn:mcpdual:" + r.server.info.Name
+}
+
+// Logger returns the endpoint's logger, for what an era must record but
+// never send.
+func (r *Request) Logger() *slog.Logger { return r.handler.cfg.logger }
 
 // Principal returns the verified principal of the request, or nil when the
 // endpoint does not authenticate.

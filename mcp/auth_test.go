@@ -131,6 +131,14 @@ func newAuthFixture(t testing.TB, o authOptions) *authFixture {
 		b, _ := json.Marshal(seen)
 		w.Write(b)
 	})
+	route("GET /ask", func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		if _, ok := call.Elicitation("ok"); ok {
+			io.WriteString(w, `{"done":true}`)
+			return
+		}
+		call.RequireInput(nil, mcp.ElicitForm("ok", "Proceed?", json.RawMessage(`{"type":"object","properties":{}}`)))
+	})
 	route("GET /slow", func(w http.ResponseWriter, r *http.Request) {
 		f.entered <- struct{}{}
 		<-f.release
@@ -148,6 +156,7 @@ func newAuthFixture(t testing.TB, o authOptions) *authFixture {
 		InputSchema: obj(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)}, "GET /admin", mux)
 	srv.AddTool(mcp.Tool{Name: "whoami", Description: "Shows the identity.", InputSchema: empty}, "GET /whoami", mux)
 	srv.AddTool(mcp.Tool{Name: "slow", Description: "Waits.", InputSchema: empty}, "GET /slow", mux)
+	srv.AddTool(mcp.Tool{Name: "ask", Description: "Asks first.", InputSchema: empty}, "GET /ask", mux)
 
 	cfg := auth.Config{
 		Verifier:     auth.VerifierFunc(testVerifier),
@@ -368,9 +377,9 @@ func TestAuth_Scopes(t *testing.T) {
 		t.Run(string(era), func(t *testing.T) {
 			list := call{era: era, id: "3", method: "tools/list"}
 			lists := map[string]string{
-				tokAlice:  "items_get,whoami,slow",
-				tokWriter: "items_get,items_write,whoami,slow",
-				tokRoot:   "items_get,admin_report,whoami,slow",
+				tokAlice:  "items_get,whoami,slow,ask",
+				tokWriter: "items_get,items_write,whoami,slow,ask",
+				tokRoot:   "items_get,admin_report,whoami,slow,ask",
 			}
 			for tok, want := range lists {
 				r := f.do(t, list, tok)
@@ -683,5 +692,37 @@ func TestAuth_OriginBeforeAuth(t *testing.T) {
 				t.Errorf("%s/%s: %d %s", era, name, r.status, r.raw)
 			}
 		}
+	}
+}
+
+// TestAuth_StateBinding: a requestState is bound to the principal and the
+// workspace it was minted for (§6.8 64); authorization is re-run on the
+// retry, never read from the state.
+func TestAuth_StateBinding(t *testing.T) {
+	t.Parallel()
+	f := newAuthFixture(t, authOptions{workspaces: true})
+	ask := func(token, ws, state string) *reply {
+		c := rt{name: "ask", caps: formCaps, header: map[string]string{"Authorization": "Bearer " + token}}
+		if ws != "" {
+			c.header["X-Workspace-Id"] = ws
+		}
+		if state != "" {
+			c.id, c.state, c.responses = 2, quoteJSON(state), `{"ok":{"action":"accept","content":{}}}`
+		}
+		return c.send(t, f.url)
+	}
+	in := asInterim(t, ask(tokBob, "w1", ""))
+	if res := asResult(t, ask(tokBob, "w1", in.RequestState)); res.IsError {
+		t.Fatalf("same principal and workspace: %+v", res)
+	}
+	checkInvalidState(t, ask(tokBob, "w2", in.RequestState))
+	checkInvalidState(t, ask(tokAlice, "w1", in.RequestState))
+	// A token that lost its validity is refused before the state is read.
+	if r := ask(tokExpired, "w1", in.RequestState); r.status != 401 {
+		t.Errorf("expired token: %d", r.status)
+	}
+	// A workspace the principal lost is refused as such.
+	if r := ask(tokAlice, "w2", in.RequestState); r.status != 403 {
+		t.Errorf("foreign workspace: %d %s", r.status, r.raw)
 	}
 }

@@ -34,10 +34,19 @@ type CallToolResult struct {
 // Call describes the tools/call a handler is serving. Handlers get it from
 // their request's context with CallFromContext.
 type Call struct {
-	tool    string
-	version Version
-	caps    json.RawMessage
-	args    json.RawMessage
+	tool       string
+	version    Version
+	caps       json.RawMessage
+	args       json.RawMessage
+	perRequest bool
+
+	round   *round                     // the opened requestState of a retry
+	answers map[string]json.RawMessage // validated answers to the keys it asked
+	idemKey string
+
+	pending      bool
+	pendingState []byte
+	pendingReqs  []InputRequest
 }
 
 type callKey struct{}
@@ -63,6 +72,71 @@ func (c *Call) ClientCapabilities() json.RawMessage { return c.caps }
 // Arguments returns the call's arguments as sent (a JSON object).
 func (c *Call) Arguments() json.RawMessage { return c.args }
 
+// CanRequestInput reports whether the client can be asked for input at
+// all: only 2026-07-28 requests can carry input requests. A 2025 client
+// that reaches RequireInput gets an isError result saying so.
+func (c *Call) CanRequestInput() bool { return c.perRequest }
+
+// Supports reports whether the client declared capability with this
+// request. It is always false on 2025 eras, where a stateless server
+// cannot know what the client declared at initialize.
+func (c *Call) Supports(capability Capability) bool {
+	return c.perRequest && capabilitiesOf(c.caps)&capability == capability
+}
+
+// State returns the payload the tool sealed with RequireInput in the
+// previous round, verified and opened; nil on a first round.
+func (c *Call) State() []byte {
+	if c.round == nil {
+		return nil
+	}
+	return c.round.state.Payload
+}
+
+// InputResponse returns the client's answer to the input request key of
+// the previous round, already checked for its shape. Answers to keys the
+// previous round did not ask are never returned.
+func (c *Call) InputResponse(key string) (json.RawMessage, bool) {
+	v, ok := c.answers[key]
+	return v, ok
+}
+
+// Elicitation returns the answer to the elicitation key of the previous
+// round.
+func (c *Call) Elicitation(key string) (ElicitResult, bool) {
+	v, ok := c.answers[key]
+	if !ok || c.round.state.Keys[key] != "elicitation" {
+		return ElicitResult{}, false
+	}
+	a, _ := jsonrpc.Lookup(v, "action")
+	action, _ := jsonrpc.String(a)
+	res := ElicitResult{Action: action}
+	if content, ok := jsonrpc.Lookup(v, "content"); ok && isObject(content) {
+		res.Content = content
+	}
+	return res, true
+}
+
+// IdempotencyKey returns the key a confirmed destructive call carries
+// (also sent to the route as the Idempotency-Key header), "" otherwise.
+// It is the confirmation's nonce: the same for any replay of the same
+// confirmation, so a route that stores it executes at most once.
+func (c *Call) IdempotencyKey() string { return c.idemKey }
+
+// RequireInput answers the call with "input required": the client is to
+// answer requests and retry, and state (small, at most a few hundred
+// bytes; keep large data in your own storage) comes back to the handler,
+// sealed, verified and opened, through State. Whatever the handler writes
+// after calling it is discarded. The SDK refuses the answer with -32021
+// when a request needs a capability the client did not declare; check
+// Supports first to degrade instead. On 2025 eras the call ends with an
+// isError result explaining that MCP 2026-07-28 is required.
+func (c *Call) RequireInput(state []byte, requests ...InputRequest) {
+	c.pending = true
+	c.pendingState = append([]byte(nil), state...)
+	c.pendingReqs = append([]InputRequest(nil), requests...)
+}
+
 // maxViolations bounds how many schema violations a result lists.
 const maxViolations = 10
 
@@ -70,7 +144,11 @@ const maxViolations = 10
 // tool, arguments not an object) are CodeInvalidParams errors; everything
 // the model can act on, including arguments that fail the input schema and
 // the route's 4xx answers, is an isError result.
-func (s *Server) CallTool(req *Request) (*CallToolResult, error) {
+//
+// The result is a *CallToolResult, or, on a per-request era, an
+// *InputRequiredResult when the tool needs input (its handler called
+// RequireInput, or it is destructive and not yet confirmed).
+func (s *Server) CallTool(req *Request) (any, error) {
 	raw, ok := req.Param("name")
 	name, isStr := String(raw)
 	if !ok || !isStr {
@@ -105,7 +183,29 @@ func (s *Server) CallTool(req *Request) (*CallToolResult, error) {
 	if v := t.input.Validate(decoded, maxViolations); v != nil {
 		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
 	}
-	call := &Call{tool: name, version: req.Version(), caps: req.caps, args: args}
+	call := &Call{tool: name, version: req.Version(), caps: req.caps, args: args, perRequest: req.perRequest()}
+	if t.confirms() {
+		res, err := s.confirm(req, t, call)
+		if res != nil || err != nil {
+			return res, err
+		}
+	} else if rd := req.round; rd != nil {
+		if rd.state.Purpose != purposeTool {
+			req.handler.cfg.logger.Warn("mcp: requestState refused", "reason", "wrong_purpose", "tool", name)
+			return nil, InvalidRequestState()
+		}
+		call.round = rd
+		call.answers = map[string]json.RawMessage{}
+		for key := range rd.state.Keys {
+			v, ok, err := rd.answer(key)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				call.answers[key] = v
+			}
+		}
+	}
 	hr, msg := t.newRequest(req, call)
 	if msg != "" {
 		return textResult(msg, true), nil
@@ -115,7 +215,33 @@ func (s *Server) CallTool(req *Request) (*CallToolResult, error) {
 		req.handler.cfg.logger.Error("mcp: tool handler panicked", "tool", name, "panic", p)
 		return textResult("The tool failed with an internal error.", true), nil
 	}
+	if call.pending {
+		return s.pendingInput(req, t, call)
+	}
 	return t.result(req, rec, features)
+}
+
+// pendingInput turns a handler's RequireInput into the answer of its era.
+func (s *Server) pendingInput(req *Request, t *tool, call *Call) (any, error) {
+	log := req.handler.cfg.logger
+	if !call.perRequest {
+		return textResult("The tool "+t.def.Name+" needs input from the user or the client (elicitation, sampling or roots), "+
+			"which a server can only ask for over MCP 2026-07-28. This client speaks "+string(req.Version())+"; the call did not complete.", true), nil
+	}
+	if t.confirms() {
+		log.Error("mcp: a confirmed destructive tool asked for more input; turn confirmation off (WithoutConfirmation) to run your own rounds", "tool", t.def.Name)
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	res, err := req.inputRequired(purposeTool, call.pendingState, call.pendingReqs, nil)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		log.Error("mcp: invalid input request", "tool", t.def.Name, "err", err)
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	return res, nil
 }
 
 func unknownTool(name string) *Error {
@@ -180,6 +306,9 @@ func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
 		RemoteAddr: orig.RemoteAddr,
 		RequestURI: u.RequestURI(),
 		Body:       http.NoBody,
+	}
+	if call.idemKey != "" {
+		r.Header["Idempotency-Key"] = []string{call.idemKey}
 	}
 	if body != nil {
 		r.Header["Content-Type"] = jsonType

@@ -45,6 +45,8 @@ type Request struct {
 	handler *Handler
 	caps    json.RawMessage
 
+	round *round // the opened requestState of a retry, nil otherwise
+
 	principal *auth.Principal
 	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)
 	ws        string

@@ -52,6 +52,7 @@ type handlerConfig struct {
 	clientLimit ratelimit.Limiter // per client address, before authentication
 	clientKey   func(*http.Request) string
 	slots       chan struct{} // concurrency limit; nil when unlimited
+	replay      ReplayGuard
 }
 
 // HandlerOption configures a Handler.

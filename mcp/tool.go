@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -60,7 +61,9 @@ type tool struct {
 }
 
 type toolOptions struct {
-	scopes []string
+	scopes    []string
+	noConfirm bool
+	prepare   func(ctx context.Context, call *Call) (string, error)
 }
 
 // ToolOption configures one registered tool.

@@ -88,7 +88,7 @@ func newApp() http.Handler {
 		Description: "Deletes one note by id.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}`),
 		Annotations: mcp.Annotations{Destructive: true, Idempotent: true},
-	}, "DELETE /api/notes/{id}", mux)
+	}, "DELETE /api/notes/{id}", mux, mcp.ConfirmWith(api.confirmDelete))
 
 	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
 	return mux
@@ -125,6 +125,23 @@ func (a *notesAPI) create(w http.ResponseWriter, r *http.Request) {
 	a.notes[n.ID] = n
 	a.mu.Unlock()
 	writeJSON(w, http.StatusCreated, n)
+}
+
+// confirmDelete writes the question a 2026-07-28 client shows the user
+// before notes_delete runs: from the stored note, not from the model's
+// arguments, and nothing is asked for a note that does not exist.
+func (a *notesAPI) confirmDelete(ctx context.Context, call *mcp.Call) (string, error) {
+	var args struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal(call.Arguments(), &args)
+	a.mu.Lock()
+	n, ok := a.notes[args.ID]
+	a.mu.Unlock()
+	if !ok {
+		return "", errors.New("there is no note " + mcp.Quote(args.ID))
+	}
+	return "Delete note " + mcp.Quote(n.ID) + " with text " + mcp.Quote(n.Text) + "? This cannot be undone.", nil
 }
 
 func (a *notesAPI) get(w http.ResponseWriter, r *http.Request) {

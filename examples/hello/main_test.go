@@ -69,3 +69,40 @@ func TestHello(t *testing.T) {
 		t.Error("a hostile id deleted another note")
 	}
 }
+
+// TestHelloConfirmedDelete: notes_delete runs only after the user confirms
+// a question built from the stored note.
+func TestHelloConfirmedDelete(t *testing.T) {
+	ts := httptest.NewServer(newApp())
+	defer ts.Close()
+	h := func(name string) map[string]string {
+		return map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name}
+	}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	post(t, ts.URL, h("notes_create"), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"notes_create","arguments":{"text":"call \"mom\""},`+meta+`}}`)
+
+	// A note that does not exist: nothing to confirm, nothing runs.
+	_, none := post(t, ts.URL, h("notes_delete"), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notes_delete","arguments":{"id":"../notes/n1"},`+meta+`}}`)
+	if r := none["result"].(map[string]any); r["isError"] != true {
+		t.Fatalf("hostile id: %v", none)
+	}
+
+	_, round1 := post(t, ts.URL, h("notes_delete"), `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"notes_delete","arguments":{"id":"n1"},`+meta+`}}`)
+	r1 := round1["result"].(map[string]any)
+	msg := r1["inputRequests"].(map[string]any)["confirm"].(map[string]any)["params"].(map[string]any)["message"]
+	if r1["resultType"] != "input_required" || msg != `Delete note "n1" with text "call 'mom'"? This cannot be undone.` {
+		t.Fatalf("round 1: %v", round1)
+	}
+	if resp, _ := http.Get(ts.URL + "/api/notes/n1"); resp.StatusCode != 200 {
+		t.Fatal("deleted before the confirmation")
+	}
+	state, _ := json.Marshal(r1["requestState"])
+	_, round2 := post(t, ts.URL, h("notes_delete"), `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"notes_delete","arguments":{"id":"n1"},`+
+		`"requestState":`+string(state)+`,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},`+meta+`}}`)
+	if r := round2["result"].(map[string]any); r["isError"] == true {
+		t.Fatalf("round 2: %v", round2)
+	}
+	if resp, _ := http.Get(ts.URL + "/api/notes/n1"); resp.StatusCode != 404 {
+		t.Errorf("note still there after the confirmed delete: %d", resp.StatusCode)
+	}
+}
