@@ -70,7 +70,8 @@ func (f WorkspaceFunc) ResolveWorkspace(ctx context.Context, p *Principal, reque
 const (
 	KindTool     = "tool"
 	KindPrompt   = "prompt"
-	KindResource = "resource"
+	KindResource = "resource"          // Name is the resource's URI
+	KindTemplate = "resource_template" // Name is the URI template
 )
 
 // Access is what a permission rule decides on: may this principal, in this
@@ -78,7 +79,7 @@ const (
 type Access struct {
 	Principal *Principal
 	Workspace string
-	Kind      string // KindTool, KindPrompt or KindResource
+	Kind      string // KindTool, KindPrompt, KindResource or KindTemplate
 	Name      string // tool or prompt name, or resource URI
 }
 

@@ -65,6 +65,30 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 		if srv.HasTools() {
 			return srv.CallTool(req)
 		}
+	case "resources/list":
+		if srv.HasResources() {
+			return srv.ListResources(req)
+		}
+	case "resources/templates/list":
+		if srv.HasResources() {
+			return srv.ListResourceTemplates(req)
+		}
+	case "resources/read":
+		if srv.HasResources() {
+			return srv.ReadResource(req)
+		}
+	case "prompts/list":
+		if srv.HasPrompts() {
+			return srv.ListPrompts(req)
+		}
+	case "prompts/get":
+		if srv.HasPrompts() {
+			return srv.GetPrompt(req)
+		}
+	case "completion/complete":
+		if srv.HasCompletions() {
+			return srv.Complete(req)
+		}
 	}
 	return nil, mcp.MethodNotFound(req.Method())
 }
@@ -77,7 +101,10 @@ type initializeResult struct {
 }
 
 type capabilities struct {
-	Tools *listChanged `json:"tools,omitempty"`
+	Tools       *listChanged `json:"tools,omitempty"`
+	Resources   *struct{}    `json:"resources,omitempty"`
+	Prompts     *struct{}    `json:"prompts,omitempty"`
+	Completions *struct{}    `json:"completions,omitempty"`
 }
 
 type listChanged struct {
@@ -113,6 +140,16 @@ func (e *Era) initialize(req *mcp.Request) (any, error) {
 		// A stateless server pushes nothing, so it never promises
 		// list_changed notifications.
 		res.Capabilities.Tools = &listChanged{}
+	}
+	// Neither subscribe nor listChanged: nothing is ever pushed.
+	if srv.HasResources() {
+		res.Capabilities.Resources = &struct{}{}
+	}
+	if srv.HasPrompts() {
+		res.Capabilities.Prompts = &struct{}{}
+	}
+	if srv.HasCompletions() {
+		res.Capabilities.Completions = &struct{}{}
 	}
 	return res, nil
 }

@@ -56,13 +56,13 @@ func checkHeader(req *mcp.Request, name, want string) error {
 	return nil
 }
 
-// checkName compares Mcp-Name with params.name after sentinel decoding and
-// returns the name.
-func checkName(req *mcp.Request) (string, error) {
-	raw, ok := req.Param("name")
+// checkName compares Mcp-Name with params.name (params.uri for
+// resources/read) after sentinel decoding and returns it.
+func checkName(req *mcp.Request, member string) (string, error) {
+	raw, ok := req.Param(member)
 	name, isStr := mcp.String(raw)
 	if !ok || !isStr {
-		return "", mcp.Reject(mcp.CodeInvalidParams, "Invalid params: name must be a string")
+		return "", mcp.Reject(mcp.CodeInvalidParams, "Invalid params: "+member+" must be a string")
 	}
 	v, err := headers.Get(req.HTTP().Header, headers.Name)
 	if err != nil {
@@ -73,7 +73,7 @@ func checkName(req *mcp.Request) (string, error) {
 		return "", mismatch(headers.Name, reasonOf(err), "Mcp-Name header has "+err.Error())
 	}
 	if dec != name {
-		return "", mismatch(headers.Name, "mismatch", "Mcp-Name header does not match params.name")
+		return "", mismatch(headers.Name, "mismatch", "Mcp-Name header does not match params."+member)
 	}
 	return name, nil
 }

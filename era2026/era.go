@@ -130,7 +130,7 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 		if !srv.HasTools() {
 			break
 		}
-		name, err := checkName(req)
+		name, err := checkName(req, "name")
 		if err != nil {
 			return nil, err
 		}
@@ -145,6 +145,68 @@ func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
 			return nil, err
 		}
 		return e.finish(req, name, res)
+	case "resources/list", "resources/templates/list", "prompts/list":
+		if (req.Method() == "prompts/list" && !srv.HasPrompts()) || (req.Method() != "prompts/list" && !srv.HasResources()) {
+			break
+		}
+		if err := e.openState(req); err != nil {
+			return nil, err
+		}
+		var res interface{ Stamped() *mcp.Stamp }
+		var err error
+		switch req.Method() {
+		case "resources/list":
+			res, err = srv.ListResources(req)
+		case "resources/templates/list":
+			res, err = srv.ListResourceTemplates(req)
+		default:
+			res, err = srv.ListPrompts(req)
+		}
+		if err != nil {
+			return nil, err
+		}
+		*res.Stamped() = e.listStamp(req)
+		return res, nil
+	case "resources/read", "prompts/get":
+		member := "uri"
+		if req.Method() == "prompts/get" {
+			if !srv.HasPrompts() {
+				break
+			}
+			member = "name"
+		} else if !srv.HasResources() {
+			break
+		}
+		target, err := checkName(req, member)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.openState(req); err != nil {
+			return nil, err
+		}
+		var res any
+		if member == "uri" {
+			res, err = srv.ReadResource(req)
+		} else {
+			res, err = srv.GetPrompt(req)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return e.finish(req, target, res)
+	case "completion/complete":
+		if !srv.HasCompletions() {
+			break
+		}
+		if err := e.openState(req); err != nil {
+			return nil, err
+		}
+		res, err := srv.Complete(req)
+		if err != nil {
+			return nil, err
+		}
+		res.Stamp = e.stamp(req, false)
+		return res, nil
 	}
 	return nil, mcp.MethodNotFound(req.Method())
 }
@@ -200,7 +262,10 @@ type discoverResult struct {
 }
 
 type capabilities struct {
-	Tools *struct{} `json:"tools,omitempty"`
+	Tools       *struct{} `json:"tools,omitempty"`
+	Resources   *struct{} `json:"resources,omitempty"`
+	Prompts     *struct{} `json:"prompts,omitempty"`
+	Completions *struct{} `json:"completions,omitempty"`
 }
 
 // discover lists every revision the endpoint serves, newest first, so a
@@ -214,6 +279,15 @@ func (e *Era) discover(req *mcp.Request) discoverResult {
 	}
 	if srv.HasTools() {
 		res.Capabilities.Tools = &struct{}{}
+	}
+	if srv.HasResources() {
+		res.Capabilities.Resources = &struct{}{}
+	}
+	if srv.HasPrompts() {
+		res.Capabilities.Prompts = &struct{}{}
+	}
+	if srv.HasCompletions() {
+		res.Capabilities.Completions = &struct{}{}
 	}
 	return res
 }

@@ -90,6 +90,12 @@ func (e *Era) finish(req *mcp.Request, target string, res any) (any, error) {
 	case *mcp.CallToolResult:
 		r.Stamp = e.stamp(req, false)
 		return r, nil
+	case *mcp.GetPromptResult:
+		r.Stamp = e.stamp(req, false)
+		return r, nil
+	case *mcp.ReadResourceResult:
+		r.Stamp = e.listStamp(req) // cacheable, and private when filtered
+		return r, nil
 	}
 	return res, nil
 }

@@ -31,10 +31,12 @@ type CallToolResult struct {
 	IsError           bool            `json:"isError,omitempty"`
 }
 
-// Call describes the tools/call a handler is serving. Handlers get it from
-// their request's context with CallFromContext.
+// Call describes the MCP request a handler is serving: a tools/call, a
+// resources/read or a prompts/get. Handlers get it from their request's
+// context with CallFromContext.
 type Call struct {
-	tool       string
+	method     string
+	tool       string // the target: tool or prompt name, or resource URI
 	version    Version
 	caps       json.RawMessage
 	args       json.RawMessage
@@ -58,8 +60,20 @@ func CallFromContext(ctx context.Context) *Call {
 	return c
 }
 
-// Tool returns the name of the tool being called.
-func (c *Call) Tool() string { return c.tool }
+// Tool returns the name of the tool being called ("" when the request is
+// not a tools/call).
+func (c *Call) Tool() string {
+	if c.method != "tools/call" {
+		return ""
+	}
+	return c.tool
+}
+
+// Method returns the MCP method: tools/call, resources/read or prompts/get.
+func (c *Call) Method() string { return c.method }
+
+// Target returns the tool or prompt name, or the resource URI.
+func (c *Call) Target() string { return c.tool }
 
 // ProtocolVersion returns the revision the client speaks.
 func (c *Call) ProtocolVersion() Version { return c.version }
@@ -69,7 +83,8 @@ func (c *Call) ProtocolVersion() Version { return c.version }
 // client declared at initialize.
 func (c *Call) ClientCapabilities() json.RawMessage { return c.caps }
 
-// Arguments returns the call's arguments as sent (a JSON object).
+// Arguments returns the call's arguments as sent (a JSON object): a tool's
+// arguments, a prompt's arguments, or a resource template's variables.
 func (c *Call) Arguments() json.RawMessage { return c.args }
 
 // CanRequestInput reports whether the client can be asked for input at
@@ -183,28 +198,14 @@ func (s *Server) CallTool(req *Request) (any, error) {
 	if v := t.input.Validate(decoded, maxViolations); v != nil {
 		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
 	}
-	call := &Call{tool: name, version: req.Version(), caps: req.caps, args: args, perRequest: req.perRequest()}
+	call := &Call{method: "tools/call", tool: name, version: req.Version(), caps: req.caps, args: args, perRequest: req.perRequest()}
 	if t.confirms() {
 		res, err := s.confirm(req, t, call)
 		if res != nil || err != nil {
 			return res, err
 		}
-	} else if rd := req.round; rd != nil {
-		if rd.state.Purpose != purposeTool {
-			req.handler.cfg.logger.Warn("mcp: requestState refused", "reason", "wrong_purpose", "tool", name)
-			return nil, InvalidRequestState()
-		}
-		call.round = rd
-		call.answers = map[string]json.RawMessage{}
-		for key := range rd.state.Keys {
-			v, ok, err := rd.answer(key)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				call.answers[key] = v
-			}
-		}
+	} else if err := req.attachRound(call); err != nil {
+		return nil, err
 	}
 	hr, msg := t.newRequest(req, call)
 	if msg != "" {
@@ -219,6 +220,31 @@ func (s *Server) CallTool(req *Request) (any, error) {
 		return s.pendingInput(req, t, call)
 	}
 	return t.result(req, rec, features)
+}
+
+// attachRound gives call the opened state of a retry and the answers to
+// the keys that state asked, checked for their shape.
+func (req *Request) attachRound(call *Call) error {
+	rd := req.round
+	if rd == nil {
+		return nil
+	}
+	if rd.state.Purpose != purposeTool {
+		req.handler.cfg.logger.Warn("mcp: requestState refused", "reason", "wrong_purpose", "method", req.Method())
+		return InvalidRequestState()
+	}
+	call.round = rd
+	call.answers = map[string]json.RawMessage{}
+	for key := range rd.state.Keys {
+		v, ok, err := rd.answer(key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			call.answers[key] = v
+		}
+	}
+	return nil
 }
 
 // pendingInput turns a handler's RequireInput into the answer of its era.
@@ -265,7 +291,6 @@ func textResult(text string, isError bool) *CallToolResult {
 // message for the model instead when an argument cannot be placed in the
 // path safely.
 func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
-	orig := req.HTTP()
 	args := call.args
 	var path, rawPath strings.Builder
 	var values []pathValue
@@ -294,9 +319,17 @@ func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
 	default:
 		body = t.bodyOf(args)
 	}
+	return req.inProcess(call, t.route.method, u, body, values), ""
+}
+
+// inProcess builds the request a route handler gets: the verified identity
+// and the call in its context, only Accept (and Content-Type with a body)
+// as headers — never the client's Authorization or cookies.
+func (req *Request) inProcess(call *Call, method string, u *url.URL, body []byte, values []pathValue) *http.Request {
+	orig := req.HTTP()
 	ctx := context.WithValue(req.identityContext(orig.Context()), callKey{}, call)
 	r := &http.Request{
-		Method:     t.route.method,
+		Method:     method,
 		URL:        u,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
@@ -319,7 +352,7 @@ func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
 	for _, pv := range values {
 		r.SetPathValue(pv.name, pv.value)
 	}
-	return r, ""
+	return r
 }
 
 type pathValue struct{ name, value string }

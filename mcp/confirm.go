@@ -16,8 +16,8 @@ import (
 // WithoutConfirmation turns off the SDK's confirmation round for a
 // destructive tool: the host confirms some other way (or runs its own
 // rounds with RequireInput).
-func WithoutConfirmation() ToolOption {
-	return toolOptionFunc(func(o *toolOptions) { o.noConfirm = true })
+func WithoutConfirmation() ItemOption {
+	return itemOptionFunc(func(o *itemOptions) { o.noConfirm = true })
 }
 
 // ConfirmWith sets how the confirmation question of a destructive tool is
@@ -30,11 +30,11 @@ func WithoutConfirmation() ToolOption {
 // secrets), and nothing runs. The SDK strips control and bidi characters
 // from the message and caps it at 500 characters; wrap each value taken
 // from data in Quote.
-func ConfirmWith(prepare func(ctx context.Context, call *Call) (message string, err error)) ToolOption {
+func ConfirmWith(prepare func(ctx context.Context, call *Call) (message string, err error)) ItemOption {
 	if prepare == nil {
 		panic("mcp: ConfirmWith needs a function")
 	}
-	return toolOptionFunc(func(o *toolOptions) { o.prepare = prepare })
+	return itemOptionFunc(func(o *itemOptions) { o.prepare = prepare })
 }
 
 // ReplayGuard records that a confirmation was used, for hosts with

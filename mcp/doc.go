@@ -5,13 +5,17 @@
 //
 // # Model
 //
-// A [Server] holds the identity, instructions and tools. A tool is an MCP
+// A [Server] holds the identity, instructions, tools, resources, resource
+// templates and prompts. A tool is an MCP
 // definition plus a route of the host's own API ("GET /api/v1/emails/{id}")
 // and the http.Handler that serves it; a call runs that handler in-process,
 // with the arguments placed in the path (each escaped as one segment), the
 // query or the JSON body, and the response turned into a result. The route
 // keeps its own validation, filters and tenant checks: the tool cannot
-// diverge from the REST endpoint it mirrors.
+// diverge from the REST endpoint it mirrors. Resources and resource
+// templates are read the same way, with a GET on their route; prompts are
+// rendered by Go functions ([PromptFunc]), and completions come from
+// [Complete] sources.
 //
 // [NewHandler] builds the endpoint from the Server and the eras it should
 // speak, passed in by the composition root:
@@ -28,6 +32,22 @@
 // duplicate members, members differing only in case from the envelope's,
 // invalid UTF-8, excessive depth and batches are refused. The request id is
 // echoed byte for byte. The body decides the era; headers cross-check it.
+//
+// # Identity and limits
+//
+// [WithAuth] puts every request behind a bearer token checked by package
+// auth; the verified principal and workspace reach handlers through the
+// context, never the token. [RequireScopes] and the permission rule filter
+// what each caller sees. [WithRateLimit], [WithClientRateLimit] and
+// [WithMaxConcurrent] bound the traffic.
+//
+// # Multi round-trip requests
+//
+// Over MCP 2026-07-28 a handler can ask the client for input
+// ([Call.RequireInput]) and read the answers on the retry; the state it
+// keeps between rounds is sealed by the era and verified before the handler
+// runs again. Destructive tools run only after the user confirms them
+// ([ConfirmWith], [WithoutConfirmation]).
 //
 // # Errors
 //

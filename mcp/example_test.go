@@ -127,3 +127,88 @@ func ExampleWithAuth() {
 	// 200
 	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"subject\":\"ada\",\"authorization\":\"\"}"}]}}
 }
+
+// A resource template served by an existing route: the {id} of the URI
+// fills the route's {id}, escaped as one path segment.
+func ExampleServer_AddResourceTemplate() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/emails/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "Email %s", r.PathValue("id"))
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "inbox", Version: "1.0.0"})
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "inbox://emails/{id}", Name: "email"}, "GET /api/emails/{id}", mux)
+	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()})
+
+	req := httptest.NewRequest("POST", "http://localhost/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"inbox://emails/e%2F1"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	fmt.Println(rec.Body.String())
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"inbox://emails/e%2F1","mimeType":"text/plain","text":"Email e/1"}]}}
+}
+
+// A prompt rendered by a Go function, with completions for its argument.
+func ExampleServer_AddPrompt() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "inbox", Version: "1.0.0"})
+	srv.AddPrompt(mcp.Prompt{Name: "summarize", Arguments: []mcp.PromptArgument{{Name: "folder", Required: true}}},
+		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+			return &mcp.PromptResult{Messages: []mcp.PromptMessage{
+				{Role: "user", Content: mcp.TextContent("Summarize the folder " + mcp.Quote(args["folder"]) + ".")},
+			}}, nil
+		},
+		mcp.Complete("folder", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+			return []string{"inbox", "archive"}, nil
+		}))
+	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()})
+
+	req := httptest.NewRequest("POST", "http://localhost/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"summarize","arguments":{"folder":"inbox"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	fmt.Println(rec.Body.String())
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","content":{"type":"text","text":"Summarize the folder \"inbox\"."}}]}}
+}
+
+// A tool handler asks the user for input over MCP 2026-07-28: it answers
+// "input required", and on the client's retry reads the answer and the
+// state it sealed.
+func ExampleCall_RequireInput() {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		if ans, ok := call.Elicitation("name"); ok && ans.Action == "accept" {
+			fmt.Fprintf(w, `{"answer":%s,"state":%q}`, ans.Content, call.State())
+			return
+		}
+		call.RequireInput([]byte("asked-once"), mcp.ElicitForm("name", "What is your name?",
+			json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)))
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "demo", Version: "1.0.0"})
+	srv.AddTool(mcp.Tool{Name: "hello"}, "GET /hello", handler)
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()})
+
+	post := func(id int, extra string) map[string]any {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hello",%s"_meta":{`+
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`, id, extra)
+		req := httptest.NewRequest("POST", "http://localhost/mcp", strings.NewReader(body))
+		req.Header = http.Header{"Content-Type": {"application/json"}, "Mcp-Protocol-Version": {"2026-07-28"},
+			"Mcp-Method": {"tools/call"}, "Mcp-Name": {"hello"}}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var out struct{ Result map[string]any }
+		json.Unmarshal(rec.Body.Bytes(), &out)
+		return out.Result
+	}
+	first := post(1, "")
+	fmt.Println(first["resultType"])
+	state, _ := json.Marshal(first["requestState"])
+	second := post(2, `"requestState":`+string(state)+`,"inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},`)
+	fmt.Println(second["resultType"], second["content"])
+	// Output:
+	// input_required
+	// complete [map[text:{"answer":{"name":"Ada"},"state":"asked-once"} type:text]]
+}

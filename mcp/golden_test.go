@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -37,6 +38,23 @@ func goldenServer() http.Handler {
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"greeting":{"type":"string"}},"required":["greeting"]}`),
 		Annotations:  mcp.Annotations{ReadOnly: true, Idempotent: true},
 	}, "GET /greetings/{name}", mux)
+	mux.HandleFunc("GET /notes/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "Note "+r.PathValue("id"))
+	})
+	srv.AddResource(mcp.Resource{URI: "golden://notes/first", Name: "first", Title: "First note", MIMEType: "text/plain"}, "GET /notes/first", mux)
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "golden://notes/{id}", Name: "note", Title: "A note", MIMEType: "text/plain"}, "GET /notes/{id}", mux)
+	srv.AddPrompt(mcp.Prompt{Name: "greeting", Title: "Greeting", Description: "Writes a greeting.",
+		Arguments: []mcp.PromptArgument{{Name: "name", Title: "Name", Required: true}}},
+		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+			return &mcp.PromptResult{Description: "A greeting", Messages: []mcp.PromptMessage{
+				{Role: "user", Content: mcp.TextContent("Write a greeting for " + args["name"] + ".")},
+				{Role: "user", Content: mcp.ResourceLink("golden://notes/first", "first", "text/plain")},
+			}}, nil
+		},
+		mcp.Complete("name", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+			return []string{value + "da", value + "lan"}, nil
+		}))
 	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
 }
 
@@ -48,6 +66,13 @@ func TestGolden(t *testing.T) {
 	ts := httptest.NewServer(goldenServer())
 	defer ts.Close()
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	h26 := func(method, name string) map[string]string {
+		h := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+		if name != "" {
+			h["Mcp-Name"] = name
+		}
+		return h
+	}
 	cases := []struct {
 		file    string
 		headers map[string]string
@@ -63,7 +88,28 @@ func TestGolden(t *testing.T) {
 		{"2025-06-18/tools-call", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`},
 		{"2025-03-26/tools-call", map[string]string{"MCP-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`},
 		{"2026-07-28/tools-call-unknown", map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "nope"}, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{},` + meta + `}}`},
+		{"2026-07-28/resources-list", h26("resources/list", ""), `{"jsonrpc":"2.0","id":6,"method":"resources/list","params":{` + meta + `}}`},
+		{"2026-07-28/resources-templates-list", h26("resources/templates/list", ""), `{"jsonrpc":"2.0","id":7,"method":"resources/templates/list","params":{` + meta + `}}`},
+		{"2026-07-28/resources-read", h26("resources/read", "golden://notes/7"), `{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"golden://notes/7",` + meta + `}}`},
+		{"2026-07-28/resources-read-not-found", h26("resources/read", "golden://nothing"), `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"golden://nothing",` + meta + `}}`},
+		{"2026-07-28/prompts-list", h26("prompts/list", ""), `{"jsonrpc":"2.0","id":10,"method":"prompts/list","params":{` + meta + `}}`},
+		{"2026-07-28/prompts-get", h26("prompts/get", "greeting"), `{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"greeting","arguments":{"name":"Ada"},` + meta + `}}`},
+		{"2026-07-28/completion-complete", h26("completion/complete", ""), `{"jsonrpc":"2.0","id":12,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greeting"},"argument":{"name":"name","value":"A"},` + meta + `}}`},
 		{"2026-07-28/unsupported-version", map[string]string{"MCP-Protocol-Version": "1999-01-01", "Mcp-Method": "tools/list"}, `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`},
+		{"2025-06-18/resources-list", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":6,"method":"resources/list"}`},
+		{"2025-06-18/resources-templates-list", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":7,"method":"resources/templates/list"}`},
+		{"2025-06-18/resources-read", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"golden://notes/7"}}`},
+		{"2025-06-18/resources-read-not-found", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"golden://nothing"}}`},
+		{"2025-06-18/prompts-list", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":10,"method":"prompts/list"}`},
+		{"2025-06-18/prompts-get", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"greeting","arguments":{"name":"Ada"}}}`},
+		{"2025-06-18/completion-complete", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":12,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greeting"},"argument":{"name":"name","value":"A"}}}`},
+		{"2025-03-26/resources-list", map[string]string{"MCP-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":6,"method":"resources/list"}`},
+		{"2025-03-26/resources-templates-list", map[string]string{"MCP-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":7,"method":"resources/templates/list"}`},
+		{"2025-03-26/resources-read", map[string]string{"MCP-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"golden://notes/7"}}`},
+		{"2025-03-26/resources-read-not-found", map[string]string{"MCP-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"golden://nothing"}}`},
+		{"2025-03-26/prompts-list", map[string]string{"MCP-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":10,"method":"prompts/list"}`},
+		{"2025-03-26/prompts-get", map[string]string{"MCP-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"greeting","arguments":{"name":"Ada"}}}`},
+		{"2025-03-26/completion-complete", map[string]string{"MCP-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":12,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greeting"},"argument":{"name":"name","value":"A"}}}`},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -25,6 +25,7 @@ type rt struct {
 	id        int
 	method    string // default tools/call
 	name      string
+	uri       string // params.uri (resources/read)
 	args      string // raw JSON object; "" sends no arguments
 	caps      string // raw clientCapabilities; default {}
 	state     string // raw JSON value of requestState; "" sends none
@@ -43,6 +44,9 @@ func (c rt) body() string {
 	}
 	if c.name != "" {
 		params = append(params, `"name":`+quoteJSON(c.name))
+	}
+	if c.uri != "" {
+		params = append(params, `"uri":`+quoteJSON(c.uri))
 	}
 	if c.args != "" {
 		params = append(params, `"arguments":`+c.args)
@@ -75,6 +79,9 @@ func (c rt) send(t testing.TB, url string) *reply {
 		req.Header.Set("Mcp-Method", c.method)
 		if c.name != "" {
 			req.Header.Set("Mcp-Name", c.name)
+		}
+		if c.uri != "" {
+			req.Header.Set("Mcp-Name", c.uri)
 		}
 	default:
 		req.Header.Set("MCP-Protocol-Version", string(c.era))

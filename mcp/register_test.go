@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -92,5 +93,66 @@ func TestHandler_ModernOnly(t *testing.T) {
 	r = f.do(t, call{era: mcp.Version20260728, id: "1", method: "server/discover"})
 	if caps, _ := json.Marshal(r.result(t)["capabilities"]); string(caps) != `{}` {
 		t.Errorf("capabilities %s", caps)
+	}
+}
+
+func TestRegister_ResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
+	h := http.NotFoundHandler()
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	render := func(context.Context, map[string]string) (*mcp.PromptResult, error) { return nil, nil }
+	complete := func(context.Context, string, map[string]string) ([]string, error) { return nil, nil }
+	srv.AddResource(mcp.Resource{URI: "x://a", Name: "a"}, "GET /a", h)
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://t/{id}", Name: "t"}, "GET /t/{id}", h)
+	srv.AddPrompt(mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "a"}}}, render)
+	cases := []struct {
+		name, want string
+		f          func()
+	}{
+		{"duplicate URI", "twice", func() { srv.AddResource(mcp.Resource{URI: "x://a", Name: "a"}, "GET /a", h) }},
+		{"relative URI", "absolute", func() { srv.AddResource(mcp.Resource{URI: "a/b", Name: "a"}, "GET /a", h) }},
+		{"URI fragment", "fragment", func() { srv.AddResource(mcp.Resource{URI: "x://b#c", Name: "a"}, "GET /a", h) }},
+		{"no name", "name", func() { srv.AddResource(mcp.Resource{URI: "x://c"}, "GET /a", h) }},
+		{"POST route", "GET", func() { srv.AddResource(mcp.Resource{URI: "x://d", Name: "d"}, "POST /a", h) }},
+		{"wildcard on fixed", "wildcards", func() { srv.AddResource(mcp.Resource{URI: "x://e", Name: "e"}, "GET /a/{id}", h) }},
+		{"template operator", "simple", func() {
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://u/{+path}", Name: "u"}, "GET /u", h)
+		}},
+		{"template query operator", "simple", func() {
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://u{?q}", Name: "u"}, "GET /u", h)
+		}},
+		{"template unbalanced", "braces", func() {
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://u/{id", Name: "u"}, "GET /u", h)
+		}},
+		{"template without variable", "variable", func() {
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://u/", Name: "u"}, "GET /u", h)
+		}},
+		{"template repeated variable", "twice", func() {
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://u/{a}/{a}", Name: "u"}, "GET /u", h)
+		}},
+		{"route wildcard not a variable", "not a template variable", func() {
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://u/{a}", Name: "u"}, "GET /u/{b}", h)
+		}},
+		{"duplicate template", "twice", func() {
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://t/{id}", Name: "t"}, "GET /t/{id}", h)
+		}},
+		{"complete unknown variable", "no such argument", func() {
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://v/{id}", Name: "v"}, "GET /v/{id}", h, mcp.Complete("other", complete))
+		}},
+		{"complete on a resource", "no such argument", func() {
+			srv.AddResource(mcp.Resource{URI: "x://f", Name: "f"}, "GET /f", h, mcp.Complete("a", complete))
+		}},
+		{"complete on a tool", "not tools", func() { srv.AddTool(mcp.Tool{Name: "tt"}, "GET /tt", h, mcp.Complete("a", complete)) }},
+		{"confirmation on a prompt", "tools only", func() { srv.AddPrompt(mcp.Prompt{Name: "q"}, render, mcp.WithoutConfirmation()) }},
+		{"duplicate prompt", "twice", func() { srv.AddPrompt(mcp.Prompt{Name: "p"}, render) }},
+		{"bad prompt name", "invalid prompt name", func() { srv.AddPrompt(mcp.Prompt{Name: "a b"}, render) }},
+		{"nil render", "nil render", func() { srv.AddPrompt(mcp.Prompt{Name: "r"}, nil) }},
+		{"argument twice", "named twice", func() {
+			srv.AddPrompt(mcp.Prompt{Name: "s", Arguments: []mcp.PromptArgument{{Name: "a"}, {Name: "a"}}}, render)
+		}},
+		{"complete unknown prompt argument", "no such argument", func() { srv.AddPrompt(mcp.Prompt{Name: "w"}, render, mcp.Complete("a", complete)) }},
+	}
+	for _, c := range cases {
+		mustPanic(t, c.name, c.want, c.f)
 	}
 }

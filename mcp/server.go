@@ -17,8 +17,8 @@ type Implementation struct {
 	Version string `json:"version"`
 }
 
-// Server holds what an MCP endpoint offers: its identity, instructions and
-// tools. Register everything before passing the Server to NewHandler, which
+// Server holds what an MCP endpoint offers: its identity, instructions,
+// tools, resources, resource templates and prompts. Register everything before passing the Server to NewHandler, which
 // freezes it; registering afterwards panics. A frozen Server is safe for
 // concurrent use and may back several Handlers.
 type Server struct {
@@ -32,6 +32,11 @@ type Server struct {
 
 	tools       []*tool
 	byName      map[string]*tool
+	resources   []*resource
+	byURI       map[string]*resource
+	templates   []*template
+	prompts     []*prompt
+	byPrompt    map[string]*prompt
 	fingerprint string
 }
 
@@ -70,7 +75,8 @@ func NewServer(info Implementation, opts ...ServerOption) *Server {
 	if info.Name == "" || info.Version == "" {
 		panic("mcp: NewServer needs Implementation.Name and Version")
 	}
-	s := &Server{info: info, pageSize: 100, maxResponse: 4 << 20, byName: map[string]*tool{}}
+	s := &Server{info: info, pageSize: 100, maxResponse: 4 << 20, byName: map[string]*tool{},
+		byURI: map[string]*resource{}, byPrompt: map[string]*prompt{}}
 	for _, o := range opts {
 		o.applyServer(s)
 	}
@@ -103,8 +109,16 @@ func (s *Server) freeze() {
 	s.frozen = true
 	h := sha256.New()
 	for _, t := range s.tools {
-		h.Write([]byte(t.def.Name))
-		h.Write([]byte{0})
+		h.Write([]byte("t:" + t.def.Name + "\x00"))
+	}
+	for _, r := range s.resources {
+		h.Write([]byte("r:" + r.def.URI + "\x00"))
+	}
+	for _, t := range s.templates {
+		h.Write([]byte("u:" + t.def.URITemplate + "\x00"))
+	}
+	for _, p := range s.prompts {
+		h.Write([]byte("p:" + p.def.Name + "\x00"))
 	}
 	s.fingerprint = hex.EncodeToString(h.Sum(nil)[:6])
 }
@@ -144,3 +158,7 @@ type Stamp struct {
 	CacheScope string          `json:"cacheScope,omitempty"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
+
+// Stamped returns the stamp itself, so an era can stamp any result that
+// embeds one.
+func (s *Stamp) Stamped() *Stamp { return s }

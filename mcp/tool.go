@@ -57,34 +57,36 @@ type tool struct {
 	modern     json.RawMessage // definition for 2025-06-18 and later
 	legacy     json.RawMessage // definition for 2025-03-26
 	pathParams map[string]bool
-	opts       toolOptions
+	opts       itemOptions
 }
 
-type toolOptions struct {
-	scopes    []string
-	noConfirm bool
-	prepare   func(ctx context.Context, call *Call) (string, error)
+type itemOptions struct {
+	scopes      []string
+	noConfirm   bool
+	prepare     func(ctx context.Context, call *Call) (string, error)
+	completions map[string]CompletionFunc
 }
 
-// ToolOption configures one registered tool.
-type ToolOption interface{ applyTool(*toolOptions) }
+// ItemOption configures one registered tool, resource, resource template
+// or prompt.
+type ItemOption interface{ applyItem(*itemOptions) }
 
-type toolOptionFunc func(*toolOptions)
+type itemOptionFunc func(*itemOptions)
 
-func (f toolOptionFunc) applyTool(o *toolOptions) { f(o) }
+func (f itemOptionFunc) applyItem(o *itemOptions) { f(o) }
 
-// RequireScopes makes the tool need every one of scopes (with WithAuth). A
-// token lacking one does not see the tool in tools/list, and calling it is
+// RequireScopes makes the item need every one of scopes (with WithAuth). A
+// token lacking one does not see the item in its list, and using it is
 // answered 403 with an insufficient_scope challenge naming every scope the
-// call needs, so the client can step up.
-func RequireScopes(scopes ...string) ToolOption {
+// request needs, so the client can step up.
+func RequireScopes(scopes ...string) ItemOption {
 	for _, s := range scopes {
 		if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
 			panic(fmt.Sprintf("mcp: RequireScopes: invalid scope %q", s))
 		}
 	}
 	cp := append([]string(nil), scopes...)
-	return toolOptionFunc(func(o *toolOptions) { o.scopes = append(o.scopes, cp...) })
+	return itemOptionFunc(func(o *itemOptions) { o.scopes = append(o.scopes, cp...) })
 }
 
 // AddTool registers t, served by h through route, a pattern such as
@@ -99,7 +101,7 @@ func RequireScopes(scopes ...string) ToolOption {
 // compile or whose root type is not "object", an invalid "x-mcp-header"
 // annotation, an invalid route, or a path wildcard that is not a required
 // string or integer property of the input schema.
-func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ToolOption) {
+func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOption) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mustNotBeFrozen("AddTool")
@@ -141,7 +143,10 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ToolOptio
 	}
 	entry := &tool{def: t, input: in, output: out, params: params, route: rt, handler: h, pathParams: map[string]bool{}}
 	for _, o := range opts {
-		o.applyTool(&entry.opts)
+		o.applyItem(&entry.opts)
+	}
+	if entry.opts.completions != nil {
+		fail("Complete applies to prompts and resource templates, not tools")
 	}
 	required := map[string]bool{}
 	if req, ok := inDoc["required"].([]any); ok {

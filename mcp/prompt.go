@@ -1,0 +1,545 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+
+	"github.com/mcpdual/mcpdual/auth"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+)
+
+// Prompt is the MCP definition of a prompt template.
+type Prompt struct {
+	// Name identifies the prompt: 1 to 128 characters from A-Z a-z 0-9 _ - .
+	Name        string
+	Title       string // sent from 2025-06-18 on
+	Description string
+	Arguments   []PromptArgument
+}
+
+// PromptArgument is one argument a prompt takes.
+type PromptArgument struct {
+	Name        string
+	Title       string // sent from 2025-06-18 on
+	Description string
+	Required    bool
+}
+
+// PromptMessage is one message of a rendered prompt.
+type PromptMessage struct {
+	Role    string // "user" or "assistant"
+	Content Content
+}
+
+// PromptResult is a rendered prompt.
+type PromptResult struct {
+	Description string
+	Messages    []PromptMessage
+}
+
+// PromptFunc renders a prompt from its arguments (only declared ones,
+// every required one present). The request's context carries the verified
+// identity (auth.FromContext) and the Call (CallFromContext), through
+// which a 2026-07-28 prompt can ask the client for input: call
+// RequireInput and return nil, nil. An *Error is sent as is; any other
+// error is logged and answered -32603.
+type PromptFunc func(ctx context.Context, args map[string]string) (*PromptResult, error)
+
+type prompt struct {
+	def     Prompt
+	render  PromptFunc
+	route   route // with handler, for AddPromptRoute
+	handler http.Handler
+	opts    itemOptions
+	modern  json.RawMessage
+	legacy  json.RawMessage
+}
+
+// AddPrompt registers p, rendered by render. It panics on an invalid or
+// duplicate name, an argument without a name or named twice, or a nil
+// function.
+func (s *Server) AddPrompt(p Prompt, render PromptFunc, opts ...ItemOption) {
+	if render == nil {
+		panic("mcp: prompt " + p.Name + ": nil render function")
+	}
+	s.addPrompt(&prompt{def: p, render: render}, opts)
+}
+
+// AddPromptRoute registers p, rendered by a GET on route of h, in-process
+// with the caller's identity; the arguments are sent as the query string.
+// The route answers 2xx with a JSON GetPromptResult body
+// ({"description"?, "messages": [{"role", "content"}]}); a 404 is "unknown
+// prompt", another 4xx -32602, anything else -32603 (logged).
+func (s *Server) AddPromptRoute(p Prompt, pattern string, h http.Handler, opts ...ItemOption) {
+	if h == nil {
+		panic("mcp: prompt " + p.Name + ": nil handler")
+	}
+	rt, err := parseRoute(pattern)
+	if err != nil || rt.method != http.MethodGet {
+		panic(fmt.Sprintf("mcp: prompt %s: route %q must be a GET route without errors (%v)", p.Name, pattern, err))
+	}
+	for _, seg := range rt.segments {
+		if seg.wildcard {
+			panic("mcp: prompt " + p.Name + ": a prompt route has no wildcards; arguments go to the query")
+		}
+	}
+	s.addPrompt(&prompt{def: p, route: rt, handler: h}, opts)
+}
+
+func (s *Server) addPrompt(e *prompt, opts []ItemOption) {
+	p := e.def
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mustNotBeFrozen("AddPrompt")
+	if !toolName.MatchString(p.Name) {
+		panic(fmt.Sprintf("mcp: invalid prompt name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", p.Name))
+	}
+	if _, dup := s.byPrompt[p.Name]; dup {
+		panic("mcp: prompt " + p.Name + " registered twice")
+	}
+	args := map[string]bool{}
+	for _, a := range p.Arguments {
+		if a.Name == "" || args[a.Name] {
+			panic("mcp: prompt " + p.Name + ": an argument without a name, or named twice")
+		}
+		args[a.Name] = true
+	}
+	e.opts = applyItemOptions(opts, "prompt "+p.Name, args)
+	e.modern, e.legacy = renderPrompt(p, true), renderPrompt(p, false)
+	s.prompts = append(s.prompts, e)
+	s.byPrompt[p.Name] = e
+}
+
+func renderPrompt(p Prompt, modern bool) json.RawMessage {
+	f := []string{"name", p.Name}
+	if modern && p.Title != "" {
+		f = append(f, "title", p.Title)
+	}
+	if p.Description != "" {
+		f = append(f, "description", p.Description)
+	}
+	b := object(f...)
+	if len(p.Arguments) == 0 {
+		return b
+	}
+	b = append(b[:len(b)-1], `,"arguments":[`...)
+	for i, a := range p.Arguments {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		af := []string{"name", a.Name}
+		if modern && a.Title != "" {
+			af = append(af, "title", a.Title)
+		}
+		if a.Description != "" {
+			af = append(af, "description", a.Description)
+		}
+		ab := object(af...)
+		ab = append(ab[:len(ab)-1], fmt.Sprintf(`,"required":%t}`, a.Required)...)
+		b = append(b, ab...)
+	}
+	return append(b, "]}"...)
+}
+
+// HasPrompts reports whether any prompt is registered.
+func (s *Server) HasPrompts() bool { return len(s.prompts) > 0 }
+
+// ListPromptsResult is the result of prompts/list.
+type ListPromptsResult struct {
+	Stamp
+	Prompts    []json.RawMessage `json:"prompts"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
+
+// GetPromptResult is the result of prompts/get.
+type GetPromptResult struct {
+	Stamp
+	Description string            `json:"description,omitempty"`
+	Messages    []json.RawMessage `json:"messages"`
+}
+
+// ListPrompts answers prompts/list: the prompts the caller may use.
+func (s *Server) ListPrompts(req *Request) (*ListPromptsResult, error) {
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	var items []*prompt
+	for _, p := range s.prompts {
+		if req.usable(p.opts.scopes) && req.visible(auth.KindPrompt, p.def.Name) {
+			items = append(items, p)
+		}
+	}
+	start, err := s.pageStart(req, "prompts", len(items))
+	if err != nil {
+		return nil, err
+	}
+	end := min(start+s.pageSize, len(items))
+	modern := FeaturesOf(req.Version()).Titles
+	res := &ListPromptsResult{Prompts: make([]json.RawMessage, 0, end-start)}
+	for _, p := range items[start:end] {
+		res.Prompts = append(res.Prompts, pick(modern, p.modern, p.legacy))
+	}
+	if end < len(items) {
+		res.NextCursor = s.cursor("prompts", end)
+	}
+	return res, nil
+}
+
+func unknownPrompt(name string) *Error {
+	if len(name) > 128 {
+		name = name[:128]
+	}
+	return NewError(CodeInvalidParams, "Unknown prompt: "+name).WithData(map[string]string{"name": name})
+}
+
+// lookupPrompt finds a prompt the caller may see.
+func (s *Server) lookupPrompt(req *Request, name string) (*prompt, error) {
+	p, ok := s.byPrompt[name]
+	if !ok || !req.visible(auth.KindPrompt, name) {
+		return nil, unknownPrompt(name)
+	}
+	return p, nil
+}
+
+// stringMap reads an object of string members (prompt arguments,
+// completion context); absent or null is empty.
+func stringMap(raw json.RawMessage, what string) (map[string]string, error) {
+	m := map[string]string{}
+	if raw == nil || string(raw) == "null" {
+		return m, nil
+	}
+	if !isObject(raw) {
+		return nil, NewError(CodeInvalidParams, "Invalid params: "+what+" must be an object of strings")
+	}
+	it := jsonrpc.NewIter(raw)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return m, nil
+		}
+		s, isStr := jsonrpc.String(v)
+		if !isStr {
+			return nil, NewError(CodeInvalidParams, "Invalid params: "+what+" must be an object of strings")
+		}
+		m[string(k)] = s
+	}
+}
+
+// GetPrompt answers prompts/get: an unknown or hidden prompt, missing
+// required arguments and arguments that are not strings are -32602.
+func (s *Server) GetPrompt(req *Request) (any, error) {
+	raw, ok := req.Param("name")
+	name, isStr := String(raw)
+	if !ok || !isStr {
+		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
+	}
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	p, err := s.lookupPrompt(req, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.scopeError(p.opts.scopes); err != nil {
+		return nil, err
+	}
+	rawArgs, _ := req.Param("arguments")
+	given, err := stringMap(rawArgs, "arguments")
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]string{}
+	var missing []string
+	for _, a := range p.def.Arguments {
+		v, ok := given[a.Name]
+		if ok {
+			args[a.Name] = v
+		} else if a.Required {
+			missing = append(missing, a.Name)
+		}
+	}
+	if missing != nil {
+		return nil, NewError(CodeInvalidParams, "Invalid params: missing required arguments").WithData(map[string][]string{"missing": missing})
+	}
+	argsJSON, _ := json.Marshal(args)
+	call := &Call{method: "prompts/get", tool: name, version: req.Version(), caps: req.caps, args: argsJSON, perRequest: req.perRequest()}
+	if err := req.attachRound(call); err != nil {
+		return nil, err
+	}
+	if p.handler != nil {
+		return s.promptFromRoute(req, p, call, args)
+	}
+	ctx := context.WithValue(req.identityContext(req.http.Context()), callKey{}, call)
+	res, err := s.runPrompt(req, p, ctx, args)
+	if call.pending {
+		return s.pendingNonTool(req, call)
+	}
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		req.handler.cfg.logger.Error("mcp: prompt failed", "prompt", name, "err", err)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	if res == nil {
+		req.handler.cfg.logger.Error("mcp: prompt returned no result", "prompt", name)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	f := FeaturesOf(req.Version())
+	out := &GetPromptResult{Description: res.Description, Messages: make([]json.RawMessage, 0, len(res.Messages))}
+	for _, m := range res.Messages {
+		if (m.Role != "user" && m.Role != "assistant") || m.Content.raw == nil {
+			req.handler.cfg.logger.Error("mcp: prompt message needs role user or assistant and content", "prompt", name)
+			return nil, NewError(CodeInternal, "Internal error")
+		}
+		b := append([]byte(`{"role":`), appendString(nil, m.Role)...)
+		b = append(b, `,"content":`...)
+		b = append(b, m.Content.render(f)...)
+		out.Messages = append(out.Messages, append(b, '}'))
+	}
+	return out, nil
+}
+
+func (s *Server) runPrompt(req *Request, p *prompt, ctx context.Context, args map[string]string) (res *PromptResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			req.handler.cfg.logger.Error("mcp: prompt panicked", "prompt", p.def.Name, "panic", v)
+			res, err = nil, NewError(CodeInternal, "Internal error")
+		}
+	}()
+	return p.render(ctx, args)
+}
+
+// CompletionFunc suggests values for one argument of a prompt or one
+// variable of a resource template, given what the user typed so far and,
+// from 2025-06-18 on, the values of the other arguments. The endpoint
+// sends at most 100 of them, with the total and whether there were more.
+type CompletionFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
+
+// Complete registers a completion source for argument (a prompt argument
+// or a template variable). The completions capability is advertised once
+// any source exists. It panics on a tool or a fixed resource, or when the
+// item has no such argument.
+func Complete(argument string, f CompletionFunc) ItemOption {
+	if f == nil {
+		panic("mcp: Complete needs a function")
+	}
+	return itemOptionFunc(func(o *itemOptions) {
+		if o.completions == nil {
+			o.completions = map[string]CompletionFunc{}
+		}
+		o.completions[argument] = f
+	})
+}
+
+// applyItemOptions applies the options of a resource, template or prompt;
+// completions are allowed only for the
+// arguments in completable (nil: the item takes none).
+func applyItemOptions(opts []ItemOption, what string, completable map[string]bool) itemOptions {
+	var o itemOptions
+	for _, opt := range opts {
+		opt.applyItem(&o)
+	}
+	args := make([]string, 0, len(o.completions))
+	for a := range o.completions {
+		args = append(args, a)
+	}
+	sort.Strings(args)
+	for _, a := range args {
+		if !completable[a] {
+			panic(fmt.Sprintf("mcp: %s: Complete(%q): no such argument", what, a))
+		}
+	}
+	if o.noConfirm || o.prepare != nil {
+		panic("mcp: " + what + ": confirmation options apply to tools only")
+	}
+	return o
+}
+
+// HasCompletions reports whether any completion source is registered.
+func (s *Server) HasCompletions() bool {
+	for _, p := range s.prompts {
+		if len(p.opts.completions) > 0 {
+			return true
+		}
+	}
+	for _, t := range s.templates {
+		if len(t.opts.completions) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxCompletions is the most values one completion result holds.
+const maxCompletions = 100
+
+// CompleteResult is the result of completion/complete.
+type CompleteResult struct {
+	Stamp
+	Completion struct {
+		Values  []string `json:"values"`
+		Total   int      `json:"total"`
+		HasMore bool     `json:"hasMore"`
+	} `json:"completion"`
+}
+
+// Complete answers completion/complete for a prompt argument
+// (ref/prompt) or a template variable (ref/resource with the template's
+// URI template). An unknown or hidden reference is -32602; an argument
+// without a source has no suggestions.
+func (s *Server) Complete(req *Request) (*CompleteResult, error) {
+	ref, _ := req.Param("ref")
+	argument, _ := req.Param("argument")
+	if !isObject(ref) || !isObject(argument) {
+		return nil, NewError(CodeInvalidParams, "Invalid params: ref and argument must be objects")
+	}
+	typ, _ := jsonrpc.Lookup(ref, "type")
+	refType, _ := jsonrpc.String(typ)
+	rawName, _ := jsonrpc.Lookup(argument, "name")
+	rawValue, _ := jsonrpc.Lookup(argument, "value")
+	argName, ok1 := jsonrpc.String(rawName)
+	value, ok2 := jsonrpc.String(rawValue)
+	if !ok1 || !ok2 {
+		return nil, NewError(CodeInvalidParams, "Invalid params: argument needs a string name and value")
+	}
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	var sources map[string]CompletionFunc
+	var scopes []string
+	switch refType {
+	case "ref/prompt":
+		n, _ := jsonrpc.Lookup(ref, "name")
+		name, _ := jsonrpc.String(n)
+		p, err := s.lookupPrompt(req, name)
+		if err != nil {
+			return nil, err
+		}
+		sources, scopes = p.opts.completions, p.opts.scopes
+	case "ref/resource":
+		u, _ := jsonrpc.Lookup(ref, "uri")
+		uri, _ := jsonrpc.String(u)
+		found := false
+		for _, t := range s.templates {
+			if t.def.URITemplate == uri && req.visible(auth.KindTemplate, uri) {
+				sources, scopes, found = t.opts.completions, t.opts.scopes, true
+				break
+			}
+		}
+		if r, ok := s.byURI[uri]; !found && ok && req.visible(auth.KindResource, uri) {
+			scopes, found = r.opts.scopes, true
+		}
+		if !found {
+			return nil, resourceNotFound(req, uri)
+		}
+	default:
+		return nil, NewError(CodeInvalidParams, "Invalid params: ref.type must be ref/prompt or ref/resource")
+	}
+	if err := req.scopeError(scopes); err != nil {
+		return nil, err
+	}
+	others := map[string]string{}
+	if FeaturesOf(req.Version()).Titles { // context arrived with 2025-06-18
+		if c, ok := req.Param("context"); ok && isObject(c) {
+			a, _ := jsonrpc.Lookup(c, "arguments")
+			m, err := stringMap(a, "context.arguments")
+			if err != nil {
+				return nil, err
+			}
+			others = m
+		}
+	}
+	res := &CompleteResult{}
+	res.Completion.Values = []string{}
+	f := sources[argName]
+	if f == nil {
+		return res, nil
+	}
+	values, err := f(req.identityContext(req.http.Context()), value, others)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		req.handler.cfg.logger.Error("mcp: completion failed", "argument", argName, "err", err)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	res.Completion.Total = len(values)
+	if len(values) > maxCompletions {
+		values, res.Completion.HasMore = values[:maxCompletions], true
+	}
+	if values != nil {
+		res.Completion.Values = values
+	}
+	return res, nil
+}
+
+// promptFromRoute renders a prompt registered with AddPromptRoute.
+func (s *Server) promptFromRoute(req *Request, p *prompt, call *Call, args map[string]string) (any, error) {
+	q := url.Values{}
+	for k, v := range args {
+		q.Set(k, v)
+	}
+	u := &url.URL{Path: p.route.path(), RawQuery: q.Encode()}
+	rec := newRecorder(s.maxResponse)
+	log := req.handler.cfg.logger
+	if v := rec.run(p.handler, req.inProcess(call, http.MethodGet, u, nil, nil)); v != nil {
+		log.Error("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	if call.pending {
+		return s.pendingNonTool(req, call)
+	}
+	switch {
+	case rec.status == http.StatusNotFound:
+		return nil, unknownPrompt(p.def.Name)
+	case rec.status >= 400 && rec.status < 500:
+		return nil, NewError(CodeInvalidParams, "The prompt could not be rendered").WithData(map[string]any{"name": p.def.Name, "status": rec.status})
+	case rec.over || rec.status < 200 || rec.status >= 300:
+		log.Error("mcp: prompt route failed", "prompt", p.def.Name, "status", rec.status)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	body := rec.buf.Bytes()
+	var doc struct {
+		Description string `json:"description"`
+		Messages    []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil || json.Unmarshal(body, &doc) != nil || len(doc.Messages) == 0 {
+		log.Error("mcp: prompt route answered no valid messages", "prompt", p.def.Name)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	f := FeaturesOf(req.Version())
+	out := &GetPromptResult{Description: doc.Description, Messages: make([]json.RawMessage, 0, len(doc.Messages))}
+	for _, m := range doc.Messages {
+		typ, _ := jsonrpc.Lookup(m.Content, "type")
+		kind, ok := jsonrpc.String(typ)
+		if (m.Role != "user" && m.Role != "assistant") || !isObject(m.Content) || !ok {
+			log.Error("mcp: prompt route answered an invalid message", "prompt", p.def.Name)
+			return nil, NewError(CodeInternal, "Internal error")
+		}
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, m.Content)
+		content := json.RawMessage(compact.Bytes())
+		if kind == "resource_link" && !f.ResourceLinks {
+			u, _ := jsonrpc.Lookup(m.Content, "uri")
+			uri, _ := jsonrpc.String(u)
+			content = TextContent("Resource: " + uri).raw
+		}
+		b := append([]byte(`{"role":`), appendString(nil, m.Role)...)
+		b = append(b, `,"content":`...)
+		b = append(b, content...)
+		out.Messages = append(out.Messages, append(b, '}'))
+	}
+	return out, nil
+}

@@ -1,0 +1,562 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpdual/mcpdual/auth"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+)
+
+// ResourceContentsMediaType is the media type a handler written for MCP
+// uses to answer a read with several contents ({"contents": [...]}, each
+// {uri, mimeType?, text} or {uri, mimeType?, blob}) instead of one body.
+const ResourceContentsMediaType = "application/vnd.mcp.resource-contents+json"
+
+// Resource is a document with a fixed URI.
+type Resource struct {
+	// URI is an absolute RFC 3986 URI such as "inbox://settings".
+	URI         string
+	Name        string // required
+	Title       string // sent from 2025-06-18 on
+	Description string
+	MIMEType    string
+	Size        int64 // in bytes; 0 leaves it out
+}
+
+// ResourceTemplate is a family of resources named by an RFC 6570 URI
+// template of simple {var} expansions, such as "inbox://emails/{id}".
+type ResourceTemplate struct {
+	URITemplate string
+	Name        string // required
+	Title       string
+	Description string
+	MIMEType    string
+}
+
+type resource struct {
+	def     Resource
+	route   route
+	handler http.Handler
+	opts    itemOptions
+	modern  json.RawMessage
+	legacy  json.RawMessage
+}
+
+type template struct {
+	def     ResourceTemplate
+	route   route
+	handler http.Handler
+	opts    itemOptions
+	match   *regexp.Regexp
+	vars    []string
+	inPath  map[string]bool
+	modern  json.RawMessage
+	legacy  json.RawMessage
+}
+
+// maxURIBytes bounds a URI a client may ask to read.
+const maxURIBytes = 2048
+
+// AddResource registers r, read by a GET on route (a pattern without
+// wildcards, such as "GET /api/v1/settings") of h, in-process, with the
+// caller's identity. See ReadResource for how the response becomes
+// contents. It panics on an invalid or duplicate URI, a missing name or an
+// invalid route.
+func (s *Server) AddResource(r Resource, route string, h http.Handler, opts ...ItemOption) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mustNotBeFrozen("AddResource")
+	if err := checkURI(r.URI); err != nil {
+		panic(fmt.Sprintf("mcp: resource %q: %v", r.URI, err))
+	}
+	if r.Name == "" || h == nil {
+		panic("mcp: resource " + r.URI + " needs a name and a handler")
+	}
+	if _, dup := s.byURI[r.URI]; dup {
+		panic("mcp: resource " + r.URI + " registered twice")
+	}
+	rt := mustGetRoute("resource "+r.URI, route)
+	for _, seg := range rt.segments {
+		if seg.wildcard {
+			panic("mcp: resource " + r.URI + ": a fixed resource's route has no wildcards; use AddResourceTemplate")
+		}
+	}
+	e := &resource{def: r, route: rt, handler: h}
+	e.opts = applyItemOptions(opts, "resource "+r.URI, nil)
+	e.modern, e.legacy = renderResource(r, true), renderResource(r, false)
+	s.resources = append(s.resources, e)
+	s.byURI[r.URI] = e
+}
+
+// AddResourceTemplate registers t, read by a GET on route of h. Each
+// {var} of the template matches one or more characters other than / ? #,
+// is percent-decoded, and fills the route wildcard of the same name,
+// escaped as one path segment exactly like a tool's argument; variables
+// the route does not name go to the query string. Every route wildcard
+// must be a template variable. It panics on a template using anything but
+// simple {var} expansion, a duplicate template, or an invalid route.
+func (s *Server) AddResourceTemplate(t ResourceTemplate, route string, h http.Handler, opts ...ItemOption) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mustNotBeFrozen("AddResourceTemplate")
+	if t.Name == "" || h == nil {
+		panic("mcp: resource template " + t.URITemplate + " needs a name and a handler")
+	}
+	for _, other := range s.templates {
+		if other.def.URITemplate == t.URITemplate {
+			panic("mcp: resource template " + t.URITemplate + " registered twice")
+		}
+	}
+	re, vars, err := compileTemplate(t.URITemplate)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: resource template %q: %v", t.URITemplate, err))
+	}
+	rt := mustGetRoute("resource template "+t.URITemplate, route)
+	e := &template{def: t, route: rt, handler: h, match: re, vars: vars, inPath: map[string]bool{}}
+	isVar := map[string]bool{}
+	for _, v := range vars {
+		isVar[v] = true
+	}
+	for _, seg := range rt.segments {
+		if seg.wildcard {
+			if !isVar[seg.text] {
+				panic(fmt.Sprintf("mcp: resource template %q: route wildcard {%s} is not a template variable", t.URITemplate, seg.text))
+			}
+			e.inPath[seg.text] = true
+		}
+	}
+	e.opts = applyItemOptions(opts, "resource template "+t.URITemplate, isVar)
+	e.modern, e.legacy = renderTemplate(t, true), renderTemplate(t, false)
+	s.templates = append(s.templates, e)
+}
+
+func mustGetRoute(what, pattern string) route {
+	rt, err := parseRoute(pattern)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: %s: route %q: %v", what, pattern, err))
+	}
+	if rt.method != http.MethodGet {
+		panic(fmt.Sprintf("mcp: %s: route %q: resources are read with GET", what, pattern))
+	}
+	return rt
+}
+
+func checkURI(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return err
+	case u.Scheme == "":
+		return fmt.Errorf("not an absolute URI")
+	case u.Fragment != "" || strings.ContainsAny(s, " \t\r\n"):
+		return fmt.Errorf("a resource URI has no fragment or white space")
+	case len(s) > maxURIBytes:
+		return fmt.Errorf("longer than %d bytes", maxURIBytes)
+	}
+	return nil
+}
+
+var templateVar = regexp.MustCompile(`\{([^{}]*)\}`)
+var varName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+
+// compileTemplate turns a level-1 RFC 6570 template into an anchored
+// matcher with one group per variable.
+func compileTemplate(t string) (*regexp.Regexp, []string, error) {
+	if err := checkURI(templateVar.ReplaceAllString(t, "x")); err != nil {
+		return nil, nil, err
+	}
+	var b strings.Builder
+	b.WriteByte('^')
+	var vars []string
+	seen := map[string]bool{}
+	last := 0
+	for _, m := range templateVar.FindAllStringSubmatchIndex(t, -1) {
+		lit := t[last:m[0]]
+		if strings.ContainsAny(lit, "{}") {
+			return nil, nil, fmt.Errorf("unbalanced braces")
+		}
+		b.WriteString(regexp.QuoteMeta(lit))
+		name := t[m[2]:m[3]]
+		if !varName.MatchString(name) {
+			return nil, nil, fmt.Errorf("{%s}: only simple {var} expansion is supported", name)
+		}
+		if seen[name] {
+			return nil, nil, fmt.Errorf("variable {%s} appears twice", name)
+		}
+		seen[name] = true
+		vars = append(vars, name)
+		b.WriteString(`([^/?#]+)`)
+		last = m[1]
+	}
+	if strings.ContainsAny(t[last:], "{}") {
+		return nil, nil, fmt.Errorf("unbalanced braces")
+	}
+	b.WriteString(regexp.QuoteMeta(t[last:]))
+	b.WriteByte('$')
+	if len(vars) == 0 {
+		return nil, nil, fmt.Errorf("a template needs a {variable}; use AddResource")
+	}
+	return regexp.MustCompile(b.String()), vars, nil
+}
+
+func renderResource(r Resource, modern bool) json.RawMessage {
+	f := []string{"uri", r.URI, "name", r.Name}
+	if modern && r.Title != "" {
+		f = append(f, "title", r.Title)
+	}
+	if r.Description != "" {
+		f = append(f, "description", r.Description)
+	}
+	if r.MIMEType != "" {
+		f = append(f, "mimeType", r.MIMEType)
+	}
+	b := object(f...)
+	if r.Size > 0 {
+		b = append(b[:len(b)-1], `,"size":`...)
+		b = strconv.AppendInt(b, r.Size, 10)
+		b = append(b, '}')
+	}
+	return b
+}
+
+func renderTemplate(t ResourceTemplate, modern bool) json.RawMessage {
+	f := []string{"uriTemplate", t.URITemplate, "name", t.Name}
+	if modern && t.Title != "" {
+		f = append(f, "title", t.Title)
+	}
+	if t.Description != "" {
+		f = append(f, "description", t.Description)
+	}
+	if t.MIMEType != "" {
+		f = append(f, "mimeType", t.MIMEType)
+	}
+	return object(f...)
+}
+
+// HasResources reports whether any resource or template is registered; the
+// resources capability is advertised only then.
+func (s *Server) HasResources() bool { return len(s.resources)+len(s.templates) > 0 }
+
+// ListResourcesResult is the result of resources/list.
+type ListResourcesResult struct {
+	Stamp
+	Resources  []json.RawMessage `json:"resources"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
+
+// ListResourceTemplatesResult is the result of resources/templates/list.
+type ListResourceTemplatesResult struct {
+	Stamp
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+	NextCursor        string            `json:"nextCursor,omitempty"`
+}
+
+// ReadResourceResult is the result of resources/read.
+type ReadResourceResult struct {
+	Stamp
+	Contents json.RawMessage `json:"contents"`
+}
+
+// ListResources answers resources/list: the fixed resources the caller may
+// read, in registration order, a page at a time.
+func (s *Server) ListResources(req *Request) (*ListResourcesResult, error) {
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	var items []*resource
+	for _, r := range s.resources {
+		if req.usable(r.opts.scopes) && req.visible(auth.KindResource, r.def.URI) {
+			items = append(items, r)
+		}
+	}
+	start, err := s.pageStart(req, "resources", len(items))
+	if err != nil {
+		return nil, err
+	}
+	end := min(start+s.pageSize, len(items))
+	modern := FeaturesOf(req.Version()).Titles
+	res := &ListResourcesResult{Resources: make([]json.RawMessage, 0, end-start)}
+	for _, r := range items[start:end] {
+		res.Resources = append(res.Resources, pick(modern, r.modern, r.legacy))
+	}
+	if end < len(items) {
+		res.NextCursor = s.cursor("resources", end)
+	}
+	return res, nil
+}
+
+// ListResourceTemplates answers resources/templates/list.
+func (s *Server) ListResourceTemplates(req *Request) (*ListResourceTemplatesResult, error) {
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	var items []*template
+	for _, t := range s.templates {
+		if req.usable(t.opts.scopes) && req.visible(auth.KindTemplate, t.def.URITemplate) {
+			items = append(items, t)
+		}
+	}
+	start, err := s.pageStart(req, "templates", len(items))
+	if err != nil {
+		return nil, err
+	}
+	end := min(start+s.pageSize, len(items))
+	modern := FeaturesOf(req.Version()).Titles
+	res := &ListResourceTemplatesResult{ResourceTemplates: make([]json.RawMessage, 0, end-start)}
+	for _, t := range items[start:end] {
+		res.ResourceTemplates = append(res.ResourceTemplates, pick(modern, t.modern, t.legacy))
+	}
+	if end < len(items) {
+		res.NextCursor = s.cursor("templates", end)
+	}
+	return res, nil
+}
+
+func pick(modern bool, m, l json.RawMessage) json.RawMessage {
+	if modern {
+		return m
+	}
+	return l
+}
+
+// resourceNotFound is -32002 on the 2025 eras and -32602 on 2026-07-28,
+// which forbids -32002; both carry the URI.
+func resourceNotFound(req *Request, uri string) *Error {
+	if len(uri) > 512 {
+		uri = uri[:512]
+	}
+	code := CodeResourceNotFound
+	if req.perRequest() {
+		code = CodeInvalidParams
+	}
+	return NewError(code, "Resource not found").WithData(map[string]string{"uri": uri})
+}
+
+// ReadResource answers resources/read. The URI picks a fixed resource or
+// the first template that matches it; anything else, a resource the
+// caller may not see, and a route answering 401, 403, 404 or 410 are "not
+// found". The route's 2xx body becomes one content: text for textual media
+// types (text/*, JSON, XML, YAML, JavaScript) in valid UTF-8, base64 blob
+// otherwise, with the response's media type; a body of
+// ResourceContentsMediaType gives several. Other 4xx answers are -32602,
+// 5xx and panics -32603 (details logged).
+func (s *Server) ReadResource(req *Request) (any, error) {
+	raw, ok := req.Param("uri")
+	uri, isStr := String(raw)
+	if !ok || !isStr || uri == "" {
+		return nil, NewError(CodeInvalidParams, "Invalid params: uri must be a string")
+	}
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	if len(uri) > maxURIBytes {
+		return nil, resourceNotFound(req, uri)
+	}
+	var h http.Handler
+	var u *url.URL
+	var values []pathValue
+	var scopes []string
+	args := json.RawMessage(`{}`)
+	if r, ok := s.byURI[uri]; ok && req.visible(auth.KindResource, uri) {
+		h, scopes = r.handler, r.opts.scopes
+		u = &url.URL{Path: r.route.path()}
+	} else {
+		for _, t := range s.templates {
+			vals, ok := t.matchURI(uri)
+			if !ok {
+				continue
+			}
+			if !req.visible(auth.KindTemplate, t.def.URITemplate) || !req.visible(auth.KindResource, uri) {
+				break
+			}
+			h, scopes = t.handler, t.opts.scopes
+			u, values, args = t.request(vals)
+			break
+		}
+	}
+	if h == nil {
+		return nil, resourceNotFound(req, uri)
+	}
+	if err := req.scopeError(scopes); err != nil {
+		return nil, err
+	}
+	call := &Call{method: "resources/read", tool: uri, version: req.Version(), caps: req.caps, args: args, perRequest: req.perRequest()}
+	if err := req.attachRound(call); err != nil {
+		return nil, err
+	}
+	rec := newRecorder(s.maxResponse)
+	log := req.handler.cfg.logger
+	if p := rec.run(h, req.inProcess(call, http.MethodGet, u, nil, values)); p != nil {
+		log.Error("mcp: resource handler panicked", "uri", uri, "panic", p)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	if call.pending {
+		return s.pendingNonTool(req, call)
+	}
+	return s.contents(req, uri, rec)
+}
+
+// pendingNonTool answers RequireInput from a resource or prompt handler.
+func (s *Server) pendingNonTool(req *Request, call *Call) (any, error) {
+	if !call.perRequest {
+		return nil, NewError(CodeInternal, "This "+strings.TrimSuffix(strings.SplitN(call.method, "/", 2)[0], "s")+
+			" needs input from the client, which a server can only ask for over MCP 2026-07-28")
+	}
+	res, err := req.inputRequired(purposeTool, call.pendingState, call.pendingReqs, nil)
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			return nil, e
+		}
+		req.handler.cfg.logger.Error("mcp: invalid input request", "method", call.method, "target", call.tool, "err", err)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	return res, nil
+}
+
+func (rt route) path() string {
+	var b strings.Builder
+	for _, seg := range rt.segments {
+		b.WriteByte('/')
+		b.WriteString(seg.text)
+	}
+	return b.String()
+}
+
+// matchURI returns the decoded variables of uri, or ok false when it does
+// not match or a variable decodes to nothing usable as one path segment.
+func (t *template) matchURI(uri string) (map[string]string, bool) {
+	m := t.match.FindStringSubmatch(uri)
+	if m == nil {
+		return nil, false
+	}
+	vals := make(map[string]string, len(t.vars))
+	for i, name := range t.vars {
+		v, err := url.PathUnescape(m[i+1])
+		if err != nil || v == "" || v == "." || v == ".." || !utf8.ValidString(v) {
+			return nil, false
+		}
+		vals[name] = v
+	}
+	return vals, true
+}
+
+// request builds the route URL for decoded variables: path wildcards
+// escaped per segment, the other variables in the query.
+func (t *template) request(vals map[string]string) (*url.URL, []pathValue, json.RawMessage) {
+	var path, rawPath strings.Builder
+	var values []pathValue
+	for _, seg := range t.route.segments {
+		path.WriteByte('/')
+		rawPath.WriteByte('/')
+		if !seg.wildcard {
+			path.WriteString(seg.text)
+			rawPath.WriteString(seg.text)
+			continue
+		}
+		v := vals[seg.text]
+		path.WriteString(v)
+		rawPath.WriteString(escapeSegment(v))
+		values = append(values, pathValue{seg.text, v})
+	}
+	q := url.Values{}
+	fields := make([]string, 0, 2*len(t.vars))
+	for _, name := range t.vars {
+		if !t.inPath[name] {
+			q.Set(name, vals[name])
+		}
+		fields = append(fields, name, vals[name])
+	}
+	return &url.URL{Path: path.String(), RawPath: rawPath.String(), RawQuery: q.Encode()}, values, object(fields...)
+}
+
+// contents turns a route's answer into a read result.
+func (s *Server) contents(req *Request, uri string, rec *recorder) (any, error) {
+	log := req.handler.cfg.logger
+	switch {
+	case rec.over:
+		log.Error("mcp: resource response over the size limit", "uri", uri, "limit", rec.limit)
+		return nil, NewError(CodeInternal, "Internal error")
+	case rec.status == http.StatusUnauthorized, rec.status == http.StatusForbidden, rec.status == http.StatusNotFound, rec.status == http.StatusGone:
+		return nil, resourceNotFound(req, uri)
+	case rec.status >= 400 && rec.status < 500:
+		return nil, NewError(CodeInvalidParams, "The resource could not be read").WithData(map[string]any{"uri": uri, "status": rec.status})
+	case rec.status < 200 || rec.status >= 300:
+		log.Error("mcp: resource route failed", "uri", uri, "status", rec.status)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	body := rec.buf.Bytes()
+	mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type"))
+	if mt == ResourceContentsMediaType {
+		c, ok := ownContents(body)
+		if !ok {
+			log.Error("mcp: resource answered an invalid "+ResourceContentsMediaType+" body", "uri", uri)
+			return nil, NewError(CodeInternal, "Internal error")
+		}
+		return &ReadResourceResult{Contents: c}, nil
+	}
+	if mt == "" {
+		mt = "application/octet-stream"
+	}
+	fields := []string{"uri", uri, "mimeType", mt}
+	if isTextual(mt) && utf8.Valid(body) {
+		fields = append(fields, "text", string(body))
+	} else {
+		fields = append(fields, "blob", base64.StdEncoding.EncodeToString(body))
+	}
+	c := append([]byte{'['}, object(fields...)...)
+	return &ReadResourceResult{Contents: append(c, ']')}, nil
+}
+
+func isTextual(mt string) bool {
+	switch {
+	case strings.HasPrefix(mt, "text/"), strings.HasSuffix(mt, "+json"), strings.HasSuffix(mt, "+xml"):
+		return true
+	}
+	switch mt {
+	case "application/json", "application/xml", "application/javascript", "application/yaml", "application/x-yaml", "application/toml":
+		return true
+	}
+	return false
+}
+
+// ownContents checks a handler's {"contents": [...]}: a non-empty array of
+// objects, each with a string uri and a string text or blob.
+func ownContents(body []byte) (json.RawMessage, bool) {
+	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
+		return nil, false
+	}
+	c, ok := jsonrpc.Lookup(body, "contents")
+	if !ok || len(c) < 2 || c[0] != '[' {
+		return nil, false
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(c, &items) != nil || len(items) == 0 {
+		return nil, false
+	}
+	for _, it := range items {
+		u, ok := jsonrpc.Lookup(it, "uri")
+		if _, isStr := jsonrpc.String(u); !ok || !isStr {
+			return nil, false
+		}
+		t, hasText := jsonrpc.Lookup(it, "text")
+		b, hasBlob := jsonrpc.Lookup(it, "blob")
+		_, textStr := jsonrpc.String(t)
+		_, blobStr := jsonrpc.String(b)
+		if hasText == hasBlob || (hasText && !textStr) || (hasBlob && !blobStr) {
+			return nil, false
+		}
+	}
+	var out bytes.Buffer
+	_ = json.Compact(&out, c)
+	return out.Bytes(), true
+}
