@@ -80,3 +80,12 @@ func (c Content) render(f Features) json.RawMessage {
 	}
 	return c.raw
 }
+
+// MarshalJSON renders the block as revision 2025-06-18 and later send it,
+// so a handler writing a ToolResultMediaType body can use the builders.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if c.raw == nil {
+		return []byte("null"), nil
+	}
+	return c.raw, nil
+}

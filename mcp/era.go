@@ -45,7 +45,8 @@ type Request struct {
 	handler *Handler
 	caps    json.RawMessage
 
-	round *round // the opened requestState of a retry, nil otherwise
+	round  *round    // the opened requestState of a retry, nil otherwise
+	notify *notifier // nil unless the request may stream
 
 	principal *auth.Principal
 	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)

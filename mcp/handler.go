@@ -53,6 +53,7 @@ type handlerConfig struct {
 	clientKey   func(*http.Request) string
 	slots       chan struct{} // concurrency limit; nil when unlimited
 	replay      ReplayGuard
+	streaming   bool
 }
 
 // HandlerOption configures a Handler.
@@ -242,6 +243,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := &Request{http: r, msg: msg, meta: meta, version: version, server: h.server, handler: h, principal: principal}
+	if n := h.newNotifier(w, r, meta, version); n != nil {
+		req.notify, w = n, n.w
+	}
 	if h.cfg.auth != nil {
 		if missing := h.cfg.auth.Missing(principal, h.cfg.auth.MethodScopes(msg.Method)); missing != nil {
 			h.writeError(w, msg.ID, version, h.failure(h.cfg.auth.InsufficientScope(h.cfg.auth.MethodScopes(msg.Method))))
@@ -455,6 +459,12 @@ func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version,
 }
 
 func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte) {
+	if sw, ok := w.(*streamWriter); ok && sw.started {
+		// The status line went out with the first notification; the
+		// response is the stream's last event.
+		sw.event(body)
+		return
+	}
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonType
 	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}

@@ -1,0 +1,164 @@
+package mcp
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+)
+
+// WithStreaming lets a request that opts in receive the notifications its
+// handler emits while it runs — progress when the request carries
+// _meta.progressToken, log messages when a 2026-07-28 request names a
+// _meta log level — as a text/event-stream response that ends with the
+// request's own response. Requests that do not opt in, or whose Accept
+// does not admit text/event-stream, always get one JSON object, as does
+// every request without this option (the default). A stream never
+// carries a server-to-client request.
+func WithStreaming() HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
+}
+
+var logLevels = map[string]int{
+	"debug": 0, "info": 1, "notice": 2, "warning": 3,
+	"error": 4, "critical": 5, "alert": 6, "emergency": 7,
+}
+
+// notifier sends the notifications of one request, turning its response
+// into an event stream on the first one.
+type notifier struct {
+	mu       sync.Mutex
+	w        *streamWriter
+	token    json.RawMessage // progressToken, nil when progress was not asked
+	minLevel int             // lowest level to send; -1 when logs were not asked
+}
+
+// streamWriter is the response of a request that may stream.
+type streamWriter struct {
+	http.ResponseWriter
+	started bool
+	version Version
+}
+
+// newNotifier decides whether req may stream: the endpoint allows it, the
+// client accepts event streams, and the request asked for progress or
+// logs. It returns nil otherwise.
+func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byte, version Version) *notifier {
+	if !h.cfg.streaming || meta == nil || !acceptsEventStream(r) {
+		return nil
+	}
+	n := &notifier{minLevel: -1}
+	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && (tok[0] == '"' || tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) {
+		n.token = tok
+	}
+	if e := h.byVersion[version]; e != nil && e.PerRequest() {
+		if lv, ok := jsonrpc.Lookup(meta, metaLogLevel); ok {
+			if s, isStr := jsonrpc.String(lv); isStr {
+				if l, known := logLevels[s]; known {
+					n.minLevel = l
+				}
+			}
+		}
+	}
+	if n.token == nil && n.minLevel < 0 {
+		return nil
+	}
+	n.w = &streamWriter{ResponseWriter: w, version: version}
+	return n
+}
+
+const metaLogLevel = "io.modelcontextprotocol/logLevel"
+
+func acceptsEventStream(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// send writes one notification as an event, starting the stream first.
+func (n *notifier) send(method string, params []byte) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	b := make([]byte, 0, len(params)+64)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = appendString(b, method)
+	b = append(b, `,"params":`...)
+	b = append(b, params...)
+	b = append(b, '}')
+	n.w.event(b)
+}
+
+// event writes data as one SSE message event and flushes it.
+func (s *streamWriter) event(data []byte) {
+	if !s.started {
+		s.started = true
+		h := s.Header()
+		h["Content-Type"] = []string{"text/event-stream"}
+		h["Cache-Control"] = noStore
+		h.Del("Content-Length")
+		if s.version != "" {
+			h[protoHeader] = []string{string(s.version)}
+		}
+		s.ResponseWriter.WriteHeader(http.StatusOK)
+	}
+	buf := make([]byte, 0, len(data)+24)
+	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, data...)
+	buf = append(buf, "\n\n"...)
+	_, _ = s.ResponseWriter.Write(buf)
+	_ = http.NewResponseController(s.ResponseWriter).Flush()
+}
+
+// Progress reports how far the request has come (total 0 when unknown).
+// It returns false, sending nothing, unless the request asked for progress
+// (a progressToken) and the endpoint streams (WithStreaming). Values must
+// not decrease.
+func (c *Call) Progress(progress, total float64, message string) bool {
+	n := c.notify
+	if n == nil || n.token == nil {
+		return false
+	}
+	p := struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    float64         `json:"total,omitempty"`
+		Message  string          `json:"message,omitempty"`
+	}{n.token, progress, total, message}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return false
+	}
+	n.send("notifications/progress", b)
+	return true
+}
+
+// Log sends a log message (notifications/message) at level ("debug" to
+// "emergency") with data, any JSON value. It returns false, sending
+// nothing, unless a 2026-07-28 request named a log level at or below
+// level and the endpoint streams. Never log secrets: the client shows
+// these to people.
+func (c *Call) Log(level string, data any) bool {
+	n := c.notify
+	l, known := logLevels[level]
+	if n == nil || n.minLevel < 0 || !known || l < n.minLevel {
+		return false
+	}
+	p := struct {
+		Level string `json:"level"`
+		Data  any    `json:"data"`
+	}{level, data}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return false
+	}
+	n.send("notifications/message", b)
+	return true
+}

@@ -1,0 +1,220 @@
+package mcp_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+type streamFixture struct {
+	url       string
+	cancelled chan struct{}
+}
+
+func newStreamFixture(t testing.TB, opts ...mcp.HandlerOption) *streamFixture {
+	t.Helper()
+	f := &streamFixture{cancelled: make(chan struct{}, 1)}
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "work"}, "GET /work", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		sent := 0
+		for i := 0; i <= 2; i++ {
+			if call.Progress(float64(i*50), 100, fmt.Sprintf("step %d", i)) {
+				sent++
+			}
+		}
+		logged := []string{}
+		for _, lv := range []string{"debug", "info", "warning", "error"} {
+			if call.Log(lv, map[string]string{"msg": lv}) {
+				logged = append(logged, lv)
+			}
+		}
+		fmt.Fprintf(w, `{"progressSent":%d,"logged":%q}`, sent, strings.Join(logged, ","))
+	}))
+	srv.AddTool(mcp.Tool{Name: "wait"}, "GET /wait", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mcp.CallFromContext(r.Context()).Progress(1, 0, "started")
+		select {
+		case <-r.Context().Done():
+			f.cancelled <- struct{}{}
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	f.url = newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...))
+	return f
+}
+
+type streamed struct {
+	status int
+	header http.Header
+	events []map[string]any
+	body   string
+}
+
+func (f *streamFixture) post(t testing.TB, era mcp.Version, tool, metaExtra, accept string) streamed {
+	t.Helper()
+	meta := `"_meta":{` + metaExtra + `}`
+	if era == mcp.Version20260728 {
+		meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+		if metaExtra != "" {
+			meta += "," + metaExtra
+		}
+		meta += "}"
+	}
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"` + tool + `",` + meta + `}}`
+	req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(body))
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {accept}, "Mcp-Protocol-Version": {string(era)}}
+	if era == mcp.Version20260728 {
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", tool)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := streamed{status: resp.StatusCode, header: resp.Header}
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		b, _ := io.ReadAll(resp.Body)
+		out.body = string(b)
+		return out
+	}
+	sc := bufio.NewScanner(resp.Body)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			if event != "message" {
+				t.Errorf("event type %q", event)
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &m); err != nil {
+				t.Fatalf("event data %q: %v", line, err)
+			}
+			out.events = append(out.events, m)
+		case line == "":
+			event = ""
+		default:
+			t.Errorf("unexpected line %q", line)
+		}
+	}
+	return out
+}
+
+const bothAccept = "application/json, text/event-stream"
+
+// TestStreaming_OffUnlessOptedIn: without WithStreaming, without a
+// progressToken or log level, or without text/event-stream in Accept, the
+// answer is one JSON object and the handler is told nothing was sent.
+func TestStreaming_OffUnlessOptedIn(t *testing.T) {
+	t.Parallel()
+	off := newStreamFixture(t)
+	on := newStreamFixture(t, mcp.WithStreaming())
+	for _, era := range eras {
+		cases := []struct {
+			name   string
+			f      *streamFixture
+			meta   string
+			accept string
+		}{
+			{"endpoint without streaming", off, `"progressToken":"p1"`, bothAccept},
+			{"no opt-in", on, ``, bothAccept},
+			{"JSON-only Accept", on, `"progressToken":"p1"`, "application/json"},
+			{"invalid token", on, `"progressToken":{"x":1}`, bothAccept},
+		}
+		for _, c := range cases {
+			r := c.f.post(t, era, "work", c.meta, c.accept)
+			if r.status != 200 || r.header.Get("Content-Type") != "application/json" || !strings.Contains(r.body, `progressSent\":0`) {
+				t.Errorf("%s %s: %d %s %s", era, c.name, r.status, r.header.Get("Content-Type"), r.body)
+			}
+		}
+	}
+}
+
+func TestStreaming_Progress(t *testing.T) {
+	t.Parallel()
+	f := newStreamFixture(t, mcp.WithStreaming())
+	for _, era := range eras {
+		for _, token := range []string{`"tok-1"`, `42`} {
+			r := f.post(t, era, "work", `"progressToken":`+token, bothAccept)
+			if r.status != 200 || r.header.Get("Cache-Control") != "no-store" || r.header.Get("Mcp-Protocol-Version") != string(era) {
+				t.Fatalf("%s: %d %v", era, r.status, r.header)
+			}
+			if len(r.events) != 4 {
+				t.Fatalf("%s: %d events: %v", era, len(r.events), r.events)
+			}
+			for i, ev := range r.events[:3] {
+				p := ev["params"].(map[string]any)
+				tok, _ := json.Marshal(p["progressToken"])
+				if ev["method"] != "notifications/progress" || ev["id"] != nil || string(tok) != token || p["progress"] != float64(i*50) || p["total"] != float64(100) {
+					t.Errorf("%s event %d: %v", era, i, ev)
+				}
+			}
+			last := r.events[3]
+			if last["id"] != float64(9) || last["result"] == nil || last["method"] != nil {
+				t.Errorf("%s final event %v", era, last)
+			}
+			text := last["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]
+			if text != `{"progressSent":3,"logged":""}` {
+				t.Errorf("%s: %v", era, text)
+			}
+		}
+	}
+}
+
+func TestStreaming_Logs(t *testing.T) {
+	t.Parallel()
+	f := newStreamFixture(t, mcp.WithStreaming())
+	r := f.post(t, mcp.Version20260728, "work", `"io.modelcontextprotocol/logLevel":"warning"`, bothAccept)
+	if len(r.events) != 3 {
+		t.Fatalf("%d events: %v", len(r.events), r.events)
+	}
+	for i, lv := range []string{"warning", "error"} {
+		p := r.events[i]["params"].(map[string]any)
+		if r.events[i]["method"] != "notifications/message" || p["level"] != lv {
+			t.Errorf("event %d: %v", i, r.events[i])
+		}
+	}
+	// 2025 requests cannot name a log level: nothing is logged to them.
+	for _, era := range []mcp.Version{mcp.Version20250618, mcp.Version20250326} {
+		r := f.post(t, era, "work", `"io.modelcontextprotocol/logLevel":"debug"`, bothAccept)
+		if r.header.Get("Content-Type") != "application/json" || !strings.Contains(r.body, `logged\":\"\"`) {
+			t.Errorf("%s: %s", era, r.body)
+		}
+	}
+}
+
+// TestStreaming_DisconnectCancels: a client that goes away cancels the
+// handler's context.
+func TestStreaming_DisconnectCancels(t *testing.T) {
+	t.Parallel()
+	f := newStreamFixture(t, mcp.WithStreaming())
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":"w"}}}`
+	req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(body))
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {bothAccept}}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+	if line != "event: message\n" {
+		t.Fatalf("first line %q", line)
+	}
+	resp.Body.Close()
+	select {
+	case <-f.cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's context was not cancelled within 5 s of the disconnect")
+	}
+}
