@@ -39,12 +39,16 @@ func binding(req *mcp.Request) (mrtr.Binding, error) {
 }
 
 // openState verifies the requestState of a retry and hands it, with the
-// inputResponses, to the core. inputResponses without a requestState are
-// ignored: the server did not ask for them. Any failure is the one
+// inputResponses, to the core. inputResponses without a requestState go to
+// the core as unverified answers (the server may keep no state between
+// rounds); the core never counts them as a confirmation. Any failure is the one
 // "Invalid or expired requestState" answer; the reason is logged.
 func (e *Era) openState(req *mcp.Request) error {
 	raw, ok := req.Param("requestState")
 	if !ok {
+		if responses, has := req.Param("inputResponses"); has && mrtrMethods[req.Method()] {
+			return req.SetInputResponses(responses)
+		}
 		return nil
 	}
 	refuse := func(reason string) error {

@@ -111,8 +111,11 @@ func (c *Call) State() []byte {
 }
 
 // InputResponse returns the client's answer to the input request key of
-// the previous round, already checked for its shape. Answers to keys the
-// previous round did not ask are never returned.
+// the previous round, already checked for its shape. When the retry
+// carries the state of that round, answers to keys it did not ask are
+// dropped. A request may also carry inputResponses without any state
+// (State is then nil): they are passed on as sent, each an object, and the
+// handler treats them like any other client input.
 func (c *Call) InputResponse(key string) (json.RawMessage, bool) {
 	v, ok := c.answers[key]
 	return v, ok
@@ -122,7 +125,7 @@ func (c *Call) InputResponse(key string) (json.RawMessage, bool) {
 // round.
 func (c *Call) Elicitation(key string) (ElicitResult, bool) {
 	v, ok := c.answers[key]
-	if !ok || c.round.state.Keys[key] != "elicitation" {
+	if !ok || (c.round != nil && c.round.state.Keys[key] != "elicitation") || (c.round == nil && !validResponse("elicitation", v)) {
 		return ElicitResult{}, false
 	}
 	a, _ := jsonrpc.Lookup(v, "action")
@@ -229,7 +232,21 @@ func (s *Server) CallTool(req *Request) (any, error) {
 func (req *Request) attachRound(call *Call) error {
 	rd := req.round
 	if rd == nil {
-		return nil
+		if req.loose == nil {
+			return nil
+		}
+		call.answers = map[string]json.RawMessage{}
+		it := jsonrpc.NewIter(req.loose)
+		for {
+			k, v, ok := it.Next()
+			if !ok {
+				return nil
+			}
+			if !isObject(v) {
+				return invalidInputResponses(string(k))
+			}
+			call.answers[string(k)] = v
+		}
 	}
 	if rd.state.Purpose != purposeTool {
 		req.handler.cfg.logger.Warn("mcp: requestState refused", "reason", "wrong_purpose", "method", req.Method())

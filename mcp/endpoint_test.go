@@ -724,3 +724,28 @@ func TestLogs_NoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestEraSelection_InitializeNegotiates: initialize with a header naming a
+// revision this server does not serve (a newer client) is negotiated down,
+// while any other method with that header is refused.
+func TestEraSelection_InitializeNegotiates(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, hv := range []string{"2025-11-25", "2099-01-01"} {
+		c := call{id: "1", method: "initialize", params: `"protocolVersion":"` + hv + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}`,
+			header: map[string]string{"MCP-Protocol-Version": hv}}
+		r := f.do(t, c)
+		check(t, r, want{status: 200, id: "1", proto: "2025-06-18"})
+		if v := r.result(t)["protocolVersion"]; v != "2025-06-18" {
+			t.Errorf("%s: negotiated %v", hv, v)
+		}
+		r = f.do(t, call{method: "notifications/initialized", header: map[string]string{"MCP-Protocol-Version": hv}})
+		if r.status != 202 {
+			t.Errorf("%s notifications/initialized: %d %s", hv, r.status, r.raw)
+		}
+		r = f.do(t, call{id: "2", method: "tools/list", header: map[string]string{"MCP-Protocol-Version": hv}})
+		check(t, r, want{status: 400, code: -32022, id: "2"})
+		r = f.do(t, call{method: "notifications/cancelled", header: map[string]string{"MCP-Protocol-Version": hv}})
+		check(t, r, want{status: 400, code: -32022})
+	}
+}

@@ -45,8 +45,9 @@ type Request struct {
 	handler *Handler
 	caps    json.RawMessage
 
-	round  *round    // the opened requestState of a retry, nil otherwise
-	notify *notifier // nil unless the request may stream
+	round  *round          // the opened requestState of a retry, nil otherwise
+	loose  json.RawMessage // inputResponses sent without a requestState
+	notify *notifier       // nil unless the request may stream
 
 	principal *auth.Principal
 	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)

@@ -346,6 +346,8 @@ func parseError(e *jsonrpc.Error) *Error {
 //     revision; naming a per-request one without the _meta envelope is
 //     refused (-32602), never served by silently falling back.
 //   - Nothing names a revision: the default handshake revision (2025-06-18).
+//     So is a handshake message (initialize, notifications/initialized)
+//     whose header names an unknown revision: the handshake negotiates it.
 //
 // Any unknown revision, in the header or the envelope, is -32022 listing
 // every served revision.
@@ -384,6 +386,13 @@ func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version
 	}
 	if herr == nil {
 		era, ok := h.byVersion[Version(hv)]
+		if !ok && (msg.Method == "initialize" || msg.Method == "notifications/initialized") && h.legacyDflt != "" {
+			// The handshake negotiates the revision in its body; a header
+			// naming one this server does not know (a newer client's
+			// wish) must not stop it. notifications/initialized, its
+			// second half, carries nothing and runs nothing.
+			return h.byVersion[h.legacyDflt], h.legacyDflt, meta, nil
+		}
 		if !ok {
 			return nil, "", nil, h.unsupported(hv)
 		}

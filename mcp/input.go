@@ -242,6 +242,22 @@ func (r *Request) SetInputState(state []byte, nonce []byte, expires time.Time, i
 	return nil
 }
 
+// SetInputResponses hands the core the inputResponses of a request that
+// carries no requestState. A tool's handler still sees them (a server
+// that keeps no state between rounds may not need one), but they never
+// count as an answer to a question the server asked: a destructive tool's
+// confirmation ignores them.
+func (r *Request) SetInputResponses(inputResponses json.RawMessage) error {
+	if inputResponses == nil {
+		return nil
+	}
+	if !isObject(inputResponses) {
+		return invalidInputResponses("")
+	}
+	r.loose = inputResponses
+	return nil
+}
+
 // PerRequestEra reports whether the request's era is a per-request one
 // (2026-07-28), the only kind that can carry input requests.
 func (r *Request) perRequest() bool {

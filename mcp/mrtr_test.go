@@ -283,8 +283,17 @@ func TestMRTR_HandlerRoundTrip(t *testing.T) {
 	for _, responses := range []string{"", `{}`, `{"other":{"action":"accept"}}`} {
 		asInterim(t, rt{id: 4, name: "ask_name", caps: formCaps, state: state, responses: responses}.send(t, s.url))
 	}
-	// inputResponses without a state are ignored: the server never asked.
-	asInterim(t, rt{id: 5, name: "ask_name", caps: formCaps, responses: ok}.send(t, s.url))
+	// inputResponses without a state reach the handler as plain client
+	// input, with no state.
+	if res := asResult(t, rt{id: 5, name: "ask_name", caps: formCaps, responses: ok}.send(t, s.url)); res.Content[0].Text != `{"greeting":"Hello Ada","state":""}` {
+		t.Errorf("stateless answers: %+v", res)
+	}
+	for _, bad := range []string{`[]`, `{"name":"accept"}`} {
+		r := rt{id: 6, name: "ask_name", caps: formCaps, responses: bad}.send(t, s.url)
+		if r.status != 200 || r.code() != -32602 || r.msg.Error.Message != "Invalid inputResponses" {
+			t.Errorf("stateless %s: %d %s", bad, r.status, r.raw)
+		}
+	}
 
 	// Malformed inputResponses: -32602 in-band.
 	for _, bad := range []string{`[]`, `"x"`, `{"name":"accept"}`, `{"name":{"action":"maybe"}}`, `{"name":{}}`,

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite against examples/conformance, on
+# every wire it has:
+#   1. --requirements 2026-07-28                 every scored scenario must pass
+#   2. --requirements 2025-11-25                 with the listed expected failures
+#   3. --suite all --spec-version 2025-06-18     with the listed expected failures
+# Node 22 and the suite come from the npm registry into a cache
+# (MCPDUAL_CONFORMANCE_CACHE, default ~/.cache/mcpdual-conformance). The
+# fixture is started on a free loopback port and stopped by its PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUITE_VERSION=0.2.0-alpha.12
+NODE_VERSION=22.23.3
+CACHE="${MCPDUAL_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpdual-conformance}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpdual-conformance.XXXXXX")"
+mkdir -p "$CACHE"
+
+# --- Node: the suite needs fs.globSync, which arrived in Node 22.
+node_ok() { "$1" -e 'process.exit(typeof require("fs").globSync === "function" ? 0 : 1)' 2>/dev/null; }
+NODE="$(command -v node || true)"
+if [ -z "$NODE" ] || ! node_ok "$NODE"; then
+  case "$(uname -m)" in
+    x86_64|amd64) arch=x64 ;;
+    aarch64|arm64) arch=arm64 ;;
+    *) echo "conformance: no Node 22 package for $(uname -m)" >&2; exit 1 ;;
+  esac
+  NODE="$CACHE/node-$NODE_VERSION/node_modules/node-linux-$arch/bin/node"
+  if [ ! -x "$NODE" ]; then
+    echo "== installing Node $NODE_VERSION from the npm registry"
+    mkdir -p "$CACHE/node-$NODE_VERSION"
+    echo '{"private":true}' > "$CACHE/node-$NODE_VERSION/package.json"
+    npm install --prefix "$CACHE/node-$NODE_VERSION" --no-audit --no-fund --loglevel=error "node-linux-$arch@$NODE_VERSION"
+  fi
+fi
+node_ok "$NODE" || { echo "conformance: $NODE is not Node 22" >&2; exit 1; }
+
+CLI="$CACHE/suite-$SUITE_VERSION/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+if [ ! -f "$CLI" ]; then
+  echo "== installing @modelcontextprotocol/conformance@$SUITE_VERSION"
+  mkdir -p "$CACHE/suite-$SUITE_VERSION"
+  echo '{"private":true}' > "$CACHE/suite-$SUITE_VERSION/package.json"
+  npm install --prefix "$CACHE/suite-$SUITE_VERSION" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/conformance@$SUITE_VERSION"
+fi
+
+# --- The fixture, on a port the system picks, stopped by PID on exit.
+go build -o "$WORK/fixture" ./examples/conformance
+"$WORK/fixture" -addr 127.0.0.1:0 > "$WORK/fixture.out" 2> "$WORK/fixture.log" &
+FIXTURE_PID=$!
+trap 'kill "$FIXTURE_PID" 2>/dev/null || true; wait "$FIXTURE_PID" 2>/dev/null || true' EXIT
+URL=""
+for _ in $(seq 1 50); do # at most 10 s
+  URL="$(sed -n 's/^listening on //p' "$WORK/fixture.out" | head -n 1)"
+  [ -n "$URL" ] && break
+  kill -0 "$FIXTURE_PID" 2>/dev/null || { cat "$WORK/fixture.log" >&2; echo "conformance: the fixture exited" >&2; exit 1; }
+  sleep 0.2
+done
+[ -n "$URL" ] || { echo "conformance: the fixture did not start within 10 s" >&2; exit 1; }
+case "$URL" in http://127.0.0.1:*) ;; *) echo "conformance: not a loopback URL: $URL" >&2; exit 1 ;; esac
+echo "== fixture at $URL (pid $FIXTURE_PID)"
+
+# leg NAME [suite arguments...]: runs the suite once, prints one line per
+# scenario from its checks.json files, and a closing "N passed, N failed".
+leg() {
+  local name="$1"; shift
+  local out="$WORK/$name"
+  mkdir -p "$out"
+  echo
+  echo "== conformance leg: $name ($*)"
+  local rc=0
+  (cd "$out" && timeout 900 "$NODE" "$CLI" server --url "$URL" "$@" -o "$out") > "$out/cli.txt" 2>&1 || rc=$?
+  "$NODE" - "$out" <<'JS'
+const fs = require("fs"), path = require("path");
+const out = process.argv[2];
+const cli = fs.readFileSync(path.join(out, "cli.txt"), "utf8");
+// Scenarios a requirement set runs without scoring, as the CLI lists them.
+const unscored = new Set([...cli.matchAll(/^\s+\S\s+(\S+)\s+\((?:extension|pending|added-after-release)\)\s*$/gm)].map((m) => m[1]));
+const rows = [];
+for (const dir of fs.readdirSync(out).sort()) {
+  const m = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(dir);
+  const file = path.join(out, dir, "checks.json");
+  if (!m || !fs.existsSync(file)) continue;
+  const checks = JSON.parse(fs.readFileSync(file, "utf8"));
+  const count = (s) => checks.filter((c) => c.status === s).length;
+  const ok = checks.filter((c) => c.id !== "wire-schema-valid" && c.status === "SUCCESS").length;
+  const state = count("FAILURE") > 0 ? "FAIL" : ok > 0 ? "PASS" : count("WARNING") > 0 ? "WARN" : "SKIP";
+  const failed = checks.filter((c) => c.status === "FAILURE").map((c) => c.id);
+  rows.push({ name: m[1], state, scored: !unscored.has(m[1]),
+    text: `${state} ${m[1]} (${count("SUCCESS")} ok, ${count("FAILURE")} failed, ${count("WARNING")} warnings)` +
+      (failed.length ? ` failed: ${failed.join(" ")}` : "") + (unscored.has(m[1]) ? " [not scored]" : "") });
+}
+for (const r of rows) console.log(r.text);
+const scored = rows.filter((r) => r.scored);
+const n = (s) => scored.filter((r) => r.state === s).length;
+console.log(`${n("PASS")} passed, ${n("FAIL")} failed` + (n("WARN") ? `, ${n("WARN")} with warnings only` : "") + (n("SKIP") ? `, ${n("SKIP")} skipped` : ""));
+JS
+  grep -E '^(Total|Expected|Unexpected|Stale|.*baseline)' "$out/cli.txt" || true
+  if [ "$rc" -ne 0 ]; then
+    echo "conformance: leg $name failed (suite exit $rc); its output is in $out/cli.txt" >&2
+    tail -n 40 "$out/cli.txt" >&2
+    return 1
+  fi
+}
+
+leg 2026-07-28 --requirements 2026-07-28 | tee "$WORK/2026.txt"
+grep -qx '37 passed, 0 failed' "$WORK/2026.txt" || { echo "conformance: the 2026-07-28 leg must pass all 37 scored scenarios" >&2; exit 1; }
+leg 2025-11-25 --requirements 2025-11-25 --expected-failures "$PWD/examples/conformance/testdata/expected-failures-2025-11-25.yml"
+leg 2025-06-18 --suite all --spec-version 2025-06-18 --expected-failures "$PWD/examples/conformance/testdata/expected-failures-2025-06-18.yml"
+echo
+echo "== conformance: every leg as expected"

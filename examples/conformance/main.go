@@ -1,0 +1,184 @@
+// Command conformance is the fixture the official MCP conformance suite
+// runs against: every tool, resource, template, prompt and completion the
+// suite's scenarios name, on one endpoint serving 2026-07-28, 2025-06-18
+// and 2025-03-26, built only on the public API.
+//
+//	go run ./examples/conformance -addr 127.0.0.1:3001
+//
+// MCP is served at /mcp. The fixture keeps no state: scenarios that need a
+// session or a server-to-client request in the middle of a call are listed,
+// with their reasons, in testdata/expected-failures-*.yml.
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:3001", "listen address (loopback)")
+	flag.Parse()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{Handler: newApp(), ReadHeaderTimeout: 5 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	// The first line names the endpoint; with -addr 127.0.0.1:0 it says
+	// which port the system chose.
+	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+}
+
+// A 1x1 PNG and a short silent WAV.
+var (
+	pngData, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")
+	wavData, _ = base64.StdEncoding.DecodeString("UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA")
+)
+
+// result answers a tool call with content, as a handler written for MCP.
+func result(w http.ResponseWriter, isError bool, content ...mcp.Content) {
+	w.Header().Set("Content-Type", mcp.ToolResultMediaType)
+	_ = json.NewEncoder(w).Encode(struct {
+		Content []mcp.Content `json:"content"`
+		IsError bool          `json:"isError"`
+	}{content, isError})
+}
+
+func text(w http.ResponseWriter, s string) { result(w, false, mcp.TextContent(s)) }
+
+func schema(s string) json.RawMessage { return json.RawMessage(s) }
+
+var empty = schema(`{"type":"object"}`)
+
+// tool registers a tool served by its own handler function.
+func tool(srv *mcp.Server, mux *http.ServeMux, name, description string, input json.RawMessage, h http.HandlerFunc) {
+	route := "POST /tools/" + name
+	mux.HandleFunc(route, h)
+	srv.AddTool(mcp.Tool{Name: name, Description: description, InputSchema: input}, route, mux)
+}
+
+func newApp() http.Handler {
+	mux := http.NewServeMux()
+	srv := mcp.NewServer(mcp.Implementation{Name: "mcpdual-conformance", Title: "mcpdual conformance fixture", Version: "1.0.0"},
+		mcp.WithInstructions("Conformance fixture for the official MCP suite."))
+	addTools(srv, mux)
+	addInputTools(srv, mux)
+	addResources(srv, mux)
+	addPrompts(srv)
+	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithStreaming()))
+	return mux
+}
+
+func addTools(srv *mcp.Server, mux *http.ServeMux) {
+	tool(srv, mux, "test_simple_text", "Returns a simple text.", empty, func(w http.ResponseWriter, r *http.Request) {
+		text(w, "This is a simple text response for testing.")
+	})
+	tool(srv, mux, "test_image_content", "Returns an image.", empty, func(w http.ResponseWriter, r *http.Request) {
+		result(w, false, mcp.ImageContent(pngData, "image/png"))
+	})
+	tool(srv, mux, "test_audio_content", "Returns audio.", empty, func(w http.ResponseWriter, r *http.Request) {
+		result(w, false, mcp.AudioContent(wavData, "audio/wav"))
+	})
+	tool(srv, mux, "test_embedded_resource", "Returns an embedded resource.", empty, func(w http.ResponseWriter, r *http.Request) {
+		result(w, false, mcp.EmbeddedText("test://embedded-resource", "text/plain", "This is an embedded resource content."))
+	})
+	tool(srv, mux, "test_multiple_content_types", "Returns text, an image and a resource.", empty, func(w http.ResponseWriter, r *http.Request) {
+		result(w, false, mcp.TextContent("Multiple content types test:"), mcp.ImageContent(pngData, "image/png"),
+			mcp.EmbeddedText("test://mixed-content-resource", "application/json", `{"test":"data","value":123}`))
+	})
+	tool(srv, mux, "test_tool_with_logging", "Logs while it runs.", empty, func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+			if i > 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
+			call.Log("info", msg)
+		}
+		text(w, "Tool with logging executed successfully")
+	})
+	tool(srv, mux, "test_logging_tool", "Logs only when the request asked for logs.", empty, func(w http.ResponseWriter, r *http.Request) {
+		mcp.CallFromContext(r.Context()).Log("info", "test_logging_tool ran")
+		text(w, "Logging tool executed")
+	})
+	tool(srv, mux, "test_tool_with_progress", "Reports progress.", empty, func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		for i, p := range []float64{0, 50, 100} {
+			if i > 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
+			call.Progress(p, 100, fmt.Sprintf("Completed step %d of 3", i+1))
+		}
+		text(w, "Tool with progress executed successfully")
+	})
+	tool(srv, mux, "test_streaming_elicitation", "Streams progress and never sends a request on the stream.", empty, func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		for i, p := range []float64{0, 50, 100} {
+			if i > 0 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			call.Progress(p, 100, "working")
+		}
+		text(w, "Streaming completed without server-to-client requests")
+	})
+	tool(srv, mux, "test_error_handling", "Always fails.", empty, func(w http.ResponseWriter, r *http.Request) {
+		result(w, true, mcp.TextContent("This tool intentionally returns an error for testing"))
+	})
+	tool(srv, mux, "test_reconnection", "Answers at once (a stateless server keeps no event store).", empty, func(w http.ResponseWriter, r *http.Request) {
+		text(w, "Reconnection test completed")
+	})
+	tool(srv, mux, "test_trigger_tool_change", "A stateless server's tool list never changes.", empty, func(w http.ResponseWriter, r *http.Request) {
+		text(w, "The tool list of this server is fixed")
+	})
+	tool(srv, mux, "test_trigger_prompt_change", "A stateless server's prompt list never changes.", empty, func(w http.ResponseWriter, r *http.Request) {
+		text(w, "The prompt list of this server is fixed")
+	})
+	tool(srv, mux, "test_x_mcp_header", "Mirrors its region argument into Mcp-Param-Region.",
+		schema(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`),
+		func(w http.ResponseWriter, r *http.Request) {
+			var args struct{ Region string }
+			_ = json.NewDecoder(r.Body).Decode(&args)
+			text(w, "Region: "+args.Region)
+		})
+	tool(srv, mux, "json_schema_2020_12_tool", "Keeps a JSON Schema 2020-12 input schema verbatim.", schema(`{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"type": "object",
+		"$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+		"properties": {
+			"name": {"type": "string"},
+			"address": {"$ref": "#/$defs/address"},
+			"contactMethod": {"type": "string", "enum": ["email", "phone"]},
+			"email": {"type": "string"},
+			"phone": {"type": "string"}
+		},
+		"allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+		"if": {"properties": {"contactMethod": {"const": "email"}}},
+		"then": {"required": ["email"]},
+		"else": {"required": ["phone"]},
+		"additionalProperties": false
+	}`), func(w http.ResponseWriter, r *http.Request) { text(w, "ok") })
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestInventory checks that the fixture lists every name the suite's
+// scenarios call, in both eras: a missing one makes a scenario "not
+// testable".
+func TestInventory(t *testing.T) {
+	ts := httptest.NewServer(newApp())
+	defer ts.Close()
+	want := map[string][]string{
+		"tools": {"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types",
+			"test_tool_with_logging", "test_tool_with_progress", "test_error_handling", "test_sampling", "test_elicitation",
+			"test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "json_schema_2020_12_tool", "test_reconnection",
+			"test_missing_capability", "test_streaming_elicitation", "test_logging_tool", "test_trigger_tool_change",
+			"test_trigger_prompt_change", "test_x_mcp_header", "test_input_required_result_elicitation",
+			"test_input_required_result_sampling", "test_input_required_result_list_roots", "test_input_required_result_request_state",
+			"test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
+			"test_input_required_result_tampered_state", "test_input_required_result_capabilities"},
+		"resources":         {"test://static-text", "test://static-binary", "test://watched-resource"},
+		"resourceTemplates": {"test://template/{id}/data"},
+		"prompts": {"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image",
+			"test_input_required_result_prompt"},
+	}
+	methods := map[string]string{"tools": "tools/list", "resources": "resources/list", "resourceTemplates": "resources/templates/list", "prompts": "prompts/list"}
+	for _, era := range []string{"2026-07-28", "2025-06-18"} {
+		for kind, names := range want {
+			body := `{"jsonrpc":"2.0","id":1,"method":"` + methods[kind] + `"}`
+			if era == "2026-07-28" {
+				body = `{"jsonrpc":"2.0","id":1,"method":"` + methods[kind] + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			}
+			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("MCP-Protocol-Version", era)
+			if era == "2026-07-28" {
+				req.Header.Set("Mcp-Method", methods[kind])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out struct {
+				Result map[string][]map[string]any `json:"result"`
+			}
+			json.NewDecoder(resp.Body).Decode(&out)
+			resp.Body.Close()
+			got := map[string]bool{}
+			for _, item := range out.Result[kind] {
+				for _, key := range []string{"name", "uri", "uriTemplate"} {
+					if s, ok := item[key].(string); ok && (key != "name" || kind == "tools" || kind == "prompts") {
+						got[s] = true
+					}
+				}
+			}
+			var missing []string
+			for _, n := range names {
+				if !got[n] {
+					missing = append(missing, n)
+				}
+			}
+			sort.Strings(missing)
+			if len(missing) > 0 {
+				t.Errorf("%s %s: missing %v", era, kind, missing)
+			}
+		}
+	}
+}
