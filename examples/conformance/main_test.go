@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mcpdual/mcpdual/mcp/mcptest"
 )
 
 // TestInventory checks that the fixture lists every name the suite's
@@ -72,3 +74,6 @@ func TestInventory(t *testing.T) {
 		}
 	}
 }
+
+// TestBattery runs the public test kit against the fixture.
+func TestBattery(t *testing.T) { mcptest.Run(t, newApp()) }

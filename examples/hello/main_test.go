@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpdual/mcpdual/mcp/mcptest"
 )
 
 func post(t *testing.T, url string, headers map[string]string, body string) (int, map[string]any) {
@@ -106,3 +108,6 @@ func TestHelloConfirmedDelete(t *testing.T) {
 		t.Errorf("note still there after the confirmed delete: %d", resp.StatusCode)
 	}
 }
+
+// TestBattery runs the public test kit against the example.
+func TestBattery(t *testing.T) { mcptest.Run(t, newApp()) }

@@ -1,0 +1,486 @@
+package mcptest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// Client speaks one MCP revision to an endpoint the way a correct client
+// does: the 2026-07-28 _meta envelope and routing headers (with the base64
+// sentinel where a value needs it, and the Mcp-Param-* headers a tool
+// declares), or the 2025 initialize handshake followed by the negotiated
+// MCP-Protocol-Version; and, for tools/call, prompts/get and
+// resources/read, the multi round-trip retries. A Client is safe for
+// concurrent use.
+type Client struct {
+	version mcp.Version
+	send    func(*http.Request) (*http.Response, error)
+	url     string
+	caps    json.RawMessage
+	info    json.RawMessage
+	extra   http.Header
+	answer  func(key string, req InputRequest) (json.RawMessage, bool)
+
+	mu         sync.Mutex
+	id         int
+	negotiated mcp.Version
+	params     map[string][]headers.Param // tool name -> its Mcp-Param-* headers
+}
+
+// Option configures a Client.
+type Option interface{ apply(*Client) }
+
+type optionFunc func(*Client)
+
+func (f optionFunc) apply(c *Client) { f(c) }
+
+// WithCapabilities sets the clientCapabilities a 2026-07-28 request
+// declares (default {}) and the capabilities of a 2025 initialize.
+func WithCapabilities(caps json.RawMessage) Option {
+	return optionFunc(func(c *Client) { c.caps = append(json.RawMessage(nil), caps...) })
+}
+
+// WithHeader adds a header to every request, such as Authorization.
+func WithHeader(name, value string) Option {
+	return optionFunc(func(c *Client) { c.extra.Add(name, value) })
+}
+
+// WithAnswers answers input requests during multi round-trip calls: it gets
+// each request's key and content and returns the answer to send, or false
+// to leave it unanswered (the call then ends with the input_required
+// result).
+func WithAnswers(f func(key string, req InputRequest) (json.RawMessage, bool)) Option {
+	return optionFunc(func(c *Client) { c.answer = f })
+}
+
+// InputRequest is one request of an input_required result.
+type InputRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// New returns a Client of revision v calling h in-process.
+func New(h http.Handler, v mcp.Version, opts ...Option) *Client {
+	send := func(r *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Result(), nil
+	}
+	return newClient("http://localhost/mcp", send, v, opts)
+}
+
+// Dial returns a Client of revision v for the endpoint at url.
+func Dial(url string, v mcp.Version, opts ...Option) *Client {
+	return newClient(url, http.DefaultClient.Do, v, opts)
+}
+
+func newClient(url string, send func(*http.Request) (*http.Response, error), v mcp.Version, opts []Option) *Client {
+	c := &Client{version: v, send: send, url: url, caps: json.RawMessage(`{}`),
+		info: json.RawMessage(`{"name":"mcptest","version":"1.0.0"}`), extra: http.Header{}}
+	for _, o := range opts {
+		o.apply(c)
+	}
+	return c
+}
+
+// Response is what the endpoint answered.
+type Response struct {
+	Status int
+	Header http.Header
+	// ID, Result and Error come from the JSON-RPC response (the last event
+	// of a stream).
+	ID     json.RawMessage
+	Result json.RawMessage
+	Error  *Error
+	// Notifications holds the notifications that preceded the response on
+	// an event stream.
+	Notifications []json.RawMessage
+	// Raw is the body as received.
+	Raw []byte
+}
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    mcp.Code        `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
+
+// ResultType returns the result's resultType ("" when absent).
+func (r *Response) ResultType() string {
+	var v struct {
+		ResultType string `json:"resultType"`
+	}
+	_ = json.Unmarshal(r.Result, &v)
+	return v.ResultType
+}
+
+func (c *Client) nextID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.id++
+	return c.id
+}
+
+// Version returns the revision in use: the one given to New, or on 2025
+// eras the one initialize negotiated.
+func (c *Client) Version() mcp.Version {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.negotiated != "" {
+		return c.negotiated
+	}
+	return c.version
+}
+
+func (c *Client) modern() bool { return c.version.Compare(mcp.Version20260728) >= 0 }
+
+// Initialize runs the 2025 handshake (initialize, then
+// notifications/initialized) and keeps the negotiated revision. Call
+// runs it on first use; call it yourself to inspect its response.
+func (c *Client) Initialize(ctx context.Context) (*Response, error) {
+	if c.modern() {
+		return nil, errors.New("mcptest: revision " + string(c.version) + " has no initialize")
+	}
+	params := map[string]any{"protocolVersion": c.version, "capabilities": c.caps, "clientInfo": c.info}
+	res, err := c.post(ctx, "initialize", params, true)
+	if err != nil || res.Error != nil {
+		return res, err
+	}
+	var r struct {
+		ProtocolVersion mcp.Version `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(res.Result, &r)
+	c.mu.Lock()
+	c.negotiated = r.ProtocolVersion
+	c.mu.Unlock()
+	if _, err := c.post(ctx, "notifications/initialized", nil, false); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Call sends one request with params (any value that marshals to a JSON
+// object, or nil) and returns the response. On 2025 revisions it runs the
+// handshake first if it has not run.
+func (c *Client) Call(ctx context.Context, method string, params any) (*Response, error) {
+	if !c.modern() && method != "initialize" {
+		c.mu.Lock()
+		done := c.negotiated != ""
+		c.mu.Unlock()
+		if !done {
+			if res, err := c.Initialize(ctx); err != nil || res.Error != nil {
+				return res, errors.Join(errors.New("mcptest: initialize failed"), err)
+			}
+		}
+	}
+	return c.post(ctx, method, params, true)
+}
+
+// Notify sends a notification (a message without id).
+func (c *Client) Notify(ctx context.Context, method string, params any) (*Response, error) {
+	return c.post(ctx, method, params, false)
+}
+
+// CallTool calls a tool and follows the multi round-trip retries: while
+// the result is input_required and WithAnswers answers its requests, it
+// retries with a new id, the answers and the echoed requestState (at most
+// 8 rounds).
+func (c *Client) CallTool(ctx context.Context, name string, args any) (*Response, error) {
+	params := map[string]any{"name": name}
+	if args != nil {
+		params["arguments"] = args
+	}
+	return c.rounds(ctx, "tools/call", params)
+}
+
+// GetPrompt gets a prompt, following retries like CallTool.
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*Response, error) {
+	params := map[string]any{"name": name}
+	if args != nil {
+		params["arguments"] = args
+	}
+	return c.rounds(ctx, "prompts/get", params)
+}
+
+// ReadResource reads a resource, following retries like CallTool.
+func (c *Client) ReadResource(ctx context.Context, uri string) (*Response, error) {
+	return c.rounds(ctx, "resources/read", map[string]any{"uri": uri})
+}
+
+func (c *Client) rounds(ctx context.Context, method string, params map[string]any) (*Response, error) {
+	for round := 0; ; round++ {
+		res, err := c.Call(ctx, method, params)
+		if err != nil || res.Error != nil || res.ResultType() != "input_required" || c.answer == nil || round == 7 {
+			return res, err
+		}
+		var ir struct {
+			InputRequests map[string]InputRequest `json:"inputRequests"`
+			RequestState  *string                 `json:"requestState"`
+		}
+		if err := json.Unmarshal(res.Result, &ir); err != nil {
+			return res, err
+		}
+		answers := map[string]json.RawMessage{}
+		for key, req := range ir.InputRequests {
+			a, ok := c.answer(key, req)
+			if !ok {
+				return res, nil
+			}
+			answers[key] = a
+		}
+		next := map[string]any{}
+		for k, v := range params {
+			if k != "inputResponses" && k != "requestState" {
+				next[k] = v
+			}
+		}
+		next["inputResponses"] = answers
+		if ir.RequestState != nil {
+			next["requestState"] = *ir.RequestState
+		}
+		params = next
+	}
+}
+
+// post sends one message. Requests get an id; 2026-07-28 messages get the
+// _meta envelope and routing headers.
+func (c *Client) post(ctx context.Context, method string, params any, withID bool) (*Response, error) {
+	obj := map[string]json.RawMessage{}
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &obj); err != nil {
+			return nil, errors.New("mcptest: params must marshal to a JSON object")
+		}
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	if c.modern() {
+		meta := map[string]json.RawMessage{}
+		if m, ok := obj["_meta"]; ok {
+			_ = json.Unmarshal(m, &meta)
+		}
+		meta["io.modelcontextprotocol/protocolVersion"], _ = json.Marshal(c.version)
+		meta["io.modelcontextprotocol/clientCapabilities"] = c.caps
+		meta["io.modelcontextprotocol/clientInfo"] = c.info
+		obj["_meta"], _ = json.Marshal(meta)
+		h.Set(headers.ProtocolVersion, string(c.version))
+		h.Set(headers.Method, method)
+		if err := c.routingHeaders(ctx, h, method, obj); err != nil {
+			return nil, err
+		}
+	} else if v := c.Version(); method != "initialize" {
+		h.Set(headers.ProtocolVersion, string(v))
+	}
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if withID {
+		msg["id"] = c.nextID()
+	}
+	if len(obj) > 0 {
+		msg["params"] = obj
+	}
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	return c.Send(ctx, h, body)
+}
+
+// routingHeaders sets Mcp-Name and the Mcp-Param-* headers of a 2026
+// request.
+func (c *Client) routingHeaders(ctx context.Context, h http.Header, method string, obj map[string]json.RawMessage) error {
+	member := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}[method]
+	if member == "" {
+		return nil
+	}
+	var name string
+	if json.Unmarshal(obj[member], &name) != nil {
+		return nil
+	}
+	h.Set(headers.Name, headers.Encode(name))
+	if method != "tools/call" {
+		return nil
+	}
+	params, err := c.headerParams(ctx, name)
+	if err != nil {
+		return err
+	}
+	for _, p := range params {
+		v, ok := lookup(obj["arguments"], p.Path)
+		if !ok || string(v) == "null" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v) // integers and booleans as written
+		}
+		h.Set(p.Header, headers.Encode(s))
+	}
+	return nil
+}
+
+func lookup(obj json.RawMessage, path []string) (json.RawMessage, bool) {
+	cur := obj
+	for _, k := range path {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(cur, &m) != nil {
+			return nil, false
+		}
+		v, ok := m[k]
+		if !ok {
+			return nil, false
+		}
+		cur = v
+	}
+	return cur, true
+}
+
+// headerParams learns, once, which Mcp-Param-* headers each tool declares.
+func (c *Client) headerParams(ctx context.Context, tool string) ([]headers.Param, error) {
+	c.mu.Lock()
+	known := c.params
+	c.mu.Unlock()
+	if known == nil {
+		known = map[string][]headers.Param{}
+		cursor := ""
+		for page := 0; page < 100; page++ {
+			var p any
+			if cursor != "" {
+				p = map[string]string{"cursor": cursor}
+			}
+			res, err := c.post(ctx, "tools/list", p, true)
+			if err != nil {
+				return nil, err
+			}
+			if res.Error != nil {
+				break // no tools capability: nothing to mirror
+			}
+			var list struct {
+				Tools []struct {
+					Name        string         `json:"name"`
+					InputSchema map[string]any `json:"inputSchema"`
+				} `json:"tools"`
+				NextCursor string `json:"nextCursor"`
+			}
+			if err := json.Unmarshal(res.Result, &list); err != nil {
+				return nil, err
+			}
+			for _, t := range list.Tools {
+				ps, err := headers.ParseAnnotations(t.InputSchema)
+				if err != nil {
+					continue // a client leaves such a tool's headers out
+				}
+				known[t.Name] = ps
+			}
+			if cursor = list.NextCursor; cursor == "" {
+				break
+			}
+		}
+		c.mu.Lock()
+		c.params = known
+		c.mu.Unlock()
+	}
+	return known[tool], nil
+}
+
+// Send posts body with exactly the headers h (plus those of WithHeader)
+// and decodes the answer, a JSON object or an event stream. Use it to send
+// what a correct client never would.
+func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = h.Clone()
+	for k, vs := range c.extra {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	resp, err := c.send(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	res := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	msgs := [][]byte{raw}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		msgs = events(raw)
+	}
+	for _, m := range msgs {
+		if len(bytes.TrimSpace(m)) == 0 {
+			continue
+		}
+		var env struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  *Error          `json:"error"`
+		}
+		if err := json.Unmarshal(m, &env); err != nil {
+			return res, fmt.Errorf("mcptest: the response is not JSON: %q", truncate(m))
+		}
+		if env.Method != "" && env.ID == nil {
+			res.Notifications = append(res.Notifications, append(json.RawMessage(nil), m...))
+			continue
+		}
+		res.ID, res.Result, res.Error = env.ID, env.Result, env.Error
+	}
+	return res, nil
+}
+
+// events returns the data of each event of an event stream.
+func events(raw []byte) [][]byte {
+	var out [][]byte
+	var data []byte
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if data != nil {
+				out = append(out, data)
+				data = nil
+			}
+		case strings.HasPrefix(line, "data:"):
+			if data != nil {
+				data = append(data, '\n')
+			}
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")...)
+		}
+	}
+	if data != nil {
+		out = append(out, data)
+	}
+	return out
+}
+
+func truncate(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
