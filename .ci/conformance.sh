@@ -11,29 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUITE_VERSION=0.2.0-alpha.12
-NODE_VERSION=22.23.3
 CACHE="${MCPDUAL_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpdual-conformance}"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpdual-conformance.XXXXXX")"
 mkdir -p "$CACHE"
 
-# --- Node: the suite needs fs.globSync, which arrived in Node 22.
-node_ok() { "$1" -e 'process.exit(typeof require("fs").globSync === "function" ? 0 : 1)' 2>/dev/null; }
-NODE="$(command -v node || true)"
-if [ -z "$NODE" ] || ! node_ok "$NODE"; then
-  case "$(uname -m)" in
-    x86_64|amd64) arch=x64 ;;
-    aarch64|arm64) arch=arm64 ;;
-    *) echo "conformance: no Node 22 package for $(uname -m)" >&2; exit 1 ;;
-  esac
-  NODE="$CACHE/node-$NODE_VERSION/node_modules/node-linux-$arch/bin/node"
-  if [ ! -x "$NODE" ]; then
-    echo "== installing Node $NODE_VERSION from the npm registry"
-    mkdir -p "$CACHE/node-$NODE_VERSION"
-    echo '{"private":true}' > "$CACHE/node-$NODE_VERSION/package.json"
-    npm install --prefix "$CACHE/node-$NODE_VERSION" --no-audit --no-fund --loglevel=error "node-linux-$arch@$NODE_VERSION"
-  fi
-fi
-node_ok "$NODE" || { echo "conformance: $NODE is not Node 22" >&2; exit 1; }
+# --- Node 22 (the suite needs fs.globSync).
+NODE="$(bash .ci/node.sh)"
 
 CLI="$CACHE/suite-$SUITE_VERSION/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 if [ ! -f "$CLI" ]; then
@@ -44,20 +27,8 @@ if [ ! -f "$CLI" ]; then
 fi
 
 # --- The fixture, on a port the system picks, stopped by PID on exit.
-go build -o "$WORK/fixture" ./examples/conformance
-"$WORK/fixture" -addr 127.0.0.1:0 > "$WORK/fixture.out" 2> "$WORK/fixture.log" &
-FIXTURE_PID=$!
-trap 'kill "$FIXTURE_PID" 2>/dev/null || true; wait "$FIXTURE_PID" 2>/dev/null || true' EXIT
-URL=""
-for _ in $(seq 1 50); do # at most 10 s
-  URL="$(sed -n 's/^listening on //p' "$WORK/fixture.out" | head -n 1)"
-  [ -n "$URL" ] && break
-  kill -0 "$FIXTURE_PID" 2>/dev/null || { cat "$WORK/fixture.log" >&2; echo "conformance: the fixture exited" >&2; exit 1; }
-  sleep 0.2
-done
-[ -n "$URL" ] || { echo "conformance: the fixture did not start within 10 s" >&2; exit 1; }
-case "$URL" in http://127.0.0.1:*) ;; *) echo "conformance: not a loopback URL: $URL" >&2; exit 1 ;; esac
-echo "== fixture at $URL (pid $FIXTURE_PID)"
+source .ci/fixture.sh
+start_fixture "$WORK"
 
 # leg NAME [suite arguments...]: runs the suite once, prints one line per
 # scenario from its checks.json files, and a closing "N passed, N failed".

@@ -5,7 +5,8 @@
 //
 //	go run ./examples/conformance -addr 127.0.0.1:3001
 //
-// MCP is served at /mcp. The fixture keeps no state: scenarios that need a
+// MCP is served at /mcp, and at /mcp-2025-03-26 for revision 2025-03-26
+// only (for clients that always ask for a newer one). The fixture keeps no state: scenarios that need a
 // session or a server-to-client request in the middle of a call are listed,
 // with their reasons, in testdata/expected-failures-*.yml.
 package main
@@ -91,6 +92,9 @@ func newApp() http.Handler {
 	addResources(srv, mux)
 	addPrompts(srv)
 	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithStreaming()))
+	// The same server for clients that can only be steered to revision
+	// 2025-03-26 by a server that offers nothing newer.
+	mux.Handle("/mcp-2025-03-26", mcp.NewHandler(srv, []mcp.Era{era2025.New(era2025.WithVersions(mcp.Version20250326))}, mcp.WithStreaming()))
 	return mux
 }
 

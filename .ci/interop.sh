@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Full sessions of published MCP client SDKs against examples/conformance
+# on loopback: the go-sdk client (all three revisions), the TypeScript SDK
+# v2 client (2026-07-28 with a multi round-trip call) and the TypeScript
+# SDK v1 client (2025-06-18 and 2025-03-26). The clients live under
+# internal/interop, in their own Go module and npm package, so the library
+# itself depends on none of them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpdual-interop.XXXXXX")"
+NODE="$(bash .ci/node.sh)"
+
+source .ci/fixture.sh
+start_fixture "$WORK"
+
+echo
+echo "== go-sdk v1.8.0 client"
+(cd internal/interop/goclient && go run . "$URL")
+
+echo
+echo "== TypeScript SDK clients (npm ci)"
+(cd internal/interop/node && npm ci --no-audit --no-fund --loglevel=error)
+echo "== TypeScript SDK v2 client (@modelcontextprotocol/client@2.4.0)"
+(cd internal/interop/node && timeout 120 "$NODE" v2.mjs "$URL")
+echo "== TypeScript SDK v1 client (@modelcontextprotocol/sdk@1.32.2)"
+(cd internal/interop/node && timeout 120 "$NODE" v1.mjs "$URL")
+echo
+echo "== interop: every client session succeeded"

@@ -1,0 +1,83 @@
+// Command goclient drives a full session of the published go-sdk client
+// (github.com/modelcontextprotocol/go-sdk) against an mcpdual endpoint in
+// each revision both speak: 2026-07-28 through server/discover, 2025-06-18
+// and 2025-03-26 through initialize. It prints a transcript and exits
+// non-zero on the first surprise.
+//
+//	go run . http://127.0.0.1:PORT/mcp
+//
+// It lives in its own module so that the library's go.mod never depends on
+// another MCP SDK.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	if len(os.Args) != 2 || !strings.HasPrefix(os.Args[1], "http://127.0.0.1:") {
+		fmt.Fprintln(os.Stderr, "usage: goclient http://127.0.0.1:PORT/mcp")
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, v := range []string{"2026-07-28", "2025-06-18", "2025-03-26"} {
+		if err := session(ctx, os.Args[1], v); err != nil {
+			fmt.Fprintf(os.Stderr, "go-sdk client, %s: %v\n", v, err)
+			os.Exit(1)
+		}
+	}
+	fmt.Println("go-sdk client: all sessions succeeded")
+}
+
+func session(ctx context.Context, url, version string) error {
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpdual-interop-go", Version: "1.0.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Gopher"}}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer cs.Close()
+	got := cs.InitializeResult().ProtocolVersion
+	fmt.Printf("[go-sdk %s] connected, server %s, revision %s\n", version, cs.InitializeResult().ServerInfo.Name, got)
+	if got != version {
+		return fmt.Errorf("negotiated %s, asked %s", got, version)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("tools/list: %w", err)
+	}
+	fmt.Printf("[go-sdk %s] tools/list: %d tools\n", version, len(tools.Tools))
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text", Arguments: map[string]any{}})
+	if err != nil || res.IsError || len(res.Content) != 1 {
+		return fmt.Errorf("tools/call test_simple_text: %v %+v", err, res)
+	}
+	fmt.Printf("[go-sdk %s] tools/call test_simple_text: %q\n", version, res.Content[0].(*mcp.TextContent).Text)
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/42/data"})
+	if err != nil || len(read.Contents) != 1 || !strings.Contains(read.Contents[0].Text, "42") {
+		return fmt.Errorf("resources/read: %v %+v", err, read)
+	}
+	fmt.Printf("[go-sdk %s] resources/read: %s\n", version, strings.TrimSpace(read.Contents[0].Text))
+	prompt, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments", Arguments: map[string]string{"arg1": "a", "arg2": "b"}})
+	if err != nil || len(prompt.Messages) != 1 {
+		return fmt.Errorf("prompts/get: %v %+v", err, prompt)
+	}
+	fmt.Printf("[go-sdk %s] prompts/get: %q\n", version, prompt.Messages[0].Content.(*mcp.TextContent).Text)
+	if version == "2026-07-28" {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_elicitation", Arguments: map[string]any{}})
+		if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "Hello, Gopher!" {
+			return fmt.Errorf("multi round-trip call: %v %+v", err, res)
+		}
+		fmt.Printf("[go-sdk %s] multi round-trip tools/call: %q\n", version, res.Content[0].(*mcp.TextContent).Text)
+	}
+	return nil
+}
