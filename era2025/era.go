@@ -101,13 +101,18 @@ type initializeResult struct {
 }
 
 type capabilities struct {
-	Tools       *listChanged `json:"tools,omitempty"`
-	Resources   *struct{}    `json:"resources,omitempty"`
-	Prompts     *struct{}    `json:"prompts,omitempty"`
-	Completions *struct{}    `json:"completions,omitempty"`
+	Tools       *listChanged  `json:"tools,omitempty"`
+	Resources   *resourceCaps `json:"resources,omitempty"`
+	Prompts     *listChanged  `json:"prompts,omitempty"`
+	Completions *struct{}     `json:"completions,omitempty"`
 }
 
 type listChanged struct {
+	ListChanged bool `json:"listChanged"`
+}
+
+type resourceCaps struct {
+	Subscribe   bool `json:"subscribe"`
 	ListChanged bool `json:"listChanged"`
 }
 
@@ -141,12 +146,13 @@ func (e *Era) initialize(req *mcp.Request) (any, error) {
 		// list_changed notifications.
 		res.Capabilities.Tools = &listChanged{}
 	}
-	// Neither subscribe nor listChanged: nothing is ever pushed.
+	// subscribe and listChanged are said false outright: nothing is ever
+	// pushed, and a client must not wait for it.
 	if srv.HasResources() {
-		res.Capabilities.Resources = &struct{}{}
+		res.Capabilities.Resources = &resourceCaps{}
 	}
 	if srv.HasPrompts() {
-		res.Capabilities.Prompts = &struct{}{}
+		res.Capabilities.Prompts = &listChanged{}
 	}
 	if srv.HasCompletions() {
 		res.Capabilities.Completions = &struct{}{}

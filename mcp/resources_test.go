@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -149,6 +150,7 @@ func newRPFixture(t testing.TB, opts ...mcp.HandlerOption) *rpFixture {
 		call.RequireInput([]byte("p1"), mcp.ElicitForm("user_context", "Context?", json.RawMessage(`{"type":"object","properties":{"c":{"type":"string"}}}`)))
 		return nil, nil
 	})
+	opts = append([]mcp.HandlerOption{mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
 	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...))
 	t.Cleanup(ts.Close)
 	f.url = ts.URL
@@ -517,7 +519,7 @@ func TestCapabilities_Advertised(t *testing.T) {
 	t.Parallel()
 	f := newRPFixture(t)
 	r := f.rpc(t, mcp.Version20250618, "initialize", `"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}`)
-	if got := string(r.field(t, "capabilities")); got != `{"resources":{},"prompts":{},"completions":{}}` {
+	if got := string(r.field(t, "capabilities")); got != `{"resources":{"subscribe":false,"listChanged":false},"prompts":{"listChanged":false},"completions":{}}` {
 		t.Errorf("initialize: %s", got)
 	}
 	r = f.rpc(t, mcp.Version20260728, "server/discover", "")
