@@ -482,7 +482,7 @@ func (t *tool) result(req *Request, rec *recorder, f Features) (*CallToolResult,
 	switch {
 	case status >= 200 && status < 300:
 	case status >= 400 && status < 500:
-		text := string(body)
+		text := string(bytes.TrimRight(body, "\r\n"))
 		if len(bytes.TrimSpace(body)) == 0 {
 			text = strconv.Itoa(status) + " " + http.StatusText(status)
 		}

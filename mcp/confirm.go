@@ -22,7 +22,8 @@ func WithoutConfirmation() ItemOption {
 
 // ConfirmWith sets how the confirmation question of a destructive tool is
 // written. prepare runs before the question is asked, with the call's
-// arguments; it should read what the call would change through the host's
+// arguments and a context carrying the caller's verified identity
+// (auth.FromContext, auth.WorkspaceFromContext); it should read what the call would change through the host's
 // own storage or routes (side-effect free), so that the message shows
 // server data and not what the client claims, and so that nobody is asked
 // to confirm something that would be refused anyway. An error ends the call
@@ -143,7 +144,7 @@ func (s *Server) askConfirmation(req *Request, t *tool, call *Call) (any, error)
 	}
 	msg := "Confirm " + Quote(title) + ": this changes or deletes data and may not be undoable."
 	if t.opts.prepare != nil {
-		m, err := t.opts.prepare(req.http.Context(), call)
+		m, err := t.opts.prepare(req.identityContext(req.http.Context()), call)
 		if err != nil {
 			return textResult("Not executed: "+sanitize(err.Error(), 300), true), nil
 		}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/mcpdual/mcpdual/auth"
+)
+
+// Scopes of the Autonomous Inbox.
+const (
+	scopeRead  = "inbox:read"
+	scopeWrite = "inbox:write"
+)
+
+// account is what a development token stands for. A real deployment
+// verifies JWTs from its authorization server instead.
+type account struct {
+	subject    string
+	org        string
+	workspaces []string
+	scopes     []string
+}
+
+var devAccounts = map[string]account{
+	"dev-admin":  {"admin@acme.test", "org_acme", []string{"ws_acme_prod", "ws_acme_staging"}, []string{scopeRead, scopeWrite}},
+	"dev-writer": {"writer@globex.test", "org_globex", []string{"ws_globex"}, []string{scopeRead, scopeWrite}},
+	"dev-reader": {"reader@globex.test", "org_globex", []string{"ws_globex"}, []string{scopeRead}},
+}
+
+// devVerifier accepts the development tokens, issued for resource.
+func devVerifier(resource string) auth.TokenVerifier {
+	return auth.VerifierFunc(func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
+		a, ok := devAccounts[token]
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.Principal{
+			Issuer: "https://login.inbox.test", Subject: a.subject, ClientID: "dev",
+			Audience: []string{resource}, Scopes: a.scopes, ExpiresAt: time.Now().Add(time.Hour),
+			Claims: map[string]any{"org": a.org},
+		}, nil
+	})
+}
+
+// workspaces resolves X-Workspace-Id among the principal's workspaces: the
+// only one when there is one, otherwise the header is required. A
+// workspace of another organization and one that does not exist get the
+// same answer.
+var workspaces = auth.WorkspaceFunc(func(ctx context.Context, p *auth.Principal, requested string) (string, error) {
+	var mine []string
+	for _, a := range devAccounts {
+		if a.subject == p.Subject {
+			mine = a.workspaces
+		}
+	}
+	switch {
+	case requested == "" && len(mine) == 1:
+		return mine[0], nil
+	case requested == "":
+		return "", auth.ErrWorkspaceRequired
+	case slices.Contains(mine, requested):
+		return requested, nil
+	}
+	return "", auth.ErrWorkspaceForbidden
+})
+
+// identity is who a REST handler acts for.
+type identity struct {
+	principal *auth.Principal
+	workspace string
+}
+
+// requireIdentity gives /api/v1 handlers a verified identity: the one the
+// MCP endpoint put in the context of an in-process call, or, for a direct
+// REST request, one established here from the same bearer token. The
+// context key is unexported, so no request can forge the first case.
+func requireIdentity(a *auth.Authenticator, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if auth.FromContext(r.Context()) != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		p, f := a.Authenticate(r)
+		if f == nil {
+			var ws string
+			ws, f = a.ResolveWorkspace(r.Context(), p, r)
+			if f == nil {
+				ctx := auth.NewWorkspaceContext(auth.NewContext(r.Context(), p), ws)
+				next.ServeHTTP(w, r.WithContext(ctx))
+				return
+			}
+		}
+		if f.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", f.Challenge)
+		}
+		writeError(w, f.Status, f.Reason, f.Message)
+	})
+}
+
+func identityOf(r *http.Request) identity {
+	ws, _ := auth.WorkspaceFromContext(r.Context())
+	return identity{principal: auth.FromContext(r.Context()), workspace: ws}
+}
+
+// can reports whether the caller's token grants scope; the routes check
+// it themselves, whoever calls them.
+func (id identity) can(scope string) bool {
+	return id.principal != nil && slices.Contains(id.principal.Scopes, scope)
+}

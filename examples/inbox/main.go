@@ -1,0 +1,69 @@
+// Command inbox is the Autonomous Inbox reference server: a multi-tenant
+// REST API (/api/v1: emails, inboxes, webhooks, jobs) over an in-memory
+// store, and the same API as MCP tools, resources and prompts at /mcp,
+// serving MCP 2026-07-28, 2025-06-18 and 2025-03-26 on one endpoint.
+//
+//	go run ./examples/inbox            # 127.0.0.1:8080
+//	go run ./examples/inbox -addr 127.0.0.1:9090
+//
+// Development tokens (printed at start): dev-admin (organization Acme, two
+// workspaces, all scopes: send X-Workspace-Id), dev-writer and dev-reader
+// (organization Globex, one workspace; the reader has read scopes only).
+// The seed data has the same ids on every start; see the README.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address (loopback)")
+	flag.Parse()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	a := newApp(base + "/mcp")
+	defer a.close()
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ctx.Done()
+		// In-flight requests finish; new connections are refused.
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	fmt.Printf(`Autonomous Inbox
+  MCP endpoint:  %[1]s/mcp
+  REST API:      %[1]s/api/v1
+  Development tokens (Authorization: Bearer <token>):
+    dev-admin   Acme, workspaces ws_acme_prod and ws_acme_staging, read+write (send X-Workspace-Id)
+    dev-writer  Globex, workspace ws_globex, read+write
+    dev-reader  Globex, workspace ws_globex, read only
+`, base)
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+	<-done
+}
