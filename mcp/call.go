@@ -311,26 +311,13 @@ func textResult(text string, isError bool) *CallToolResult {
 // path safely.
 func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
 	args := call.args
-	var path, rawPath strings.Builder
-	var values []pathValue
-	for _, seg := range t.route.segments {
-		path.WriteByte('/')
-		rawPath.WriteByte('/')
-		if !seg.wildcard {
-			path.WriteString(seg.text)
-			rawPath.WriteString(seg.text)
-			continue
-		}
-		v, _ := jsonrpc.Lookup(args, seg.text)
-		val, ok := scalarText(v)
-		if !ok || val == "" || val == "." || val == ".." {
-			return nil, "Invalid argument " + seg.text + ": it must be a non-empty string or integer naming one item"
-		}
-		path.WriteString(val)
-		rawPath.WriteString(escapeSegment(val))
-		values = append(values, pathValue{seg.text, val})
+	u, values, bad := t.route.fill(func(name string) (string, bool) {
+		v, _ := jsonrpc.Lookup(args, name)
+		return scalarText(v)
+	})
+	if bad != "" {
+		return nil, "Invalid argument " + bad + ": it must be a non-empty string or integer naming one item"
 	}
-	u := &url.URL{Path: path.String(), RawPath: rawPath.String()}
 	var body []byte
 	switch t.route.method {
 	case http.MethodGet, http.MethodHead, http.MethodDelete:
@@ -375,6 +362,30 @@ func (req *Request) inProcess(call *Call, method string, u *url.URL, body []byte
 }
 
 type pathValue struct{ name, value string }
+
+// fill builds the route's path with each wildcard's value escaped as one
+// segment (value gives it by name). A value that is missing, empty, "." or
+// ".." could not name one item: fill returns the wildcard's name as bad.
+func (rt route) fill(value func(name string) (string, bool)) (u *url.URL, values []pathValue, bad string) {
+	var path, rawPath strings.Builder
+	for _, seg := range rt.segments {
+		path.WriteByte('/')
+		rawPath.WriteByte('/')
+		if !seg.wildcard {
+			path.WriteString(seg.text)
+			rawPath.WriteString(seg.text)
+			continue
+		}
+		v, ok := value(seg.text)
+		if !ok || v == "" || v == "." || v == ".." {
+			return nil, nil, seg.text
+		}
+		path.WriteString(v)
+		rawPath.WriteString(escapeSegment(v))
+		values = append(values, pathValue{seg.text, v})
+	}
+	return &url.URL{Path: path.String(), RawPath: rawPath.String()}, values, ""
+}
 
 // escapeSegment percent-encodes everything but RFC 3986 unreserved
 // characters, so "/", "%", "?" and "#" stay inside the one segment.

@@ -21,36 +21,64 @@ type ListToolsResult struct {
 // With WithAuth the list holds only the tools the caller may use: those
 // its token's scopes grant and the permission rule allows.
 func (s *Server) ListTools(req *Request) (*ListToolsResult, error) {
-	tools := s.tools
-	if req.handler.cfg.auth != nil {
-		if _, err := req.Workspace(); err != nil {
-			return nil, err
-		}
-		tools = make([]*tool, 0, len(s.tools))
-		for _, t := range s.tools {
-			if req.usable(t.opts.scopes) && req.visible(auth.KindTool, t.def.Name) {
-				tools = append(tools, t)
-			}
-		}
-	}
-	start, err := s.pageStart(req, "tools", len(tools))
+	items, next, err := listPage(s, req, "tools", s.tools)
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.pageSize, len(tools))
-	modern := FeaturesOf(req.Version()).Titles
-	res := &ListToolsResult{Tools: make([]json.RawMessage, 0, end-start)}
-	for _, t := range tools[start:end] {
-		if modern {
-			res.Tools = append(res.Tools, t.modern)
-		} else {
-			res.Tools = append(res.Tools, t.legacy)
+	return &ListToolsResult{Tools: items, NextCursor: next}, nil
+}
+
+// listed is a registered item that lists show: tools, resources,
+// templates and prompts.
+type listed interface {
+	// access names the item for the permission rule and gives its scopes.
+	access() (kind, name string, scopes []string)
+	// shapes returns its definition for 2025-06-18 and later, and for
+	// 2025-03-26.
+	shapes() (modern, legacy json.RawMessage)
+}
+
+func (t *tool) access() (string, string, []string)         { return auth.KindTool, t.def.Name, t.opts.scopes }
+func (t *tool) shapes() (json.RawMessage, json.RawMessage) { return t.modern, t.legacy }
+
+// listPage returns one page of the items the caller may use (its token
+// grants their scopes and the permission rule allows them), in
+// registration order and in the shape of the request's revision, with the
+// cursor of the next page ("" after the last).
+func listPage[T listed](s *Server, req *Request, kind string, all []T) ([]json.RawMessage, string, error) {
+	if _, err := req.Workspace(); err != nil {
+		return nil, "", err
+	}
+	items := all
+	if req.handler.cfg.auth != nil {
+		items = make([]T, 0, len(all))
+		for _, it := range all {
+			k, name, scopes := it.access()
+			if req.usable(scopes) && req.visible(k, name) {
+				items = append(items, it)
+			}
 		}
 	}
-	if end < len(tools) {
-		res.NextCursor = s.cursor("tools", end)
+	start, err := s.pageStart(req, kind, len(items))
+	if err != nil {
+		return nil, "", err
 	}
-	return res, nil
+	end := min(start+s.pageSize, len(items))
+	modern := FeaturesOf(req.Version()).Titles
+	out := make([]json.RawMessage, 0, end-start)
+	for _, it := range items[start:end] {
+		m, l := it.shapes()
+		if modern {
+			out = append(out, m)
+		} else {
+			out = append(out, l)
+		}
+	}
+	next := ""
+	if end < len(items) {
+		next = s.cursor(kind, end)
+	}
+	return out, next, nil
 }
 
 func (s *Server) pageStart(req *Request, kind string, n int) (int, error) {

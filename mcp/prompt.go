@@ -166,30 +166,17 @@ type GetPromptResult struct {
 
 // ListPrompts answers prompts/list: the prompts the caller may use.
 func (s *Server) ListPrompts(req *Request) (*ListPromptsResult, error) {
-	if _, err := req.Workspace(); err != nil {
-		return nil, err
-	}
-	var items []*prompt
-	for _, p := range s.prompts {
-		if req.usable(p.opts.scopes) && req.visible(auth.KindPrompt, p.def.Name) {
-			items = append(items, p)
-		}
-	}
-	start, err := s.pageStart(req, "prompts", len(items))
+	items, next, err := listPage(s, req, "prompts", s.prompts)
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.pageSize, len(items))
-	modern := FeaturesOf(req.Version()).Titles
-	res := &ListPromptsResult{Prompts: make([]json.RawMessage, 0, end-start)}
-	for _, p := range items[start:end] {
-		res.Prompts = append(res.Prompts, pick(modern, p.modern, p.legacy))
-	}
-	if end < len(items) {
-		res.NextCursor = s.cursor("prompts", end)
-	}
-	return res, nil
+	return &ListPromptsResult{Prompts: items, NextCursor: next}, nil
 }
+
+func (p *prompt) access() (string, string, []string) {
+	return auth.KindPrompt, p.def.Name, p.opts.scopes
+}
+func (p *prompt) shapes() (json.RawMessage, json.RawMessage) { return p.modern, p.legacy }
 
 func unknownPrompt(name string) *Error {
 	if len(name) > 128 {
@@ -488,7 +475,8 @@ func (s *Server) promptFromRoute(req *Request, p *prompt, call *Call, args map[s
 	for k, v := range args {
 		q.Set(k, v)
 	}
-	u := &url.URL{Path: p.route.path(), RawQuery: q.Encode()}
+	u, _, _ := p.route.fill(nil) // no wildcards
+	u.RawQuery = q.Encode()
 	rec := newRecorder(s.maxResponse)
 	log := req.handler.cfg.logger
 	if v := rec.run(p.handler, req.inProcess(call, http.MethodGet, u, nil, nil)); v != nil {

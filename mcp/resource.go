@@ -270,64 +270,30 @@ type ReadResourceResult struct {
 // ListResources answers resources/list: the fixed resources the caller may
 // read, in registration order, a page at a time.
 func (s *Server) ListResources(req *Request) (*ListResourcesResult, error) {
-	if _, err := req.Workspace(); err != nil {
-		return nil, err
-	}
-	var items []*resource
-	for _, r := range s.resources {
-		if req.usable(r.opts.scopes) && req.visible(auth.KindResource, r.def.URI) {
-			items = append(items, r)
-		}
-	}
-	start, err := s.pageStart(req, "resources", len(items))
+	items, next, err := listPage(s, req, "resources", s.resources)
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.pageSize, len(items))
-	modern := FeaturesOf(req.Version()).Titles
-	res := &ListResourcesResult{Resources: make([]json.RawMessage, 0, end-start)}
-	for _, r := range items[start:end] {
-		res.Resources = append(res.Resources, pick(modern, r.modern, r.legacy))
-	}
-	if end < len(items) {
-		res.NextCursor = s.cursor("resources", end)
-	}
-	return res, nil
+	return &ListResourcesResult{Resources: items, NextCursor: next}, nil
 }
 
 // ListResourceTemplates answers resources/templates/list.
 func (s *Server) ListResourceTemplates(req *Request) (*ListResourceTemplatesResult, error) {
-	if _, err := req.Workspace(); err != nil {
-		return nil, err
-	}
-	var items []*template
-	for _, t := range s.templates {
-		if req.usable(t.opts.scopes) && req.visible(auth.KindTemplate, t.def.URITemplate) {
-			items = append(items, t)
-		}
-	}
-	start, err := s.pageStart(req, "templates", len(items))
+	items, next, err := listPage(s, req, "templates", s.templates)
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.pageSize, len(items))
-	modern := FeaturesOf(req.Version()).Titles
-	res := &ListResourceTemplatesResult{ResourceTemplates: make([]json.RawMessage, 0, end-start)}
-	for _, t := range items[start:end] {
-		res.ResourceTemplates = append(res.ResourceTemplates, pick(modern, t.modern, t.legacy))
-	}
-	if end < len(items) {
-		res.NextCursor = s.cursor("templates", end)
-	}
-	return res, nil
+	return &ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}, nil
 }
 
-func pick(modern bool, m, l json.RawMessage) json.RawMessage {
-	if modern {
-		return m
-	}
-	return l
+func (r *resource) access() (string, string, []string) {
+	return auth.KindResource, r.def.URI, r.opts.scopes
 }
+func (r *resource) shapes() (json.RawMessage, json.RawMessage) { return r.modern, r.legacy }
+func (t *template) access() (string, string, []string) {
+	return auth.KindTemplate, t.def.URITemplate, t.opts.scopes
+}
+func (t *template) shapes() (json.RawMessage, json.RawMessage) { return t.modern, t.legacy }
 
 // resourceNotFound is -32002 on the 2025 eras and -32602 on 2026-07-28,
 // which forbids -32002; both carry the URI.
@@ -369,7 +335,7 @@ func (s *Server) ReadResource(req *Request) (any, error) {
 	args := json.RawMessage(`{}`)
 	if r, ok := s.byURI[uri]; ok && req.visible(auth.KindResource, uri) {
 		h, scopes = r.handler, r.opts.scopes
-		u = &url.URL{Path: r.route.path()}
+		u, _, _ = r.route.fill(nil) // no wildcards
 	} else {
 		for _, t := range s.templates {
 			vals, ok := t.matchURI(uri)
@@ -423,15 +389,6 @@ func (s *Server) pendingNonTool(req *Request, call *Call) (any, error) {
 	return res, nil
 }
 
-func (rt route) path() string {
-	var b strings.Builder
-	for _, seg := range rt.segments {
-		b.WriteByte('/')
-		b.WriteString(seg.text)
-	}
-	return b.String()
-}
-
 // matchURI returns the decoded variables of uri, or ok false when it does
 // not match or a variable decodes to nothing usable as one path segment.
 func (t *template) matchURI(uri string) (map[string]string, bool) {
@@ -453,21 +410,8 @@ func (t *template) matchURI(uri string) (map[string]string, bool) {
 // request builds the route URL for decoded variables: path wildcards
 // escaped per segment, the other variables in the query.
 func (t *template) request(vals map[string]string) (*url.URL, []pathValue, json.RawMessage) {
-	var path, rawPath strings.Builder
-	var values []pathValue
-	for _, seg := range t.route.segments {
-		path.WriteByte('/')
-		rawPath.WriteByte('/')
-		if !seg.wildcard {
-			path.WriteString(seg.text)
-			rawPath.WriteString(seg.text)
-			continue
-		}
-		v := vals[seg.text]
-		path.WriteString(v)
-		rawPath.WriteString(escapeSegment(v))
-		values = append(values, pathValue{seg.text, v})
-	}
+	// matchURI has refused every value fill could refuse.
+	u, values, _ := t.route.fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok })
 	q := url.Values{}
 	fields := make([]string, 0, 2*len(t.vars))
 	for _, name := range t.vars {
@@ -476,7 +420,8 @@ func (t *template) request(vals map[string]string) (*url.URL, []pathValue, json.
 		}
 		fields = append(fields, name, vals[name])
 	}
-	return &url.URL{Path: path.String(), RawPath: rawPath.String(), RawQuery: q.Encode()}, values, object(fields...)
+	u.RawQuery = q.Encode()
+	return u, values, object(fields...)
 }
 
 // contents turns a route's answer into a read result.
