@@ -412,18 +412,6 @@ func TestMRTR_Capabilities(t *testing.T) {
 	}
 }
 
-type mrtrClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *mrtrClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *mrtrClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 func ring(t testing.TB, ids ...string) *mrtr.Ring {
 	t.Helper()
 	var keys []mrtr.Key
@@ -439,7 +427,7 @@ func ring(t testing.TB, ids ...string) *mrtr.Ring {
 
 func TestMRTR_Expiry(t *testing.T) {
 	t.Parallel()
-	clk := &mrtrClock{t: time.Now()}
+	clk := &fakeClock{t: time.Now()}
 	s := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(ring(t, "k1"), mrtr.WithClock(clk.now))})
 	in := asInterim(t, rt{name: "ask_name", caps: formCaps}.send(t, s.url))
 	ok := rt{id: 2, name: "ask_name", caps: formCaps, state: quoteJSON(in.RequestState), responses: `{"name":{"action":"accept","content":{"name":"Ada"}}}`}

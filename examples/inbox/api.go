@@ -64,6 +64,20 @@ func allowed(w http.ResponseWriter, r *http.Request, scope string) (identity, bo
 	return id, true
 }
 
+// getOne answers one record of the caller's workspace, or 404.
+func getOne[T any](w http.ResponseWriter, r *http.Request, what string, find func(ws, id string) (T, bool)) {
+	id, ok := allowed(w, r, scopeRead)
+	if !ok {
+		return
+	}
+	v, found := find(id.workspace, r.PathValue("id"))
+	if !found {
+		notFound(w, what)
+		return
+	}
+	writeJSON(w, http.StatusOK, envelope{Data: v})
+}
+
 var emailStatuses = map[string]bool{"": true, "received": true, "processed": true, "failed": true}
 
 func (a *api) listEmails(w http.ResponseWriter, r *http.Request) {
@@ -97,18 +111,7 @@ func (a *api) listEmails(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, envelope{Data: emails, Meta: m})
 }
 
-func (a *api) getEmail(w http.ResponseWriter, r *http.Request) {
-	id, ok := allowed(w, r, scopeRead)
-	if !ok {
-		return
-	}
-	e, found := a.store.email(id.workspace, r.PathValue("id"))
-	if !found {
-		notFound(w, "email")
-		return
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: e})
-}
+func (a *api) getEmail(w http.ResponseWriter, r *http.Request) { getOne(w, r, "email", a.store.email) }
 
 // reprocess queues the email for processing again and answers 202 with
 // the job; an Idempotency-Key repeats the first answer.
@@ -145,18 +148,7 @@ func (a *api) listInboxes(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, envelope{Data: a.store.listInboxes(id.workspace), Meta: &meta{}})
 }
 
-func (a *api) getInbox(w http.ResponseWriter, r *http.Request) {
-	id, ok := allowed(w, r, scopeRead)
-	if !ok {
-		return
-	}
-	ib, found := a.store.inbox(id.workspace, r.PathValue("id"))
-	if !found {
-		notFound(w, "inbox")
-		return
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: ib})
-}
+func (a *api) getInbox(w http.ResponseWriter, r *http.Request) { getOne(w, r, "inbox", a.store.inbox) }
 
 var address = regexp.MustCompile(`^[^@\s]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}$`)
 
@@ -200,16 +192,7 @@ func (a *api) listWebhooks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) getWebhook(w http.ResponseWriter, r *http.Request) {
-	id, ok := allowed(w, r, scopeRead)
-	if !ok {
-		return
-	}
-	wh, found := a.store.webhook(id.workspace, r.PathValue("id"))
-	if !found {
-		notFound(w, "webhook")
-		return
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: wh})
+	getOne(w, r, "webhook", a.store.webhook)
 }
 
 func (a *api) testWebhook(w http.ResponseWriter, r *http.Request) {
@@ -252,18 +235,7 @@ func (a *api) rotate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, envelope{Data: map[string]any{"webhook": wh, "secret": secret}})
 }
 
-func (a *api) getJob(w http.ResponseWriter, r *http.Request) {
-	id, ok := allowed(w, r, scopeRead)
-	if !ok {
-		return
-	}
-	j, found := a.store.job(id.workspace, r.PathValue("id"))
-	if !found {
-		notFound(w, "job")
-		return
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: j})
-}
+func (a *api) getJob(w http.ResponseWriter, r *http.Request) { getOne(w, r, "job", a.store.job) }
 
 const gettingStartedText = `# Autonomous Inbox over MCP
 
