@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
-
-	"golang.org/x/crypto/chacha20poly1305"
 )
 
 // Limits on the encoded state. Inbound state is refused by length before
@@ -150,18 +148,17 @@ func (s *Sealer) Seal(b Binding, payload []byte) (state string, nonce [NonceByte
 		return "", nonce, err
 	}
 	k := s.ring.keys[0]
-	header := make([]byte, 0, 2+len(k.id)+chacha20poly1305.NonceSizeX)
+	// Layout: version | id length | id | what the key's algorithm appends
+	// (IV or salt, ciphertext, tag). The version and key id are
+	// authenticated as associated data.
+	header := make([]byte, 0, 2+len(k.id)+64+len(pt))
 	header = append(header, formatVersion, byte(len(k.id)))
 	header = append(header, k.id...)
-	iv := make([]byte, chacha20poly1305.NonceSizeX)
-	if _, err := rand.Read(iv); err != nil {
+	// dst and the associated data must not share memory.
+	out, err := k.alg.seal(header, pt, bytes.Clone(header))
+	if err != nil {
 		return "", nonce, err
 	}
-	// Layout: version | id length | id | 24-byte IV | ciphertext+tag. The
-	// version and key id are authenticated as associated data.
-	out := make([]byte, 0, len(header)+len(iv)+len(pt)+chacha20poly1305.Overhead)
-	out = append(append(out, header...), iv...)
-	out = k.aead.Seal(out, iv, pt, header)
 	if base64.RawURLEncoding.EncodedLen(len(out)) > MaxMintBytes {
 		return "", nonce, errors.New("mrtr: state larger than 4 KiB; keep the payload small")
 	}
@@ -182,16 +179,17 @@ func (s *Sealer) Open(b Binding, state string) (*Opened, error) {
 		return nil, refuse("bad_format")
 	}
 	idLen := int(raw[1])
-	if len(raw) < 2+idLen+chacha20poly1305.NonceSizeX+chacha20poly1305.Overhead {
+	if len(raw) < 2+idLen {
 		return nil, refuse("malformed")
 	}
-	aead, ok := s.ring.find(string(raw[2 : 2+idLen]))
+	alg, ok := s.ring.find(string(raw[2 : 2+idLen]))
 	if !ok {
 		return nil, refuse("unknown_key")
 	}
-	aad := raw[:2+idLen]
-	iv := raw[2+idLen : 2+idLen+chacha20poly1305.NonceSizeX]
-	pt, err := aead.Open(nil, iv, raw[2+idLen+chacha20poly1305.NonceSizeX:], aad)
+	pt, err := alg.open(raw[2+idLen:], raw[:2+idLen])
+	if errors.Is(err, errShort) {
+		return nil, refuse("malformed")
+	}
 	if err != nil {
 		return nil, refuse("bad_tag")
 	}
