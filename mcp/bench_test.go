@@ -2,8 +2,14 @@ package mcp_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"testing"
+
+	"github.com/mcpdual/mcpdual/auth"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/ratelimit"
 )
 
 // discardWriter is a minimal ResponseWriter so the benchmark measures the
@@ -19,7 +25,10 @@ func (w *discardWriter) WriteHeader(s int)           { w.status = s }
 func (w *discardWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
 
 func benchCall(b *testing.B, headers map[string]string, body string) {
-	h := goldenServer()
+	benchHandler(b, goldenServer(), headers, body)
+}
+
+func benchHandler(b *testing.B, h http.Handler, headers map[string]string, body string) {
 	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range headers {
@@ -62,4 +71,25 @@ func BenchmarkToolsCall(b *testing.B) {
 
 func BenchmarkToolsList(b *testing.B) {
 	benchCall(b, map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+}
+
+// BenchmarkToolsCallSecured is BenchmarkToolsCall on 2026-07-28 behind
+// bearer authentication, a per-principal rate limit and a concurrency
+// bound: what the security features cost per call.
+func BenchmarkToolsCallSecured(b *testing.B) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /greetings/{name}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"greeting":"Hello!"}`))
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "greet", InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)},
+		"GET /greetings/{name}", mux, mcp.RequireScopes("mcp:read"))
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithAuth(a),
+		mcp.WithRateLimit(ratelimit.NewMemory(1e9, 1<<30)), mcp.WithMaxConcurrent(64))
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	benchHandler(b, h, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "greet",
+		"Authorization": "Bearer " + tokAlice},
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},`+meta+`}}`)
 }
