@@ -468,12 +468,16 @@ func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version,
 }
 
 func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte) {
-	if sw, ok := w.(*streamWriter); ok && sw.started {
-		// The status line went out with the first notification; the
-		// response is the stream's last event.
-		sw.event(body)
+	if sw, ok := w.(*streamWriter); ok {
+		// If the status line went out with a notification, the response
+		// is the stream's last event.
+		sw.finish(body, func() { writeJSON(sw.ResponseWriter, status, version, body) })
 		return
 	}
+	writeJSON(w, status, version, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, version Version, body []byte) {
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonType
 	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}

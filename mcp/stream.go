@@ -29,16 +29,20 @@ var logLevels = map[string]int{
 // notifier sends the notifications of one request, turning its response
 // into an event stream on the first one.
 type notifier struct {
-	mu       sync.Mutex
 	w        *streamWriter
 	token    json.RawMessage // progressToken, nil when progress was not asked
 	minLevel int             // lowest level to send; -1 when logs were not asked
 }
 
-// streamWriter is the response of a request that may stream.
+// streamWriter is the response of a request that may stream. Its lock
+// orders the notifications a handler (or its goroutines) sends against
+// the final response; once that is written, later notifications are
+// dropped rather than written to a finished response.
 type streamWriter struct {
 	http.ResponseWriter
+	mu      sync.Mutex
 	started bool
+	closed  bool
 	version Version
 }
 
@@ -50,7 +54,7 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 		return nil
 	}
 	n := &notifier{minLevel: -1}
-	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && (tok[0] == '"' || tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) {
+	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && validToken(tok) {
 		n.token = tok
 	}
 	if e := h.byVersion[version]; e != nil && e.PerRequest() {
@@ -71,6 +75,26 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 
 const metaLogLevel = "io.modelcontextprotocol/logLevel"
 
+// validToken admits a progress token that is a string or an integer.
+func validToken(tok []byte) bool {
+	if tok[0] == '"' {
+		return true
+	}
+	digits := tok
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 20 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func acceptsEventStream(r *http.Request) bool {
 	for _, v := range r.Header.Values("Accept") {
 		for _, part := range strings.Split(v, ",") {
@@ -84,19 +108,44 @@ func acceptsEventStream(r *http.Request) bool {
 }
 
 // send writes one notification as an event, starting the stream first.
-func (n *notifier) send(method string, params []byte) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
+// It reports false when the response was already written.
+func (n *notifier) send(method string, params []byte) bool {
 	b := make([]byte, 0, len(params)+64)
 	b = append(b, `{"jsonrpc":"2.0","method":`...)
 	b = appendString(b, method)
 	b = append(b, `,"params":`...)
 	b = append(b, params...)
 	b = append(b, '}')
-	n.w.event(b)
+	return n.w.notify(b)
 }
 
-// event writes data as one SSE message event and flushes it.
+// notify writes a notification event unless the response is finished.
+func (s *streamWriter) notify(data []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.event(data)
+	return true
+}
+
+// finish writes the response: as the stream's last event when the stream
+// started, otherwise through write as one JSON object. Either way, no
+// notification follows it.
+func (s *streamWriter) finish(body []byte, write func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.started {
+		s.event(body)
+		return
+	}
+	write()
+}
+
+// event writes data as one SSE message event and flushes it; the caller
+// holds s.mu.
 func (s *streamWriter) event(data []byte) {
 	if !s.started {
 		s.started = true
@@ -136,8 +185,7 @@ func (c *Call) Progress(progress, total float64, message string) bool {
 	if err != nil {
 		return false
 	}
-	n.send("notifications/progress", b)
-	return true
+	return n.send("notifications/progress", b)
 }
 
 // Log sends a log message (notifications/message) at level ("debug" to
@@ -159,6 +207,5 @@ func (c *Call) Log(level string, data any) bool {
 	if err != nil {
 		return false
 	}
-	n.send("notifications/message", b)
-	return true
+	return n.send("notifications/message", b)
 }

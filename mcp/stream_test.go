@@ -18,11 +18,12 @@ import (
 type streamFixture struct {
 	url       string
 	cancelled chan struct{}
+	kept      chan *mcp.Call
 }
 
 func newStreamFixture(t testing.TB, opts ...mcp.HandlerOption) *streamFixture {
 	t.Helper()
-	f := &streamFixture{cancelled: make(chan struct{}, 1)}
+	f := &streamFixture{cancelled: make(chan struct{}, 1), kept: make(chan *mcp.Call, 1)}
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
 	srv.AddTool(mcp.Tool{Name: "work"}, "GET /work", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
@@ -47,6 +48,12 @@ func newStreamFixture(t testing.TB, opts ...mcp.HandlerOption) *streamFixture {
 			f.cancelled <- struct{}{}
 		case <-time.After(10 * time.Second):
 		}
+	}))
+	srv.AddTool(mcp.Tool{Name: "keep"}, "GET /keep", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		call.Progress(1, 2, "half")
+		f.kept <- call // a goroutine of the handler's may outlive the response
+		fmt.Fprint(w, `"done"`)
 	}))
 	f.url = newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...))
 	return f
@@ -216,5 +223,20 @@ func TestStreaming_DisconnectCancels(t *testing.T) {
 	case <-f.cancelled:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the handler's context was not cancelled within 5 s of the disconnect")
+	}
+}
+
+// TestStreaming_AfterTheResponse: a notification sent after the response
+// was written is dropped, and says so.
+func TestStreaming_AfterTheResponse(t *testing.T) {
+	t.Parallel()
+	f := newStreamFixture(t, mcp.WithStreaming())
+	r := f.post(t, mcp.Version20250618, "keep", `"progressToken":"k"`, bothAccept)
+	if len(r.events) != 2 {
+		t.Fatalf("%d events", len(r.events))
+	}
+	call := <-f.kept
+	if call.Progress(2, 2, "late") || call.Log("error", "late") {
+		t.Error("a notification after the response was reported sent")
 	}
 }
