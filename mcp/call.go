@@ -203,7 +203,7 @@ func (s *Server) CallTool(req *Request) (any, error) {
 	if v := t.input.Validate(decoded, maxViolations); v != nil {
 		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
 	}
-	call := &Call{method: "tools/call", tool: name, version: req.Version(), caps: req.caps, args: args, perRequest: req.perRequest(), notify: req.notify}
+	call := &Call{method: "tools/call", tool: name, version: req.Version(), caps: req.callCaps(), args: args, perRequest: req.perRequest(), notify: req.notify}
 	if t.confirms() {
 		res, err := s.confirm(req, t, call)
 		if res != nil || err != nil {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -238,7 +239,8 @@ func (r *Request) SetInputState(state []byte, nonce []byte, expires time.Time, i
 	if inputResponses != nil && !isObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	r.round = &round{state: rs, nonce: nonce, expires: expires, responses: inputResponses}
+	// Handlers may keep the answers; the body they alias is reused.
+	r.round = &round{state: rs, nonce: nonce, expires: expires, responses: bytes.Clone(inputResponses)}
 	return nil
 }
 
@@ -254,9 +256,13 @@ func (r *Request) SetInputResponses(inputResponses json.RawMessage) error {
 	if !isObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	r.loose = inputResponses
+	r.loose = bytes.Clone(inputResponses)
 	return nil
 }
+
+// callCaps returns the client capabilities for a Call, which a handler may
+// keep beyond the request (the body they alias is reused).
+func (r *Request) callCaps() json.RawMessage { return bytes.Clone(r.caps) }
 
 // PerRequestEra reports whether the request's era is a per-request one
 // (2026-07-28), the only kind that can carry input requests.

@@ -255,7 +255,7 @@ func (s *Server) GetPrompt(req *Request) (any, error) {
 		return nil, NewError(CodeInvalidParams, "Invalid params: missing required arguments").WithData(map[string][]string{"missing": missing})
 	}
 	argsJSON, _ := json.Marshal(args)
-	call := &Call{method: "prompts/get", tool: name, version: req.Version(), caps: req.caps, args: argsJSON, perRequest: req.perRequest(), notify: req.notify}
+	call := &Call{method: "prompts/get", tool: name, version: req.Version(), caps: req.callCaps(), args: argsJSON, perRequest: req.perRequest(), notify: req.notify}
 	if err := req.attachRound(call); err != nil {
 		return nil, err
 	}

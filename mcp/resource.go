@@ -356,7 +356,7 @@ func (s *Server) ReadResource(req *Request) (any, error) {
 	if err := req.scopeError(scopes); err != nil {
 		return nil, err
 	}
-	call := &Call{method: "resources/read", tool: uri, version: req.Version(), caps: req.caps, args: args, perRequest: req.perRequest(), notify: req.notify}
+	call := &Call{method: "resources/read", tool: uri, version: req.Version(), caps: req.callCaps(), args: args, perRequest: req.perRequest(), notify: req.notify}
 	if err := req.attachRound(call); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -55,7 +56,7 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 	}
 	n := &notifier{minLevel: -1}
 	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && validToken(tok) {
-		n.token = tok
+		n.token = bytes.Clone(tok) // handlers may notify after the body is reused
 	}
 	if e := h.byVersion[version]; e != nil && e.PerRequest() {
 		if lv, ok := jsonrpc.Lookup(meta, metaLogLevel); ok {
