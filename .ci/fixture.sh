@@ -1,21 +1,32 @@
-# Sourced by the CI scripts: start_fixture DIR builds examples/conformance
-# into DIR, starts it on a loopback port the system picks, waits (at most
-# 10 s) for it to name its URL, sets URL and FIXTURE_PID, and stops it by
-# that PID when the script exits.
-start_fixture() {
-  local dir="$1"
-  go build -o "$dir/fixture" ./examples/conformance
-  "$dir/fixture" -addr 127.0.0.1:0 > "$dir/fixture.out" 2> "$dir/fixture.log" &
-  FIXTURE_PID=$!
-  trap 'kill "$FIXTURE_PID" 2>/dev/null || true; wait "$FIXTURE_PID" 2>/dev/null || true' EXIT
+# Sourced by the CI scripts. start_example NAME DIR builds ./examples/NAME
+# into DIR, starts it with -addr 127.0.0.1:0 (a port the system picks),
+# waits at most 10 s for the "http://127.0.0.1:PORT/mcp" URL it prints,
+# and sets URL. Every process started here is stopped by its PID when the
+# script exits. start_fixture DIR is start_example conformance DIR.
+STARTED_PIDS=()
+stop_started() {
+  for pid in "${STARTED_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+}
+trap stop_started EXIT
+
+start_example() {
+  local name="$1" dir="$2"
+  go build -o "$dir/$name" "./examples/$name"
+  "$dir/$name" -addr 127.0.0.1:0 > "$dir/$name.out" 2> "$dir/$name.log" &
+  local pid=$!
+  STARTED_PIDS+=("$pid")
   URL=""
   for _ in $(seq 1 50); do
-    URL="$(sed -n 's/^listening on //p' "$dir/fixture.out" | head -n 1)"
+    URL="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$dir/$name.out" | head -n 1 || true)"
     [ -n "$URL" ] && break
-    kill -0 "$FIXTURE_PID" 2>/dev/null || { cat "$dir/fixture.log" >&2; echo "fixture: exited before listening" >&2; return 1; }
+    kill -0 "$pid" 2>/dev/null || { cat "$dir/$name.log" >&2; echo "$name: exited before listening" >&2; return 1; }
     sleep 0.2
   done
-  [ -n "$URL" ] || { echo "fixture: not listening within 10 s" >&2; return 1; }
-  case "$URL" in http://127.0.0.1:*) ;; *) echo "fixture: not a loopback URL: $URL" >&2; return 1 ;; esac
-  echo "== fixture at $URL (pid $FIXTURE_PID)"
+  [ -n "$URL" ] || { echo "$name: not listening within 10 s" >&2; return 1; }
+  echo "== examples/$name at $URL (pid $pid)"
 }
+
+start_fixture() { start_example conformance "$1"; }

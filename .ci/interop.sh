@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Full sessions of published MCP client SDKs against examples/conformance
-# on loopback: the go-sdk client (all three revisions), the TypeScript SDK
+# (and, for the go-sdk client, examples/inbox with a development token and
+# a confirmed destructive tool) on loopback: the go-sdk client (all three
+# revisions), the TypeScript SDK
 # v2 client (2026-07-28 with a multi round-trip call) and the TypeScript
 # SDK v1 client (2025-06-18 and 2025-03-26). The clients live under
 # internal/interop, in their own Go module and npm package, so the library
@@ -11,11 +13,13 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpdual-interop.XXXXXX")"
 NODE="$(bash .ci/node.sh)"
 
 source .ci/fixture.sh
+start_example inbox "$WORK"
+INBOX_URL="$URL"
 start_fixture "$WORK"
 
 echo
-echo "== go-sdk v1.8.0 client"
-(cd internal/interop/goclient && go run . "$URL")
+echo "== go-sdk v1.8.0 client (and an authenticated session on examples/inbox)"
+(cd internal/interop/goclient && go run . "$URL" "$INBOX_URL")
 
 echo
 echo "== TypeScript SDK clients (npm ci)"

@@ -4,7 +4,10 @@
 // and 2025-03-26 through initialize. It prints a transcript and exits
 // non-zero on the first surprise.
 //
-//	go run . http://127.0.0.1:PORT/mcp
+//	go run . http://127.0.0.1:PORT/mcp [http://127.0.0.1:PORT2/mcp]
+//
+// The optional second URL is an examples/inbox endpoint: the client then
+// also runs an authenticated session there, confirming a destructive tool.
 //
 // It lives in its own module so that the library's go.mod never depends on
 // another MCP SDK.
@@ -13,6 +16,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -21,9 +25,15 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 || !strings.HasPrefix(os.Args[1], "http://127.0.0.1:") {
-		fmt.Fprintln(os.Stderr, "usage: goclient http://127.0.0.1:PORT/mcp")
+	if len(os.Args) < 2 || len(os.Args) > 3 {
+		fmt.Fprintln(os.Stderr, "usage: goclient http://127.0.0.1:PORT/mcp [http://127.0.0.1:PORT2/mcp]")
 		os.Exit(2)
+	}
+	for _, u := range os.Args[1:] {
+		if !strings.HasPrefix(u, "http://127.0.0.1:") {
+			fmt.Fprintln(os.Stderr, "goclient: loopback URLs only")
+			os.Exit(2)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -33,7 +43,78 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if len(os.Args) == 3 {
+		for _, v := range []string{"2026-07-28", "2025-06-18"} {
+			if err := inboxSession(ctx, os.Args[2], v); err != nil {
+				fmt.Fprintf(os.Stderr, "go-sdk client, inbox %s: %v\n", v, err)
+				os.Exit(1)
+			}
+		}
+	}
 	fmt.Println("go-sdk client: all sessions succeeded")
+}
+
+// bearer adds a token to every request of the client.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func text(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	if t, ok := res.Content[0].(*mcp.TextContent); ok {
+		return t.Text
+	}
+	return ""
+}
+
+// inboxSession signs in to the Autonomous Inbox with a development token
+// and deletes an email: over 2026-07-28 the server asks for confirmation,
+// which this client's elicitation handler gives; over 2025-06-18 the
+// server refuses (confirmation_required) and the email stays.
+func inboxSession(ctx context.Context, url, version string) error {
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpdual-interop-go", Version: "1.0.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			fmt.Printf("[go-sdk inbox %s] confirmation asked: %q\n", version, req.Params.Message)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+		},
+	})
+	transport := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{"dev-writer"}}}
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer cs.Close()
+	fmt.Printf("[go-sdk inbox %s] connected, server %s, revision %s\n", version, cs.InitializeResult().ServerInfo.Name, cs.InitializeResult().ProtocolVersion)
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("tools/list: %w", err)
+	}
+	fmt.Printf("[go-sdk inbox %s] tools/list: %d tools\n", version, len(tools.Tools))
+	id := map[string]string{"2026-07-28": "eml_globex_0003", "2025-06-18": "eml_globex_0002"}[version]
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "emails_delete", Arguments: map[string]any{"id": id}})
+	if err != nil {
+		return fmt.Errorf("emails_delete: %w", err)
+	}
+	fmt.Printf("[go-sdk inbox %s] emails_delete %s: isError=%v %q\n", version, id, res.IsError, text(res))
+	after, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "emails_get", Arguments: map[string]any{"id": id}})
+	if err != nil {
+		return fmt.Errorf("emails_get: %w", err)
+	}
+	gone := after.IsError && strings.Contains(text(after), "not_found")
+	fmt.Printf("[go-sdk inbox %s] emails_get %s afterwards: deleted=%v\n", version, id, gone)
+	switch {
+	case version == "2026-07-28" && (res.IsError || !gone):
+		return fmt.Errorf("a confirmed delete did not delete")
+	case version != "2026-07-28" && (!res.IsError || !strings.Contains(text(res), "Do not retry") || gone):
+		return fmt.Errorf("a 2025 client deleted without confirmation")
+	}
+	return nil
 }
 
 func session(ctx context.Context, url, version string) error {
