@@ -7,12 +7,7 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-var logLevels = map[string]bool{
-	"debug": true, "info": true, "notice": true, "warning": true,
-	"error": true, "critical": true, "alert": true, "emergency": true,
-}
-
-var metaKeys = []string{metaProtocolVersion, metaClientCapabilities, metaClientInfo, metaLogLevel, "progressToken"}
+var metaKeys = []string{mcp.MetaProtocolVersion, mcp.MetaClientCapabilities, mcp.MetaClientInfo, mcp.MetaLogLevel, "progressToken"}
 
 var paramKeys = []string{"_meta", "name", "arguments", "uri", "cursor", "requestState", "inputResponses"}
 
@@ -27,18 +22,18 @@ func checkMeta(req *mcp.Request) error {
 	if got, want, found := mcp.CaseVariant(meta, metaKeys...); found {
 		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta member "+quote(got)+" differs from "+quote(want)+" only in case")
 	}
-	caps, ok := mcp.Lookup(meta, metaClientCapabilities)
+	caps, ok := mcp.Lookup(meta, mcp.MetaClientCapabilities)
 	if !ok || len(caps) == 0 || caps[0] != '{' {
-		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+metaClientCapabilities+" is required and must be an object").
-			WithData(map[string][]string{"missing": {"_meta." + metaClientCapabilities}})
+		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+mcp.MetaClientCapabilities+" is required and must be an object").
+			WithData(map[string][]string{"missing": {"_meta." + mcp.MetaClientCapabilities}})
 	}
 	req.SetClientCapabilities(caps)
-	if info, ok := mcp.Lookup(meta, metaClientInfo); ok && (len(info) == 0 || info[0] != '{') {
-		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+metaClientInfo+" must be an object")
+	if info, ok := mcp.Lookup(meta, mcp.MetaClientInfo); ok && (len(info) == 0 || info[0] != '{') {
+		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+mcp.MetaClientInfo+" must be an object")
 	}
-	if lv, ok := mcp.Lookup(meta, metaLogLevel); ok {
-		if s, isStr := mcp.String(lv); !isStr || !logLevels[s] {
-			return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+metaLogLevel+" is not a log level")
+	if lv, ok := mcp.Lookup(meta, mcp.MetaLogLevel); ok {
+		if s, isStr := mcp.String(lv); !isStr || !mcp.IsLogLevel(s) {
+			return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+mcp.MetaLogLevel+" is not a log level")
 		}
 	}
 	return nil

@@ -12,15 +12,6 @@ import (
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
-// The params._meta keys of revision 2026-07-28.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
-)
-
 // CacheScope says who may reuse a cacheable result.
 type CacheScope string
 
@@ -250,7 +241,7 @@ func (e *Era) serverMeta(srv *mcp.Server) json.RawMessage {
 	if err != nil {
 		panic(err) // three strings always marshal
 	}
-	m, _ := e.meta.LoadOrStore(srv, json.RawMessage(`{"`+metaServerInfo+`":`+string(info)+`}`))
+	m, _ := e.meta.LoadOrStore(srv, json.RawMessage(`{"`+mcp.MetaServerInfo+`":`+string(info)+`}`))
 	return m.(json.RawMessage)
 }
 

@@ -180,12 +180,7 @@ func (h *Handler) failure(f *auth.Failure) *Error {
 
 // Audience returns the identity sealed state is bound to: the resource URI
 // of WithAuth, or a name derived from the server's otherwise.
-func (r *Request) Audience() string {
-	if a := r.handler.cfg.auth; a != nil {
-		return a.Resource()
-	}
-	return "urn:mcpdual:" + r.server.info.Name
-}
+func (r *Request) Audience() string { return r.handler.audience }
 
 // Logger returns the endpoint's logger, for what an era must record but
 // never send.
@@ -240,8 +235,22 @@ func (r *Request) visible(kind, name string) bool {
 	if a == nil {
 		return true
 	}
+	// A tools/call asks about its tool twice (the 2026 header checks, then
+	// dispatch); the host's rule may be a database query, so the last
+	// answer is kept.
+	if m := &r.lastVisible; m.set && m.kind == kind && m.name == name {
+		return m.ok
+	}
 	ws, _ := r.Workspace()
-	return a.Permits(r.http.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
+	ok := a.Permits(r.http.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
+	r.lastVisible = visibility{set: true, kind: kind, name: name, ok: ok}
+	return ok
+}
+
+type visibility struct {
+	set        bool
+	kind, name string
+	ok         bool
 }
 
 // scopeError returns the 403 challenge when the caller's token lacks a

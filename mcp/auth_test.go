@@ -726,3 +726,21 @@ func TestAuth_StateBinding(t *testing.T) {
 		t.Errorf("foreign workspace: %d %s", r.status, r.raw)
 	}
 }
+
+// TestAuth_PermitAskedOncePerCall: the permission rule may be a database
+// query; a 2026 tools/call asks it once, though both the header checks and
+// dispatch need the answer.
+func TestAuth_PermitAskedOncePerCall(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int64
+	srv := mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}}}`)},
+		"GET /t", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `"ok"`) }))
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
+		Permit: func(context.Context, auth.Access) bool { asked.Add(1); return true }})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithAuth(a)))
+	r := rt{name: "t", args: `{"r":"x"}`, header: map[string]string{"Authorization": "Bearer " + tokAlice, "Mcp-Param-R": "x"}}.send(t, url)
+	if r.status != 200 || r.code() != 0 || asked.Load() != 1 {
+		t.Errorf("status %d, Permit asked %d times: %s", r.status, asked.Load(), r.raw)
+	}
+}

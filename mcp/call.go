@@ -39,6 +39,7 @@ type Call struct {
 	tool       string // the target: tool or prompt name, or resource URI
 	version    Version
 	caps       json.RawMessage
+	capBits    Capability
 	args       json.RawMessage
 	perRequest bool
 
@@ -98,7 +99,7 @@ func (c *Call) CanRequestInput() bool { return c.perRequest }
 // request. It is always false on 2025 eras, where a stateless server
 // cannot know what the client declared at initialize.
 func (c *Call) Supports(capability Capability) bool {
-	return c.perRequest && capabilitiesOf(c.caps)&capability == capability
+	return c.perRequest && c.capBits&capability == capability
 }
 
 // State returns the payload the tool sealed with RequireInput in the
@@ -203,7 +204,7 @@ func (s *Server) CallTool(req *Request) (any, error) {
 	if v := t.input.Validate(decoded, maxViolations); v != nil {
 		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
 	}
-	call := &Call{method: "tools/call", tool: name, version: req.Version(), caps: req.callCaps(), args: args, perRequest: req.perRequest(), notify: req.notify}
+	call := req.newCall(name, args)
 	if t.confirms() {
 		res, err := s.confirm(req, t, call)
 		if res != nil || err != nil {
@@ -222,7 +223,7 @@ func (s *Server) CallTool(req *Request) (any, error) {
 		return textResult("The tool failed with an internal error.", true), nil
 	}
 	if call.pending {
-		return s.pendingInput(req, t, call)
+		return req.pendingTool(t, call)
 	}
 	return t.result(req, rec, features)
 }
@@ -266,25 +267,57 @@ func (req *Request) attachRound(call *Call) error {
 	return nil
 }
 
-// pendingInput turns a handler's RequireInput into the answer of its era.
-func (s *Server) pendingInput(req *Request, t *tool, call *Call) (any, error) {
-	log := req.handler.cfg.logger
+// errHandlerBug marks an input request a handler got wrong (logged).
+var errHandlerBug = errors.New("mcp: invalid input request")
+
+// pendingInput turns a handler's RequireInput into the interim result, or
+// the -32021 of an undeclared capability, or errHandlerBug.
+func (req *Request) pendingInput(call *Call) (*InputRequiredResult, error) {
+	res, err := req.inputRequired(purposeTool, call.pendingState, call.pendingReqs, nil)
+	var e *Error
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &e):
+		return nil, e
+	}
+	req.handler.cfg.logger.Error("mcp: invalid input request", "method", call.method, "target", call.tool, "err", err)
+	return nil, errHandlerBug
+}
+
+// pendingTool answers a tool handler's RequireInput: isError results where
+// the client cannot be asked or the handler erred.
+func (req *Request) pendingTool(t *tool, call *Call) (any, error) {
 	if !call.perRequest {
 		return textResult("The tool "+t.def.Name+" needs input from the user or the client (elicitation, sampling or roots), "+
 			"which a server can only ask for over MCP 2026-07-28. This client speaks "+string(req.Version())+"; the call did not complete.", true), nil
 	}
 	if t.confirms() {
-		log.Error("mcp: a confirmed destructive tool asked for more input; turn confirmation off (WithoutConfirmation) to run your own rounds", "tool", t.def.Name)
+		req.handler.cfg.logger.Error("mcp: a confirmed destructive tool asked for more input; turn confirmation off (WithoutConfirmation) to run your own rounds", "tool", t.def.Name)
 		return textResult("The tool failed with an internal error.", true), nil
 	}
-	res, err := req.inputRequired(purposeTool, call.pendingState, call.pendingReqs, nil)
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			return nil, e
-		}
-		log.Error("mcp: invalid input request", "tool", t.def.Name, "err", err)
+	res, err := req.pendingInput(call)
+	if err == errHandlerBug {
 		return textResult("The tool failed with an internal error.", true), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// pendingOther answers a resource's or prompt's RequireInput; these
+// methods have no isError result, so failures are JSON-RPC errors.
+func (req *Request) pendingOther(call *Call) (any, error) {
+	if !call.perRequest {
+		return nil, NewError(CodeInternal, "This request needs input from the client, which a server can only ask for over MCP 2026-07-28")
+	}
+	res, err := req.pendingInput(call)
+	if err == errHandlerBug {
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }

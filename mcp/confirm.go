@@ -76,7 +76,7 @@ func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
 			"which only MCP 2026-07-28 clients with form elicitation can give. Do not retry this call; ask the user to do it in the application, "+
 			"or to use a client that supports confirmations."), nil
 	}
-	if capabilitiesOf(req.caps)&CapElicitationForm == 0 {
+	if req.capBits&CapElicitationForm == 0 {
 		return nil, NewError(CodeMissingRequiredClientCapabilities,
 			t.def.Name+" requires the user's confirmation through form elicitation, which this request's client capabilities do not declare").
 			WithData(map[string]any{"requiredCapabilities": requiredCapabilities(CapElicitationForm), "reason": "confirmation_required", "retryable": false})

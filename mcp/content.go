@@ -9,8 +9,7 @@ import (
 // an embedded resource or a link to a resource. Build it with TextContent,
 // ImageContent, AudioContent, EmbeddedText, EmbeddedBlob or ResourceLink.
 type Content struct {
-	kind string
-	raw  json.RawMessage // the block as 2025-06-18 and later send it
+	raw json.RawMessage // the block as 2025-06-18 and later send it
 	// legacy replaces raw for 2025-03-26, which has no resource links.
 	legacy json.RawMessage
 }
@@ -30,12 +29,12 @@ func object(fields ...string) []byte {
 }
 
 func block(kind string, fields ...string) Content {
-	return Content{kind: kind, raw: object(append([]string{"type", kind}, fields...)...)}
+	return Content{raw: object(append([]string{"type", kind}, fields...)...)}
 }
 
 func embedded(resource []byte) Content {
 	b := append([]byte(`{"type":"resource","resource":`), resource...)
-	return Content{kind: "resource", raw: append(b, '}')}
+	return Content{raw: append(b, '}')}
 }
 
 // TextContent is a text block.

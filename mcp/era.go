@@ -44,15 +44,17 @@ type Request struct {
 	server  *Server
 	handler *Handler
 	caps    json.RawMessage
+	capBits Capability // caps, read once
 
 	round  *round          // the opened requestState of a retry, nil otherwise
 	loose  json.RawMessage // inputResponses sent without a requestState
 	notify *notifier       // nil unless the request may stream
 
-	principal *auth.Principal
-	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)
-	ws        string
-	wsErr     *Error
+	principal   *auth.Principal
+	lastVisible visibility // the permission rule's last answer
+	wsDone      bool       // the workspace was resolved (ws, wsErr hold the outcome)
+	ws          string
+	wsErr       *Error
 }
 
 // HTTP returns the underlying HTTP request (for its headers).
@@ -95,7 +97,9 @@ func (r *Request) SupportedVersions() []Version { return r.handler.versions }
 
 // SetClientCapabilities records the capabilities the client declared for
 // this request; tool handlers read them from their Call.
-func (r *Request) SetClientCapabilities(raw json.RawMessage) { r.caps = raw }
+func (r *Request) SetClientCapabilities(raw json.RawMessage) {
+	r.caps, r.capBits = raw, capabilitiesOf(raw)
+}
 
 // Lookup returns the raw value of member name in a JSON object taken from
 // this request (params, _meta, ...), matched exactly.

@@ -20,9 +20,15 @@ import (
 // DefaultMaxBodyBytes is the default request body limit, 1 MiB.
 const DefaultMaxBodyBytes = 1 << 20
 
-// metaProtocolVersion is the params._meta key by which a 2026-07-28 request
-// names its revision.
-const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+// The params._meta keys of revision 2026-07-28 (and the result _meta key
+// naming the server).
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
 
 // Handler is the MCP endpoint: one http.Handler that serves every era it was
 // given, statelessly. It never mints, reads or echoes a session id, so any
@@ -37,6 +43,7 @@ type Handler struct {
 	versions   []Version // every served revision, newest first
 	byVersion  map[Version]Era
 	legacyDflt Version // revision assumed when nothing names one ("" if none)
+	audience   string  // what sealed state is bound to (see Request.Audience)
 	cfg        handlerConfig
 }
 
@@ -133,6 +140,10 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 				break
 			}
 		}
+	}
+	h.audience = "urn:mcpdual:" + srv.info.Name
+	if h.cfg.auth != nil {
+		h.audience = h.cfg.auth.Resource()
 	}
 	srv.freeze()
 	return h
@@ -247,8 +258,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.notify, w = n, n.w
 	}
 	if h.cfg.auth != nil {
-		if missing := h.cfg.auth.Missing(principal, h.cfg.auth.MethodScopes(msg.Method)); missing != nil {
-			h.writeError(w, msg.ID, version, h.failure(h.cfg.auth.InsufficientScope(h.cfg.auth.MethodScopes(msg.Method))))
+		if need := h.cfg.auth.MethodScopes(msg.Method); h.cfg.auth.Missing(principal, need) != nil {
+			h.writeError(w, msg.ID, version, h.failure(h.cfg.auth.InsufficientScope(need)))
 			return
 		}
 	}
@@ -362,18 +373,18 @@ func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version
 	var meta, claim []byte
 	if msg.Params != nil {
 		if meta, _ = jsonrpc.Lookup(msg.Params, "_meta"); meta != nil {
-			claim, _ = jsonrpc.Lookup(meta, metaProtocolVersion)
+			claim, _ = jsonrpc.Lookup(meta, MetaProtocolVersion)
 		}
 	}
 	if claim != nil {
 		cv, ok := jsonrpc.String(claim)
 		switch {
 		case !ok:
-			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
+			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: _meta "+MetaProtocolVersion+" must be a string")
 		case herr == headers.ErrMissing:
 			return nil, "", nil, missingVersionHeader()
 		case hv != cv:
-			return nil, "", nil, HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
+			return nil, "", nil, HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+MetaProtocolVersion)
 		}
 		era, ok := h.byVersion[Version(cv)]
 		if !ok {
@@ -397,8 +408,8 @@ func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version
 			return nil, "", nil, h.unsupported(hv)
 		}
 		if era.PerRequest() {
-			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and io.modelcontextprotocol/clientCapabilities").
-				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
+			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+MetaProtocolVersion+" and "+MetaClientCapabilities).
+				WithData(map[string][]string{"missing": {"_meta." + MetaProtocolVersion}})
 		}
 		return era, Version(hv), meta, nil
 	}

@@ -260,9 +260,13 @@ func (r *Request) SetInputResponses(inputResponses json.RawMessage) error {
 	return nil
 }
 
-// callCaps returns the client capabilities for a Call, which a handler may
-// keep beyond the request (the body they alias is reused).
-func (r *Request) callCaps() json.RawMessage { return bytes.Clone(r.caps) }
+// newCall describes req to the handler that serves target. A handler may
+// keep the Call beyond the request, so nothing in it aliases the body,
+// which is reused.
+func (r *Request) newCall(target string, args json.RawMessage) *Call {
+	return &Call{method: r.Method(), tool: target, version: r.version, caps: bytes.Clone(r.caps), capBits: r.capBits,
+		args: args, perRequest: r.perRequest(), notify: r.notify}
+}
 
 // PerRequestEra reports whether the request's era is a per-request one
 // (2026-07-28), the only kind that can carry input requests.
@@ -284,7 +288,7 @@ func (r *Request) inputRequired(purpose string, payload []byte, reqs []InputRequ
 	if len(reqs) == 0 && payload == nil {
 		return nil, errors.New("mcp: an input-required answer needs an input request or a state")
 	}
-	have := capabilitiesOf(r.caps)
+	have := r.capBits
 	var missing Capability
 	rs := roundState{V: 1, Purpose: purpose, Keys: map[string]string{}, Payload: payload}
 	b := []byte{'{'}

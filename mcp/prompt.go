@@ -255,17 +255,19 @@ func (s *Server) GetPrompt(req *Request) (any, error) {
 		return nil, NewError(CodeInvalidParams, "Invalid params: missing required arguments").WithData(map[string][]string{"missing": missing})
 	}
 	argsJSON, _ := json.Marshal(args)
-	call := &Call{method: "prompts/get", tool: name, version: req.Version(), caps: req.callCaps(), args: argsJSON, perRequest: req.perRequest(), notify: req.notify}
+	call := req.newCall(name, argsJSON)
 	if err := req.attachRound(call); err != nil {
 		return nil, err
 	}
+	var res *PromptResult
 	if p.handler != nil {
-		return s.promptFromRoute(req, p, call, args)
+		res, err = s.fromRoute(req, p, call, args)
+	} else {
+		ctx := context.WithValue(req.identityContext(req.http.Context()), callKey{}, call)
+		res, err = s.runPrompt(req, p, ctx, args)
 	}
-	ctx := context.WithValue(req.identityContext(req.http.Context()), callKey{}, call)
-	res, err := s.runPrompt(req, p, ctx, args)
 	if call.pending {
-		return s.pendingNonTool(req, call)
+		return req.pendingOther(call)
 	}
 	if err != nil {
 		var e *Error
@@ -469,8 +471,10 @@ func (s *Server) Complete(req *Request) (*CompleteResult, error) {
 	return res, nil
 }
 
-// promptFromRoute renders a prompt registered with AddPromptRoute.
-func (s *Server) promptFromRoute(req *Request, p *prompt, call *Call, args map[string]string) (any, error) {
+// fromRoute renders a prompt registered with AddPromptRoute: the route's
+// JSON GetPromptResult becomes a PromptResult. It returns nil, nil when the
+// route asked for input.
+func (s *Server) fromRoute(req *Request, p *prompt, call *Call, args map[string]string) (*PromptResult, error) {
 	q := url.Values{}
 	for k, v := range args {
 		q.Set(k, v)
@@ -483,10 +487,9 @@ func (s *Server) promptFromRoute(req *Request, p *prompt, call *Call, args map[s
 		log.Error("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
 		return nil, NewError(CodeInternal, "Internal error")
 	}
-	if call.pending {
-		return s.pendingNonTool(req, call)
-	}
 	switch {
+	case call.pending:
+		return nil, nil
 	case rec.status == http.StatusNotFound:
 		return nil, unknownPrompt(p.def.Name)
 	case rec.status >= 400 && rec.status < 500:
@@ -507,27 +510,23 @@ func (s *Server) promptFromRoute(req *Request, p *prompt, call *Call, args map[s
 		log.Error("mcp: prompt route answered no valid messages", "prompt", p.def.Name)
 		return nil, NewError(CodeInternal, "Internal error")
 	}
-	f := FeaturesOf(req.Version())
-	out := &GetPromptResult{Description: doc.Description, Messages: make([]json.RawMessage, 0, len(doc.Messages))}
+	res := &PromptResult{Description: doc.Description}
 	for _, m := range doc.Messages {
 		typ, _ := jsonrpc.Lookup(m.Content, "type")
 		kind, ok := jsonrpc.String(typ)
-		if (m.Role != "user" && m.Role != "assistant") || !isObject(m.Content) || !ok {
-			log.Error("mcp: prompt route answered an invalid message", "prompt", p.def.Name)
+		if !isObject(m.Content) || !ok {
+			log.Error("mcp: prompt route answered a message without typed content", "prompt", p.def.Name)
 			return nil, NewError(CodeInternal, "Internal error")
 		}
 		var compact bytes.Buffer
 		_ = json.Compact(&compact, m.Content)
-		content := json.RawMessage(compact.Bytes())
-		if kind == "resource_link" && !f.ResourceLinks {
+		c := Content{raw: compact.Bytes()}
+		if kind == "resource_link" {
 			u, _ := jsonrpc.Lookup(m.Content, "uri")
 			uri, _ := jsonrpc.String(u)
-			content = TextContent("Resource: " + uri).raw
+			c.legacy = TextContent("Resource: " + uri).raw
 		}
-		b := append([]byte(`{"role":`), appendString(nil, m.Role)...)
-		b = append(b, `,"content":`...)
-		b = append(b, content...)
-		out.Messages = append(out.Messages, append(b, '}'))
+		res.Messages = append(res.Messages, PromptMessage{Role: m.Role, Content: c})
 	}
-	return out, nil
+	return res, nil
 }

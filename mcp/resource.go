@@ -356,7 +356,7 @@ func (s *Server) ReadResource(req *Request) (any, error) {
 	if err := req.scopeError(scopes); err != nil {
 		return nil, err
 	}
-	call := &Call{method: "resources/read", tool: uri, version: req.Version(), caps: req.callCaps(), args: args, perRequest: req.perRequest(), notify: req.notify}
+	call := req.newCall(uri, args)
 	if err := req.attachRound(call); err != nil {
 		return nil, err
 	}
@@ -367,26 +367,9 @@ func (s *Server) ReadResource(req *Request) (any, error) {
 		return nil, NewError(CodeInternal, "Internal error")
 	}
 	if call.pending {
-		return s.pendingNonTool(req, call)
+		return req.pendingOther(call)
 	}
 	return s.contents(req, uri, rec)
-}
-
-// pendingNonTool answers RequireInput from a resource or prompt handler.
-func (s *Server) pendingNonTool(req *Request, call *Call) (any, error) {
-	if !call.perRequest {
-		return nil, NewError(CodeInternal, "This "+strings.TrimSuffix(strings.SplitN(call.method, "/", 2)[0], "s")+
-			" needs input from the client, which a server can only ask for over MCP 2026-07-28")
-	}
-	res, err := req.inputRequired(purposeTool, call.pendingState, call.pendingReqs, nil)
-	if err != nil {
-		if e, ok := err.(*Error); ok {
-			return nil, e
-		}
-		req.handler.cfg.logger.Error("mcp: invalid input request", "method", call.method, "target", call.tool, "err", err)
-		return nil, NewError(CodeInternal, "Internal error")
-	}
-	return res, nil
 }
 
 // matchURI returns the decoded variables of uri, or ok false when it does

@@ -22,6 +22,7 @@ func WithStreaming() HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
 }
 
+// logLevels orders the log levels of MCP, from least to most severe.
 var logLevels = map[string]int{
 	"debug": 0, "info": 1, "notice": 2, "warning": 3,
 	"error": 4, "critical": 5, "alert": 6, "emergency": 7,
@@ -55,11 +56,11 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 		return nil
 	}
 	n := &notifier{minLevel: -1}
-	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && validToken(tok) {
+	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && jsonrpc.CheckID(tok) == "" {
 		n.token = bytes.Clone(tok) // handlers may notify after the body is reused
 	}
 	if e := h.byVersion[version]; e != nil && e.PerRequest() {
-		if lv, ok := jsonrpc.Lookup(meta, metaLogLevel); ok {
+		if lv, ok := jsonrpc.Lookup(meta, MetaLogLevel); ok {
 			if s, isStr := jsonrpc.String(lv); isStr {
 				if l, known := logLevels[s]; known {
 					n.minLevel = l
@@ -74,26 +75,11 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 	return n
 }
 
-const metaLogLevel = "io.modelcontextprotocol/logLevel"
-
-// validToken admits a progress token that is a string or an integer.
-func validToken(tok []byte) bool {
-	if tok[0] == '"' {
-		return true
-	}
-	digits := tok
-	if digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if len(digits) == 0 || len(digits) > 20 {
-		return false
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+// IsLogLevel reports whether s is one of MCP's log levels ("debug" to
+// "emergency").
+func IsLogLevel(s string) bool {
+	_, ok := logLevels[s]
+	return ok
 }
 
 func acceptsEventStream(r *http.Request) bool {

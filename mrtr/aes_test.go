@@ -8,14 +8,7 @@ import (
 	"time"
 )
 
-func aesRing(t testing.TB, keys ...Key) *Ring {
-	t.Helper()
-	r, err := NewAESRing(keys...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+func aesRing(t testing.TB, keys ...Key) *Ring { return mustRing(t, NewAESRing, keys...) }
 
 // TestAES runs the sealer's properties on an AES-256-GCM ring: round trip,
 // every claim bound, every bit flip refused, expiry, rotation, and no

@@ -12,9 +12,11 @@ import (
 
 func secret(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
 
-func ring(t testing.TB, keys ...Key) *Ring {
+func ring(t testing.TB, keys ...Key) *Ring { return mustRing(t, NewRing, keys...) }
+
+func mustRing(t testing.TB, newRing func(...Key) (*Ring, error), keys ...Key) *Ring {
 	t.Helper()
-	r, err := NewRing(keys...)
+	r, err := newRing(keys...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,11 +222,7 @@ func fuzzOpen(f *testing.F, newRing func(...Key) (*Ring, error)) {
 	// workers (kept in the fuzz cache) must not open.
 	key := make([]byte, 32)
 	rand.Read(key)
-	r, err := newRing(Key{"k1", key})
-	if err != nil {
-		f.Fatal(err)
-	}
-	s := NewSealer(r)
+	s := NewSealer(mustRing(f, newRing, Key{"k1", key}))
 	state, _, _ := s.Seal(base, []byte("x"))
 	f.Add(state)
 	f.Add("")

@@ -14,6 +14,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,6 @@ type who struct {
 var (
 	writer = who{token: "dev-writer"}
 	reader = who{token: "dev-reader"}
-	admin  = who{token: "dev-admin", workspace: "ws_acme_prod"}
 )
 
 // client speaks era v as w; elicit makes a 2026 client declare form
@@ -302,7 +302,7 @@ func TestSeed_DestructiveConfirmation(t *testing.T) {
 		s.app.store.mu.Lock()
 		n := len(s.app.store.deliveries) + len(s.app.store.jobs)
 		s.app.store.mu.Unlock()
-		return b + "|" + strings.Repeat("x", n)
+		return b + "|" + strconv.Itoa(n)
 	}
 	for _, tool := range destructive {
 		t.Run(tool, func(t *testing.T) {

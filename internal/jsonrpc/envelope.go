@@ -74,7 +74,7 @@ func Parse(body []byte, maxDepth int) (*Message, *Error) {
 	}
 	// The id is judged first: every later error can then echo it.
 	if m.ID != nil {
-		if reason := checkID(m.ID); reason != "" {
+		if reason := CheckID(m.ID); reason != "" {
 			return nil, &Error{Kind: Invalid, Reason: "invalid_id", Message: "Invalid Request: " + reason}
 		}
 	}
@@ -104,8 +104,10 @@ func Parse(body []byte, maxDepth int) (*Message, *Error) {
 	return &m, nil
 }
 
-// checkID returns why raw is not an acceptable id, or "".
-func checkID(raw []byte) string {
+// CheckID returns why raw is not an acceptable id, or "": a string or
+// an integer literal of at most 256 bytes. MCP progress tokens follow the
+// same rule.
+func CheckID(raw []byte) string {
 	if len(raw) > MaxIDBytes {
 		return "id is too long"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -132,7 +133,9 @@ func run(t tb, h http.Handler, opts []RunOption) {
 	check("transport/get-is-405", true, func(t tb) {
 		req, _ := http.NewRequest(http.MethodGet, "http://localhost/mcp", nil)
 		req.Header.Set("Accept", "text/event-stream")
-		rec := newRecorderCall(h, req)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		rec := w.Result()
 		if rec.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(rec.Header.Get("Allow"), "POST") {
 			t.Errorf("GET: status %d, Allow %q; want 405 with Allow: POST", rec.StatusCode, rec.Header.Get("Allow"))
 		}
@@ -335,12 +338,6 @@ func run(t tb, h http.Handler, opts []RunOption) {
 			seen[tl.Name] = true
 		}
 	})
-}
-
-func newRecorderCall(h http.Handler, req *http.Request) *http.Response {
-	c := New(h, mcp.Version20250618)
-	resp, _ := c.send(req)
-	return resp
 }
 
 func describe(r *Response) string {
