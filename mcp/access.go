@@ -46,15 +46,18 @@ func WithRateLimit(l ratelimit.Limiter) HandlerOption {
 // WithClientRateLimit meters requests per client before authentication, so
 // a flood of bad tokens cannot load the token verifier. key names the
 // client; nil means the IP address of RemoteAddr (behind a proxy, supply a
-// key that reads the address the proxy vouches for).
+// key that reads the address the proxy vouches for). The same key names
+// unauthenticated callers for WithRateLimit.
 func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
 	if l == nil {
 		panic("mcp: WithClientRateLimit needs a Limiter")
 	}
-	if key == nil {
-		key = remoteIP
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.clientLimit, c.clientKey = l, key })
+	return handlerOptionFunc(func(c *handlerConfig) {
+		c.clientLimit = l
+		if key != nil {
+			c.clientKey = key
+		}
+	})
 }
 
 // WithMaxConcurrent bounds how many requests are served at once; a request
@@ -126,21 +129,16 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 // budget of its own, so discovery keeps working for a caller who spent
 // everything else.
 func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *auth.Principal, method string) *Error {
-	key := "client|" + h.clientKeyOf(r)
+	var key string
 	if p != nil {
 		key = "principal|" + p.Key()
+	} else {
+		key = "client|" + h.cfg.clientKey(r)
 	}
 	if method == "server/discover" {
 		key = "discover|" + key
 	}
 	return h.takeRate(w, r, h.cfg.limiter, key)
-}
-
-func (h *Handler) clientKeyOf(r *http.Request) string {
-	if h.cfg.clientKey != nil {
-		return h.cfg.clientKey(r)
-	}
-	return remoteIP(r)
 }
 
 // failure turns an authentication or workspace refusal into the error the

@@ -106,11 +106,12 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	}
 	h := &Handler{server: srv, byVersion: map[Version]Era{}}
 	h.cfg = handlerConfig{
-		maxBody:  DefaultMaxBodyBytes,
-		maxDepth: jsonrpc.DefaultMaxDepth,
-		hosts:    loopbackOnly(),
-		origins:  loopbackOnly(),
-		logger:   slog.Default(),
+		maxBody:   DefaultMaxBodyBytes,
+		maxDepth:  jsonrpc.DefaultMaxDepth,
+		hosts:     loopbackOnly(),
+		origins:   loopbackOnly(),
+		logger:    slog.Default(),
+		clientKey: remoteIP,
 	}
 	for _, o := range opts {
 		o.applyHandler(&h.cfg)
