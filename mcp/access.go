@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpdual/mcpdual/auth"
-	"github.com/mcpdual/mcpdual/ratelimit"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
 // WithAuth makes every request, of every method and era, carry a bearer

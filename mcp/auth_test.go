@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
-	"github.com/mcpdual/mcpdual/ratelimit"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
 const (

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // ToolResultMediaType is the media type a handler written for MCP uses to

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // Era serves the protocol revisions of one era. The endpoint picks an era

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // The quick start: an existing REST route exposed as an MCP tool on /mcp.

@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
-	"github.com/mcpdual/mcpdual/ratelimit"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
 // DefaultMaxBodyBytes is the default request body limit, 1 MiB.

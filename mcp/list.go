@@ -3,7 +3,7 @@ package mcp
 import (
 	"encoding/json"
 
-	"github.com/mcpdual/mcpdual/auth"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // ListToolsResult is the result of tools/list.

@@ -10,8 +10,8 @@ import (
 	"net/url"
 	"sort"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // Prompt is the MCP definition of a prompt template.

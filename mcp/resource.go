@@ -13,8 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // ResourceContentsMediaType is the media type a handler written for MCP

@@ -14,10 +14,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 var png = []byte{0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a, 0xff}

@@ -9,10 +9,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // Tool is the MCP definition of a tool.

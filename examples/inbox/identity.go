@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpdual/mcpdual/auth"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // Scopes of the Autonomous Inbox.

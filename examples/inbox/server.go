@@ -9,11 +9,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcpdual/mcpdual/auth"
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
-	"github.com/mcpdual/mcpdual/ratelimit"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
 const instructions = `Tools for the Autonomous Inbox: read the emails that arrive in a workspace's inboxes, manage who may send to them, and manage the webhooks that receive the processed data.

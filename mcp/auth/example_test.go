@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 	"time"
 
-	"github.com/mcpdual/mcpdual/auth"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // An Authenticator refuses a request without a token with the challenge

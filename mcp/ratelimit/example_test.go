@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mcpdual/mcpdual/ratelimit"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
 // A bucket of two tokens refilled at one per second: the third request in

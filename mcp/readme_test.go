@@ -1,4 +1,4 @@
-package mcpdual_test
+package mcp_test
 
 import (
 	"os"
@@ -7,14 +7,14 @@ import (
 )
 
 // TestReadmeQuickStart keeps the README's quick start honest: every line of
-// its Go block must appear in mcp/example_test.go, whose Example compiles
+// its Go block must appear in example_test.go, whose Example compiles
 // and runs under go test.
 func TestReadmeQuickStart(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	example, err := os.ReadFile("mcp/example_test.go")
+	example, err := os.ReadFile("example_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}

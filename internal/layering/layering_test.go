@@ -1,4 +1,4 @@
-package mcpdual_test
+package layering_test
 
 import (
 	"go/parser"
@@ -6,13 +6,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/mcpdual/mcpdual/"
 
-// allowed is design.md's import table: for each package directory, the
+// allowed is the import table of ../shared/design.md ("Module and packages"),
+// with the packages added since recorded in internal/design. It is: for each package directory, the
 // module packages its non-test files may import. Test files are exempt, so
 // external tests may combine the eras.
 var allowed = map[string][]string{
@@ -20,16 +22,16 @@ var allowed = map[string][]string{
 	"internal/jsonrpc": {},
 	"internal/schema":  {},
 	"mrtr":             {},
-	"auth":             {},
-	"ratelimit":        {},
-	"mcp":              {"headers", "auth", "ratelimit", "internal/jsonrpc", "internal/schema"},
+	"mcp/auth":         {},
+	"mcp/ratelimit":    {},
+	"mcp":              {"headers", "mcp/auth", "mcp/ratelimit", "internal/jsonrpc", "internal/schema"},
 	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/schema"},
 	"mcp/mcptest":      {"mcp", "headers"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "auth", "ratelimit", "mcp/mcptest"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/ratelimit", "mcp/mcptest"}
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{
@@ -40,14 +42,15 @@ var thirdParty = map[string][]string{
 func TestLayering(t *testing.T) {
 	fset := token.NewFileSet()
 	checked := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	const root = "../.." // the module root, from internal/layering
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") && path != "." {
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") && path != root {
 			return filepath.SkipDir
 		}
-		if d.IsDir() && path != "." {
+		if d.IsDir() && path != root {
 			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
 				return filepath.SkipDir // another module (internal/interop): not part of the library
 			}
@@ -55,8 +58,13 @@ func TestLayering(t *testing.T) {
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		dir := filepath.ToSlash(filepath.Dir(path))
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == "." {
+			t.Errorf("%s: the module root holds no Go code (design card)", rel)
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
@@ -117,4 +125,43 @@ func thirdPartyAllowed(dir, imp string) bool {
 		}
 	}
 	return false
+}
+
+// TestTopLevel keeps the module root to the design card's entries (dotfiles
+// such as .ci and .gitignore aside).
+func TestTopLevel(t *testing.T) {
+	card := map[string]bool{
+		"mcp": true, "era2025": true, "era2026": true, "mrtr": true, "headers": true,
+		"examples": true, "internal": true, "go.mod": true, "go.sum": true,
+		"LICENSE": true, "README.md": true,
+	}
+	entries, err := os.ReadDir("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		seen[name] = true
+		if !card[name] {
+			t.Errorf("%s sits at the module root; the design card allows only %v", name, keys(card))
+		}
+	}
+	for name := range card {
+		if !seen[name] {
+			t.Errorf("%s is missing from the module root", name)
+		}
+	}
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,0 +1,4 @@
+// Package layering holds no code: its test enforces the import table of the
+// module's packages (which package may import which) and that the module
+// root holds only the design card's entries.
+package layering
