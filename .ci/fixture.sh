@@ -14,7 +14,7 @@ trap stop_started EXIT
 
 start_example() {
   local name="$1" dir="$2"
-  go build -o "$dir/$name" "./examples/$name"
+  go -C "examples/$name" build -o "$dir/$name" .  # examples/inbox is a module of its own
   "$dir/$name" -addr 127.0.0.1:0 > "$dir/$name.out" 2> "$dir/$name.log" &
   local pid=$!
   STARTED_PIDS+=("$pid")

@@ -3,8 +3,8 @@
 // store, and the same API as MCP tools, resources and prompts at /mcp,
 // serving MCP 2026-07-28, 2025-06-18 and 2025-03-26 on one endpoint.
 //
-//	go run ./examples/inbox            # 127.0.0.1:8080
-//	go run ./examples/inbox -addr 127.0.0.1:9090
+//	go run -C examples/inbox .              # 127.0.0.1:8080, from the repository root
+//	go run -C examples/inbox . -addr 127.0.0.1:9090
 //
 // Development tokens (printed at start): dev-admin (organization Acme, two
 // workspaces, all scopes: send X-Workspace-Id), dev-writer and dev-reader
