@@ -352,19 +352,45 @@ func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
 		return nil, "Invalid argument " + bad + ": it must be a non-empty string or integer naming one item"
 	}
 	var body []byte
-	switch t.route.method {
-	case http.MethodGet, http.MethodHead, http.MethodDelete:
-		u.RawQuery = t.query(args)
+	contentType := jsonType
+	p := t.opts.placement
+	hasBody := t.route.method != http.MethodGet && t.route.method != http.MethodHead
+	switch {
+	case p == nil && hasBody && t.route.method != http.MethodDelete:
+		body = t.bodyOf(args)
+	case p == nil, !hasBody:
+		u.RawQuery = t.query(args, t.inQuery)
+	case p.Body != "":
+		u.RawQuery = t.query(args, func(name string) bool { return !t.pathParams[name] && name != p.Body })
+		if v, ok := jsonrpc.Lookup(args, p.Body); ok {
+			body = v
+		}
+	case p.Form:
+		u.RawQuery = t.query(args, t.queryArgs.has)
+		body, contentType = []byte(t.query(args, t.inBody)), formType
 	default:
+		u.RawQuery = t.query(args, t.queryArgs.has)
 		body = t.bodyOf(args)
 	}
-	return req.inProcess(call, t.route.method, u, body, values), ""
+	return req.inProcess(call, t.route.method, u, body, contentType, values), ""
 }
+
+var formType = []string{"application/x-www-form-urlencoded"}
+
+// inQuery is the default rule: every argument that is not a wildcard.
+func (t *tool) inQuery(name string) bool { return !t.pathParams[name] }
+
+type nameSet map[string]bool
+
+func (s nameSet) has(name string) bool { return s[name] }
+
+// inBody: every argument placed neither in the path nor in the query.
+func (t *tool) inBody(name string) bool { return !t.pathParams[name] && !t.queryArgs[name] }
 
 // inProcess builds the request a route handler gets: the verified identity
 // and the call in its context, only Accept (and Content-Type with a body)
 // as headers — never the client's Authorization or cookies.
-func (req *Request) inProcess(call *Call, method string, u *url.URL, body []byte, values []pathValue) *http.Request {
+func (req *Request) inProcess(call *Call, method string, u *url.URL, body []byte, contentType []string, values []pathValue) *http.Request {
 	orig := req.HTTP()
 	ctx := context.WithValue(req.identityContext(orig.Context()), callKey{}, call)
 	r := &http.Request{
@@ -383,7 +409,7 @@ func (req *Request) inProcess(call *Call, method string, u *url.URL, body []byte
 		r.Header["Idempotency-Key"] = []string{call.idemKey}
 	}
 	if body != nil {
-		r.Header["Content-Type"] = jsonType
+		r.Header["Content-Type"] = contentType
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 	}
@@ -452,10 +478,10 @@ func scalarText(raw []byte) (string, bool) {
 	return "", false
 }
 
-// query renders the arguments that are not path wildcards as a query
-// string, sorted by name. Arrays repeat the key; objects are sent as JSON
+// query renders the arguments include admits as a query string (or form
+// body), sorted by name. Arrays repeat the key; objects are sent as JSON
 // text; null is left out.
-func (t *tool) query(args []byte) string {
+func (t *tool) query(args []byte, include func(name string) bool) string {
 	q := url.Values{}
 	it := jsonrpc.NewIter(args)
 	for {
@@ -464,7 +490,7 @@ func (t *tool) query(args []byte) string {
 			break
 		}
 		name := string(k)
-		if t.pathParams[name] {
+		if !include(name) {
 			continue
 		}
 		switch v[0] {
@@ -489,9 +515,10 @@ func queryText(v []byte) string {
 	return string(v)
 }
 
-// bodyOf returns the arguments minus the path wildcards as a JSON object.
+// bodyOf returns the arguments minus the path wildcards and query
+// arguments as a JSON object.
 func (t *tool) bodyOf(args []byte) []byte {
-	if len(t.pathParams) == 0 {
+	if len(t.pathParams) == 0 && len(t.queryArgs) == 0 {
 		return args
 	}
 	out := []byte{'{'}
@@ -501,7 +528,7 @@ func (t *tool) bodyOf(args []byte) []byte {
 		if !ok {
 			break
 		}
-		if t.pathParams[string(k)] {
+		if !t.inBody(string(k)) {
 			continue
 		}
 		if len(out) > 1 {

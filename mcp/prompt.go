@@ -483,7 +483,7 @@ func (s *Server) fromRoute(req *Request, p *prompt, call *Call, args map[string]
 	u.RawQuery = q.Encode()
 	rec := newRecorder(s.maxResponse)
 	log := req.handler.cfg.logger
-	if v := rec.run(p.handler, req.inProcess(call, http.MethodGet, u, nil, nil)); v != nil {
+	if v := rec.run(p.handler, req.inProcess(call, http.MethodGet, u, nil, nil, nil)); v != nil {
 		log.Error("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
 		return nil, NewError(CodeInternal, "Internal error")
 	}

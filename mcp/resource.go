@@ -362,7 +362,7 @@ func (s *Server) ReadResource(req *Request) (any, error) {
 	}
 	rec := newRecorder(s.maxResponse)
 	log := req.handler.cfg.logger
-	if p := rec.run(h, req.inProcess(call, http.MethodGet, u, nil, values)); p != nil {
+	if p := rec.run(h, req.inProcess(call, http.MethodGet, u, nil, nil, values)); p != nil {
 		log.Error("mcp: resource handler panicked", "uri", uri, "panic", p)
 		return nil, NewError(CodeInternal, "Internal error")
 	}

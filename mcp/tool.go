@@ -57,10 +57,12 @@ type tool struct {
 	modern     json.RawMessage // definition for 2025-06-18 and later
 	legacy     json.RawMessage // definition for 2025-03-26
 	pathParams map[string]bool
+	queryArgs  nameSet // arguments sent in the query whatever the method
 	opts       itemOptions
 }
 
 type itemOptions struct {
+	placement   *Placement
 	scopes      []string
 	noConfirm   bool
 	prepare     func(ctx context.Context, call *Call) (string, error)
@@ -87,6 +89,37 @@ func RequireScopes(scopes ...string) ItemOption {
 	}
 	cp := append([]string(nil), scopes...)
 	return itemOptionFunc(func(o *itemOptions) { o.scopes = append(o.scopes, cp...) })
+}
+
+// Placement says where a tool's arguments go in its route's request, for
+// routes that take some arguments in the query and others in the body, or a
+// body that is not a JSON object of the remaining arguments. The default,
+// without WithPlacement: path wildcards in the path, every other argument in
+// the query for GET, HEAD and DELETE and in a JSON object body otherwise.
+// With a Placement, arguments go to the body on every method but GET and
+// HEAD (whose arguments all go to the query).
+type Placement struct {
+	// Query names arguments sent in the query string whatever the method.
+	Query []string
+	// Body names the one argument whose value is the whole JSON body (an
+	// array, a string, an object...); every other argument that is not a
+	// wildcard then goes to the query. "" makes the body an object of the
+	// arguments placed nowhere else.
+	Body string
+	// Form sends the remaining arguments as an
+	// application/x-www-form-urlencoded body instead of JSON: strings,
+	// numbers and booleans as text, arrays as repeated fields, objects as
+	// JSON text.
+	Form bool
+}
+
+// WithPlacement places a tool's arguments as p says. AddTool panics when p
+// names an argument the input schema does not have, or a route wildcard,
+// or asks for a body on a GET or HEAD route.
+func WithPlacement(p Placement) ItemOption {
+	cp := p
+	cp.Query = append([]string(nil), p.Query...)
+	return itemOptionFunc(func(o *itemOptions) { o.placement = &cp })
 }
 
 // AddTool registers t, served by h through route, a pattern such as
@@ -167,6 +200,24 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 			fail("route wildcard {%s} must be a required string or integer property of inputSchema", seg.text)
 		}
 		entry.pathParams[seg.text] = true
+	}
+	if p := entry.opts.placement; p != nil {
+		entry.queryArgs = nameSet{}
+		for _, q := range p.Query {
+			if props[q] == nil || entry.pathParams[q] || q == p.Body {
+				fail("Placement.Query %q must be a property of inputSchema that is neither a route wildcard nor the body", q)
+			}
+			entry.queryArgs[q] = true
+		}
+		if p.Body != "" && (props[p.Body] == nil || entry.pathParams[p.Body]) {
+			fail("Placement.Body %q must be a property of inputSchema that is not a route wildcard", p.Body)
+		}
+		if (p.Body != "" || p.Form) && (rt.method == http.MethodGet || rt.method == http.MethodHead) {
+			fail("Placement.Body and Placement.Form need a route whose method has a body, not %s", rt.method)
+		}
+		if p.Body != "" && p.Form {
+			fail("Placement.Body and Placement.Form exclude each other")
+		}
 	}
 	entry.modern = renderTool(&t, true)
 	entry.legacy = renderTool(&t, false)
