@@ -387,3 +387,97 @@ type ElicitResult struct {
 	Action  string          // "accept", "decline" or "cancel"
 	Content json.RawMessage // the form's values when accepted (nil otherwise)
 }
+
+// attachRound gives call the opened state of a retry and the answers to
+// the keys that state asked, checked for their shape.
+func (req *Request) attachRound(call *Call) error {
+	rd := req.round
+	if rd == nil {
+		if req.loose == nil {
+			return nil
+		}
+		call.answers = map[string]json.RawMessage{}
+		it := jsonrpc.NewIter(req.loose)
+		for {
+			k, v, ok := it.Next()
+			if !ok {
+				return nil
+			}
+			if !isObject(v) {
+				return invalidInputResponses(string(k))
+			}
+			call.answers[string(k)] = v
+		}
+	}
+	if rd.state.Purpose != purposeTool {
+		req.handler.cfg.logger.Warn("mcp: requestState refused", "reason", "wrong_purpose", "method", req.Method())
+		return InvalidRequestState()
+	}
+	call.round = rd
+	call.answers = map[string]json.RawMessage{}
+	for key := range rd.state.Keys {
+		v, ok, err := rd.answer(key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			call.answers[key] = v
+		}
+	}
+	return nil
+}
+
+// errHandlerBug marks an input request a handler got wrong (logged).
+var errHandlerBug = errors.New("mcp: invalid input request")
+
+// pendingInput turns a handler's RequireInput into the interim result, or
+// the -32021 of an undeclared capability, or errHandlerBug.
+func (req *Request) pendingInput(call *Call) (*InputRequiredResult, error) {
+	res, err := req.inputRequired(purposeTool, call.pendingState, call.pendingReqs, nil)
+	var e *Error
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &e):
+		return nil, e
+	}
+	req.handler.cfg.logger.Error("mcp: invalid input request", "method", call.method, "target", call.tool, "err", err)
+	return nil, errHandlerBug
+}
+
+// pendingTool answers a tool handler's RequireInput: isError results where
+// the client cannot be asked or the handler erred.
+func (req *Request) pendingTool(t *tool, call *Call) (any, error) {
+	if !call.perRequest {
+		return textResult("The tool "+t.def.Name+" needs input from the user or the client (elicitation, sampling or roots), "+
+			"which a server can only ask for over MCP 2026-07-28. This client speaks "+string(req.Version())+"; the call did not complete.", true), nil
+	}
+	if t.confirms() {
+		req.handler.cfg.logger.Error("mcp: a confirmed destructive tool asked for more input; turn confirmation off (WithoutConfirmation) to run your own rounds", "tool", t.def.Name)
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	res, err := req.pendingInput(call)
+	if err == errHandlerBug {
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// pendingOther answers a resource's or prompt's RequireInput; these
+// methods have no isError result, so failures are JSON-RPC errors.
+func (req *Request) pendingOther(call *Call) (any, error) {
+	if !call.perRequest {
+		return nil, NewError(CodeInternal, "This request needs input from the client, which a server can only ask for over MCP 2026-07-28")
+	}
+	res, err := req.pendingInput(call)
+	if err == errHandlerBug {
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

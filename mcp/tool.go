@@ -2,12 +2,10 @@ package mcp
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -59,36 +57,6 @@ type tool struct {
 	pathParams map[string]bool
 	queryArgs  nameSet // arguments sent in the query whatever the method
 	opts       itemOptions
-}
-
-type itemOptions struct {
-	placement   *Placement
-	scopes      []string
-	noConfirm   bool
-	prepare     func(ctx context.Context, call *Call) (string, error)
-	completions map[string]CompletionFunc
-}
-
-// ItemOption configures one registered tool, resource, resource template
-// or prompt.
-type ItemOption interface{ applyItem(*itemOptions) }
-
-type itemOptionFunc func(*itemOptions)
-
-func (f itemOptionFunc) applyItem(o *itemOptions) { f(o) }
-
-// RequireScopes makes the item need every one of scopes (with WithAuth). A
-// token lacking one does not see the item in its list, and using it is
-// answered 403 with an insufficient_scope challenge naming every scope the
-// request needs, so the client can step up.
-func RequireScopes(scopes ...string) ItemOption {
-	for _, s := range scopes {
-		if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
-			panic(fmt.Sprintf("mcp: RequireScopes: invalid scope %q", s))
-		}
-	}
-	cp := append([]string(nil), scopes...)
-	return itemOptionFunc(func(o *itemOptions) { o.scopes = append(o.scopes, cp...) })
 }
 
 // Placement says where a tool's arguments go in its route's request, for
@@ -289,48 +257,4 @@ func (s *Server) HeaderParams(req *Request, name string) (params []headers.Param
 		return nil, false
 	}
 	return t.params, true
-}
-
-// route is a parsed "METHOD /path/{wildcard}" pattern.
-type route struct {
-	method   string
-	segments []segment
-}
-
-type segment struct {
-	text     string // literal text, or the wildcard name
-	wildcard bool
-}
-
-func parseRoute(p string) (route, error) {
-	method, path, ok := strings.Cut(p, " ")
-	if !ok {
-		return route{}, fmt.Errorf(`want "METHOD /path"`)
-	}
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-	default:
-		return route{}, fmt.Errorf("unsupported method %q", method)
-	}
-	if !strings.HasPrefix(path, "/") {
-		return route{}, fmt.Errorf("path must start with /")
-	}
-	r := route{method: method}
-	seen := map[string]bool{}
-	for _, part := range strings.Split(path[1:], "/") {
-		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
-			name := part[1 : len(part)-1]
-			if name == "" || strings.ContainsAny(name, "{}.") || seen[name] {
-				return route{}, fmt.Errorf("invalid or repeated wildcard {%s}", name)
-			}
-			seen[name] = true
-			r.segments = append(r.segments, segment{text: name, wildcard: true})
-			continue
-		}
-		if strings.ContainsAny(part, "{}?#%") || part == "." || part == ".." {
-			return route{}, fmt.Errorf("invalid path segment %q", part)
-		}
-		r.segments = append(r.segments, segment{text: part})
-	}
-	return r, nil
 }

@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+)
+
+// newRequest builds the in-process request for a call. It returns a
+// message for the model instead when an argument cannot be placed in the
+// path safely.
+func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
+	args := call.args
+	u, values, bad := t.route.fill(func(name string) (string, bool) {
+		v, _ := jsonrpc.Lookup(args, name)
+		return scalarText(v)
+	})
+	if bad != "" {
+		return nil, "Invalid argument " + bad + ": it must be a non-empty string or integer naming one item"
+	}
+	var body []byte
+	contentType := jsonType
+	p := t.opts.placement
+	hasBody := t.route.method != http.MethodGet && t.route.method != http.MethodHead
+	switch {
+	case p == nil && hasBody && t.route.method != http.MethodDelete:
+		body = t.bodyOf(args)
+	case p == nil, !hasBody:
+		u.RawQuery = t.query(args, t.inQuery)
+	case p.Body != "":
+		u.RawQuery = t.query(args, func(name string) bool { return !t.pathParams[name] && name != p.Body })
+		if v, ok := jsonrpc.Lookup(args, p.Body); ok {
+			body = v
+		}
+	case p.Form:
+		u.RawQuery = t.query(args, t.queryArgs.has)
+		body, contentType = []byte(t.query(args, t.inBody)), formType
+	default:
+		u.RawQuery = t.query(args, t.queryArgs.has)
+		body = t.bodyOf(args)
+	}
+	return req.inProcess(call, t.route.method, u, body, contentType, values), ""
+}
+
+var formType = []string{"application/x-www-form-urlencoded"}
+
+// inQuery is the default rule: every argument that is not a wildcard.
+func (t *tool) inQuery(name string) bool { return !t.pathParams[name] }
+
+type nameSet map[string]bool
+
+func (s nameSet) has(name string) bool { return s[name] }
+
+// inBody: every argument placed neither in the path nor in the query.
+func (t *tool) inBody(name string) bool { return !t.pathParams[name] && !t.queryArgs[name] }
+
+// query renders the arguments include admits as a query string (or form
+// body), sorted by name. Arrays repeat the key; objects are sent as JSON
+// text; null is left out.
+func (t *tool) query(args []byte, include func(name string) bool) string {
+	q := url.Values{}
+	it := jsonrpc.NewIter(args)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		name := string(k)
+		if !include(name) {
+			continue
+		}
+		switch v[0] {
+		case 'n':
+		case '[':
+			var arr []json.RawMessage
+			_ = json.Unmarshal(v, &arr)
+			for _, item := range arr {
+				q.Add(name, queryText(item))
+			}
+		default:
+			q.Add(name, queryText(v))
+		}
+	}
+	return q.Encode() // sorted by key
+}
+
+func queryText(v []byte) string {
+	if s, ok := String(v); ok {
+		return s
+	}
+	return string(v)
+}
+
+// bodyOf returns the arguments minus the path wildcards and query
+// arguments as a JSON object.
+func (t *tool) bodyOf(args []byte) []byte {
+	if len(t.pathParams) == 0 && len(t.queryArgs) == 0 {
+		return args
+	}
+	out := []byte{'{'}
+	it := jsonrpc.NewIter(args)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		if !t.inBody(string(k)) {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = appendString(out, string(k))
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	return append(out, '}')
+}

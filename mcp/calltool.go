@@ -1,0 +1,88 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/mcpdual/mcpdual/internal/schema"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+// maxViolations bounds how many schema violations a result lists.
+const maxViolations = 10
+
+// CallTool answers tools/call for req. Protocol problems (no name, unknown
+// tool, arguments not an object) are CodeInvalidParams errors; everything
+// the model can act on, including arguments that fail the input schema and
+// the route's 4xx answers, is an isError result.
+//
+// The result is a *CallToolResult, or, on a per-request era, an
+// *InputRequiredResult when the tool needs input (its handler called
+// RequireInput, or it is destructive and not yet confirmed).
+func (s *Server) CallTool(req *Request) (any, error) {
+	raw, ok := req.Param("name")
+	name, isStr := String(raw)
+	if !ok || !isStr {
+		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
+	}
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	t, ok := s.byName[name]
+	if !ok || !req.visible(auth.KindTool, name) {
+		return nil, unknownTool(name)
+	}
+	if err := req.scopeError(t.opts.scopes); err != nil {
+		return nil, err
+	}
+	args, ok := req.Param("arguments")
+	switch {
+	case !ok || string(args) == "null":
+		args = json.RawMessage(`{}`)
+	case args[0] != '{':
+		return nil, NewError(CodeInvalidParams, "Invalid params: arguments must be an object")
+	default:
+		// The body buffer is reused after the response; the handler may
+		// keep what it was given.
+		args = bytes.Clone(args)
+	}
+	features := FeaturesOf(req.Version())
+	decoded, err := schema.Decode(args)
+	if err != nil {
+		return nil, NewError(CodeInvalidParams, "Invalid params: arguments are not valid JSON")
+	}
+	if v := t.input.Validate(decoded, maxViolations); v != nil {
+		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
+	}
+	call := req.newCall(name, args)
+	if t.confirms() {
+		res, err := s.confirm(req, t, call)
+		if res != nil || err != nil {
+			return res, err
+		}
+	} else if err := req.attachRound(call); err != nil {
+		return nil, err
+	}
+	hr, msg := t.newRequest(req, call)
+	if msg != "" {
+		return textResult(msg, true), nil
+	}
+	rec := newRecorder(s.maxResponse)
+	if p := rec.run(t.handler, hr); p != nil {
+		req.handler.cfg.logger.Error("mcp: tool handler panicked", "tool", name, "panic", p)
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	if call.pending {
+		return req.pendingTool(t, call)
+	}
+	return t.result(req, rec, features)
+}
+
+func unknownTool(name string) *Error {
+	shown := name
+	if len(shown) > 128 {
+		shown = shown[:128]
+	}
+	return NewError(CodeInvalidParams, "Unknown tool: "+shown).WithData(map[string]string{"name": shown})
+}

@@ -1,0 +1,150 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+// CompletionFunc suggests values for one argument of a prompt or one
+// variable of a resource template, given what the user typed so far and,
+// from 2025-06-18 on, the values of the other arguments. The endpoint
+// sends at most 100 of them, with the total and whether there were more.
+type CompletionFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
+
+// Complete registers a completion source for argument (a prompt argument
+// or a template variable). The completions capability is advertised once
+// any source exists. It panics on a tool or a fixed resource, or when the
+// item has no such argument.
+func Complete(argument string, f CompletionFunc) ItemOption {
+	if f == nil {
+		panic("mcp: Complete needs a function")
+	}
+	return itemOptionFunc(func(o *itemOptions) {
+		if o.completions == nil {
+			o.completions = map[string]CompletionFunc{}
+		}
+		o.completions[argument] = f
+	})
+}
+
+// HasCompletions reports whether any completion source is registered.
+func (s *Server) HasCompletions() bool {
+	for _, p := range s.prompts {
+		if len(p.opts.completions) > 0 {
+			return true
+		}
+	}
+	for _, t := range s.templates {
+		if len(t.opts.completions) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxCompletions is the most values one completion result holds.
+const maxCompletions = 100
+
+// CompleteResult is the result of completion/complete.
+type CompleteResult struct {
+	Stamp
+	Completion struct {
+		Values  []string `json:"values"`
+		Total   int      `json:"total"`
+		HasMore bool     `json:"hasMore"`
+	} `json:"completion"`
+}
+
+// Complete answers completion/complete for a prompt argument
+// (ref/prompt) or a template variable (ref/resource with the template's
+// URI template). An unknown or hidden reference is -32602; an argument
+// without a source has no suggestions.
+func (s *Server) Complete(req *Request) (*CompleteResult, error) {
+	ref, _ := req.Param("ref")
+	argument, _ := req.Param("argument")
+	if !isObject(ref) || !isObject(argument) {
+		return nil, NewError(CodeInvalidParams, "Invalid params: ref and argument must be objects")
+	}
+	typ, _ := jsonrpc.Lookup(ref, "type")
+	refType, _ := jsonrpc.String(typ)
+	rawName, _ := jsonrpc.Lookup(argument, "name")
+	rawValue, _ := jsonrpc.Lookup(argument, "value")
+	argName, ok1 := jsonrpc.String(rawName)
+	value, ok2 := jsonrpc.String(rawValue)
+	if !ok1 || !ok2 {
+		return nil, NewError(CodeInvalidParams, "Invalid params: argument needs a string name and value")
+	}
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	var sources map[string]CompletionFunc
+	var scopes []string
+	switch refType {
+	case "ref/prompt":
+		n, _ := jsonrpc.Lookup(ref, "name")
+		name, _ := jsonrpc.String(n)
+		p, err := s.lookupPrompt(req, name)
+		if err != nil {
+			return nil, err
+		}
+		sources, scopes = p.opts.completions, p.opts.scopes
+	case "ref/resource":
+		u, _ := jsonrpc.Lookup(ref, "uri")
+		uri, _ := jsonrpc.String(u)
+		found := false
+		for _, t := range s.templates {
+			if t.def.URITemplate == uri && req.visible(auth.KindTemplate, uri) {
+				sources, scopes, found = t.opts.completions, t.opts.scopes, true
+				break
+			}
+		}
+		if r, ok := s.byURI[uri]; !found && ok && req.visible(auth.KindResource, uri) {
+			scopes, found = r.opts.scopes, true
+		}
+		if !found {
+			return nil, resourceNotFound(req, uri)
+		}
+	default:
+		return nil, NewError(CodeInvalidParams, "Invalid params: ref.type must be ref/prompt or ref/resource")
+	}
+	if err := req.scopeError(scopes); err != nil {
+		return nil, err
+	}
+	others := map[string]string{}
+	if FeaturesOf(req.Version()).Titles { // context arrived with 2025-06-18
+		if c, ok := req.Param("context"); ok && isObject(c) {
+			a, _ := jsonrpc.Lookup(c, "arguments")
+			m, err := stringMap(a, "context.arguments")
+			if err != nil {
+				return nil, err
+			}
+			others = m
+		}
+	}
+	res := &CompleteResult{}
+	res.Completion.Values = []string{}
+	f := sources[argName]
+	if f == nil {
+		return res, nil
+	}
+	values, err := f(req.identityContext(req.http.Context()), value, others)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		req.handler.cfg.logger.Error("mcp: completion failed", "argument", argName, "err", err)
+		return nil, NewError(CodeInternal, "Internal error")
+	}
+	res.Completion.Total = len(values)
+	if len(values) > maxCompletions {
+		values, res.Completion.HasMore = values[:maxCompletions], true
+	}
+	if values != nil {
+		res.Completion.Values = values
+	}
+	return res, nil
+}

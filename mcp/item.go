@@ -1,0 +1,62 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+type itemOptions struct {
+	placement   *Placement
+	scopes      []string
+	noConfirm   bool
+	prepare     func(ctx context.Context, call *Call) (string, error)
+	completions map[string]CompletionFunc
+}
+
+// ItemOption configures one registered tool, resource, resource template
+// or prompt.
+type ItemOption interface{ applyItem(*itemOptions) }
+
+type itemOptionFunc func(*itemOptions)
+
+func (f itemOptionFunc) applyItem(o *itemOptions) { f(o) }
+
+// RequireScopes makes the item need every one of scopes (with WithAuth). A
+// token lacking one does not see the item in its list, and using it is
+// answered 403 with an insufficient_scope challenge naming every scope the
+// request needs, so the client can step up.
+func RequireScopes(scopes ...string) ItemOption {
+	for _, s := range scopes {
+		if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
+			panic(fmt.Sprintf("mcp: RequireScopes: invalid scope %q", s))
+		}
+	}
+	cp := append([]string(nil), scopes...)
+	return itemOptionFunc(func(o *itemOptions) { o.scopes = append(o.scopes, cp...) })
+}
+
+// applyItemOptions applies the options of a resource, template or prompt;
+// completions are allowed only for the
+// arguments in completable (nil: the item takes none).
+func applyItemOptions(opts []ItemOption, what string, completable map[string]bool) itemOptions {
+	var o itemOptions
+	for _, opt := range opts {
+		opt.applyItem(&o)
+	}
+	args := make([]string, 0, len(o.completions))
+	for a := range o.completions {
+		args = append(args, a)
+	}
+	sort.Strings(args)
+	for _, a := range args {
+		if !completable[a] {
+			panic(fmt.Sprintf("mcp: %s: Complete(%q): no such argument", what, a))
+		}
+	}
+	if o.noConfirm || o.prepare != nil {
+		panic("mcp: " + what + ": confirmation options apply to tools only")
+	}
+	return o
+}

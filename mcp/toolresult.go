@@ -1,0 +1,113 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/schema"
+)
+
+// textResult builds a result with one text block.
+func textResult(text string, isError bool) *CallToolResult {
+	b := make([]byte, 0, len(text)+32)
+	b = append(b, `[{"type":"text","text":`...)
+	b = appendString(b, text)
+	b = append(b, `}]`...)
+	return &CallToolResult{Content: b, IsError: isError}
+}
+
+// result maps the handler's response onto a CallToolResult.
+func (t *tool) result(req *Request, rec *recorder, f Features) (*CallToolResult, error) {
+	log := req.handler.cfg.logger
+	status := rec.status
+	if rec.over {
+		log.Error("mcp: tool response over the size limit", "tool", t.def.Name, "limit", rec.limit)
+		return textResult("The tool's response was too large.", true), nil
+	}
+	body := rec.buf.Bytes()
+	switch {
+	case status >= 200 && status < 300:
+	case status >= 400 && status < 500:
+		text := string(bytes.TrimRight(body, "\r\n"))
+		if len(bytes.TrimSpace(body)) == 0 {
+			text = strconv.Itoa(status) + " " + http.StatusText(status)
+		}
+		return textResult(text, true), nil
+	default:
+		// The body is not logged: a failing route may have put anything in it.
+		log.Error("mcp: tool route failed", "tool", t.def.Name, "status", status)
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type"))
+	switch {
+	case mt == ToolResultMediaType:
+		res, ok := ownResult(body, f)
+		if !ok {
+			log.Error("mcp: tool answered an invalid "+ToolResultMediaType+" body", "tool", t.def.Name)
+			return textResult("The tool failed with an internal error.", true), nil
+		}
+		return res, nil
+	case strings.HasPrefix(mt, "image/"), strings.HasPrefix(mt, "audio/"):
+		kind := "image"
+		if strings.HasPrefix(mt, "audio/") {
+			kind = "audio"
+		}
+		b := make([]byte, 0, base64.StdEncoding.EncodedLen(len(body))+64)
+		b = append(b, `[{"type":"`...)
+		b = append(b, kind...)
+		b = append(b, `","data":"`...)
+		b = base64.StdEncoding.AppendEncode(b, body)
+		b = append(b, `","mimeType":`...)
+		b = appendString(b, mt)
+		b = append(b, `}]`...)
+		return &CallToolResult{Content: b}, nil
+	}
+	// A trailing newline (json.Encoder writes one) carries nothing for the model.
+	res := textResult(string(bytes.TrimRight(body, "\r\n")), false)
+	if t.output != nil && f.OutputSchema {
+		decoded, err := schema.Decode(body)
+		if err != nil || jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
+			log.Error("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
+			return textResult("The tool failed with an internal error.", true), nil
+		}
+		if v := t.output.Validate(decoded, maxViolations); v != nil {
+			log.Error("mcp: tool output does not match its outputSchema", "tool", t.def.Name, "violations", v)
+			return textResult("The tool failed with an internal error.", true), nil
+		}
+		var c bytes.Buffer
+		_ = json.Compact(&c, body)
+		res.StructuredContent = c.Bytes()
+	}
+	return res, nil
+}
+
+// ownResult reads a CallToolResult written by a handler for MCP.
+func ownResult(body []byte, f Features) (*CallToolResult, bool) {
+	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
+		return nil, false
+	}
+	content, ok := jsonrpc.Lookup(body, "content")
+	if !ok || len(content) == 0 || content[0] != '[' {
+		return nil, false
+	}
+	res := &CallToolResult{Content: content}
+	if v, ok := jsonrpc.Lookup(body, "isError"); ok {
+		switch string(v) {
+		case "true":
+			res.IsError = true
+		case "false":
+		default:
+			return nil, false
+		}
+	}
+	if v, ok := jsonrpc.Lookup(body, "structuredContent"); ok && f.OutputSchema && string(v) != "null" {
+		res.StructuredContent = v
+	}
+	return res, true
+}
