@@ -8,17 +8,17 @@ import (
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
 
-// newRequest builds the in-process request for a call. It returns a
+// place lays a call's arguments out as the route's request. It returns a
 // message for the model instead when an argument cannot be placed in the
 // path safely.
-func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
+func (t *tool) place(call *Call) (inner, string) {
 	args := call.args
 	u, values, bad := t.route.fill(func(name string) (string, bool) {
 		v, _ := jsonrpc.Lookup(args, name)
 		return scalarText(v)
 	})
 	if bad != "" {
-		return nil, "Invalid argument " + bad + ": it must be a non-empty string or integer naming one item"
+		return inner{}, "Invalid argument " + bad + ": it must be a non-empty string or integer naming one item"
 	}
 	var body []byte
 	contentType := jsonType
@@ -41,7 +41,7 @@ func (t *tool) newRequest(req *Request, call *Call) (*http.Request, string) {
 		u.RawQuery = t.query(args, t.queryArgs.has)
 		body = t.bodyOf(args)
 	}
-	return req.inProcess(call, t.route.method, u, body, contentType, values), ""
+	return inner{method: t.route.method, url: u, body: body, contentType: contentType, values: values}, ""
 }
 
 var formType = []string{"application/x-www-form-urlencoded"}

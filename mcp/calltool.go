@@ -64,12 +64,12 @@ func (s *Server) CallTool(req *Request) (any, error) {
 	} else if err := req.attachRound(call); err != nil {
 		return nil, err
 	}
-	hr, msg := t.newRequest(req, call)
+	in, msg := t.place(call)
 	if msg != "" {
 		return textResult(msg, true), nil
 	}
-	rec := newRecorder(s.maxResponse)
-	if p := rec.run(t.handler, hr); p != nil {
+	rec, p := req.dispatch(t.handler, call, in)
+	if p != nil {
 		req.handler.cfg.logger.Error("mcp: tool handler panicked", "tool", name, "panic", p)
 		return textResult("The tool failed with an internal error.", true), nil
 	}

@@ -45,6 +45,7 @@ type Handler struct {
 	legacyDflt Version // revision assumed when nothing names one ("" if none)
 	audience   string  // what sealed state is bound to (see Request.Audience)
 	cfg        handlerConfig
+	warned     sync.Map // targets whose route refused an in-process identity (logged once)
 }
 
 type handlerConfig struct {
@@ -61,6 +62,8 @@ type handlerConfig struct {
 	slots       chan struct{} // concurrency limit; nil when unlimited
 	replay      ReplayGuard
 	streaming   bool
+
+	routeRequest func(outer, inner *http.Request) *http.Request
 }
 
 // HandlerOption configures a Handler.

@@ -470,7 +470,7 @@ func (req *Request) pendingTool(t *tool, call *Call) (any, error) {
 // methods have no isError result, so failures are JSON-RPC errors.
 func (req *Request) pendingOther(call *Call) (any, error) {
 	if !call.perRequest {
-		return nil, NewError(CodeInternal, "This request needs input from the client, which a server can only ask for over MCP 2026-07-28")
+		return nil, needsInputRevision(req.Version())
 	}
 	res, err := req.pendingInput(call)
 	if err == errHandlerBug {
@@ -480,4 +480,14 @@ func (req *Request) pendingOther(call *Call) (any, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// needsInputRevision answers a 2025 request whose prompt or resource asks
+// the client for input: these revisions cannot carry input requests, and
+// prompts/get and resources/read have no isError result to say so in, so
+// it is a precise protocol error rather than an internal one.
+func needsInputRevision(v Version) *Error {
+	return NewError(CodeInvalidRequest, "This request needs input from the client, which a server can only ask for over MCP "+
+		string(Version20260728)+"; this client speaks "+string(v)+". Connect with a client that supports "+string(Version20260728)+".").
+		WithData(map[string]string{"reason": "input_requires_newer_revision", "requiredVersion": string(Version20260728)})
 }

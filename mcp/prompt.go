@@ -316,9 +316,9 @@ func (s *Server) fromRoute(req *Request, p *prompt, call *Call, args map[string]
 	}
 	u, _, _ := p.route.fill(nil) // no wildcards
 	u.RawQuery = q.Encode()
-	rec := newRecorder(s.maxResponse)
 	log := req.handler.cfg.logger
-	if v := rec.run(p.handler, req.inProcess(call, http.MethodGet, u, nil, nil, nil)); v != nil {
+	rec, v := req.dispatch(p.handler, call, inner{method: http.MethodGet, url: u})
+	if v != nil {
 		log.Error("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
 		return nil, NewError(CodeInternal, "Internal error")
 	}

@@ -360,9 +360,9 @@ func (s *Server) ReadResource(req *Request) (any, error) {
 	if err := req.attachRound(call); err != nil {
 		return nil, err
 	}
-	rec := newRecorder(s.maxResponse)
 	log := req.handler.cfg.logger
-	if p := rec.run(h, req.inProcess(call, http.MethodGet, u, nil, nil, values)); p != nil {
+	rec, p := req.dispatch(h, call, inner{method: http.MethodGet, url: u, values: values})
+	if p != nil {
 		log.Error("mcp: resource handler panicked", "uri", uri, "panic", p)
 		return nil, NewError(CodeInternal, "Internal error")
 	}

@@ -470,7 +470,9 @@ func TestPrompts_InputRequired(t *testing.T) {
 	// 2025 eras cannot be asked.
 	for _, era := range []mcp.Version{mcp.Version20250618, mcp.Version20250326} {
 		r := f.rpc(t, era, "prompts/get", `"name":"ask"`)
-		if r.code() != -32603 || !strings.Contains(r.msg.Error.Message, "2026-07-28") {
+		check(t, r, want{status: 200, code: -32600, id: "5", proto: string(era)})
+		if !strings.Contains(r.msg.Error.Message, "2026-07-28") || !strings.Contains(r.msg.Error.Message, string(era)) ||
+			string(r.msg.Error.Data) != `{"reason":"input_requires_newer_revision","requiredVersion":"2026-07-28"}` {
 			t.Errorf("%s: %s", era, r.raw)
 		}
 	}

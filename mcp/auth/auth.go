@@ -117,6 +117,16 @@ type Config struct {
 	// does, for verifiers that already check it exactly. Leave it false
 	// unless you have read the verifier's code.
 	VerifierChecksAudience bool
+	// AcceptNoExpiry accepts a Principal whose ExpiresAt is zero: an
+	// opaque API key that does not expire, which the verifier looks up
+	// (and the host revokes) itself. Without it such a principal is
+	// refused. A principal that has an expiry is still checked.
+	AcceptNoExpiry bool
+	// AcceptNoAudience accepts a Principal whose Audience is empty: a key
+	// the host issued for this server alone. Without it such a principal
+	// is refused. A principal that names audiences must still name
+	// Resource.
+	AcceptNoAudience bool
 	// Workspaces resolves X-Workspace-Id; nil means requests name no
 	// workspace (the header is then refused).
 	Workspaces WorkspaceResolver
@@ -329,13 +339,14 @@ func (a *Authenticator) Authenticate(r *http.Request) (p *Principal, f *Failure)
 	}
 	now := time.Now()
 	switch {
-	case p.ExpiresAt.IsZero():
+	case p.ExpiresAt.IsZero() && !a.cfg.AcceptNoExpiry:
 		return nil, a.invalidToken("The access token has no expiry")
-	case now.After(p.ExpiresAt.Add(a.cfg.Skew)):
+	case !p.ExpiresAt.IsZero() && now.After(p.ExpiresAt.Add(a.cfg.Skew)):
 		return nil, a.invalidToken("The access token expired")
 	case !p.NotBefore.IsZero() && now.Add(a.cfg.Skew).Before(p.NotBefore):
 		return nil, a.invalidToken("The access token is not yet valid")
-	case !a.cfg.VerifierChecksAudience && !slices.Contains(p.Audience, a.cfg.Resource):
+	case a.cfg.VerifierChecksAudience, len(p.Audience) == 0 && a.cfg.AcceptNoAudience:
+	case !slices.Contains(p.Audience, a.cfg.Resource):
 		return nil, a.invalidToken("The access token was not issued for this resource")
 	}
 	return p, nil

@@ -215,6 +215,39 @@ func TestAuthenticate_VerifierChecksAudience(t *testing.T) {
 	}
 }
 
+// TestAuthenticate_OpaqueKeys: credentials without an expiry or an
+// audience pass only when the host says so, each flag on its own, and a
+// key that does carry them is still checked.
+func TestAuthenticate_OpaqueKeys(t *testing.T) {
+	cases := []struct {
+		token        string
+		noExp, noAud bool
+		admitted     bool
+	}{
+		{"noexp", false, false, false},
+		{"noexp", true, false, true},
+		{"noexp", false, true, false},
+		{"noaud", false, false, false},
+		{"noaud", false, true, true},
+		{"noaud", true, false, false},
+		{"expired", true, true, false},
+		{"otheraud", true, true, false},
+		{"good", true, true, true},
+	}
+	for _, c := range cases {
+		a := newTestAuth(func(cfg *Config) { cfg.AcceptNoExpiry, cfg.AcceptNoAudience = c.noExp, c.noAud })
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+		r.Header.Set("Authorization", "Bearer "+c.token)
+		_, f := a.Authenticate(r)
+		if (f == nil) != c.admitted {
+			t.Errorf("%s with AcceptNoExpiry=%v AcceptNoAudience=%v: admitted = %v, want %v (%+v)", c.token, c.noExp, c.noAud, f == nil, c.admitted, f)
+		}
+		if f != nil && f.Status != http.StatusUnauthorized {
+			t.Errorf("%s: status %d", c.token, f.Status)
+		}
+	}
+}
+
 func TestInsufficientScope(t *testing.T) {
 	a := newTestAuth()
 	f := a.InsufficientScope([]string{"items:delete", "mcp:read"})

@@ -16,7 +16,8 @@ type Principal struct {
 	Audience []string
 	// Scopes are the granted scopes (scope split on spaces, or scp).
 	Scopes []string
-	// ExpiresAt is required: a token without an expiry is refused.
+	// ExpiresAt is required unless Config.AcceptNoExpiry is set: a token
+	// without an expiry is refused.
 	ExpiresAt time.Time
 	NotBefore time.Time // zero when the token has none
 	TokenID   string    // jti, for audit; optional

@@ -1,0 +1,248 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+type hostKey struct{}
+
+// inProcessFixture is an authenticated endpoint mounted behind a host
+// middleware that puts a value of its own and a deadline in every request's
+// context, as routers and tracing middleware do.
+func inProcessFixture(t *testing.T, mux *http.ServeMux, opts ...mcp.HandlerOption) (*fixture, *syncBuffer) {
+	t.Helper()
+	srv := mcp.NewServer(mcp.Implementation{Name: "inprocess", Version: "1"})
+	schema := json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)
+	srv.AddTool(mcp.Tool{Name: "probe", InputSchema: schema, Annotations: mcp.Annotations{ReadOnly: true}}, "GET /probe/{id}", mux)
+	srv.AddTool(mcp.Tool{Name: "refused", InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /refused", mux)
+	log := &syncBuffer{}
+	authn := auth.New(auth.Config{Verifier: auth.VerifierFunc(testVerifier), Resource: resourceURI})
+	opts = append([]mcp.HandlerOption{mcp.WithAuth(authn), mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil)))}, opts...)
+	endpoint := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...)
+	outer := http.NewServeMux()
+	outer.Handle("/mcp", endpoint)
+	outer.Handle("/", mux)
+	host := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), hostKey{}, "outer"), time.Minute)
+		defer cancel()
+		outer.ServeHTTP(w, r.WithContext(ctx))
+	})
+	base := newTestServer(t, host)
+	return &fixture{url: base + "/mcp"}, log
+}
+
+func (f *fixture) authed(t *testing.T, era mcp.Version, tool, args string) map[string]any {
+	t.Helper()
+	r := f.do(t, call{era: era, id: "7", method: "tools/call", params: `"name":` + quoteJSON(tool) + `,"arguments":` + args,
+		header: map[string]string{"Authorization": "Bearer " + tokAlice}})
+	if r.code() != 0 {
+		t.Fatalf("%s: %s", tool, r.raw)
+	}
+	return r.result(t)
+}
+
+// TestInProcess_Request: the route sees a request as if it had come from
+// the network at its own method and path, with the caller's identity and
+// none of the endpoint request's context values, in every era.
+func TestInProcess_Request(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		_, hasDeadline := r.Context().Deadline()
+		p := auth.FromContext(r.Context())
+		subject := ""
+		if p != nil {
+			subject = p.Subject
+		}
+		b, _ := json.Marshal(map[string]any{
+			"inProcess": mcp.InProcess(r), "host": r.Context().Value(hostKey{}), "subject": subject, "deadline": hasDeadline,
+			"path": r.URL.Path, "rawPath": r.URL.RawPath, "requestURI": r.RequestURI, "id": r.PathValue("id"),
+			"pattern": r.Pattern, "authorization": r.Header.Get("Authorization"),
+		})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+	})
+	f, _ := inProcessFixture(t, mux)
+	for _, era := range eras {
+		for _, tc := range []struct{ id, path, rawPath, uri string }{
+			{"a1", "/probe/a1", "", "/probe/a1"},
+			{"a b", "/probe/a b", "", "/probe/a%20b"},
+			{"a/b", "/probe/a/b", "/probe/a%2Fb", "/probe/a%2Fb"},
+			{"50%", "/probe/50%", "", "/probe/50%25"},
+		} {
+			t.Run(string(era)+"/"+tc.id, func(t *testing.T) {
+				res := f.authed(t, era, "probe", `{"id":`+quoteJSON(tc.id)+`}`)
+				var got map[string]any
+				if err := json.Unmarshal([]byte(text(res)), &got); err != nil {
+					t.Fatalf("%v: %v", res, err)
+				}
+				want := map[string]any{
+					"inProcess": true, "host": nil, "subject": "alice", "deadline": true,
+					"path": tc.path, "rawPath": tc.rawPath, "requestURI": tc.uri, "id": tc.id,
+					"pattern": "GET /probe/{id}", "authorization": "",
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("the route saw (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+	// The same route reached from the network is not in-process, whatever
+	// it sends.
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/mcp") + "/probe/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"inProcess":false`) {
+		t.Errorf("network request: %s", body)
+	}
+}
+
+// TestInProcess_RouteRequest: WithRouteRequest carries the host's own
+// values and identity onto the route's request.
+func TestInProcess_RouteRequest(t *testing.T) {
+	t.Parallel()
+	type userKey struct{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := json.Marshal(map[string]any{"host": r.Context().Value(hostKey{}), "user": r.Context().Value(userKey{}),
+			"header": r.Header.Get("X-Internal-User")})
+		w.Write(b)
+	})
+	f, _ := inProcessFixture(t, mux, mcp.WithRouteRequest(func(outer, inner *http.Request) *http.Request {
+		ctx := context.WithValue(inner.Context(), hostKey{}, outer.Context().Value(hostKey{}))
+		ctx = context.WithValue(ctx, userKey{}, "user:"+auth.FromContext(inner.Context()).Subject)
+		r := inner.WithContext(ctx)
+		r.Header.Set("X-Internal-User", "alice")
+		return r
+	}))
+	for _, era := range eras {
+		res := f.authed(t, era, "probe", `{"id":"x"}`)
+		if got := text(res); got != `{"header":"alice","host":"outer","user":"user:alice"}` {
+			t.Errorf("%s: %s", era, got)
+		}
+	}
+}
+
+func TestInProcess_RouteRequestNil(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	ran := false
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) { ran = true })
+	f, log := inProcessFixture(t, mux, mcp.WithRouteRequest(func(outer, inner *http.Request) *http.Request { return nil }))
+	res := f.authed(t, mcp.Version20260728, "probe", `{"id":"x"}`)
+	if res["isError"] != true || text(res) != "The tool failed with an internal error." || ran {
+		t.Errorf("result %v, route ran %v", res, ran)
+	}
+	if !strings.Contains(log.String(), "WithRouteRequest function returned nil") {
+		t.Errorf("log: %s", log)
+	}
+}
+
+// TestInProcess_RefusedIdentity: a route that answers 401 or 403 to an
+// authenticated in-process call is logged once per tool, naming it.
+func TestInProcess_RefusedIdentity(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /refused", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
+	})
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"forbidden"}`, http.StatusForbidden)
+	})
+	f, log := inProcessFixture(t, mux)
+	for _, era := range eras {
+		res := f.authed(t, era, "refused", `{}`)
+		if res["isError"] != true || text(res) != `{"error":"unauthorized"}` {
+			t.Errorf("%s: %v", era, res)
+		}
+		f.authed(t, era, "probe", `{"id":"x"}`)
+	}
+	out := log.String()
+	for _, tool := range []string{"target=refused status=401", "target=probe status=403"} {
+		if n := strings.Count(out, tool); n != 1 {
+			t.Errorf("%q logged %d times, want once:\n%s", tool, n, out)
+		}
+	}
+	if n := strings.Count(out, "did not see an identity it accepts"); n != 2 {
+		t.Errorf("%d warnings, want 2:\n%s", n, out)
+	}
+}
+
+// TestInProcess_Cancellation: a client that goes away cancels the route.
+func TestInProcess_Cancellation(t *testing.T) {
+	t.Parallel()
+	entered, canceled := make(chan struct{}), make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		select {
+		case <-r.Context().Done():
+			close(canceled)
+		case <-time.After(10 * time.Second):
+		}
+	})
+	f, _ := inProcessFixture(t, mux)
+	ctx, cancel := context.WithCancel(context.Background())
+	c := call{era: mcp.Version20260728, id: "1", method: "tools/call", params: `"name":"probe","arguments":{"id":"x"}`,
+		header: map[string]string{"Authorization": "Bearer " + tokAlice}}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.url, strings.NewReader(c.body()))
+	req.Header = headersFor(c)
+	go func() {
+		<-entered
+		cancel()
+	}()
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	select {
+	case <-canceled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the route's context was not canceled")
+	}
+}
+
+// TestInProcess_WriteAfterReturn: a goroutine a route leaves behind cannot
+// change the response or race with reading it (run with -race).
+func TestInProcess_WriteAfterReturn(t *testing.T) {
+	t.Parallel()
+	var wg sync.WaitGroup
+	late := make(chan error, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "before")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(5 * time.Millisecond)
+			w.WriteHeader(http.StatusTeapot)
+			_, err := io.WriteString(w, " after")
+			late <- err
+		}()
+	})
+	f, _ := inProcessFixture(t, mux)
+	res := f.authed(t, mcp.Version20260728, "probe", `{"id":"x"}`)
+	if text(res) != "before" || res["isError"] != nil {
+		t.Errorf("result %v", res)
+	}
+	wg.Wait()
+	if err := <-late; err == nil {
+		t.Error("a write after the route returned succeeded")
+	}
+}
