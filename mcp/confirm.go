@@ -72,7 +72,7 @@ const confirmKey = "confirm"
 func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
 	f := FeaturesOf(req.Version())
 	if !call.perRequest {
-		return notExecuted(f, "confirmation_required", "Not executed: "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
+		return notExecuted(f, "confirmation_required", "Not executed (confirmation_required): "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
 			"which only MCP 2026-07-28 clients with form elicitation can give. Do not retry this call; ask the user to do it in the application, "+
 			"or to use a client that supports confirmations."), nil
 	}
@@ -105,9 +105,9 @@ func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
 	action, _ := jsonrpc.String(a)
 	switch action {
 	case "decline":
-		return notExecuted(f, "confirmation_declined", "Not executed: the user declined "+t.def.Name+". Do not retry unless the user asks again."), nil
+		return notExecuted(f, "confirmation_declined", "Not executed (confirmation_declined): the user declined "+t.def.Name+". Do not retry unless the user asks again."), nil
 	case "cancel":
-		return notExecuted(f, "confirmation_cancelled", "Not executed: the user cancelled "+t.def.Name+". Do not retry unless the user asks again."), nil
+		return notExecuted(f, "confirmation_cancelled", "Not executed (confirmation_cancelled): the user cancelled "+t.def.Name+". Do not retry unless the user asks again."), nil
 	}
 	content, _ := jsonrpc.Lookup(answer, "content")
 	v, _ := jsonrpc.Lookup(content, confirmKey)
@@ -115,7 +115,7 @@ func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
 	case content == nil || !isObject(content):
 		return nil, invalidInputResponses(confirmKey)
 	case string(v) == "false":
-		return notExecuted(f, "confirmation_declined", "Not executed: the user did not confirm "+t.def.Name+". Do not retry unless the user asks again."), nil
+		return notExecuted(f, "confirmation_declined", "Not executed (confirmation_declined): the user did not confirm "+t.def.Name+". Do not retry unless the user asks again."), nil
 	case string(v) != "true":
 		return nil, invalidInputResponses(confirmKey)
 	}
@@ -129,7 +129,7 @@ func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
 			return nil, e
 		}
 		if !first {
-			return notExecuted(f, "confirmation_already_used", "Not executed: this confirmation was already used. Call the tool again to get a new one if the user wants to repeat it."), nil
+			return notExecuted(f, "confirmation_already_used", "Not executed (confirmation_already_used): this confirmation was already used. Call the tool again to get a new one if the user wants to repeat it."), nil
 		}
 	}
 	call.idemKey = base64.RawURLEncoding.EncodeToString(rd.nonce)
@@ -158,7 +158,9 @@ func (s *Server) askConfirmation(req *Request, t *tool, call *Call) (any, error)
 }
 
 // notExecuted is the isError result of a destructive call that did not
-// run; structuredContent tells a program why, where the revision has it.
+// run. The text names the outcome (a 2025-03-26 client has no
+// structuredContent to read it from); structuredContent tells a program
+// why, where the revision has it.
 func notExecuted(f Features, outcome, text string) *CallToolResult {
 	res := textResult(text, true)
 	if f.OutputSchema {
