@@ -60,8 +60,8 @@ func bridge(outer, inner *http.Request) *http.Request {
 // report is what a route saw.
 type report struct {
 	Route, Method, Path, RawPath, ID, Query, Body, User string
-	InProcess                                            bool
-	IdempotencyKey                                       bool
+	InProcess                                           bool
+	IdempotencyKey                                      bool
 }
 
 // orders is the service's API. Each route writes what it saw; param reads
