@@ -7,6 +7,7 @@ type Version string
 // The revisions this module implements.
 const (
 	Version20260728 Version = "2026-07-28"
+	Version20251125 Version = "2025-11-25"
 	Version20250618 Version = "2025-06-18"
 	Version20250326 Version = "2025-03-26"
 )

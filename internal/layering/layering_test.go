@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"mcp":              {"headers", "mcp/auth", "mcp/ratelimit", "internal/jsonrpc", "internal/schema"},
 	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/schema"},
-	"mcp/mcptest":      {"mcp", "headers"},
+	"mcp/mcptest":      {"mcp", "headers", "internal/schema"},
 }
 
 // examples may use the public packages only.

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/mcp"
@@ -32,6 +33,7 @@ type Client struct {
 	info    json.RawMessage
 	extra   http.Header
 	answer  func(key string, req InputRequest) (json.RawMessage, bool)
+	timeout time.Duration
 
 	mu         sync.Mutex
 	id         int
@@ -65,6 +67,20 @@ func WithAnswers(f func(key string, req InputRequest) (json.RawMessage, bool)) O
 	return optionFunc(func(c *Client) { c.answer = f })
 }
 
+// DefaultTimeout bounds each request of a Client unless WithTimeout says
+// otherwise.
+const DefaultTimeout = 10 * time.Second
+
+// WithTimeout bounds how long one request may take, response body
+// included (default DefaultTimeout), so that a server that never answers,
+// or holds a stream open, fails a test instead of hanging it.
+func WithTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic("mcptest: WithTimeout needs a positive duration")
+	}
+	return optionFunc(func(c *Client) { c.timeout = d })
+}
+
 // InputRequest is one request of an input_required result.
 type InputRequest struct {
 	Method string          `json:"method"`
@@ -73,12 +89,27 @@ type InputRequest struct {
 
 // New returns a Client of revision v calling h in-process.
 func New(h http.Handler, v mcp.Version, opts ...Option) *Client {
-	send := func(r *http.Request) (*http.Response, error) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		return rec.Result(), nil
+	return newClient("http://localhost/mcp", inProcess(h), v, opts)
+}
+
+// inProcess sends a request to h on a goroutine of its own, so that a
+// handler that never returns costs a leaked goroutine and a failed check,
+// not a hung test.
+func inProcess(h http.Handler) func(*http.Request) (*http.Response, error) {
+	return func(r *http.Request) (*http.Response, error) {
+		done := make(chan *http.Response, 1)
+		go func() {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			done <- rec.Result()
+		}()
+		select {
+		case resp := <-done:
+			return resp, nil
+		case <-r.Context().Done():
+			return nil, fmt.Errorf("mcptest: no response: %w", r.Context().Err())
+		}
 	}
-	return newClient("http://localhost/mcp", send, v, opts)
 }
 
 // Dial returns a Client of revision v for the endpoint at url.
@@ -88,7 +119,7 @@ func Dial(url string, v mcp.Version, opts ...Option) *Client {
 
 func newClient(url string, send func(*http.Request) (*http.Response, error), v mcp.Version, opts []Option) *Client {
 	c := &Client{version: v, send: send, url: url, caps: json.RawMessage(`{}`),
-		info: json.RawMessage(`{"name":"mcptest","version":"1.0.0"}`), extra: http.Header{}}
+		info: json.RawMessage(`{"name":"mcptest","version":"1.0.0"}`), extra: http.Header{}, timeout: DefaultTimeout}
 	for _, o := range opts {
 		o.apply(c)
 	}
@@ -405,6 +436,8 @@ func (c *Client) headerParams(ctx context.Context, tool string) ([]headers.Param
 // and decodes the answer, a JSON object or an event stream. Use it to send
 // what a correct client never would.
 func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
