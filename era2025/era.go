@@ -1,16 +1,16 @@
 package era2025
 
 import (
-	"context"
-	"encoding/json"
-
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-// Era serves revisions 2025-06-18 and 2025-03-26. Create it with New.
+// Era serves revisions 2025-11-25, 2025-06-18 and 2025-03-26. Create it
+// with New.
 type Era struct {
-	mcp.EraBase
 	versions []mcp.Version
+	seam     seam.Era
 }
 
 // Option configures an Era.
@@ -20,110 +20,69 @@ type optionFunc func(*Era)
 
 func (f optionFunc) apply(e *Era) { f(e) }
 
-// WithVersions limits the revisions served to a subset of 2025-06-18 and
-// 2025-03-26. It panics on any other revision.
+// handshake is every revision this package can serve, newest first.
+var handshake = []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326}
+
+// WithVersions limits the revisions served to a subset of 2025-11-25,
+// 2025-06-18 and 2025-03-26, for a host whose contract names the revisions
+// it accepts. It panics on any other revision.
 func WithVersions(vs ...mcp.Version) Option {
 	for _, v := range vs {
-		if v != mcp.Version20250618 && v != mcp.Version20250326 {
+		known := false
+		for _, h := range handshake {
+			known = known || v == h
+		}
+		if !known {
 			panic("era2025: cannot serve revision " + string(v))
 		}
 	}
 	return optionFunc(func(e *Era) { e.versions = append([]mcp.Version(nil), vs...) })
 }
 
-// New returns the era serving 2025-06-18 and 2025-03-26.
+// New returns the era serving 2025-11-25, 2025-06-18 and 2025-03-26. A
+// request that names no revision at all (no MCP-Protocol-Version header and
+// no _meta envelope) is taken as 2025-06-18 when it is served, otherwise as
+// the newest revision served.
 func New(opts ...Option) *Era {
-	e := &Era{versions: []mcp.Version{mcp.Version20250618, mcp.Version20250326}}
+	e := &Era{versions: append([]mcp.Version(nil), handshake...)}
 	for _, o := range opts {
 		o.apply(e)
 	}
 	if len(e.versions) == 0 {
 		panic("era2025: no revision to serve")
 	}
+	// Newest first, whatever order WithVersions was given.
+	for i := 1; i < len(e.versions); i++ {
+		for j := i; j > 0 && e.versions[j].Compare(e.versions[j-1]) > 0; j-- {
+			e.versions[j], e.versions[j-1] = e.versions[j-1], e.versions[j]
+		}
+	}
+	e.seam = seam.Era{Default: string(e.versions[0]), Serve: e.serve}
+	for _, v := range e.versions {
+		e.seam.Versions = append(e.seam.Versions, string(v))
+		if v == mcp.Version20250618 {
+			e.seam.Default = string(v)
+		}
+	}
 	return e
 }
 
-// Versions implements mcp.Era.
-func (e *Era) Versions() []mcp.Version { return e.versions }
+// Seam implements mcp.Era.
+func (e *Era) Seam() *seam.Era { return &e.seam }
 
-// PerRequest implements mcp.Era: these revisions negotiate with initialize.
-func (e *Era) PerRequest() bool { return false }
-
-// Serve implements mcp.Era.
-func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
-	srv := req.Server()
-	switch req.Method() {
-	case "initialize":
-		return e.initialize(req)
-	case "ping":
-		return json.RawMessage(`{}`), nil
-	case "tools/list":
-		if srv.HasTools() {
-			return srv.ListTools(req)
-		}
-	case "tools/call":
-		if srv.HasTools() {
-			return srv.CallTool(req)
-		}
-	case "resources/list":
-		if srv.HasResources() {
-			return srv.ListResources(req)
-		}
-	case "resources/templates/list":
-		if srv.HasResources() {
-			return srv.ListResourceTemplates(req)
-		}
-	case "resources/read":
-		if srv.HasResources() {
-			return srv.ReadResource(req)
-		}
-	case "prompts/list":
-		if srv.HasPrompts() {
-			return srv.ListPrompts(req)
-		}
-	case "prompts/get":
-		if srv.HasPrompts() {
-			return srv.GetPrompt(req)
-		}
-	case "completion/complete":
-		if srv.HasCompletions() {
-			return srv.Complete(req)
-		}
-	}
-	return nil, mcp.MethodNotFound(req.Method())
-}
-
-type initializeResult struct {
-	ProtocolVersion mcp.Version        `json:"protocolVersion"`
-	Capabilities    capabilities       `json:"capabilities"`
-	ServerInfo      mcp.Implementation `json:"serverInfo"`
-	Instructions    string             `json:"instructions,omitempty"`
-}
-
-type capabilities struct {
-	Tools       *listChanged  `json:"tools,omitempty"`
-	Resources   *resourceCaps `json:"resources,omitempty"`
-	Prompts     *listChanged  `json:"prompts,omitempty"`
-	Completions *struct{}     `json:"completions,omitempty"`
-}
-
-type listChanged struct {
-	ListChanged bool `json:"listChanged"`
-}
-
-type resourceCaps struct {
-	Subscribe   bool `json:"subscribe"`
-	ListChanged bool `json:"listChanged"`
+// serve answers the one method this era owns: initialize.
+func (e *Era) serve(req seam.Request) (seam.Result, error) {
+	return e.initialize(req)
 }
 
 // initialize negotiates: the requested revision when served, otherwise the
 // newest one this era serves. A client asking for 2026-07-28 here gets a
 // 2025 revision, since 2026-07-28 has no handshake.
-func (e *Era) initialize(req *mcp.Request) (any, error) {
+func (e *Era) initialize(req seam.Request) (seam.Result, error) {
 	raw, ok := req.Param("protocolVersion")
-	asked, isStr := mcp.String(raw)
+	asked, isStr := jsonrpc.String(raw)
 	if !ok || !isStr {
-		return nil, mcp.NewError(mcp.CodeInvalidParams, "Invalid params: protocolVersion must be a string")
+		return nil, &seam.Failure{Code: seam.CodeInvalidParams, Message: "Invalid params: protocolVersion must be a string"}
 	}
 	v := e.versions[0]
 	for _, served := range e.versions {
@@ -131,31 +90,50 @@ func (e *Era) initialize(req *mcp.Request) (any, error) {
 			v = served
 		}
 	}
-	req.Negotiate(v)
-	srv := req.Server()
-	res := initializeResult{
-		ProtocolVersion: v,
-		ServerInfo:      srv.Info(),
-		Instructions:    srv.Instructions(),
+	req.Negotiate(string(v))
+	return &initializeResult{version: string(v), caps: req.Capabilities(), info: req.ServerInfo(string(v)),
+		instructions: req.Instructions()}, nil
+}
+
+// initializeResult is the InitializeResult.
+type initializeResult struct {
+	stamp        seam.Stamp // always zero: these revisions stamp nothing
+	version      string
+	caps         seam.Capability
+	info         []byte
+	instructions string
+}
+
+func (r *initializeResult) Stamp() *seam.Stamp { return &r.stamp }
+
+// AppendJSON renders the result. A stateless server pushes nothing, so
+// subscribe and listChanged are said false outright: a client must not
+// wait for a notification that never comes.
+func (r *initializeResult) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"protocolVersion":`...)
+	dst = seam.AppendString(dst, r.version)
+	dst = append(dst, `,"capabilities":{`...)
+	n := len(dst)
+	if r.caps&seam.CapTools != 0 {
+		dst = append(dst, `"tools":{"listChanged":false}`...)
 	}
-	if !mcp.FeaturesOf(v).Titles {
-		res.ServerInfo.Title = ""
+	if r.caps&seam.CapResources != 0 {
+		dst = seam.Comma(dst, len(dst) > n)
+		dst = append(dst, `"resources":{"subscribe":false,"listChanged":false}`...)
 	}
-	if srv.HasTools() {
-		// A stateless server pushes nothing, so it never promises
-		// list_changed notifications.
-		res.Capabilities.Tools = &listChanged{}
+	if r.caps&seam.CapPrompts != 0 {
+		dst = seam.Comma(dst, len(dst) > n)
+		dst = append(dst, `"prompts":{"listChanged":false}`...)
 	}
-	// subscribe and listChanged are said false outright: nothing is ever
-	// pushed, and a client must not wait for it.
-	if srv.HasResources() {
-		res.Capabilities.Resources = &resourceCaps{}
+	if r.caps&seam.CapCompletions != 0 {
+		dst = seam.Comma(dst, len(dst) > n)
+		dst = append(dst, `"completions":{}`...)
 	}
-	if srv.HasPrompts() {
-		res.Capabilities.Prompts = &listChanged{}
+	dst = append(dst, `},"serverInfo":`...)
+	dst = append(dst, r.info...)
+	if r.instructions != "" {
+		dst = append(dst, `,"instructions":`...)
+		dst = seam.AppendString(dst, r.instructions)
 	}
-	if srv.HasCompletions() {
-		res.Capabilities.Completions = &struct{}{}
-	}
-	return res, nil
+	return append(dst, '}')
 }

@@ -4,79 +4,105 @@ import (
 	"errors"
 
 	"github.com/mcpdual/mcpdual/headers"
-	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
-var metaKeys = []string{mcp.MetaProtocolVersion, mcp.MetaClientCapabilities, mcp.MetaClientInfo, mcp.MetaLogLevel, "progressToken"}
+// The params._meta keys of this revision.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+)
+
+var metaKeys = []string{metaProtocolVersion, metaClientCapabilities, metaClientInfo, metaLogLevel, "progressToken"}
 
 var paramKeys = []string{"_meta", "name", "arguments", "uri", "cursor", "requestState", "inputResponses"}
 
-// checkMeta validates the per-request envelope: clientCapabilities is
-// required and must be an object; clientInfo is optional; a logLevel must
-// be a known level.
-func checkMeta(req *mcp.Request) error {
-	if got, want, found := mcp.CaseVariant(req.Params(), paramKeys...); found {
-		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: member "+quote(got)+" differs from "+quote(want)+" only in case")
+// checkEnvelope validates what every request carries before its method is
+// looked up: the per-request envelope (clientCapabilities is required and
+// must be an object; clientInfo is optional; a logLevel must be a known
+// level) and Mcp-Method.
+func checkEnvelope(req seam.Request) error {
+	if got, want, ok := jsonrpc.CheckCaseVariants(req.Params(), paramKeys); !ok {
+		return seam.InvalidParams("Invalid params: member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
 	}
 	meta := req.Meta()
-	if got, want, found := mcp.CaseVariant(meta, metaKeys...); found {
-		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta member "+quote(got)+" differs from "+quote(want)+" only in case")
+	if got, want, ok := jsonrpc.CheckCaseVariants(meta, metaKeys); !ok {
+		return seam.InvalidParams("Invalid params: _meta member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
 	}
-	caps, ok := mcp.Lookup(meta, mcp.MetaClientCapabilities)
+	caps, ok := jsonrpc.Lookup(meta, metaClientCapabilities)
 	if !ok || len(caps) == 0 || caps[0] != '{' {
-		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+mcp.MetaClientCapabilities+" is required and must be an object").
-			WithData(map[string][]string{"missing": {"_meta." + mcp.MetaClientCapabilities}})
+		return seam.InvalidParams("Invalid params: _meta "+metaClientCapabilities+" is required and must be an object",
+			map[string][]string{"missing": {"_meta." + metaClientCapabilities}})
 	}
 	req.SetClientCapabilities(caps)
-	if info, ok := mcp.Lookup(meta, mcp.MetaClientInfo); ok && (len(info) == 0 || info[0] != '{') {
-		return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+mcp.MetaClientInfo+" must be an object")
+	if info, ok := jsonrpc.Lookup(meta, metaClientInfo); ok && (len(info) == 0 || info[0] != '{') {
+		return seam.InvalidParams("Invalid params: _meta "+metaClientInfo+" must be an object", nil)
 	}
-	if lv, ok := mcp.Lookup(meta, mcp.MetaLogLevel); ok {
-		if s, isStr := mcp.String(lv); !isStr || !mcp.IsLogLevel(s) {
-			return mcp.Reject(mcp.CodeInvalidParams, "Invalid params: _meta "+mcp.MetaLogLevel+" is not a log level")
+	if lv, ok := jsonrpc.Lookup(meta, metaLogLevel); ok {
+		s, isStr := jsonrpc.String(lv)
+		if _, known := seam.LogLevels[s]; !isStr || !known {
+			return seam.InvalidParams("Invalid params: _meta "+metaLogLevel+" is not a log level", nil)
 		}
 	}
-	return nil
+	return checkHeader(req, headers.Method, req.Name())
+}
+
+// checkTarget checks the routing headers of a known method: Mcp-Name
+// against the member its row names, and the Mcp-Param-* headers of a
+// method whose arguments they mirror.
+func checkTarget(req seam.Request) error {
+	m := req.Method()
+	if m.Member == "" {
+		return nil
+	}
+	name, err := checkName(req, m.Member)
+	if err != nil || !m.Arguments {
+		return err
+	}
+	return checkParams(req, name)
 }
 
 // checkHeader compares a header that must repeat want exactly.
-func checkHeader(req *mcp.Request, name, want string) error {
+func checkHeader(req seam.Request, name, want string) error {
 	v, err := headers.Get(req.HTTP().Header, name)
 	if err != nil {
-		return mismatch(name, reasonOf(err), name+" header "+err.Error())
+		return seam.HeaderMismatch(name, reasonOf(err), name+" header "+err.Error())
 	}
 	if v != want {
-		return mismatch(name, "mismatch", name+" header does not match the body")
+		return seam.HeaderMismatch(name, "mismatch", name+" header does not match the body")
 	}
 	return nil
 }
 
-// checkName compares Mcp-Name with params.name (params.uri for
-// resources/read) after sentinel decoding and returns it.
-func checkName(req *mcp.Request, member string) (string, error) {
+// checkName compares Mcp-Name with params.<member> after sentinel
+// decoding and returns it.
+func checkName(req seam.Request, member string) (string, error) {
 	raw, ok := req.Param(member)
-	name, isStr := mcp.String(raw)
+	name, isStr := jsonrpc.String(raw)
 	if !ok || !isStr {
-		return "", mcp.Reject(mcp.CodeInvalidParams, "Invalid params: "+member+" must be a string")
+		return "", seam.InvalidParams("Invalid params: "+member+" must be a string", nil)
 	}
 	v, err := headers.Get(req.HTTP().Header, headers.Name)
 	if err != nil {
-		return "", mismatch(headers.Name, reasonOf(err), "Mcp-Name header "+err.Error())
+		return "", seam.HeaderMismatch(headers.Name, reasonOf(err), "Mcp-Name header "+err.Error())
 	}
 	dec, err := headers.Decode(v)
 	if err != nil {
-		return "", mismatch(headers.Name, reasonOf(err), "Mcp-Name header has "+err.Error())
+		return "", seam.HeaderMismatch(headers.Name, reasonOf(err), "Mcp-Name header has "+err.Error())
 	}
 	if dec != name {
-		return "", mismatch(headers.Name, "mismatch", "Mcp-Name header does not match params."+member)
+		return "", seam.HeaderMismatch(headers.Name, "mismatch", "Mcp-Name header does not match params."+member)
 	}
 	return name, nil
 }
 
 // checkParams compares every Mcp-Param-* header the tool declares with the
 // argument it mirrors. An unknown tool is left to dispatch (-32602).
-func checkParams(req *mcp.Request, name string) error {
-	params, ok := req.Server().HeaderParams(req, name)
+func checkParams(req seam.Request, name string) error {
+	params, ok := req.HeaderParams(name)
 	if !ok || len(params) == 0 {
 		return nil
 	}
@@ -89,18 +115,18 @@ func checkParams(req *mcp.Request, name string) error {
 		case errors.Is(err, headers.ErrMissing) && !present:
 			continue
 		case errors.Is(err, headers.ErrMissing):
-			return mismatch(p.Header, "missing", p.Header+" header is required when the argument is present")
+			return seam.HeaderMismatch(p.Header, "missing", p.Header+" header is required when the argument is present")
 		case err != nil:
-			return mismatch(p.Header, reasonOf(err), p.Header+" header "+err.Error())
+			return seam.HeaderMismatch(p.Header, reasonOf(err), p.Header+" header "+err.Error())
 		case !present:
-			return mismatch(p.Header, "mismatch", p.Header+" header sent for an absent argument")
+			return seam.HeaderMismatch(p.Header, "mismatch", p.Header+" header sent for an absent argument")
 		}
 		dec, err := headers.Decode(hv)
 		if err != nil {
-			return mismatch(p.Header, reasonOf(err), p.Header+" header has "+err.Error())
+			return seam.HeaderMismatch(p.Header, reasonOf(err), p.Header+" header has "+err.Error())
 		}
 		if !headers.Match(dec, val) {
-			return mismatch(p.Header, "mismatch", p.Header+" header does not match the argument")
+			return seam.HeaderMismatch(p.Header, "mismatch", p.Header+" header does not match the argument")
 		}
 	}
 	return nil
@@ -112,7 +138,7 @@ func lookupPath(obj []byte, path []string) ([]byte, bool) {
 		if len(cur) == 0 || cur[0] != '{' {
 			return nil, false
 		}
-		v, ok := mcp.Lookup(cur, k)
+		v, ok := jsonrpc.Lookup(cur, k)
 		if !ok {
 			return nil, false
 		}
@@ -133,21 +159,4 @@ func reasonOf(err error) string {
 		return "bad_encoding"
 	}
 	return "mismatch"
-}
-
-func mismatch(header, reason, detail string) error { return mcp.HeaderMismatch(header, reason, detail) }
-
-func quote(s string) string {
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	b := []byte{'"'}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			b = append(b, c)
-		} else {
-			b = append(b, '?')
-		}
-	}
-	return string(append(b, '"'))
 }

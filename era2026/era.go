@@ -1,13 +1,13 @@
 package era2026
 
 import (
-	"context"
 	"crypto/rand"
-	"encoding/json"
+	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
-	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mrtr"
 )
@@ -24,12 +24,13 @@ const (
 
 // Era serves revision 2026-07-28. Create it with New.
 type Era struct {
-	mcp.EraBase
 	ttlMs  int64
 	scope  CacheScope
 	sealer *mrtr.Sealer
+	seam   seam.Era
 
-	meta sync.Map // *mcp.Server -> json.RawMessage: serverInfo _meta, rendered once per server
+	mu   sync.RWMutex
+	meta map[string][]byte // serverInfo object -> the result _meta naming it
 }
 
 // Option configures an Era.
@@ -40,8 +41,9 @@ type optionFunc func(*Era)
 func (f optionFunc) apply(e *Era) { f(e) }
 
 // WithCaching sets the ttlMs and cacheScope of cacheable results
-// (server/discover and lists). The default, 0 and Private, tells clients
-// not to reuse them: what a caller sees may depend on who it is.
+// (server/discover, lists and resource reads). The default, 0 and
+// Private, tells clients not to reuse them: what a caller sees may depend
+// on who it is.
 func WithCaching(ttl time.Duration, scope CacheScope) Option {
 	if ttl < 0 || (scope != Private && scope != Public) {
 		panic("era2026: WithCaching needs ttl >= 0 and scope Private or Public")
@@ -63,7 +65,7 @@ func WithSealer(s *mrtr.Sealer) Option {
 
 // New returns the era serving 2026-07-28.
 func New(opts ...Option) *Era {
-	e := &Era{scope: Private}
+	e := &Era{scope: Private, meta: map[string][]byte{}}
 	for _, o := range opts {
 		o.apply(e)
 	}
@@ -78,207 +80,88 @@ func New(opts ...Option) *Era {
 		}
 		e.sealer = mrtr.NewSealer(ring)
 	}
+	e.seam = seam.Era{
+		Versions:   []string{string(mcp.Version20260728)},
+		PerRequest: true,
+		Envelope:   checkEnvelope,
+		Target:     checkTarget,
+		Open:       e.openState,
+		Serve:      e.discover,
+		Finish:     e.finish,
+		Status:     status,
+	}
 	return e
 }
 
-// Versions implements mcp.Era.
-func (e *Era) Versions() []mcp.Version { return []mcp.Version{mcp.Version20260728} }
+// Seam implements mcp.Era.
+func (e *Era) Seam() *seam.Era { return &e.seam }
 
-// PerRequest implements mcp.Era: every request names its revision in _meta.
-func (e *Era) PerRequest() bool { return true }
+// status is the HTTP status of an in-band error: this revision answers an
+// unknown method 404 and a missing client capability 400; every other error
+// of an understood request is 200.
+func status(code int) int {
+	switch code {
+	case seam.CodeMethodNotFound:
+		return http.StatusNotFound
+	case seam.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
 
-// Serve implements mcp.Era. The order of the checks follows the
-// revision's validation ladder: _meta, Mcp-Method, method lookup, Mcp-Name,
-// tool lookup, Mcp-Param-*.
-func (e *Era) Serve(ctx context.Context, req *mcp.Request) (any, error) {
-	if err := checkMeta(req); err != nil {
-		return nil, err
+// finish stamps a result: resultType and the server's identity in _meta on
+// every one, ttlMs and cacheScope on cacheable ones. An input_required one
+// gets its state sealed and no cache hints.
+func (e *Era) finish(req seam.Request, res seam.Result) (seam.Result, error) {
+	meta := e.serverMeta(req)
+	if r, ok := res.(*seam.InputRequired); ok {
+		b, err := req.Binding()
+		if err != nil {
+			return nil, err
+		}
+		state, _, err := e.sealer.Seal(mrtr.Binding(b), r.State)
+		if err != nil {
+			req.Log(slog.LevelError, "era2026: cannot seal requestState", "method", req.Name(), "err", err)
+			return nil, &seam.Failure{Code: -32603, Message: "Internal error"}
+		}
+		r.RequestState = state
+		*r.Stamp() = seam.Stamp{ResultType: "input_required", Meta: meta}
+		return r, nil
 	}
-	if err := checkHeader(req, headers.Method, req.Method()); err != nil {
-		return nil, err
-	}
-	srv := req.Server()
-	switch req.Method() {
-	case "server/discover":
-		if err := e.openState(req); err != nil {
-			return nil, err
-		}
-		return e.discover(req), nil
-	case "tools/list":
-		if !srv.HasTools() {
-			break
-		}
-		if err := e.openState(req); err != nil {
-			return nil, err
-		}
-		res, err := srv.ListTools(req)
-		if err != nil {
-			return nil, err
-		}
-		res.Stamp = e.listStamp(req)
-		return res, nil
-	case "tools/call":
-		if !srv.HasTools() {
-			break
-		}
-		name, err := checkName(req, "name")
-		if err != nil {
-			return nil, err
-		}
-		if err := checkParams(req, name); err != nil {
-			return nil, err
-		}
-		if err := e.openState(req); err != nil {
-			return nil, err
-		}
-		res, err := srv.CallTool(req)
-		if err != nil {
-			return nil, err
-		}
-		return e.finish(req, name, res)
-	case "resources/list", "resources/templates/list", "prompts/list":
-		if (req.Method() == "prompts/list" && !srv.HasPrompts()) || (req.Method() != "prompts/list" && !srv.HasResources()) {
-			break
-		}
-		if err := e.openState(req); err != nil {
-			return nil, err
-		}
-		var res interface{ Stamped() *mcp.Stamp }
-		var err error
-		switch req.Method() {
-		case "resources/list":
-			res, err = srv.ListResources(req)
-		case "resources/templates/list":
-			res, err = srv.ListResourceTemplates(req)
-		default:
-			res, err = srv.ListPrompts(req)
-		}
-		if err != nil {
-			return nil, err
-		}
-		*res.Stamped() = e.listStamp(req)
-		return res, nil
-	case "resources/read", "prompts/get":
-		member := "uri"
-		if req.Method() == "prompts/get" {
-			if !srv.HasPrompts() {
-				break
+	st := res.Stamp()
+	st.ResultType, st.Meta = "complete", meta
+	if m := req.Method(); m != nil && m.Cacheable {
+		st.TTL, st.TTLMs, st.CacheScope = true, e.ttlMs, string(e.scope)
+		if m.PerCaller {
+			// A result filtered for the caller is private whatever
+			// WithCaching says; one that also depends on the workspace
+			// is not cacheable at all, because X-Workspace-Id is not part
+			// of the key a client caches under.
+			byCaller, byWorkspace := req.Personalized()
+			if byCaller {
+				st.CacheScope = string(Private)
 			}
-			member = "name"
-		} else if !srv.HasResources() {
-			break
+			if byWorkspace {
+				st.TTLMs = 0
+			}
 		}
-		target, err := checkName(req, member)
-		if err != nil {
-			return nil, err
-		}
-		if err := e.openState(req); err != nil {
-			return nil, err
-		}
-		var res any
-		if member == "uri" {
-			res, err = srv.ReadResource(req)
-		} else {
-			res, err = srv.GetPrompt(req)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return e.finish(req, target, res)
-	case "completion/complete":
-		if !srv.HasCompletions() {
-			break
-		}
-		if err := e.openState(req); err != nil {
-			return nil, err
-		}
-		res, err := srv.Complete(req)
-		if err != nil {
-			return nil, err
-		}
-		res.Stamp = e.stamp(req, false)
-		return res, nil
 	}
-	return nil, mcp.MethodNotFound(req.Method())
+	return res, nil
 }
 
-// stamp returns the members every 2026-07-28 result carries, with ttlMs and
-// cacheScope on cacheable ones.
-func (e *Era) stamp(req *mcp.Request, cacheable bool) mcp.Stamp {
-	s := mcp.Stamp{ResultType: "complete", Meta: e.serverMeta(req.Server())}
-	if cacheable {
-		ttl := e.ttlMs
-		s.TTLMs = &ttl
-		s.CacheScope = string(e.scope)
+// serverMeta returns the result _meta naming the server, rendered once per
+// server and then read under a read lock.
+func (e *Era) serverMeta(req seam.Request) []byte {
+	info := req.ServerInfo(req.Version())
+	e.mu.RLock()
+	m, ok := e.meta[string(info)]
+	e.mu.RUnlock()
+	if ok {
+		return m
 	}
-	return s
-}
-
-// listStamp stamps a list. A list filtered for the caller is private
-// whatever WithCaching says; one that also depends on the workspace is not
-// cacheable at all (ttlMs 0), because X-Workspace-Id is not part of the
-// key a client caches under.
-func (e *Era) listStamp(req *mcp.Request) mcp.Stamp {
-	s := e.stamp(req, true)
-	byCaller, byWorkspace := req.Personalized()
-	if byCaller {
-		s.CacheScope = string(Private)
-	}
-	if byWorkspace {
-		zero := int64(0)
-		s.TTLMs = &zero
-	}
-	return s
-}
-
-// serverMeta returns the result _meta naming srv. It is rendered on first
-// use and then read without locking on every request.
-func (e *Era) serverMeta(srv *mcp.Server) json.RawMessage {
-	if m, ok := e.meta.Load(srv); ok {
-		return m.(json.RawMessage)
-	}
-	info, err := json.Marshal(srv.Info())
-	if err != nil {
-		panic(err) // three strings always marshal
-	}
-	m, _ := e.meta.LoadOrStore(srv, json.RawMessage(`{"`+mcp.MetaServerInfo+`":`+string(info)+`}`))
-	return m.(json.RawMessage)
-}
-
-type discoverResult struct {
-	mcp.Stamp
-	SupportedVersions []mcp.Version `json:"supportedVersions"`
-	Capabilities      capabilities  `json:"capabilities"`
-	Instructions      string        `json:"instructions,omitempty"`
-}
-
-type capabilities struct {
-	Tools       *struct{} `json:"tools,omitempty"`
-	Resources   *struct{} `json:"resources,omitempty"`
-	Prompts     *struct{} `json:"prompts,omitempty"`
-	Completions *struct{} `json:"completions,omitempty"`
-}
-
-// discover lists every revision the endpoint serves, newest first, so a
-// client learns it may also fall back to the handshake revisions.
-func (e *Era) discover(req *mcp.Request) discoverResult {
-	srv := req.Server()
-	res := discoverResult{
-		Stamp:             e.stamp(req, true),
-		SupportedVersions: req.SupportedVersions(),
-		Instructions:      srv.Instructions(),
-	}
-	if srv.HasTools() {
-		res.Capabilities.Tools = &struct{}{}
-	}
-	if srv.HasResources() {
-		res.Capabilities.Resources = &struct{}{}
-	}
-	if srv.HasPrompts() {
-		res.Capabilities.Prompts = &struct{}{}
-	}
-	if srv.HasCompletions() {
-		res.Capabilities.Completions = &struct{}{}
-	}
-	return res
+	m = append(append([]byte(`{"io.modelcontextprotocol/serverInfo":`), info...), '}')
+	e.mu.Lock()
+	e.meta[string(info)] = m
+	e.mu.Unlock()
+	return m
 }

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -60,16 +59,6 @@ func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) Ha
 	})
 }
 
-// WithMaxConcurrent bounds how many requests are served at once; a request
-// beyond the bound is answered 503 with Retry-After at once rather than
-// queued.
-func WithMaxConcurrent(n int) HandlerOption {
-	if n <= 0 {
-		panic("mcp: WithMaxConcurrent needs a positive bound")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.slots = make(chan struct{}, n) })
-}
-
 func remoteIP(r *http.Request) string {
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		return host
@@ -82,12 +71,6 @@ func ceilSeconds(d time.Duration) int64 {
 	return max(s, 1)
 }
 
-func overloaded() *Error {
-	e := httpError(http.StatusServiceUnavailable, CodeUnavailable, "Server overloaded").
-		WithData(map[string]any{"reason": "overloaded", "retryAfterMs": 1000})
-	e.retryAfter = time.Second
-	return e
-}
 
 var (
 	rateLimitHeader     = http.CanonicalHeaderKey("X-RateLimit-Limit")
@@ -98,14 +81,17 @@ var (
 // takeRate spends one unit of key's budget and sets the X-RateLimit-*
 // headers; it returns the 429 or 503 to answer when the request may not
 // proceed.
-func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.Limiter, key string) *Error {
+func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.Limiter, key string, report bool) *Error {
 	d, err := l.Take(r.Context(), key, 1)
 	if err != nil {
 		h.cfg.logger.Error("mcp: rate limiter failed", "err", err)
-		e := httpError(http.StatusServiceUnavailable, CodeUnavailable, "Server temporarily unavailable").
+		e := httpError(http.StatusServiceUnavailable, codeUnavailable, "Server temporarily unavailable").
 			WithData(map[string]any{"reason": "rate_limiter_unavailable", "retryAfterMs": 1000})
 		e.retryAfter = time.Second
 		return e
+	}
+	if d.Allowed && !report {
+		return nil
 	}
 	hdr := w.Header()
 	hdr[rateLimitHeader] = []string{strconv.Itoa(d.Limit)}
@@ -119,7 +105,7 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 		return nil
 	}
 	ra := max(d.RetryAfter, time.Millisecond)
-	e := httpError(http.StatusTooManyRequests, CodeRateLimited, "Too many requests").
+	e := httpError(http.StatusTooManyRequests, codeRateLimited, "Too many requests").
 		WithData(map[string]any{"reason": "rate_limited", "retryAfterMs": ra.Milliseconds()})
 	e.retryAfter = ra
 	return e
@@ -129,16 +115,20 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 // budget of its own, so discovery keeps working for a caller who spent
 // everything else.
 func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *auth.Principal, method string) *Error {
-	var key string
+	key := h.callerKey(r, p)
+	if row := methodsByName[method]; row != nil && row.OwnBudget {
+		key = "own|" + method + "|" + key
+	}
+	return h.takeRate(w, r, h.cfg.limiter, key, true)
+}
+
+// callerKey names who is calling, for rate budgets and slot shares: the
+// verified principal, or the client without authentication.
+func (h *Handler) callerKey(r *http.Request, p *auth.Principal) string {
 	if p != nil {
-		key = "principal|" + p.Key()
-	} else {
-		key = "client|" + h.cfg.clientKey(r)
+		return "principal|" + p.Key()
 	}
-	if method == "server/discover" {
-		key = "discover|" + key
-	}
-	return h.takeRate(w, r, h.cfg.limiter, key)
+	return "client|" + h.cfg.clientKey(r)
 }
 
 // failure turns an authentication or workspace refusal into the error the
@@ -146,12 +136,12 @@ func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *a
 // with WWW-Authenticate or Retry-After where due. The cause of a 5xx goes
 // to the log only.
 func (h *Handler) failure(f *auth.Failure) *Error {
-	code := CodeUnauthorized
+	code := codeUnauthorized
 	switch {
 	case f.Status == http.StatusForbidden:
-		code = CodeForbidden
+		code = codeForbidden
 	case f.Status == http.StatusServiceUnavailable:
-		code = CodeUnavailable
+		code = codeUnavailable
 	case f.Status >= 500:
 		code = CodeInternal
 	case f.Reason == "workspace_required" || f.Reason == "workspace_invalid":
@@ -176,23 +166,11 @@ func (h *Handler) failure(f *auth.Failure) *Error {
 	return e
 }
 
-// Audience returns the identity sealed state is bound to: the resource URI
-// of WithAuth, or a name derived from the server's otherwise.
-func (r *Request) Audience() string { return r.handler.audience }
-
-// Logger returns the endpoint's logger, for what an era must record but
-// never send.
-func (r *Request) Logger() *slog.Logger { return r.handler.cfg.logger }
-
-// Principal returns the verified principal of the request, or nil when the
-// endpoint does not authenticate.
-func (r *Request) Principal() *auth.Principal { return r.principal }
-
 // Workspace resolves the workspace the request acts on, once. Operations
 // that touch data call it (server/discover, initialize and ping never do):
 // a missing or malformed X-Workspace-Id is 400, an unknown or forbidden one
 // 403. Without WithAuth it is always "".
-func (r *Request) Workspace() (string, error) {
+func (r *request) Workspace() (string, error) {
 	a := r.handler.cfg.auth
 	if a == nil {
 		return "", nil
@@ -217,7 +195,7 @@ func (r *Request) Workspace() (string, error) {
 // dependent list must be cacheScope "private"; a workspace-dependent one
 // must not be cached at all, since the workspace header is not part of a
 // client's cache key.
-func (r *Request) Personalized() (byCaller, byWorkspace bool) {
+func (r *request) Personalized() (byCaller, byWorkspace bool) {
 	a := r.handler.cfg.auth
 	if a == nil {
 		return false, false
@@ -228,7 +206,7 @@ func (r *Request) Personalized() (byCaller, byWorkspace bool) {
 // visible reports whether the caller may know that t exists: the
 // permission rule allows it. Something hidden is answered exactly like
 // something unknown.
-func (r *Request) visible(kind, name string) bool {
+func (r *request) visible(kind, name string) bool {
 	a := r.handler.cfg.auth
 	if a == nil {
 		return true
@@ -254,7 +232,7 @@ type visibility struct {
 // scopeError returns the 403 challenge when the caller's token lacks a
 // scope the method or the item needs, listing all of them in one
 // challenge.
-func (r *Request) scopeError(itemScopes []string) *Error {
+func (r *request) scopeError(itemScopes []string) *Error {
 	a := r.handler.cfg.auth
 	if a == nil || len(itemScopes) == 0 {
 		return nil
@@ -262,19 +240,19 @@ func (r *Request) scopeError(itemScopes []string) *Error {
 	if a.Missing(r.principal, itemScopes) == nil {
 		return nil
 	}
-	all := append(slices.Clone(a.MethodScopes(r.Method())), itemScopes...)
+	all := append(slices.Clone(a.MethodScopes(r.msg.Method)), itemScopes...)
 	slices.Sort(all)
 	return r.handler.failure(a.InsufficientScope(slices.Compact(all)))
 }
 
 // usable reports whether the caller's token grants scopes.
-func (r *Request) usable(scopes []string) bool {
+func (r *request) usable(scopes []string) bool {
 	a := r.handler.cfg.auth
 	return a == nil || len(scopes) == 0 || a.Missing(r.principal, scopes) == nil
 }
 
 // identityContext adds the verified identity to ctx for a tool handler.
-func (r *Request) identityContext(ctx context.Context) context.Context {
+func (r *request) identityContext(ctx context.Context) context.Context {
 	if r.principal != nil {
 		ctx = auth.NewContext(ctx, r.principal)
 	}

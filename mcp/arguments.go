@@ -87,7 +87,7 @@ func (t *tool) query(args []byte, include func(name string) bool) string {
 }
 
 func queryText(v []byte) string {
-	if s, ok := String(v); ok {
+	if s, ok := jsonrpc.String(v); ok {
 		return s
 	}
 	return string(v)

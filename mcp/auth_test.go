@@ -636,16 +636,16 @@ func TestAuth_ClientRateLimit(t *testing.T) {
 	}
 }
 
-// TestAuth_Overload: past WithMaxConcurrent, requests get 503 at once.
+// TestAuth_Overload: past Limits.Concurrent, requests get 503 at once.
 func TestAuth_Overload(t *testing.T) {
 	t.Parallel()
-	f := newAuthFixture(t, authOptions{handler: []mcp.HandlerOption{mcp.WithMaxConcurrent(1)}})
+	f := newAuthFixture(t, authOptions{handler: []mcp.HandlerOption{mcp.WithLimits(mcp.Limits{Concurrent: 1})}})
 	for _, era := range eras {
 		done := make(chan *reply)
 		go func() { done <- f.do(t, toolCall(era, "slow"), tokAlice) }()
 		<-f.entered
 		r := f.do(t, toolCall(era, "whoami"), tokAlice)
-		checkRefusal(t, r, 503, -31503, "", "overloaded", "")
+		checkRefusal(t, r, 503, -31503, "7", "overloaded", "")
 		if r.header.Get("Retry-After") != "1" {
 			t.Errorf("Retry-After = %q", r.header.Get("Retry-After"))
 		}

@@ -87,7 +87,7 @@ func BenchmarkToolsCallSecured(b *testing.B) {
 		"GET /greetings/{name}", mux, mcp.RequireScopes("mcp:read"))
 	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithAuth(a),
-		mcp.WithRateLimit(ratelimit.NewMemory(1e9, 1<<30)), mcp.WithMaxConcurrent(64))
+		mcp.WithRateLimit(ratelimit.NewMemory(1e9, 1<<30)), mcp.WithLimits(mcp.Limits{Concurrent: 64}))
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	benchHandler(b, h, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "greet",
 		"Authorization": "Bearer " + tokAlice},

@@ -12,14 +12,6 @@ import (
 // a body the library turns into one.
 const ToolResultMediaType = "application/vnd.mcp.tool-result+json"
 
-// CallToolResult is the result of tools/call.
-type CallToolResult struct {
-	Stamp
-	Content           json.RawMessage `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
-}
-
 // Call describes the MCP request a handler is serving: a tools/call, a
 // resources/read or a prompts/get. Handlers get it from their request's
 // context with CallFromContext.
@@ -50,15 +42,6 @@ type callKey struct{}
 func CallFromContext(ctx context.Context) *Call {
 	c, _ := ctx.Value(callKey{}).(*Call)
 	return c
-}
-
-// Tool returns the name of the tool being called ("" when the request is
-// not a tools/call).
-func (c *Call) Tool() string {
-	if c.method != "tools/call" {
-		return ""
-	}
-	return c.tool
 }
 
 // Method returns the MCP method: tools/call, resources/read or prompts/get.
@@ -120,7 +103,7 @@ func (c *Call) Elicitation(key string) (ElicitResult, bool) {
 	}
 	a, _ := jsonrpc.Lookup(v, "action")
 	action, _ := jsonrpc.String(a)
-	res := ElicitResult{Action: action}
+	res := ElicitResult{Action: ElicitAction(action)}
 	if content, ok := jsonrpc.Lookup(v, "content"); ok && isObject(content) {
 		res.Content = content
 	}

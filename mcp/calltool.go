@@ -5,24 +5,26 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // maxViolations bounds how many schema violations a result lists.
 const maxViolations = 10
 
-// CallTool answers tools/call for req. Protocol problems (no name, unknown
+// callTool answers tools/call for req. Protocol problems (no name, unknown
 // tool, arguments not an object) are CodeInvalidParams errors; everything
 // the model can act on, including arguments that fail the input schema and
 // the route's 4xx answers, is an isError result.
 //
-// The result is a *CallToolResult, or, on a per-request era, an
-// *InputRequiredResult when the tool needs input (its handler called
+// The result is a *toolResult, or, on a per-request era, a
+// *seam.InputRequired when the tool needs input (its handler called
 // RequireInput, or it is destructive and not yet confirmed).
-func (s *Server) CallTool(req *Request) (any, error) {
+func (s *Server) callTool(req *request) (seam.Result, error) {
 	raw, ok := req.Param("name")
-	name, isStr := String(raw)
+	name, isStr := jsonrpc.String(raw)
 	if !ok || !isStr {
 		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
 	}
@@ -47,7 +49,7 @@ func (s *Server) CallTool(req *Request) (any, error) {
 		// keep what it was given.
 		args = bytes.Clone(args)
 	}
-	features := FeaturesOf(req.Version())
+	features := featuresOf(req.version)
 	decoded, err := schema.Decode(args)
 	if err != nil {
 		return nil, NewError(CodeInvalidParams, "Invalid params: arguments are not valid JSON")
@@ -68,9 +70,9 @@ func (s *Server) CallTool(req *Request) (any, error) {
 	if msg != "" {
 		return textResult(msg, true), nil
 	}
-	rec, p := req.dispatch(t.handler, call, in)
+	rec, p := req.runRoute(t.handler, call, in)
 	if p != nil {
-		req.handler.cfg.logger.Error("mcp: tool handler panicked", "tool", name, "panic", p)
+		req.logError("mcp: tool handler panicked", "tool", name, "panic", p)
 		return textResult("The tool failed with an internal error.", true), nil
 	}
 	if call.pending {

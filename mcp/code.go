@@ -15,23 +15,25 @@ const (
 	CodeInvalidParams  Code = -32602
 	CodeInternal       Code = -32603
 
-	// CodeResourceNotFound is the 2025 eras' code for an unknown resource;
-	// revision 2026-07-28 forbids it and uses CodeInvalidParams instead.
-	CodeResourceNotFound Code = -32002
-
 	// 2026-07-28.
 	CodeHeaderMismatch                    Code = -32020
 	CodeMissingRequiredClientCapabilities Code = -32021
 	CodeUnsupportedProtocolVersion        Code = -32022
-
-	// HTTP-level refusals (origin, host, media type, authentication, limits).
-	CodeUnauthorized Code = -31401
-	CodeForbidden    Code = -31403
-	CodeRateLimited  Code = -31429
-	CodeUnavailable  Code = -31503
 )
 
-func (c Code) String() string {
+// The codes only the endpoint sends: the handshake revisions' unknown
+// resource (2026-07-28 forbids it and uses CodeInvalidParams), and the
+// HTTP-level refusals (authentication, limits), outside the reserved range.
+const (
+	codeResourceNotFound Code = -32002
+	codeUnauthorized     Code = -31401
+	codeForbidden        Code = -31403
+	codeRateLimited      Code = -31429
+	codeUnavailable      Code = -31503
+)
+
+// name is the code's stable key, for logs.
+func (c Code) name() string {
 	switch c {
 	case CodeParseError:
 		return "parse_error"
@@ -43,7 +45,7 @@ func (c Code) String() string {
 		return "invalid_params"
 	case CodeInternal:
 		return "internal"
-	case CodeResourceNotFound:
+	case codeResourceNotFound:
 		return "resource_not_found"
 	case CodeHeaderMismatch:
 		return "header_mismatch"
@@ -51,13 +53,13 @@ func (c Code) String() string {
 		return "missing_required_client_capabilities"
 	case CodeUnsupportedProtocolVersion:
 		return "unsupported_protocol_version"
-	case CodeUnauthorized:
+	case codeUnauthorized:
 		return "unauthorized"
-	case CodeForbidden:
+	case codeForbidden:
 		return "forbidden"
-	case CodeRateLimited:
+	case codeRateLimited:
 		return "rate_limited"
-	case CodeUnavailable:
+	case codeUnavailable:
 		return "unavailable"
 	}
 	return "code_" + strconv.Itoa(int(c))

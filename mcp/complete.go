@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -30,8 +31,8 @@ func Complete(argument string, f CompletionFunc) ItemOption {
 	})
 }
 
-// HasCompletions reports whether any completion source is registered.
-func (s *Server) HasCompletions() bool {
+// hasCompletions reports whether any completion source is registered.
+func (s *Server) hasCompletions() bool {
 	for _, p := range s.prompts {
 		if len(p.opts.completions) > 0 {
 			return true
@@ -48,21 +49,11 @@ func (s *Server) HasCompletions() bool {
 // maxCompletions is the most values one completion result holds.
 const maxCompletions = 100
 
-// CompleteResult is the result of completion/complete.
-type CompleteResult struct {
-	Stamp
-	Completion struct {
-		Values  []string `json:"values"`
-		Total   int      `json:"total"`
-		HasMore bool     `json:"hasMore"`
-	} `json:"completion"`
-}
-
-// Complete answers completion/complete for a prompt argument
+// complete answers completion/complete for a prompt argument
 // (ref/prompt) or a template variable (ref/resource with the template's
 // URI template). An unknown or hidden reference is -32602; an argument
 // without a source has no suggestions.
-func (s *Server) Complete(req *Request) (*CompleteResult, error) {
+func (s *Server) complete(req *request) (seam.Result, error) {
 	ref, _ := req.Param("ref")
 	argument, _ := req.Param("argument")
 	if !isObject(ref) || !isObject(argument) {
@@ -114,7 +105,7 @@ func (s *Server) Complete(req *Request) (*CompleteResult, error) {
 		return nil, err
 	}
 	others := map[string]string{}
-	if FeaturesOf(req.Version()).Titles { // context arrived with 2025-06-18
+	if featuresOf(req.version).completionContext {
 		if c, ok := req.Param("context"); ok && isObject(c) {
 			a, _ := jsonrpc.Lookup(c, "arguments")
 			m, err := stringMap(a, "context.arguments")
@@ -124,8 +115,7 @@ func (s *Server) Complete(req *Request) (*CompleteResult, error) {
 			others = m
 		}
 	}
-	res := &CompleteResult{}
-	res.Completion.Values = []string{}
+	res := &completeResult{values: []string{}}
 	f := sources[argName]
 	if f == nil {
 		return res, nil
@@ -136,15 +126,15 @@ func (s *Server) Complete(req *Request) (*CompleteResult, error) {
 		if errors.As(err, &e) {
 			return nil, e
 		}
-		req.handler.cfg.logger.Error("mcp: completion failed", "argument", argName, "err", err)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: completion failed", "argument", argName, "err", err)
+		return nil, errInternal()
 	}
-	res.Completion.Total = len(values)
+	res.total = len(values)
 	if len(values) > maxCompletions {
-		values, res.Completion.HasMore = values[:maxCompletions], true
+		values, res.hasMore = values[:maxCompletions], true
 	}
 	if values != nil {
-		res.Completion.Values = values
+		res.values = values
 	}
 	return res, nil
 }

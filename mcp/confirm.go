@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
 // WithoutConfirmation turns off the SDK's confirmation round for a
@@ -69,8 +71,8 @@ const confirmKey = "confirm"
 // confirm runs the confirmation of a destructive call. It returns the
 // answer to send instead of running the tool, or nil, nil when the call is
 // confirmed and may run (with call.idemKey set).
-func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
-	f := FeaturesOf(req.Version())
+func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error) {
+	f := featuresOf(req.version)
 	if !call.perRequest {
 		return notExecuted(f, "confirmation_required", "Not executed (confirmation_required): "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
 			"which only MCP 2026-07-28 clients with form elicitation can give. Do not retry this call; ask the user to do it in the application, "+
@@ -83,8 +85,8 @@ func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
 	}
 	rd := req.round
 	if rd != nil && rd.state.Purpose != purposeConfirm {
-		req.handler.cfg.logger.Warn("mcp: requestState refused", "reason", "wrong_purpose", "tool", t.def.Name)
-		return nil, InvalidRequestState()
+		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "tool", t.def.Name)
+		return nil, invalidState()
 	}
 	var answer json.RawMessage
 	if rd != nil {
@@ -120,10 +122,10 @@ func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
 		return nil, invalidInputResponses(confirmKey)
 	}
 	if g := req.handler.cfg.replay; g != nil {
-		first, err := g.Consume(req.http.Context(), rd.nonce, rd.expires)
+		first, err := g.Consume(req.http.Context(), rd.nonce, rd.until)
 		if err != nil {
-			req.handler.cfg.logger.Error("mcp: replay guard failed", "tool", t.def.Name, "err", err)
-			e := httpError(http.StatusServiceUnavailable, CodeUnavailable, "Server temporarily unavailable").
+			req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
+			e := httpError(http.StatusServiceUnavailable, codeUnavailable, "Server temporarily unavailable").
 				WithData(map[string]any{"reason": "replay_guard_unavailable", "retryAfterMs": 1000})
 			e.retryAfter = time.Second
 			return nil, e
@@ -133,11 +135,11 @@ func (s *Server) confirm(req *Request, t *tool, call *Call) (any, error) {
 		}
 	}
 	call.idemKey = base64.RawURLEncoding.EncodeToString(rd.nonce)
-	req.handler.cfg.logger.Info("mcp: destructive tool confirmed", "tool", t.def.Name, "idempotencyKey", call.idemKey)
+	req.Log(slog.LevelInfo, "mcp: destructive tool confirmed", "tool", t.def.Name, "idempotencyKey", call.idemKey)
 	return nil, nil
 }
 
-func (s *Server) askConfirmation(req *Request, t *tool, call *Call) (any, error) {
+func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result, error) {
 	title := t.def.Title
 	if title == "" {
 		title = t.def.Name
@@ -161,10 +163,10 @@ func (s *Server) askConfirmation(req *Request, t *tool, call *Call) (any, error)
 // run. The text names the outcome (a 2025-03-26 client has no
 // structuredContent to read it from); structuredContent tells a program
 // why, where the revision has it.
-func notExecuted(f Features, outcome, text string) *CallToolResult {
+func notExecuted(f features, outcome, text string) *toolResult {
 	res := textResult(text, true)
-	if f.OutputSchema {
-		res.StructuredContent = json.RawMessage(`{"outcome":"` + outcome + `","executed":false,"retryable":false}`)
+	if f.outputSchema {
+		res.structured = json.RawMessage(`{"outcome":"` + outcome + `","executed":false,"retryable":false}`)
 	}
 	return res
 }

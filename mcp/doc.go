@@ -39,7 +39,7 @@
 // auth; the verified principal and workspace reach handlers through the
 // context, never the token. [RequireScopes] and the permission rule filter
 // what each caller sees. [WithRateLimit], [WithClientRateLimit] and
-// [WithMaxConcurrent] bound the traffic.
+// [WithLimits] bound the traffic.
 //
 // # Multi round-trip requests
 //

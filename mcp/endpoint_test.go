@@ -90,12 +90,12 @@ func TestTransport_BodyLimit(t *testing.T) {
 		tail := `"}}`
 		return head + strings.Repeat("a", n-len(head)-len(tail)) + tail
 	}
-	at := f.do(t, call{era: mcp.Version20250618, rawBody: pad(mcp.DefaultMaxBodyBytes)})
+	at := f.do(t, call{era: mcp.Version20250618, rawBody: pad((1 << 20))})
 	check(t, at, want{status: 200, id: "1", proto: "2025-06-18"})
-	over := f.do(t, call{era: mcp.Version20250618, rawBody: pad(mcp.DefaultMaxBodyBytes + 1)})
+	over := f.do(t, call{era: mcp.Version20250618, rawBody: pad((1 << 20) + 1)})
 	check(t, over, want{status: 413, code: -32600})
 	// Without Content-Length (chunked) the limit still holds while reading.
-	req, _ := http.NewRequest(http.MethodPost, f.url, io.MultiReader(strings.NewReader(pad(mcp.DefaultMaxBodyBytes+1))))
+	req, _ := http.NewRequest(http.MethodPost, f.url, io.MultiReader(strings.NewReader(pad((1<<20)+1))))
 	req.ContentLength = -1
 	req.Header.Set("Content-Type", "application/json")
 	check(t, send(t, req), want{status: 413, code: -32600})
@@ -275,7 +275,7 @@ func TestEraSelection(t *testing.T) {
 		{"2025-06-18 header", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, "", want{status: 200, id: "1", proto: "2025-06-18"}},
 		{"2026 header without envelope", map[string]string{"MCP-Protocol-Version": "2026-07-28"}, "", want{status: 400, code: -32602, id: "1"}},
 		{"unknown header version", map[string]string{"MCP-Protocol-Version": "1999-01-01"}, "", want{status: 400, code: -32022, id: "1"}},
-		{"2025-11-25 header", map[string]string{"MCP-Protocol-Version": "2025-11-25"}, "", want{status: 400, code: -32022, id: "1"}},
+		{"2025-11-25 header", map[string]string{"MCP-Protocol-Version": "2025-11-25"}, "", want{status: 200, id: "1", proto: "2025-11-25"}},
 		{"duplicate header", map[string]string{"MCP-Protocol-Version": "2025-06-18", "+MCP-Protocol-Version": "2025-06-18"}, "", want{status: 400, code: -32020, id: "1"}},
 		{"envelope: 2026", map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}, meta("2026-07-28"), want{status: 200, id: "1", proto: "2026-07-28"}},
 		{"envelope without header", map[string]string{"Mcp-Method": "tools/list"}, meta("2026-07-28"), want{status: 400, code: -32020, id: "1"}},
@@ -308,7 +308,7 @@ func TestEraSelection(t *testing.T) {
 					Requested string   `json:"requested"`
 				}
 				json.Unmarshal(r.msg.Error.Data, &d)
-				if strings.Join(d.Supported, ",") != "2026-07-28,2025-06-18,2025-03-26" || d.Requested != req.Header.Get("MCP-Protocol-Version") {
+				if strings.Join(d.Supported, ",") != "2026-07-28,2025-11-25,2025-06-18,2025-03-26" || d.Requested != req.Header.Get("MCP-Protocol-Version") {
 					t.Errorf("data = %s", r.msg.Error.Data)
 				}
 			}
@@ -319,7 +319,7 @@ func TestEraSelection(t *testing.T) {
 func TestEra2025_Methods(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	for _, era := range []mcp.Version{mcp.Version20250618, mcp.Version20250326} {
+	for _, era := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
 		t.Run(string(era), func(t *testing.T) {
 			ping := f.do(t, call{era: era, id: "1", method: "ping"})
 			check(t, ping, want{status: 200, id: "1", proto: string(era)})
@@ -340,11 +340,12 @@ func TestEra2025_Initialize(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	for asked, got := range map[string]string{
+		"2025-11-25": "2025-11-25",
 		"2025-06-18": "2025-06-18",
 		"2025-03-26": "2025-03-26",
-		"2024-11-05": "2025-06-18",
-		"2026-07-28": "2025-06-18",
-		"garbage":    "2025-06-18",
+		"2024-11-05": "2025-11-25",
+		"2026-07-28": "2025-11-25",
+		"garbage":    "2025-11-25",
 	} {
 		t.Run(asked, func(t *testing.T) {
 			r := f.do(t, call{id: "1", method: "initialize", params: `"protocolVersion":"` + asked + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}`})
@@ -354,7 +355,7 @@ func TestEra2025_Initialize(t *testing.T) {
 				t.Errorf("protocolVersion %v", res["protocolVersion"])
 			}
 			info := res["serverInfo"].(map[string]any)
-			if _, hasTitle := info["title"]; hasTitle != (got == "2025-06-18") {
+			if _, hasTitle := info["title"]; hasTitle != (got != "2025-03-26") {
 				t.Errorf("serverInfo %v for %s", info, got)
 			}
 			caps := res["capabilities"].(map[string]any)
@@ -485,7 +486,7 @@ func TestDiscover(t *testing.T) {
 	check(t, r, want{status: 200, id: "1", proto: "2026-07-28"})
 	res := r.result(t)
 	b, _ := json.Marshal(res["supportedVersions"])
-	if string(b) != `["2026-07-28","2025-06-18","2025-03-26"]` {
+	if string(b) != `["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]` {
 		t.Errorf("supportedVersions %s", b)
 	}
 	if res["ttlMs"] != 0.0 || res["cacheScope"] != "private" || res["instructions"] != "Test fixture." {
@@ -731,12 +732,12 @@ func TestLogs_NoSecrets(t *testing.T) {
 func TestEraSelection_InitializeNegotiates(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	for _, hv := range []string{"2025-11-25", "2099-01-01"} {
+	for _, hv := range []string{"2026-01-01", "2099-01-01"} {
 		c := call{id: "1", method: "initialize", params: `"protocolVersion":"` + hv + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}`,
 			header: map[string]string{"MCP-Protocol-Version": hv}}
 		r := f.do(t, c)
-		check(t, r, want{status: 200, id: "1", proto: "2025-06-18"})
-		if v := r.result(t)["protocolVersion"]; v != "2025-06-18" {
+		check(t, r, want{status: 200, id: "1", proto: "2025-11-25"})
+		if v := r.result(t)["protocolVersion"]; v != "2025-11-25" {
 			t.Errorf("%s: negotiated %v", hv, v)
 		}
 		r = f.do(t, call{method: "notifications/initialized", header: map[string]string{"MCP-Protocol-Version": hv}})

@@ -2,53 +2,47 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
+	"log/slog"
 	"net/http"
 
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
-// Era serves the protocol revisions of one era. The endpoint picks an era
-// for each request (see Handler) and hands it the parsed request; the era
-// validates what is specific to it and answers through the Server's
-// operations. Implementations live in other packages (era2025, era2026)
-// and must embed EraBase, so that Era can grow without breaking them.
+// Era serves the protocol revisions of one era: era2026.New() for
+// 2026-07-28, era2025.New() for the handshake revisions. The composition
+// root passes the eras it wants to NewHandler. Only the era packages of
+// this module implement Era: its method returns a type of an internal
+// package, which no other package can name.
 type Era interface {
-	// Versions lists the revisions served, newest first.
-	Versions() []Version
-	// PerRequest reports whether a request names its revision in
-	// params._meta (2026-07-28) rather than through an initialize handshake.
-	PerRequest() bool
-	// Serve answers one request (never a notification). It returns a value
-	// that marshals to the JSON-RPC result, or an error; an *Error keeps its
-	// code and message, any other error becomes CodeInternal.
-	Serve(ctx context.Context, req *Request) (any, error)
-
-	sealedEra()
+	// Seam returns the hooks through which the era reaches the core.
+	Seam() *seam.Era
 }
 
-// EraBase must be embedded by every Era implementation.
-type EraBase struct{}
-
-func (EraBase) sealedEra() {}
-
-// Request is one JSON-RPC request as an Era sees it: the HTTP request, the
-// strictly parsed envelope and the revision the endpoint selected. Its
-// byte slices alias the request body and are valid only during Serve.
-type Request struct {
+// request is one JSON-RPC request on its way through the pipeline: the
+// HTTP request, the strictly parsed envelope, the selected era and
+// revision, and what the pipeline learns about it. Its byte slices alias
+// the request body and are valid only while it is served. It is what the
+// core hands an era (seam.Request).
+type request struct {
 	http    *http.Request
 	msg     *jsonrpc.Message
 	meta    []byte
+	members []jsonrpc.Member // params' top-level members, indexed once
+	indexed bool
 	version Version
+	era     *seam.Era
+	row     *methodRow
 	server  *Server
 	handler *Handler
-	caps    json.RawMessage
+	caps    []byte
 	capBits Capability // caps, read once
 
-	round  *round          // the opened requestState of a retry, nil otherwise
-	loose  json.RawMessage // inputResponses sent without a requestState
-	notify *notifier       // nil unless the request may stream
+	round  *round    // the opened requestState of a retry, nil otherwise
+	loose  []byte    // inputResponses sent without a requestState
+	notify *notifier // nil unless the request may stream
 
 	principal   *auth.Principal
 	lastVisible visibility // the permission rule's last answer
@@ -57,62 +51,85 @@ type Request struct {
 	wsErr       *Error
 }
 
-// HTTP returns the underlying HTTP request (for its headers).
-func (r *Request) HTTP() *http.Request { return r.http }
+func (r *request) HTTP() *http.Request { return r.http }
+func (r *request) Name() string        { return r.msg.Method }
+func (r *request) Params() []byte      { return r.msg.Params }
+func (r *request) Meta() []byte        { return r.meta }
+func (r *request) Version() string     { return string(r.version) }
+func (r *request) Negotiate(v string)  { r.version = Version(v) }
+func (r *request) Supported() []string { return r.handler.supported }
 
-// Method returns the JSON-RPC method.
-func (r *Request) Method() string { return r.msg.Method }
-
-// ID returns the request id exactly as sent.
-func (r *Request) ID() json.RawMessage { return r.msg.ID }
-
-// Params returns the raw params object, or nil when absent.
-func (r *Request) Params() json.RawMessage { return r.msg.Params }
-
-// Meta returns the raw params._meta object, or nil when absent.
-func (r *Request) Meta() json.RawMessage { return r.meta }
+func (r *request) Method() *seam.Method {
+	if r.row == nil {
+		return nil
+	}
+	return &r.row.Method
+}
 
 // Param returns the raw value of params member name, matched exactly
-// (never case-insensitively).
-func (r *Request) Param(name string) (json.RawMessage, bool) {
+// (never case-insensitively). The members are indexed on first use, so a
+// request's many lookups scan params once.
+func (r *request) Param(name string) ([]byte, bool) {
 	if r.msg.Params == nil {
 		return nil, false
 	}
-	return jsonrpc.Lookup(r.msg.Params, name)
+	if !r.indexed {
+		r.indexed = true
+		r.members = jsonrpc.Members(r.msg.Params, r.members[:0])
+	}
+	for _, m := range r.members {
+		if string(m.Key) == name {
+			return m.Value, true
+		}
+	}
+	return nil, false
 }
 
-// Version returns the revision in use. It is echoed in the
-// MCP-Protocol-Version response header.
-func (r *Request) Version() Version { return r.version }
-
-// Negotiate sets the revision in use; initialize uses it to answer with the
-// revision it negotiated.
-func (r *Request) Negotiate(v Version) { r.version = v }
-
-// Server returns the server whose tools this request reaches.
-func (r *Request) Server() *Server { return r.server }
-
-// SupportedVersions lists every revision the endpoint serves, newest first.
-func (r *Request) SupportedVersions() []Version { return r.handler.versions }
-
-// SetClientCapabilities records the capabilities the client declared for
-// this request; tool handlers read them from their Call.
-func (r *Request) SetClientCapabilities(raw json.RawMessage) {
+func (r *request) SetClientCapabilities(raw []byte) {
 	r.caps, r.capBits = raw, capabilitiesOf(raw)
 }
 
-// Lookup returns the raw value of member name in a JSON object taken from
-// this request (params, _meta, ...), matched exactly.
-func Lookup(obj json.RawMessage, name string) (json.RawMessage, bool) {
-	return jsonrpc.Lookup(obj, name)
+func (r *request) Capabilities() seam.Capability { return r.server.caps }
+func (r *request) Instructions() string          { return r.server.instructions }
+func (r *request) ServerInfo(v string) []byte    { return r.server.infoJSON[featuresOf(Version(v)).shape] }
+
+func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
+	t, ok := r.server.byName[tool]
+	if !ok || !r.visible(auth.KindTool, tool) {
+		return nil, false
+	}
+	return t.params, true
 }
 
-// String decodes a raw JSON string taken from a request.
-func String(raw json.RawMessage) (string, bool) { return jsonrpc.String(raw) }
-
-// CaseVariant reports a member of obj whose name differs from one of known
-// only in letter case, such as "Name" beside "name".
-func CaseVariant(obj json.RawMessage, known ...string) (got, want string, found bool) {
-	got, want, ok := jsonrpc.CheckCaseVariants(obj, known)
-	return got, want, !ok
+// Binding says what a sealed state of this request belongs to: who asks
+// (principal and workspace, re-established from the credential on every
+// round), which server, which revision, which operation on which target,
+// with which arguments.
+func (r *request) Binding() (seam.Binding, error) {
+	ws, err := r.Workspace()
+	if err != nil {
+		return seam.Binding{}, err
+	}
+	b := seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
+		Version: string(r.version), Method: r.msg.Method}
+	if r.row != nil && r.row.Member != "" {
+		raw, _ := r.Param(r.row.Member)
+		b.Target, _ = jsonrpc.String(raw)
+	}
+	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
+		b.Arguments = args
+	}
+	return b, nil
 }
+
+func (r *request) Log(level slog.Level, msg string, args ...any) {
+	r.handler.cfg.logger.Log(r.ctx(), level, msg, args...)
+}
+
+// ctx is the request's context, for logs and hooks.
+func (r *request) ctx() context.Context { return r.http.Context() }
+
+// logError logs an internal failure with the request's context.
+func (r *request) logError(msg string, args ...any) { r.Log(slog.LevelError, msg, args...) }
+
+var _ seam.Request = (*request)(nil)

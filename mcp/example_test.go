@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 // The quick start: an existing REST route exposed as an MCP tool on /mcp.
@@ -56,7 +57,7 @@ func Example() {
 func ExampleCallFromContext() {
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
-		fmt.Fprintf(w, `{"tool":%q,"revision":%q}`, call.Tool(), call.ProtocolVersion())
+		fmt.Fprintf(w, `{"tool":%q,"revision":%q}`, call.Target(), call.ProtocolVersion())
 	})
 	srv := mcp.NewServer(mcp.Implementation{Name: "demo", Version: "1.0.0"})
 	srv.AddTool(mcp.Tool{Name: "whoami"}, "GET /whoami", handler)
@@ -156,7 +157,7 @@ func ExampleServer_AddPrompt() {
 	srv.AddPrompt(mcp.Prompt{Name: "summarize", Arguments: []mcp.PromptArgument{{Name: "folder", Required: true}}},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
 			return &mcp.PromptResult{Messages: []mcp.PromptMessage{
-				{Role: "user", Content: mcp.TextContent("Summarize the folder " + mcp.Quote(args["folder"]) + ".")},
+				{Role: content.User, Content: content.Text("Summarize the folder " + mcp.Quote(args["folder"]) + ".")},
 			}}, nil
 		},
 		mcp.Complete("folder", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
@@ -180,7 +181,7 @@ func ExampleServer_AddPrompt() {
 func ExampleCall_RequireInput() {
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
-		if ans, ok := call.Elicitation("name"); ok && ans.Action == "accept" {
+		if ans, ok := call.Elicitation("name"); ok && ans.Action == mcp.ElicitAccept {
 			fmt.Fprintf(w, `{"answer":%s,"state":%q}`, ans.Content, call.State())
 			return
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")
@@ -48,8 +49,8 @@ func goldenServer() http.Handler {
 		Arguments: []mcp.PromptArgument{{Name: "name", Title: "Name", Required: true}}},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
 			return &mcp.PromptResult{Description: "A greeting", Messages: []mcp.PromptMessage{
-				{Role: "user", Content: mcp.TextContent("Write a greeting for " + args["name"] + ".")},
-				{Role: "user", Content: mcp.ResourceLink("golden://notes/first", "first", "text/plain")},
+				{Role: content.User, Content: content.Text("Write a greeting for " + args["name"] + ".")},
+				{Role: content.User, Content: content.ResourceLink("golden://notes/first", "first", "text/plain")},
 			}}, nil
 		},
 		mcp.Complete("name", func(ctx context.Context, value string, args map[string]string) ([]string, error) {

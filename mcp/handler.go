@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,21 +12,17 @@ import (
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
-// DefaultMaxBodyBytes is the default request body limit, 1 MiB.
-const DefaultMaxBodyBytes = 1 << 20
 
-// The params._meta keys of revision 2026-07-28 (and the result _meta key
-// naming the server).
+// The params._meta keys of revision 2026-07-28 the core reads.
 const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
 )
 
 // Handler is the MCP endpoint: one http.Handler that serves every era it was
@@ -39,27 +34,27 @@ const (
 // names a 2026-07-28 revision; otherwise MCP-Protocol-Version or the default
 // 2025-06-18 selects the handshake era) and lets that era answer.
 type Handler struct {
-	server     *Server
-	versions   []Version // every served revision, newest first
-	byVersion  map[Version]Era
-	legacyDflt Version // revision assumed when nothing names one ("" if none)
-	audience   string  // what sealed state is bound to (see Request.Audience)
-	cfg        handlerConfig
-	warned     sync.Map // targets whose route refused an in-process identity (logged once)
+	server    *Server
+	versions  []Version // every served revision, newest first
+	supported []string  // the same, as the eras see them
+	byVersion map[Version]*seam.Era
+	dflt      Version // revision assumed when nothing names one ("" if none)
+	audience  string  // what sealed state is bound to
+	cfg       handlerConfig
+	warned    sync.Map // targets whose route refused an in-process identity (logged once)
 }
 
 type handlerConfig struct {
-	maxBody  int64
-	maxDepth int
-	hosts    allowList
-	origins  allowList
-	logger   *slog.Logger
+	limits  Limits
+	admit   *admission // nil when Concurrent is 0
+	hosts   allowList
+	origins allowList
+	logger  *slog.Logger
 
 	auth        *auth.Authenticator
 	limiter     ratelimit.Limiter // per principal (per client when there is no auth)
 	clientLimit ratelimit.Limiter // per client address, before authentication
 	clientKey   func(*http.Request) string
-	slots       chan struct{} // concurrency limit; nil when unlimited
 	replay      ReplayGuard
 	streaming   bool
 
@@ -73,23 +68,6 @@ type handlerOptionFunc func(*handlerConfig)
 
 func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
 
-// WithMaxBodyBytes sets the request body limit (default 1 MiB). A larger
-// body is answered 413 with CodeInvalidRequest before it is parsed.
-func WithMaxBodyBytes(n int64) HandlerOption {
-	if n <= 0 {
-		panic("mcp: WithMaxBodyBytes needs a positive limit")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.maxBody = n })
-}
-
-// WithMaxDepth bounds the nesting of arrays and objects in a request
-// (default 64).
-func WithMaxDepth(n int) HandlerOption {
-	if n <= 0 {
-		panic("mcp: WithMaxDepth needs a positive depth")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.maxDepth = n })
-}
 
 // WithLogger sets where internal errors are logged (default slog.Default).
 // Nothing logged there is ever sent to a client.
@@ -98,8 +76,9 @@ func WithLogger(l *slog.Logger) HandlerOption {
 }
 
 // NewHandler returns the endpoint for srv serving eras. It panics if eras is
-// empty or two eras claim one revision, like http.ServeMux.Handle panics on
-// a conflicting pattern. The server must be complete: NewHandler freezes it.
+// empty, two eras claim one revision or two eras name a default revision,
+// like http.ServeMux.Handle panics on a conflicting pattern. The server
+// must be complete: NewHandler freezes it.
 func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	if srv == nil {
 		panic("mcp: NewHandler needs a Server")
@@ -107,10 +86,9 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	if len(eras) == 0 {
 		panic("mcp: NewHandler needs at least one Era")
 	}
-	h := &Handler{server: srv, byVersion: map[Version]Era{}}
+	h := &Handler{server: srv, byVersion: map[Version]*seam.Era{}}
 	h.cfg = handlerConfig{
-		maxBody:   DefaultMaxBodyBytes,
-		maxDepth:  jsonrpc.DefaultMaxDepth,
+		limits:    defaultLimits(),
 		hosts:     loopbackOnly(),
 		origins:   loopbackOnly(),
 		logger:    slog.Default(),
@@ -119,33 +97,31 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	for _, o := range opts {
 		o.applyHandler(&h.cfg)
 	}
-	for _, e := range eras {
-		vs := e.Versions()
-		if len(vs) == 0 {
+	h.cfg.admit = newAdmission(h.cfg.limits)
+	for _, era := range eras {
+		e := era.Seam()
+		if len(e.Versions) == 0 {
 			panic("mcp: an Era serves no version")
 		}
-		for _, v := range vs {
-			if _, dup := h.byVersion[v]; dup {
+		for _, v := range e.Versions {
+			if _, dup := h.byVersion[Version(v)]; dup {
 				panic(fmt.Sprintf("mcp: two eras serve version %s", v))
 			}
-			h.byVersion[v] = e
-			h.versions = append(h.versions, v)
-			if !e.PerRequest() && (h.legacyDflt == "" || v == Version20250618) {
-				h.legacyDflt = v
+			h.byVersion[Version(v)] = e
+			h.versions = append(h.versions, Version(v))
+		}
+		if e.Default != "" {
+			if h.dflt != "" {
+				panic("mcp: two eras name a default revision")
 			}
+			h.dflt = Version(e.Default)
 		}
 	}
 	sortVersions(h.versions)
-	if h.legacyDflt != "" && h.byVersion[Version20250618] == nil {
-		// No 2025-06-18: assume the newest handshake revision served.
-		for _, v := range h.versions {
-			if !h.byVersion[v].PerRequest() {
-				h.legacyDflt = v
-				break
-			}
-		}
+	for _, v := range h.versions {
+		h.supported = append(h.supported, string(v))
 	}
-	h.audience = "urn:mcpdual:" + srv.info.Name
+	h.audience = "urn:mcpdual:" + srv.identity.Name
 	if h.cfg.auth != nil {
 		h.audience = h.cfg.auth.Resource()
 	}
@@ -180,17 +156,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, nil, "", err)
 		return
 	}
-	if h.cfg.slots != nil {
-		select {
-		case h.cfg.slots <- struct{}{}:
-			defer func() { <-h.cfg.slots }()
-		default:
-			h.writeError(w, nil, "", overloaded())
-			return
-		}
-	}
 	if h.cfg.clientLimit != nil {
-		if err := h.takeRate(w, r, h.cfg.clientLimit, "client|"+h.cfg.clientKey(r)); err != nil {
+		// With a per-principal limiter as well, that one's budget is what
+		// X-RateLimit-* report; this one speaks only when it refuses.
+		if err := h.takeRate(w, r, h.cfg.clientLimit, "client|"+h.cfg.clientKey(r), h.cfg.limiter == nil); err != nil {
 			h.writeError(w, nil, "", err)
 			return
 		}
@@ -199,7 +168,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, nil, "", err)
 		return
 	}
-	if r.ContentLength > h.cfg.maxBody {
+	if r.ContentLength > h.cfg.limits.BodyBytes {
 		h.writeError(w, nil, "", h.tooLarge())
 		return
 	}
@@ -224,7 +193,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var msg *jsonrpc.Message
 	var perr *jsonrpc.Error
 	if err == nil {
-		msg, perr = jsonrpc.Parse(body, h.cfg.maxDepth)
+		msg, perr = jsonrpc.Parse(body, jsonrpc.DefaultMaxDepth)
 	}
 	if h.cfg.limiter != nil {
 		var id []byte
@@ -245,6 +214,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, perr.ID, "", parseError(perr))
 		return
 	}
+	if a := h.cfg.admit; a != nil {
+		// The slot is taken only now, with the body read and the caller
+		// known: a client trickling its body holds none, and no caller
+		// holds more than its share.
+		caller := h.callerKey(r, principal)
+		if e := a.acquire(caller); e != nil {
+			h.writeError(w, msg.ID, "", e)
+			return
+		}
+		defer a.release(caller)
+	}
 	era, version, meta, eerr := h.selectEra(r, msg)
 	if eerr != nil {
 		h.writeError(w, msg.ID, "", eerr)
@@ -257,7 +237,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	req := &Request{http: r, msg: msg, meta: meta, version: version, server: h.server, handler: h, principal: principal}
+	req := &request{http: r, msg: msg, meta: meta, version: version, era: era, server: h.server, handler: h, principal: principal}
 	if n := h.newNotifier(w, r, meta, version); n != nil {
 		req.notify, w = n, n.w
 	}
@@ -267,7 +247,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	result, serr := h.serve(r.Context(), era, req)
+	result, serr := h.serve(req)
 	if serr != nil {
 		h.writeError(w, msg.ID, req.version, serr)
 		return
@@ -275,16 +255,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.writeResult(w, msg.ID, req.version, result)
 }
 
-// serve runs the era, turning a panic into an internal error so that no
+// serve dispatches req, turning a panic into an internal error so that no
 // request can crash the process.
-func (h *Handler) serve(ctx context.Context, era Era, req *Request) (result any, err error) {
+func (h *Handler) serve(req *request) (result seam.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.cfg.logger.Error("mcp: panic while serving a request", "method", req.Method(), "panic", p)
-			result, err = nil, NewError(CodeInternal, "Internal error")
+			req.logError("mcp: panic while serving a request", "method", req.msg.Method, "panic", p)
+			result, err = nil, errInternal()
 		}
 	}()
-	return era.Serve(ctx, req)
+	return h.dispatch(req)
 }
 
 var (
@@ -314,7 +294,7 @@ func checkContentType(r *http.Request) *Error {
 
 func (h *Handler) tooLarge() *Error {
 	return httpError(http.StatusRequestEntityTooLarge, CodeInvalidRequest, "Request body too large").
-		WithData(map[string]int64{"maxBytes": h.cfg.maxBody})
+		WithData(map[string]int64{"maxBytes": h.cfg.limits.BodyBytes})
 }
 
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, *Error) {
@@ -322,7 +302,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, buf []byte) (
 	if n := r.ContentLength; n > 0 && int64(cap(buf)) < n+1 {
 		buf = make([]byte, 0, n+1)
 	}
-	body := http.MaxBytesReader(w, r.Body, h.cfg.maxBody)
+	body := http.MaxBytesReader(w, r.Body, h.cfg.limits.BodyBytes)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -347,7 +327,7 @@ func parseError(e *jsonrpc.Error) *Error {
 	case jsonrpc.Syntax:
 		return httpError(http.StatusBadRequest, CodeParseError, e.Message)
 	case jsonrpc.Params:
-		return Reject(CodeInvalidParams, e.Message)
+		return reject(CodeInvalidParams, e.Message)
 	default:
 		return httpError(http.StatusBadRequest, CodeInvalidRequest, e.Message).WithData(map[string]string{"reason": e.Reason})
 	}
@@ -360,71 +340,77 @@ func parseError(e *jsonrpc.Error) *Error {
 //   - Otherwise MCP-Protocol-Version, when present, must name a served
 //     revision; naming a per-request one without the _meta envelope is
 //     refused (-32602), never served by silently falling back.
-//   - Nothing names a revision: the default handshake revision (2025-06-18).
-//     So is a handshake message (initialize, notifications/initialized)
-//     whose header names an unknown revision: the handshake negotiates it.
+//   - Nothing names a revision: the default revision of the handshake era
+//     (the seed's rule: 2025-06-18). So is a message that negotiates the
+//     revision in its body (initialize) whose header names an unknown one.
 //
 // Any unknown revision, in the header or the envelope, is -32022 listing
 // every served revision.
 //
 // It also returns params._meta (nil when absent), found here once so the
 // era does not look it up again.
-func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (Era, Version, []byte, *Error) {
+func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (*seam.Era, Version, []byte, *Error) {
 	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
 	if herr == headers.ErrDuplicate {
-		return nil, "", nil, HeaderMismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
+		return nil, "", nil, mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
 	var meta, claim []byte
 	if msg.Params != nil {
 		if meta, _ = jsonrpc.Lookup(msg.Params, "_meta"); meta != nil {
-			claim, _ = jsonrpc.Lookup(meta, MetaProtocolVersion)
+			claim, _ = jsonrpc.Lookup(meta, metaProtocolVersion)
 		}
 	}
 	if claim != nil {
 		cv, ok := jsonrpc.String(claim)
 		switch {
 		case !ok:
-			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: _meta "+MetaProtocolVersion+" must be a string")
+			return nil, "", nil, reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
 		case herr == headers.ErrMissing:
 			return nil, "", nil, missingVersionHeader()
 		case hv != cv:
-			return nil, "", nil, HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+MetaProtocolVersion)
+			return nil, "", nil, mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
 		}
 		era, ok := h.byVersion[Version(cv)]
 		if !ok {
 			return nil, "", nil, h.unsupported(cv)
 		}
-		if !era.PerRequest() {
-			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
+		if !era.PerRequest {
+			return nil, "", nil, reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
 		}
 		return era, Version(cv), meta, nil
 	}
 	if herr == nil {
 		era, ok := h.byVersion[Version(hv)]
-		if !ok && (msg.Method == "initialize" || msg.Method == "notifications/initialized") && h.legacyDflt != "" {
+		if row := methodsByName[msg.Method]; !ok && row != nil && row.Negotiates && h.dflt != "" {
 			// The handshake negotiates the revision in its body; a header
 			// naming one this server does not know (a newer client's
 			// wish) must not stop it. notifications/initialized, its
 			// second half, carries nothing and runs nothing.
-			return h.byVersion[h.legacyDflt], h.legacyDflt, meta, nil
+			return h.byVersion[h.dflt], h.dflt, meta, nil
 		}
 		if !ok {
 			return nil, "", nil, h.unsupported(hv)
 		}
-		if era.PerRequest() {
-			return nil, "", nil, Reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+MetaProtocolVersion+" and "+MetaClientCapabilities).
-				WithData(map[string][]string{"missing": {"_meta." + MetaProtocolVersion}})
+		if era.PerRequest {
+			return nil, "", nil, reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
+				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
 		}
 		return era, Version(hv), meta, nil
 	}
-	if h.legacyDflt == "" {
+	if h.dflt == "" {
 		return nil, "", nil, missingVersionHeader()
 	}
-	return h.byVersion[h.legacyDflt], h.legacyDflt, meta, nil
+	return h.byVersion[h.dflt], h.dflt, meta, nil
+}
+
+// mismatch is seam.HeaderMismatch as the core's error.
+func mismatch(header, reason, detail string) *Error {
+	e, _ := asError(seam.HeaderMismatch(header, reason, detail))
+	return e
 }
 
 func missingVersionHeader() *Error {
-	return HeaderMismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
+	return mismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
 }
 
 type unsupportedData struct {
@@ -436,16 +422,15 @@ func (h *Handler) unsupported(requested string) *Error {
 	if len(requested) > 64 {
 		requested = requested[:64]
 	}
-	return Reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+	return reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 		WithData(unsupportedData{Supported: h.versions, Requested: requested})
 }
 
 // writeError answers err for the request with raw id (nil when unknown).
 func (h *Handler) writeError(w http.ResponseWriter, id []byte, version Version, err error) {
-	var e *Error
-	if !errors.As(err, &e) {
+	e, known := asError(err)
+	if !known {
 		h.cfg.logger.Error("mcp: internal error", "err", err)
-		e = NewError(CodeInternal, "Internal error")
 	}
 	buf := make([]byte, 0, 256)
 	buf = append(buf, `{"jsonrpc":"2.0",`...)
@@ -463,23 +448,27 @@ func (h *Handler) writeError(w http.ResponseWriter, id []byte, version Version, 
 	if e.retryAfter > 0 {
 		w.Header()["Retry-After"] = []string{strconv.FormatInt(ceilSeconds(e.retryAfter), 10)}
 	}
-	perRequest := version != "" && h.byVersion[version].PerRequest()
-	h.write(w, e.httpStatus(perRequest), version, buf)
+	var era *seam.Era
+	if version != "" {
+		era = h.byVersion[version]
+	}
+	h.write(w, e.httpStatus(era), version, buf)
 }
 
-func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result any) {
-	enc := getEncoder()
-	defer putEncoder(enc)
-	enc.buf = append(enc.buf, `{"jsonrpc":"2.0","id":`...)
-	enc.buf = append(enc.buf, id...)
-	enc.buf = append(enc.buf, `,"result":`...)
-	if err := enc.encode(result); err != nil {
-		h.cfg.logger.Error("mcp: result does not marshal", "err", err)
-		h.writeError(w, id, version, NewError(CodeInternal, "Internal error"))
-		return
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result) {
+	bp := bufPool.Get().(*[]byte)
+	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, id...)
+	buf = append(buf, `,"result":`...)
+	buf = result.AppendJSON(buf)
+	buf = append(buf, '}')
+	h.write(w, http.StatusOK, version, buf)
+	if cap(buf) <= 64<<10 {
+		*bp = buf[:0]
+		bufPool.Put(bp)
 	}
-	enc.buf = append(enc.buf, '}')
-	h.write(w, http.StatusOK, version, enc.buf)
 }
 
 func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte) {

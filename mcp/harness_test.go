@@ -18,7 +18,7 @@ import (
 )
 
 // eras are the revisions every era-independent rule is checked in.
-var eras = []mcp.Version{mcp.Version20260728, mcp.Version20250618, mcp.Version20250326}
+var eras = []mcp.Version{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618, mcp.Version20250326}
 
 // fixture is an endpoint over a small REST API whose routes count their
 // calls, so tests can prove a route ran or never ran.
@@ -100,7 +100,7 @@ func newFixture(t testing.TB, opts ...mcp.HandlerOption) *fixture {
 	route("GET /typed", func(w http.ResponseWriter, r *http.Request) { jsonBody(w, 200, `{"n":7}`) })
 	route("GET /mistyped", func(w http.ResponseWriter, r *http.Request) { jsonBody(w, 200, `{"n":"seven"}`) })
 	route("GET /headers", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := json.Marshal(map[string]any{"authorization": r.Header.Values("Authorization"), "cookie": r.Header.Values("Cookie"), "tool": mcp.CallFromContext(r.Context()).Tool()})
+		b, _ := json.Marshal(map[string]any{"authorization": r.Header.Values("Authorization"), "cookie": r.Header.Values("Cookie"), "tool": mcp.CallFromContext(r.Context()).Target()})
 		jsonBody(w, 200, string(b))
 	})
 	route("GET /regional", func(w http.ResponseWriter, r *http.Request) { jsonBody(w, 200, `{"ok":true}`) })

@@ -3,29 +3,20 @@ package mcp
 import (
 	"encoding/json"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
-// ListToolsResult is the result of tools/list.
-type ListToolsResult struct {
-	Stamp
-	Tools      []json.RawMessage `json:"tools"`
-	NextCursor string            `json:"nextCursor,omitempty"`
-}
-
-// ListTools answers tools/list for req: the tools in registration order
+// listTools answers tools/list for req: the tools in registration order
 // (the same on every call and every replica), one page at a time, in the
 // shape of req's revision. A cursor that this server did not issue for
 // this list is CodeInvalidParams.
 //
 // With WithAuth the list holds only the tools the caller may use: those
 // its token's scopes grant and the permission rule allows.
-func (s *Server) ListTools(req *Request) (*ListToolsResult, error) {
-	items, next, err := listPage(s, req, "tools", s.tools)
-	if err != nil {
-		return nil, err
-	}
-	return &ListToolsResult{Tools: items, NextCursor: next}, nil
+func (s *Server) listTools(req *request) (seam.Result, error) {
+	return listPage(s, req, "tools", "tools", s.tools)
 }
 
 // listed is a registered item that lists show: tools, resources,
@@ -33,21 +24,21 @@ func (s *Server) ListTools(req *Request) (*ListToolsResult, error) {
 type listed interface {
 	// access names the item for the permission rule and gives its scopes.
 	access() (kind, name string, scopes []string)
-	// shapes returns its definition for 2025-06-18 and later, and for
-	// 2025-03-26.
-	shapes() (modern, legacy json.RawMessage)
+	// shape returns its definition rendered in shape i (see features).
+	shape(i int) json.RawMessage
 }
 
-func (t *tool) access() (string, string, []string)         { return auth.KindTool, t.def.Name, t.opts.scopes }
-func (t *tool) shapes() (json.RawMessage, json.RawMessage) { return t.modern, t.legacy }
+func (t *tool) access() (string, string, []string) { return auth.KindTool, t.def.Name, t.opts.scopes }
+func (t *tool) shape(i int) json.RawMessage        { return t.shapes[i] }
 
 // listPage returns one page of the items the caller may use (its token
 // grants their scopes and the permission rule allows them), in
 // registration order and in the shape of the request's revision, with the
-// cursor of the next page ("" after the last).
-func listPage[T listed](s *Server, req *Request, kind string, all []T) ([]json.RawMessage, string, error) {
+// cursor of the next page ("" after the last). kind names the list in
+// cursors; member is the result member that holds the page.
+func listPage[T listed](s *Server, req *request, kind, member string, all []T) (seam.Result, error) {
 	if _, err := req.Workspace(); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	items := all
 	if req.handler.cfg.auth != nil {
@@ -61,32 +52,27 @@ func listPage[T listed](s *Server, req *Request, kind string, all []T) ([]json.R
 	}
 	start, err := s.pageStart(req, kind, len(items))
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	end := min(start+s.pageSize, len(items))
-	modern := FeaturesOf(req.Version()).Titles
+	shape := featuresOf(req.version).shape
 	out := make([]json.RawMessage, 0, end-start)
 	for _, it := range items[start:end] {
-		m, l := it.shapes()
-		if modern {
-			out = append(out, m)
-		} else {
-			out = append(out, l)
-		}
+		out = append(out, it.shape(shape))
 	}
 	next := ""
 	if end < len(items) {
 		next = s.cursor(kind, end)
 	}
-	return out, next, nil
+	return &listResult{member: member, items: out, next: next}, nil
 }
 
-func (s *Server) pageStart(req *Request, kind string, n int) (int, error) {
+func (s *Server) pageStart(req *request, kind string, n int) (int, error) {
 	raw, ok := req.Param("cursor")
 	if !ok || string(raw) == "null" {
 		return 0, nil
 	}
-	c, ok := String(raw)
+	c, ok := jsonrpc.String(raw)
 	if !ok {
 		return 0, NewError(CodeInvalidParams, "Invalid params: cursor must be a string")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
@@ -177,7 +178,7 @@ func newMRTRServer(t testing.TB, cfg mrtrConfig) *mrtrServer {
 	}
 	mux.HandleFunc("GET /ask", func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
-		if ans, ok := call.Elicitation("name"); ok && ans.Action == "accept" {
+		if ans, ok := call.Elicitation("name"); ok && ans.Action == mcp.ElicitAccept {
 			var c struct{ Name string }
 			json.Unmarshal(ans.Content, &c)
 			jsonOut(w, map[string]string{"greeting": "Hello " + c.Name, "state": string(call.State())})
@@ -193,7 +194,7 @@ func newMRTRServer(t testing.TB, cfg mrtrConfig) *mrtrServer {
 			w.Write(v)
 			return
 		}
-		call.RequireInput(nil, mcp.Sample("s", mcp.SamplingRequest{Messages: []mcp.SamplingMessage{mcp.TextMessage("user", "Capital of France?")}, MaxTokens: 20}))
+		call.RequireInput(nil, mcp.Sample("s", mcp.SamplingRequest{Messages: []mcp.SamplingMessage{{Role: content.User, Content: content.Text("Capital of France?")}}, MaxTokens: 20}))
 	})
 	mux.HandleFunc("GET /degrade", func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
@@ -201,7 +202,7 @@ func newMRTRServer(t testing.TB, cfg mrtrConfig) *mrtrServer {
 			jsonOut(w, map[string]string{"answer": "no model available"})
 			return
 		}
-		call.RequireInput(nil, mcp.Sample("s", mcp.SamplingRequest{Messages: []mcp.SamplingMessage{mcp.TextMessage("user", "Hi")}, MaxTokens: 5}))
+		call.RequireInput(nil, mcp.Sample("s", mcp.SamplingRequest{Messages: []mcp.SamplingMessage{{Role: content.User, Content: content.Text("Hi")}}, MaxTokens: 5}))
 	})
 	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) {
 		mcp.CallFromContext(r.Context()).RequireInput([]byte("x"), mcp.ElicitURL("login", "Sign in", "https://localhost/login"), mcp.ListRoots("roots"))
@@ -584,7 +585,7 @@ func TestConfirm(t *testing.T) {
 				t.Errorf("%s: %+v", era, res)
 			}
 		}
-		ran(t, 3)
+		ran(t, int64(len(eras)))
 	})
 	t.Run("prepared message", func(t *testing.T) {
 		in := confirmRound1(t, s.url, "delete_prepared", "x\u2066y")

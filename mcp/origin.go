@@ -139,7 +139,7 @@ func (l allowList) allowOrigin(origin string) bool {
 
 func (h *Handler) checkOrigin(r *http.Request) *Error {
 	if !h.cfg.hosts.allowHost(r.Host) {
-		return httpError(http.StatusForbidden, CodeForbidden, "Forbidden: host not allowed").
+		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: host not allowed").
 			WithData(map[string]string{"reason": "host_not_allowed"})
 	}
 	origins := r.Header.Values("Origin")
@@ -147,7 +147,7 @@ func (h *Handler) checkOrigin(r *http.Request) *Error {
 		return nil
 	}
 	if len(origins) > 1 || origins[0] == "null" || !h.cfg.origins.allowOrigin(origins[0]) {
-		return httpError(http.StatusForbidden, CodeForbidden, "Forbidden: origin not allowed").
+		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: origin not allowed").
 			WithData(map[string]string{"reason": "origin_not_allowed"})
 	}
 	return nil

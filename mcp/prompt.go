@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,9 @@ import (
 	"net/url"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 // Prompt is the MCP definition of a prompt template.
@@ -20,6 +21,7 @@ type Prompt struct {
 	Title       string // sent from 2025-06-18 on
 	Description string
 	Arguments   []PromptArgument
+	Icons       []Icon // sent from revision 2025-11-25 on
 }
 
 // PromptArgument is one argument a prompt takes.
@@ -32,8 +34,8 @@ type PromptArgument struct {
 
 // PromptMessage is one message of a rendered prompt.
 type PromptMessage struct {
-	Role    string // "user" or "assistant"
-	Content Content
+	Role    content.Role
+	Content content.Block
 }
 
 // PromptResult is a rendered prompt.
@@ -56,8 +58,7 @@ type prompt struct {
 	route   route // with handler, for AddPromptRoute
 	handler http.Handler
 	opts    itemOptions
-	modern  json.RawMessage
-	legacy  json.RawMessage
+	shapes  [nShapes]json.RawMessage
 }
 
 // AddPrompt registers p, rendered by render. It panics on an invalid or
@@ -110,12 +111,16 @@ func (s *Server) addPrompt(e *prompt, opts []ItemOption) {
 		args[a.Name] = true
 	}
 	e.opts = applyItemOptions(opts, "prompt "+p.Name, args)
-	e.modern, e.legacy = renderPrompt(p, true), renderPrompt(p, false)
+	checkIcons("prompt "+p.Name, p.Icons)
+	for i := range e.shapes {
+		e.shapes[i] = renderPrompt(p, i)
+	}
 	s.prompts = append(s.prompts, e)
 	s.byPrompt[p.Name] = e
 }
 
-func renderPrompt(p Prompt, modern bool) json.RawMessage {
+func renderPrompt(p Prompt, shape int) json.RawMessage {
+	modern := shape >= shape20250618
 	f := []string{"name", p.Name}
 	if modern && p.Title != "" {
 		f = append(f, "title", p.Title)
@@ -125,6 +130,9 @@ func renderPrompt(p Prompt, modern bool) json.RawMessage {
 	}
 	b := object(f...)
 	if len(p.Arguments) == 0 {
+		if shape >= shape20251125 && len(p.Icons) > 0 {
+			b = append(appendIcons(b[:len(b)-1], p.Icons), '}')
+		}
 		return b
 	}
 	b = append(b[:len(b)-1], `,"arguments":[`...)
@@ -143,40 +151,23 @@ func renderPrompt(p Prompt, modern bool) json.RawMessage {
 		ab = append(ab[:len(ab)-1], fmt.Sprintf(`,"required":%t}`, a.Required)...)
 		b = append(b, ab...)
 	}
-	return append(b, "]}"...)
-}
-
-// HasPrompts reports whether any prompt is registered.
-func (s *Server) HasPrompts() bool { return len(s.prompts) > 0 }
-
-// ListPromptsResult is the result of prompts/list.
-type ListPromptsResult struct {
-	Stamp
-	Prompts    []json.RawMessage `json:"prompts"`
-	NextCursor string            `json:"nextCursor,omitempty"`
-}
-
-// GetPromptResult is the result of prompts/get.
-type GetPromptResult struct {
-	Stamp
-	Description string            `json:"description,omitempty"`
-	Messages    []json.RawMessage `json:"messages"`
-}
-
-// ListPrompts answers prompts/list: the prompts the caller may use.
-func (s *Server) ListPrompts(req *Request) (*ListPromptsResult, error) {
-	items, next, err := listPage(s, req, "prompts", s.prompts)
-	if err != nil {
-		return nil, err
+	b = append(b, ']')
+	if shape >= shape20251125 {
+		b = appendIcons(b, p.Icons)
 	}
-	return &ListPromptsResult{Prompts: items, NextCursor: next}, nil
+	return append(b, '}')
+}
+
+// listPrompts answers prompts/list: the prompts the caller may use.
+func (s *Server) listPrompts(req *request) (seam.Result, error) {
+	return listPage(s, req, "prompts", "prompts", s.prompts)
 }
 
 func (p *prompt) access() (string, string, []string) {
 	return auth.KindPrompt, p.def.Name, p.opts.scopes
 }
 
-func (p *prompt) shapes() (json.RawMessage, json.RawMessage) { return p.modern, p.legacy }
+func (p *prompt) shape(i int) json.RawMessage { return p.shapes[i] }
 
 func unknownPrompt(name string) *Error {
 	if len(name) > 128 {
@@ -186,7 +177,7 @@ func unknownPrompt(name string) *Error {
 }
 
 // lookupPrompt finds a prompt the caller may see.
-func (s *Server) lookupPrompt(req *Request, name string) (*prompt, error) {
+func (s *Server) lookupPrompt(req *request, name string) (*prompt, error) {
 	p, ok := s.byPrompt[name]
 	if !ok || !req.visible(auth.KindPrompt, name) {
 		return nil, unknownPrompt(name)
@@ -218,11 +209,11 @@ func stringMap(raw json.RawMessage, what string) (map[string]string, error) {
 	}
 }
 
-// GetPrompt answers prompts/get: an unknown or hidden prompt, missing
+// getPrompt answers prompts/get: an unknown or hidden prompt, missing
 // required arguments and arguments that are not strings are -32602.
-func (s *Server) GetPrompt(req *Request) (any, error) {
+func (s *Server) getPrompt(req *request) (seam.Result, error) {
 	raw, ok := req.Param("name")
-	name, isStr := String(raw)
+	name, isStr := jsonrpc.String(raw)
 	if !ok || !isStr {
 		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
 	}
@@ -274,33 +265,33 @@ func (s *Server) GetPrompt(req *Request) (any, error) {
 		if errors.As(err, &e) {
 			return nil, e
 		}
-		req.handler.cfg.logger.Error("mcp: prompt failed", "prompt", name, "err", err)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: prompt failed", "prompt", name, "err", err)
+		return nil, errInternal()
 	}
 	if res == nil {
-		req.handler.cfg.logger.Error("mcp: prompt returned no result", "prompt", name)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: prompt returned no result", "prompt", name)
+		return nil, errInternal()
 	}
-	f := FeaturesOf(req.Version())
-	out := &GetPromptResult{Description: res.Description, Messages: make([]json.RawMessage, 0, len(res.Messages))}
+	f := featuresOf(req.version)
+	out := &promptResult{description: res.Description, messages: make([][]byte, 0, len(res.Messages))}
 	for _, m := range res.Messages {
-		if (m.Role != "user" && m.Role != "assistant") || m.Content.raw == nil {
-			req.handler.cfg.logger.Error("mcp: prompt message needs role user or assistant and content", "prompt", name)
-			return nil, NewError(CodeInternal, "Internal error")
+		if !m.Role.Valid() || m.Content.IsZero() {
+			req.logError("mcp: prompt message needs role user or assistant and content", "prompt", name)
+			return nil, errInternal()
 		}
-		b := append([]byte(`{"role":`), appendString(nil, m.Role)...)
+		b := append([]byte(`{"role":`), appendString(nil, string(m.Role))...)
 		b = append(b, `,"content":`...)
-		b = append(b, m.Content.render(f)...)
-		out.Messages = append(out.Messages, append(b, '}'))
+		b = append(b, m.Content.JSON(!f.resourceLinks)...)
+		out.messages = append(out.messages, append(b, '}'))
 	}
 	return out, nil
 }
 
-func (s *Server) runPrompt(req *Request, p *prompt, ctx context.Context, args map[string]string) (res *PromptResult, err error) {
+func (s *Server) runPrompt(req *request, p *prompt, ctx context.Context, args map[string]string) (res *PromptResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			req.handler.cfg.logger.Error("mcp: prompt panicked", "prompt", p.def.Name, "panic", v)
-			res, err = nil, NewError(CodeInternal, "Internal error")
+			req.logError("mcp: prompt panicked", "prompt", p.def.Name, "panic", v)
+			res, err = nil, errInternal()
 		}
 	}()
 	return p.render(ctx, args)
@@ -309,18 +300,17 @@ func (s *Server) runPrompt(req *Request, p *prompt, ctx context.Context, args ma
 // fromRoute renders a prompt registered with AddPromptRoute: the route's
 // JSON GetPromptResult becomes a PromptResult. It returns nil, nil when the
 // route asked for input.
-func (s *Server) fromRoute(req *Request, p *prompt, call *Call, args map[string]string) (*PromptResult, error) {
+func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]string) (*PromptResult, error) {
 	q := url.Values{}
 	for k, v := range args {
 		q.Set(k, v)
 	}
 	u, _, _ := p.route.fill(nil) // no wildcards
 	u.RawQuery = q.Encode()
-	log := req.handler.cfg.logger
-	rec, v := req.dispatch(p.handler, call, inner{method: http.MethodGet, url: u})
+	rec, v := req.runRoute(p.handler, call, inner{method: http.MethodGet, url: u})
 	if v != nil {
-		log.Error("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
+		return nil, errInternal()
 	}
 	switch {
 	case call.pending:
@@ -330,8 +320,8 @@ func (s *Server) fromRoute(req *Request, p *prompt, call *Call, args map[string]
 	case rec.status >= 400 && rec.status < 500:
 		return nil, NewError(CodeInvalidParams, "The prompt could not be rendered").WithData(map[string]any{"name": p.def.Name, "status": rec.status})
 	case rec.over || rec.status < 200 || rec.status >= 300:
-		log.Error("mcp: prompt route failed", "prompt", p.def.Name, "status", rec.status)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: prompt route failed", "prompt", p.def.Name, "status", rec.status)
+		return nil, errInternal()
 	}
 	body := rec.buf.Bytes()
 	var doc struct {
@@ -342,26 +332,17 @@ func (s *Server) fromRoute(req *Request, p *prompt, call *Call, args map[string]
 		} `json:"messages"`
 	}
 	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil || json.Unmarshal(body, &doc) != nil || len(doc.Messages) == 0 {
-		log.Error("mcp: prompt route answered no valid messages", "prompt", p.def.Name)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: prompt route answered no valid messages", "prompt", p.def.Name)
+		return nil, errInternal()
 	}
 	res := &PromptResult{Description: doc.Description}
 	for _, m := range doc.Messages {
-		typ, _ := jsonrpc.Lookup(m.Content, "type")
-		kind, ok := jsonrpc.String(typ)
-		if !isObject(m.Content) || !ok {
-			log.Error("mcp: prompt route answered a message without typed content", "prompt", p.def.Name)
-			return nil, NewError(CodeInternal, "Internal error")
+		c, ok := content.Parse(m.Content)
+		if !ok {
+			req.logError("mcp: prompt route answered a message without typed content", "prompt", p.def.Name)
+			return nil, errInternal()
 		}
-		var compact bytes.Buffer
-		_ = json.Compact(&compact, m.Content)
-		c := Content{raw: compact.Bytes()}
-		if kind == "resource_link" {
-			u, _ := jsonrpc.Lookup(m.Content, "uri")
-			uri, _ := jsonrpc.String(u)
-			c.legacy = TextContent("Resource: " + uri).raw
-		}
-		res.Messages = append(res.Messages, PromptMessage{Role: m.Role, Content: c})
+		res.Messages = append(res.Messages, PromptMessage{Role: content.Role(m.Role), Content: c})
 	}
 	return res, nil
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -30,7 +31,8 @@ type Resource struct {
 	Title       string // sent from 2025-06-18 on
 	Description string
 	MIMEType    string
-	Size        int64 // in bytes; 0 leaves it out
+	Size        int64  // in bytes; 0 leaves it out
+	Icons       []Icon // sent from revision 2025-11-25 on
 }
 
 // ResourceTemplate is a family of resources named by an RFC 6570 URI
@@ -41,6 +43,7 @@ type ResourceTemplate struct {
 	Title       string
 	Description string
 	MIMEType    string
+	Icons       []Icon // sent from revision 2025-11-25 on
 }
 
 type resource struct {
@@ -48,8 +51,7 @@ type resource struct {
 	route   route
 	handler http.Handler
 	opts    itemOptions
-	modern  json.RawMessage
-	legacy  json.RawMessage
+	shapes  [nShapes]json.RawMessage
 }
 
 type template struct {
@@ -60,8 +62,7 @@ type template struct {
 	match   *regexp.Regexp
 	vars    []string
 	inPath  map[string]bool
-	modern  json.RawMessage
-	legacy  json.RawMessage
+	shapes  [nShapes]json.RawMessage
 }
 
 // maxURIBytes bounds a URI a client may ask to read.
@@ -69,7 +70,7 @@ const maxURIBytes = 2048
 
 // AddResource registers r, read by a GET on route (a pattern without
 // wildcards, such as "GET /api/v1/settings") of h, in-process, with the
-// caller's identity. See ReadResource for how the response becomes
+// caller's identity. See readResource for how the response becomes
 // contents. It panics on an invalid or duplicate URI, a missing name or an
 // invalid route.
 func (s *Server) AddResource(r Resource, route string, h http.Handler, opts ...ItemOption) {
@@ -93,7 +94,10 @@ func (s *Server) AddResource(r Resource, route string, h http.Handler, opts ...I
 	}
 	e := &resource{def: r, route: rt, handler: h}
 	e.opts = applyItemOptions(opts, "resource "+r.URI, nil)
-	e.modern, e.legacy = renderResource(r, true), renderResource(r, false)
+	checkIcons("resource "+r.URI, r.Icons)
+	for i := range e.shapes {
+		e.shapes[i] = renderResource(r, i)
+	}
 	s.resources = append(s.resources, e)
 	s.byURI[r.URI] = e
 }
@@ -136,7 +140,10 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, route string, h http.Ha
 		}
 	}
 	e.opts = applyItemOptions(opts, "resource template "+t.URITemplate, isVar)
-	e.modern, e.legacy = renderTemplate(t, true), renderTemplate(t, false)
+	checkIcons("resource template "+t.URITemplate, t.Icons)
+	for i := range e.shapes {
+		e.shapes[i] = renderTemplate(t, i)
+	}
 	s.templates = append(s.templates, e)
 }
 
@@ -209,9 +216,9 @@ func compileTemplate(t string) (*regexp.Regexp, []string, error) {
 	return regexp.MustCompile(b.String()), vars, nil
 }
 
-func renderResource(r Resource, modern bool) json.RawMessage {
+func renderResource(r Resource, shape int) json.RawMessage {
 	f := []string{"uri", r.URI, "name", r.Name}
-	if modern && r.Title != "" {
+	if shape >= shape20250618 && r.Title != "" {
 		f = append(f, "title", r.Title)
 	}
 	if r.Description != "" {
@@ -221,17 +228,20 @@ func renderResource(r Resource, modern bool) json.RawMessage {
 		f = append(f, "mimeType", r.MIMEType)
 	}
 	b := object(f...)
+	b = b[:len(b)-1]
 	if r.Size > 0 {
-		b = append(b[:len(b)-1], `,"size":`...)
+		b = append(b, `,"size":`...)
 		b = strconv.AppendInt(b, r.Size, 10)
-		b = append(b, '}')
 	}
-	return b
+	if shape >= shape20251125 {
+		b = appendIcons(b, r.Icons)
+	}
+	return append(b, '}')
 }
 
-func renderTemplate(t ResourceTemplate, modern bool) json.RawMessage {
+func renderTemplate(t ResourceTemplate, shape int) json.RawMessage {
 	f := []string{"uriTemplate", t.URITemplate, "name", t.Name}
-	if modern && t.Title != "" {
+	if shape >= shape20250618 && t.Title != "" {
 		f = append(f, "title", t.Title)
 	}
 	if t.Description != "" {
@@ -240,75 +250,43 @@ func renderTemplate(t ResourceTemplate, modern bool) json.RawMessage {
 	if t.MIMEType != "" {
 		f = append(f, "mimeType", t.MIMEType)
 	}
-	return object(f...)
-}
-
-// HasResources reports whether any resource or template is registered; the
-// resources capability is advertised only then.
-func (s *Server) HasResources() bool { return len(s.resources)+len(s.templates) > 0 }
-
-// ListResourcesResult is the result of resources/list.
-type ListResourcesResult struct {
-	Stamp
-	Resources  []json.RawMessage `json:"resources"`
-	NextCursor string            `json:"nextCursor,omitempty"`
-}
-
-// ListResourceTemplatesResult is the result of resources/templates/list.
-type ListResourceTemplatesResult struct {
-	Stamp
-	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
-	NextCursor        string            `json:"nextCursor,omitempty"`
-}
-
-// ReadResourceResult is the result of resources/read.
-type ReadResourceResult struct {
-	Stamp
-	Contents json.RawMessage `json:"contents"`
-}
-
-// ListResources answers resources/list: the fixed resources the caller may
-// read, in registration order, a page at a time.
-func (s *Server) ListResources(req *Request) (*ListResourcesResult, error) {
-	items, next, err := listPage(s, req, "resources", s.resources)
-	if err != nil {
-		return nil, err
+	b := object(f...)
+	if shape >= shape20251125 && len(t.Icons) > 0 {
+		b = append(appendIcons(b[:len(b)-1], t.Icons), '}')
 	}
-	return &ListResourcesResult{Resources: items, NextCursor: next}, nil
+	return b
 }
 
-// ListResourceTemplates answers resources/templates/list.
-func (s *Server) ListResourceTemplates(req *Request) (*ListResourceTemplatesResult, error) {
-	items, next, err := listPage(s, req, "templates", s.templates)
-	if err != nil {
-		return nil, err
-	}
-	return &ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}, nil
+// listResources answers resources/list: the fixed resources the caller
+// may read, in registration order, a page at a time.
+func (s *Server) listResources(req *request) (seam.Result, error) {
+	return listPage(s, req, "resources", "resources", s.resources)
+}
+
+// listTemplates answers resources/templates/list.
+func (s *Server) listTemplates(req *request) (seam.Result, error) {
+	return listPage(s, req, "templates", "resourceTemplates", s.templates)
 }
 
 func (r *resource) access() (string, string, []string) {
 	return auth.KindResource, r.def.URI, r.opts.scopes
 }
-func (r *resource) shapes() (json.RawMessage, json.RawMessage) { return r.modern, r.legacy }
+func (r *resource) shape(i int) json.RawMessage { return r.shapes[i] }
 func (t *template) access() (string, string, []string) {
 	return auth.KindTemplate, t.def.URITemplate, t.opts.scopes
 }
-func (t *template) shapes() (json.RawMessage, json.RawMessage) { return t.modern, t.legacy }
+func (t *template) shape(i int) json.RawMessage { return t.shapes[i] }
 
-// resourceNotFound is -32002 on the 2025 eras and -32602 on 2026-07-28,
-// which forbids -32002; both carry the URI.
-func resourceNotFound(req *Request, uri string) *Error {
+// resourceNotFound is the revision's code for an unknown resource
+// (-32002, or -32602 on 2026-07-28, which forbids -32002), with the URI.
+func resourceNotFound(req *request, uri string) *Error {
 	if len(uri) > 512 {
 		uri = uri[:512]
 	}
-	code := CodeResourceNotFound
-	if req.perRequest() {
-		code = CodeInvalidParams
-	}
-	return NewError(code, "Resource not found").WithData(map[string]string{"uri": uri})
+	return NewError(featuresOf(req.version).resourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
 }
 
-// ReadResource answers resources/read. The URI picks a fixed resource or
+// readResource answers resources/read. The URI picks a fixed resource or
 // the first template that matches it; anything else, a resource the
 // caller may not see, and a route answering 401, 403, 404 or 410 are "not
 // found". The route's 2xx body becomes one content: text for textual media
@@ -316,9 +294,9 @@ func resourceNotFound(req *Request, uri string) *Error {
 // otherwise, with the response's media type; a body of
 // ResourceContentsMediaType gives several. Other 4xx answers are -32602,
 // 5xx and panics -32603 (details logged).
-func (s *Server) ReadResource(req *Request) (any, error) {
+func (s *Server) readResource(req *request) (seam.Result, error) {
 	raw, ok := req.Param("uri")
-	uri, isStr := String(raw)
+	uri, isStr := jsonrpc.String(raw)
 	if !ok || !isStr || uri == "" {
 		return nil, NewError(CodeInvalidParams, "Invalid params: uri must be a string")
 	}
@@ -360,11 +338,10 @@ func (s *Server) ReadResource(req *Request) (any, error) {
 	if err := req.attachRound(call); err != nil {
 		return nil, err
 	}
-	log := req.handler.cfg.logger
-	rec, p := req.dispatch(h, call, inner{method: http.MethodGet, url: u, values: values})
+	rec, p := req.runRoute(h, call, inner{method: http.MethodGet, url: u, values: values})
 	if p != nil {
-		log.Error("mcp: resource handler panicked", "uri", uri, "panic", p)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: resource handler panicked", "uri", uri, "panic", p)
+		return nil, errInternal()
 	}
 	if call.pending {
 		return req.pendingOther(call)
@@ -408,29 +385,28 @@ func (t *template) request(vals map[string]string) (*url.URL, []pathValue, json.
 }
 
 // contents turns a route's answer into a read result.
-func (s *Server) contents(req *Request, uri string, rec *recorder) (any, error) {
-	log := req.handler.cfg.logger
+func (s *Server) contents(req *request, uri string, rec *recorder) (seam.Result, error) {
 	switch {
 	case rec.over:
-		log.Error("mcp: resource response over the size limit", "uri", uri, "limit", rec.limit)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: resource response over the size limit", "uri", uri, "limit", rec.limit)
+		return nil, errInternal()
 	case rec.status == http.StatusUnauthorized, rec.status == http.StatusForbidden, rec.status == http.StatusNotFound, rec.status == http.StatusGone:
 		return nil, resourceNotFound(req, uri)
 	case rec.status >= 400 && rec.status < 500:
 		return nil, NewError(CodeInvalidParams, "The resource could not be read").WithData(map[string]any{"uri": uri, "status": rec.status})
 	case rec.status < 200 || rec.status >= 300:
-		log.Error("mcp: resource route failed", "uri", uri, "status", rec.status)
-		return nil, NewError(CodeInternal, "Internal error")
+		req.logError("mcp: resource route failed", "uri", uri, "status", rec.status)
+		return nil, errInternal()
 	}
 	body := rec.buf.Bytes()
 	mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type"))
 	if mt == ResourceContentsMediaType {
 		c, ok := ownContents(body)
 		if !ok {
-			log.Error("mcp: resource answered an invalid "+ResourceContentsMediaType+" body", "uri", uri)
-			return nil, NewError(CodeInternal, "Internal error")
+			req.logError("mcp: resource answered an invalid "+ResourceContentsMediaType+" body", "uri", uri)
+			return nil, errInternal()
 		}
-		return &ReadResourceResult{Contents: c}, nil
+		return &readResult{contents: c}, nil
 	}
 	if mt == "" {
 		mt = "application/octet-stream"
@@ -442,7 +418,7 @@ func (s *Server) contents(req *Request, uri string, rec *recorder) (any, error) 
 		fields = append(fields, "blob", base64.StdEncoding.EncodeToString(body))
 	}
 	c := append([]byte{'['}, object(fields...)...)
-	return &ReadResourceResult{Contents: append(c, ']')}, nil
+	return &readResult{contents: append(c, ']')}, nil
 }
 
 func isTextual(mt string) bool {

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 var png = []byte{0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a, 0xff}
@@ -98,7 +99,7 @@ func newRPFixture(t testing.TB, opts ...mcp.HandlerOption) *rpFixture {
 	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "inbox://search/{q}/{page}", Name: "search"}, "GET /search", mux)
 
 	text := func(s string) *mcp.PromptResult {
-		return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(s)}}}
+		return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text(s)}}}
 	}
 	srv.AddPrompt(mcp.Prompt{Name: "simple", Title: "Simple", Description: "No arguments."},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
@@ -119,11 +120,11 @@ func newRPFixture(t testing.TB, opts ...mcp.HandlerOption) *rpFixture {
 	srv.AddPrompt(mcp.Prompt{Name: "rich", Description: "All content kinds."},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
 			return &mcp.PromptResult{Description: "rich", Messages: []mcp.PromptMessage{
-				{Role: "user", Content: mcp.EmbeddedText("inbox://readme", "text/plain", "Hello")},
-				{Role: "user", Content: mcp.ImageContent(png, "image/png")},
-				{Role: "assistant", Content: mcp.AudioContent([]byte("RIFF"), "audio/wav")},
-				{Role: "user", Content: mcp.EmbeddedBlob("inbox://logo", "image/png", png)},
-				{Role: "user", Content: mcp.ResourceLink("inbox://readme", "readme", "text/plain")},
+				{Role: content.User, Content: content.EmbeddedText("inbox://readme", "text/plain", "Hello")},
+				{Role: content.User, Content: content.Image(png, "image/png")},
+				{Role: content.Assistant, Content: content.Audio([]byte("RIFF"), "audio/wav")},
+				{Role: content.User, Content: content.EmbeddedBlob("inbox://logo", "image/png", png)},
+				{Role: content.User, Content: content.ResourceLink("inbox://readme", "readme", "text/plain")},
 			}}, nil
 		})
 	mux.HandleFunc("GET /prompts/routed", func(w http.ResponseWriter, r *http.Request) {
@@ -197,8 +198,11 @@ func (r *reply) field(t testing.TB, name string) json.RawMessage {
 	if r.status != 200 || r.code() != 0 {
 		t.Fatalf("want a result: %d %s", r.status, r.raw)
 	}
-	v, _ := mcp.Lookup(r.msg.Result, name)
-	return v
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(r.msg.Result, &m); err != nil {
+		t.Fatalf("result %s: %v", r.msg.Result, err)
+	}
+	return m[name]
 }
 
 func checkErr(t testing.TB, r *reply, status, code int, data string) {
@@ -570,7 +574,7 @@ func TestResources_Visibility(t *testing.T) {
 	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://hidden/{x}", Name: "hidden"}, "GET /d/{x}", mux,
 		mcp.Complete("x", func(context.Context, string, map[string]string) ([]string, error) { return []string{"a"}, nil }))
 	srv.AddPrompt(mcp.Prompt{Name: "secret_prompt"}, func(context.Context, map[string]string) (*mcp.PromptResult, error) {
-		return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent("x")}}}, nil
+		return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text("x")}}}, nil
 	})
 	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
 		Permit: func(ctx context.Context, acc auth.Access) bool {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
 
 // route is a parsed "METHOD /path/{wildcard}" pattern.
@@ -112,7 +114,7 @@ func WithRouteRequest(prepare func(outer, inner *http.Request) *http.Request) Ha
 // when the escaping differs from Go's default, as a router expects), only
 // Accept (and Content-Type with a body) as headers, and a context of its
 // own.
-func (req *Request) newInner(call *Call, in inner) (*http.Request, error) {
+func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	uri := in.url.EscapedPath()
 	if in.url.RawQuery != "" {
 		uri += "?" + in.url.RawQuery
@@ -152,11 +154,11 @@ func (req *Request) newInner(call *Call, in inner) (*http.Request, error) {
 	return r, nil
 }
 
-// dispatch runs h on the in-process request for call and returns what it
+// runRoute runs h on the in-process request for call and returns what it
 // wrote, or the value it panicked with (a failing WithRouteRequest
 // function counts as the route failing).
-func (req *Request) dispatch(h http.Handler, call *Call, in inner) (rec *recorder, panicked any) {
-	rec = newRecorder(req.server.maxResponse)
+func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorder, panicked any) {
+	rec = newRecorder(req.handler.cfg.limits.ResponseBytes)
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = p
@@ -242,7 +244,7 @@ func scalarText(raw []byte) (string, bool) {
 		return "", false
 	}
 	if raw[0] == '"' {
-		return String(raw)
+		return jsonrpc.String(raw)
 	}
 	if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 		return string(raw), true

@@ -4,17 +4,102 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
-// Implementation names the server to clients (serverInfo).
+// Implementation names the server to clients (serverInfo). Title is sent
+// from revision 2025-06-18 on; Description, WebsiteURL and Icons from
+// 2025-11-25 on.
 type Implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
+	Name        string
+	Title       string
+	Version     string
+	Description string
+	WebsiteURL  string
+	Icons       []Icon
+}
+
+// Icon is an image a client may show for the server, a tool, a resource,
+// a resource template or a prompt (revision 2025-11-25 and later). Src is
+// an https URL or a data: URI, best on the server's own origin; MIMEType,
+// Sizes ("48x48", "any") and Theme ("light" or "dark") are optional.
+type Icon struct {
+	Src      string
+	MIMEType string
+	Sizes    []string
+	Theme    string
+}
+
+// appendIcons appends `,"icons":[...]` when there are icons.
+func appendIcons(dst []byte, icons []Icon) []byte {
+	if len(icons) == 0 {
+		return dst
+	}
+	dst = append(dst, `,"icons":[`...)
+	for i, ic := range icons {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"src":`...)
+		dst = appendString(dst, ic.Src)
+		if ic.MIMEType != "" {
+			dst = append(dst, `,"mimeType":`...)
+			dst = appendString(dst, ic.MIMEType)
+		}
+		if len(ic.Sizes) > 0 {
+			dst = append(dst, `,"sizes":[`...)
+			for j, sz := range ic.Sizes {
+				if j > 0 {
+					dst = append(dst, ',')
+				}
+				dst = appendString(dst, sz)
+			}
+			dst = append(dst, ']')
+		}
+		if ic.Theme != "" {
+			dst = append(dst, `,"theme":`...)
+			dst = appendString(dst, ic.Theme)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// checkIcons panics on an icon without a source or with an unknown theme.
+func checkIcons(what string, icons []Icon) {
+	for _, ic := range icons {
+		if ic.Src == "" || (ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark") {
+			panic("mcp: " + what + ": an icon needs a src, and a theme of light or dark if any")
+		}
+	}
+}
+
+// render renders the Implementation in shape.
+func (i Implementation) render(shape int) []byte {
+	b := []byte(`{"name":`)
+	b = appendString(b, i.Name)
+	if shape >= shape20250618 && i.Title != "" {
+		b = append(b, `,"title":`...)
+		b = appendString(b, i.Title)
+	}
+	b = append(b, `,"version":`...)
+	b = appendString(b, i.Version)
+	if shape >= shape20251125 {
+		if i.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendString(b, i.Description)
+		}
+		if i.WebsiteURL != "" {
+			b = append(b, `,"websiteUrl":`...)
+			b = appendString(b, i.WebsiteURL)
+		}
+		b = appendIcons(b, i.Icons)
+	}
+	return append(b, '}')
 }
 
 // Server holds what an MCP endpoint offers: its identity, instructions,
@@ -22,13 +107,14 @@ type Implementation struct {
 // freezes it; registering afterwards panics. A frozen Server is safe for
 // concurrent use and may back several Handlers.
 type Server struct {
-	info         Implementation
+	identity     Implementation
 	instructions string
 	pageSize     int
-	maxResponse  int64
 
-	mu     sync.Mutex
-	frozen bool
+	mu       sync.Mutex
+	frozen   bool
+	caps     seam.Capability // what the server offers, known at freeze
+	infoJSON [nShapes][]byte // serverInfo rendered in every shape
 
 	tools       []*tool
 	byName      map[string]*tool
@@ -61,37 +147,20 @@ func WithPageSize(n int) ServerOption {
 	return serverOptionFunc(func(s *Server) { s.pageSize = n })
 }
 
-// WithMaxToolResponseBytes bounds what a tool's handler may write (default
-// 4 MiB); a larger response becomes an isError result and is logged.
-func WithMaxToolResponseBytes(n int64) ServerOption {
-	if n <= 0 {
-		panic("mcp: WithMaxToolResponseBytes needs a positive limit")
-	}
-	return serverOptionFunc(func(s *Server) { s.maxResponse = n })
-}
 
 // NewServer returns an empty server. info.Name and info.Version are required.
 func NewServer(info Implementation, opts ...ServerOption) *Server {
 	if info.Name == "" || info.Version == "" {
 		panic("mcp: NewServer needs Implementation.Name and Version")
 	}
-	s := &Server{info: info, pageSize: 100, maxResponse: 4 << 20, byName: map[string]*tool{},
+	checkIcons("Implementation", info.Icons)
+	s := &Server{identity: info, pageSize: 100, byName: map[string]*tool{},
 		byURI: map[string]*resource{}, byPrompt: map[string]*prompt{}}
 	for _, o := range opts {
 		o.applyServer(s)
 	}
 	return s
 }
-
-// Info returns the server's identity.
-func (s *Server) Info() Implementation { return s.info }
-
-// Instructions returns the instructions for clients ("" when none).
-func (s *Server) Instructions() string { return s.instructions }
-
-// HasTools reports whether any tool is registered; the tools capability is
-// advertised only then.
-func (s *Server) HasTools() bool { return len(s.tools) > 0 }
 
 func (s *Server) mustNotBeFrozen(what string) {
 	if s.frozen {
@@ -107,6 +176,21 @@ func (s *Server) freeze() {
 		return
 	}
 	s.frozen = true
+	for i := range s.infoJSON {
+		s.infoJSON[i] = s.identity.render(i)
+	}
+	if len(s.tools) > 0 {
+		s.caps |= seam.CapTools
+	}
+	if len(s.resources)+len(s.templates) > 0 {
+		s.caps |= seam.CapResources
+	}
+	if len(s.prompts) > 0 {
+		s.caps |= seam.CapPrompts
+	}
+	if s.hasCompletions() {
+		s.caps |= seam.CapCompletions
+	}
 	h := sha256.New()
 	for _, t := range s.tools {
 		h.Write([]byte("t:" + t.def.Name + "\x00"))
@@ -149,16 +233,3 @@ func (s *Server) parseCursor(kind, c string, n int) (int, bool) {
 	}
 	return off, true
 }
-
-// Stamp holds the members revision 2026-07-28 adds to results; the 2025
-// eras leave it zero, so nothing of it reaches their wire.
-type Stamp struct {
-	ResultType string          `json:"resultType,omitempty"`
-	TTLMs      *int64          `json:"ttlMs,omitempty"`
-	CacheScope string          `json:"cacheScope,omitempty"`
-	Meta       json.RawMessage `json:"_meta,omitempty"`
-}
-
-// Stamped returns the stamp itself, so an era can stamp any result that
-// embeds one.
-func (s *Stamp) Stamped() *Stamp { return s }

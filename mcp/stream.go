@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
 // WithStreaming lets a request that opts in receive the notifications its
@@ -20,12 +21,6 @@ import (
 // carries a server-to-client request.
 func WithStreaming() HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
-}
-
-// logLevels orders the log levels of MCP, from least to most severe.
-var logLevels = map[string]int{
-	"debug": 0, "info": 1, "notice": 2, "warning": 3,
-	"error": 4, "critical": 5, "alert": 6, "emergency": 7,
 }
 
 // notifier sends the notifications of one request, turning its response
@@ -59,10 +54,10 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && jsonrpc.CheckID(tok) == "" {
 		n.token = bytes.Clone(tok) // handlers may notify after the body is reused
 	}
-	if e := h.byVersion[version]; e != nil && e.PerRequest() {
-		if lv, ok := jsonrpc.Lookup(meta, MetaLogLevel); ok {
+	if featuresOf(version).requestLogLevel {
+		if lv, ok := jsonrpc.Lookup(meta, metaLogLevel); ok {
 			if s, isStr := jsonrpc.String(lv); isStr {
-				if l, known := logLevels[s]; known {
+				if l, known := seam.LogLevels[s]; known {
 					n.minLevel = l
 				}
 			}
@@ -73,13 +68,6 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 	}
 	n.w = &streamWriter{ResponseWriter: w, version: version}
 	return n
-}
-
-// IsLogLevel reports whether s is one of MCP's log levels ("debug" to
-// "emergency").
-func IsLogLevel(s string) bool {
-	_, ok := logLevels[s]
-	return ok
 }
 
 func acceptsEventStream(r *http.Request) bool {
@@ -175,20 +163,34 @@ func (c *Call) Progress(progress, total float64, message string) bool {
 	return n.send("notifications/progress", b)
 }
 
-// Log sends a log message (notifications/message) at level ("debug" to
-// "emergency") with data, any JSON value. It returns false, sending
-// nothing, unless a 2026-07-28 request named a log level at or below
-// level and the endpoint streams. Never log secrets: the client shows
-// these to people.
-func (c *Call) Log(level string, data any) bool {
+// LogLevel is the severity of a log message sent to the client.
+type LogLevel string
+
+// MCP's log levels, from least to most severe.
+const (
+	LogDebug     LogLevel = "debug"
+	LogInfo      LogLevel = "info"
+	LogNotice    LogLevel = "notice"
+	LogWarning   LogLevel = "warning"
+	LogError     LogLevel = "error"
+	LogCritical  LogLevel = "critical"
+	LogAlert     LogLevel = "alert"
+	LogEmergency LogLevel = "emergency"
+)
+
+// Log sends a log message (notifications/message) at level with data, any
+// JSON value. It returns false, sending nothing, unless a 2026-07-28
+// request named a log level at or below level and the endpoint streams.
+// Never log secrets: the client shows these to people.
+func (c *Call) Log(level LogLevel, data any) bool {
 	n := c.notify
-	l, known := logLevels[level]
+	l, known := seam.LogLevels[string(level)]
 	if n == nil || n.minLevel < 0 || !known || l < n.minLevel {
 		return false
 	}
 	p := struct {
-		Level string `json:"level"`
-		Data  any    `json:"data"`
+		Level LogLevel `json:"level"`
+		Data  any      `json:"data"`
 	}{level, data}
 	b, err := json.Marshal(p)
 	if err != nil {

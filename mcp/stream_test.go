@@ -34,9 +34,9 @@ func newStreamFixture(t testing.TB, opts ...mcp.HandlerOption) *streamFixture {
 			}
 		}
 		logged := []string{}
-		for _, lv := range []string{"debug", "info", "warning", "error"} {
-			if call.Log(lv, map[string]string{"msg": lv}) {
-				logged = append(logged, lv)
+		for _, lv := range []mcp.LogLevel{mcp.LogDebug, mcp.LogInfo, mcp.LogWarning, mcp.LogError} {
+			if call.Log(lv, map[string]string{"msg": string(lv)}) {
+				logged = append(logged, string(lv))
 			}
 		}
 		fmt.Fprintf(w, `{"progressSent":%d,"logged":%q}`, sent, strings.Join(logged, ","))

@@ -10,7 +10,6 @@ import (
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // Tool is the MCP definition of a tool.
@@ -28,6 +27,8 @@ type Tool struct {
 	// is then validated and also sent as structuredContent (2025-06-18 on).
 	OutputSchema json.RawMessage
 	Annotations  Annotations
+	// Icons are sent from revision 2025-11-25 on.
+	Icons []Icon
 }
 
 // Annotations are the behaviour hints clients use to decide what to
@@ -52,8 +53,7 @@ type tool struct {
 	params     []headers.Param
 	route      route
 	handler    http.Handler
-	modern     json.RawMessage // definition for 2025-06-18 and later
-	legacy     json.RawMessage // definition for 2025-03-26
+	shapes     [nShapes]json.RawMessage // the definition in each revision's shape
 	pathParams map[string]bool
 	queryArgs  nameSet // arguments sent in the query whatever the method
 	opts       itemOptions
@@ -118,6 +118,7 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 	fail := func(format string, args ...any) {
 		panic(fmt.Sprintf("mcp: tool %s: ", t.Name) + fmt.Sprintf(format, args...))
 	}
+	checkIcons("tool "+t.Name, t.Icons)
 	if t.InputSchema == nil {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
@@ -187,8 +188,9 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 			fail("Placement.Body and Placement.Form exclude each other")
 		}
 	}
-	entry.modern = renderTool(&t, true)
-	entry.legacy = renderTool(&t, false)
+	for i := range entry.shapes {
+		entry.shapes[i] = renderTool(&t, i)
+	}
 	s.tools = append(s.tools, entry)
 	s.byName[t.Name] = entry
 }
@@ -208,9 +210,9 @@ func compileSchema(doc json.RawMessage) (*schema.Schema, map[string]any, error) 
 	return compiled, m, nil
 }
 
-// renderTool renders a definition once, at registration, for the modern
-// (2025-06-18 and later) or legacy (2025-03-26) shape.
-func renderTool(t *Tool, modern bool) json.RawMessage {
+// renderTool renders a definition once, at registration, in shape.
+func renderTool(t *Tool, shape int) json.RawMessage {
+	modern := shape >= shape20250618
 	b := []byte(`{"name":`)
 	b = appendString(b, t.Name)
 	if modern && t.Title != "" {
@@ -234,9 +236,12 @@ func renderTool(t *Tool, modern bool) json.RawMessage {
 		b = appendString(b, a.Title)
 		b = append(b, ',')
 	}
-	b = fmt.Appendf(b, `"readOnlyHint":%t,"destructiveHint":%t,"idempotentHint":%t,"openWorldHint":%t}}`,
+	b = fmt.Appendf(b, `"readOnlyHint":%t,"destructiveHint":%t,"idempotentHint":%t,"openWorldHint":%t}`,
 		a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld)
-	return b
+	if shape >= shape20251125 {
+		b = appendIcons(b, t.Icons)
+	}
+	return append(b, '}')
 }
 
 func appendCompact(dst []byte, src []byte) []byte {
@@ -245,16 +250,4 @@ func appendCompact(dst []byte, src []byte) []byte {
 		panic(err) // validated before
 	}
 	return append(dst, buf.Bytes()...)
-}
-
-// HeaderParams returns the Mcp-Param-* headers tool name declares through
-// "x-mcp-header" annotations; ok is false for a tool that does not exist or
-// that req's caller may not see, so the header checks reveal nothing
-// about hidden tools.
-func (s *Server) HeaderParams(req *Request, name string) (params []headers.Param, ok bool) {
-	t, ok := s.byName[name]
-	if !ok || !req.visible(auth.KindTool, name) {
-		return nil, false
-	}
-	return t.params, true
 }

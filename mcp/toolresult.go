@@ -14,20 +14,19 @@ import (
 )
 
 // textResult builds a result with one text block.
-func textResult(text string, isError bool) *CallToolResult {
+func textResult(text string, isError bool) *toolResult {
 	b := make([]byte, 0, len(text)+32)
 	b = append(b, `[{"type":"text","text":`...)
 	b = appendString(b, text)
 	b = append(b, `}]`...)
-	return &CallToolResult{Content: b, IsError: isError}
+	return &toolResult{content: b, isError: isError}
 }
 
 // result maps the handler's response onto a CallToolResult.
-func (t *tool) result(req *Request, rec *recorder, f Features) (*CallToolResult, error) {
-	log := req.handler.cfg.logger
+func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, error) {
 	status := rec.status
 	if rec.over {
-		log.Error("mcp: tool response over the size limit", "tool", t.def.Name, "limit", rec.limit)
+		req.logError("mcp: tool response over the size limit", "tool", t.def.Name, "limit", rec.limit)
 		return textResult("The tool's response was too large.", true), nil
 	}
 	body := rec.buf.Bytes()
@@ -41,7 +40,7 @@ func (t *tool) result(req *Request, rec *recorder, f Features) (*CallToolResult,
 		return textResult(text, true), nil
 	default:
 		// The body is not logged: a failing route may have put anything in it.
-		log.Error("mcp: tool route failed", "tool", t.def.Name, "status", status)
+		req.logError("mcp: tool route failed", "tool", t.def.Name, "status", status)
 		return textResult("The tool failed with an internal error.", true), nil
 	}
 	mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type"))
@@ -49,7 +48,7 @@ func (t *tool) result(req *Request, rec *recorder, f Features) (*CallToolResult,
 	case mt == ToolResultMediaType:
 		res, ok := ownResult(body, f)
 		if !ok {
-			log.Error("mcp: tool answered an invalid "+ToolResultMediaType+" body", "tool", t.def.Name)
+			req.logError("mcp: tool answered an invalid "+ToolResultMediaType+" body", "tool", t.def.Name)
 			return textResult("The tool failed with an internal error.", true), nil
 		}
 		return res, nil
@@ -66,29 +65,29 @@ func (t *tool) result(req *Request, rec *recorder, f Features) (*CallToolResult,
 		b = append(b, `","mimeType":`...)
 		b = appendString(b, mt)
 		b = append(b, `}]`...)
-		return &CallToolResult{Content: b}, nil
+		return &toolResult{content: b}, nil
 	}
 	// A trailing newline (json.Encoder writes one) carries nothing for the model.
 	res := textResult(string(bytes.TrimRight(body, "\r\n")), false)
-	if t.output != nil && f.OutputSchema {
+	if t.output != nil && f.outputSchema {
 		decoded, err := schema.Decode(body)
 		if err != nil || jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
-			log.Error("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
+			req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
 			return textResult("The tool failed with an internal error.", true), nil
 		}
 		if v := t.output.Validate(decoded, maxViolations); v != nil {
-			log.Error("mcp: tool output does not match its outputSchema", "tool", t.def.Name, "violations", v)
+			req.logError("mcp: tool output does not match its outputSchema", "tool", t.def.Name, "violations", v)
 			return textResult("The tool failed with an internal error.", true), nil
 		}
 		var c bytes.Buffer
 		_ = json.Compact(&c, body)
-		res.StructuredContent = c.Bytes()
+		res.structured = c.Bytes()
 	}
 	return res, nil
 }
 
 // ownResult reads a CallToolResult written by a handler for MCP.
-func ownResult(body []byte, f Features) (*CallToolResult, bool) {
+func ownResult(body []byte, f features) (*toolResult, bool) {
 	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
 		return nil, false
 	}
@@ -96,18 +95,18 @@ func ownResult(body []byte, f Features) (*CallToolResult, bool) {
 	if !ok || len(content) == 0 || content[0] != '[' {
 		return nil, false
 	}
-	res := &CallToolResult{Content: content}
+	res := &toolResult{content: content}
 	if v, ok := jsonrpc.Lookup(body, "isError"); ok {
 		switch string(v) {
 		case "true":
-			res.IsError = true
+			res.isError = true
 		case "false":
 		default:
 			return nil, false
 		}
 	}
-	if v, ok := jsonrpc.Lookup(body, "structuredContent"); ok && f.OutputSchema && string(v) != "null" {
-		res.StructuredContent = v
+	if v, ok := jsonrpc.Lookup(body, "structuredContent"); ok && f.outputSchema && string(v) != "null" {
+		res.structured = v
 	}
 	return res, true
 }

@@ -72,6 +72,10 @@ type Opened struct {
 	Nonce    [NonceBytes]byte
 	IssuedAt time.Time
 	Expires  time.Time
+	// ValidUntil is the last instant Open accepts the state: Expires plus
+	// the sealer's skew. Whatever must outlive every use of the state (a
+	// record that its confirmation was spent) must live until then.
+	ValidUntil time.Time
 }
 
 // Sealer seals and opens states with a Ring. It is safe for concurrent use.
@@ -209,7 +213,7 @@ func (s *Sealer) Open(b Binding, state string) (*Opened, error) {
 	if err != nil || !bytes.Equal(digest, p.Binding) {
 		return nil, refuse("binding_mismatch")
 	}
-	o := &Opened{Payload: p.Payload, IssuedAt: issued, Expires: expires}
+	o := &Opened{Payload: p.Payload, IssuedAt: issued, Expires: expires, ValidUntil: expires.Add(s.skew)}
 	copy(o.Nonce[:], p.Nonce)
 	return o, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 var nameForm = schema(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
@@ -36,7 +37,7 @@ func sampled(v json.RawMessage) string {
 }
 
 func question(key, q string, maxTokens int) mcp.InputRequest {
-	return mcp.Sample(key, mcp.SamplingRequest{Messages: []mcp.SamplingMessage{mcp.TextMessage("user", q)}, MaxTokens: maxTokens})
+	return mcp.Sample(key, mcp.SamplingRequest{Messages: []mcp.SamplingMessage{{Role: content.User, Content: content.Text(q)}}, MaxTokens: maxTokens})
 }
 
 func arg(r *http.Request, name string) string {
@@ -68,7 +69,7 @@ func addInputTools(srv *mcp.Server, mux *http.ServeMux) {
 		func(w http.ResponseWriter, r *http.Request) {
 			call := mcp.CallFromContext(r.Context())
 			if a, ok := call.Elicitation("elicitation"); ok {
-				text(w, "User response: action="+a.Action+", content="+string(a.Content))
+				text(w, "User response: action="+string(a.Action)+", content="+string(a.Content))
 				return
 			}
 			call.RequireInput(nil, mcp.ElicitForm("elicitation", arg(r, "message"),
@@ -77,7 +78,7 @@ func addInputTools(srv *mcp.Server, mux *http.ServeMux) {
 	tool(srv, mux, "test_elicitation_sep1034_defaults", "A form with defaults.", empty, func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
 		if a, ok := call.Elicitation("defaults"); ok {
-			text(w, "Elicitation completed: action="+a.Action+", content="+string(a.Content))
+			text(w, "Elicitation completed: action="+string(a.Action)+", content="+string(a.Content))
 			return
 		}
 		call.RequireInput(nil, mcp.ElicitForm("defaults", "Please review and update the form fields with defaults", schema(`{"type":"object","properties":{
@@ -90,7 +91,7 @@ func addInputTools(srv *mcp.Server, mux *http.ServeMux) {
 	tool(srv, mux, "test_elicitation_sep1330_enums", "A form with every enum shape.", empty, func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
 		if a, ok := call.Elicitation("enums"); ok {
-			text(w, "Elicitation completed: action="+a.Action+", content="+string(a.Content))
+			text(w, "Elicitation completed: action="+string(a.Action)+", content="+string(a.Content))
 			return
 		}
 		call.RequireInput(nil, mcp.ElicitForm("enums", "Please select options from the enum fields", schema(`{"type":"object","properties":{
@@ -104,7 +105,7 @@ func addInputTools(srv *mcp.Server, mux *http.ServeMux) {
 	// The MRTR scenarios of revision 2026-07-28.
 	tool(srv, mux, "test_input_required_result_elicitation", "Asks for a name, then greets.", empty, func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
-		if a, ok := call.Elicitation("user_name"); ok && a.Action == "accept" && field(a.Content, "name") != "" {
+		if a, ok := call.Elicitation("user_name"); ok && a.Action == mcp.ElicitAccept && field(a.Content, "name") != "" {
 			text(w, "Hello, "+field(a.Content, "name")+"!")
 			return
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 func main() {
@@ -62,15 +63,15 @@ var (
 )
 
 // result answers a tool call with content, as a handler written for MCP.
-func result(w http.ResponseWriter, isError bool, content ...mcp.Content) {
+func result(w http.ResponseWriter, isError bool, blocks ...content.Block) {
 	w.Header().Set("Content-Type", mcp.ToolResultMediaType)
 	_ = json.NewEncoder(w).Encode(struct {
-		Content []mcp.Content `json:"content"`
-		IsError bool          `json:"isError"`
-	}{content, isError})
+		Content []content.Block `json:"content"`
+		IsError bool            `json:"isError"`
+	}{blocks, isError})
 }
 
-func text(w http.ResponseWriter, s string) { result(w, false, mcp.TextContent(s)) }
+func text(w http.ResponseWriter, s string) { result(w, false, content.Text(s)) }
 
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
 
@@ -103,17 +104,17 @@ func addTools(srv *mcp.Server, mux *http.ServeMux) {
 		text(w, "This is a simple text response for testing.")
 	})
 	tool(srv, mux, "test_image_content", "Returns an image.", empty, func(w http.ResponseWriter, r *http.Request) {
-		result(w, false, mcp.ImageContent(pngData, "image/png"))
+		result(w, false, content.Image(pngData, "image/png"))
 	})
 	tool(srv, mux, "test_audio_content", "Returns audio.", empty, func(w http.ResponseWriter, r *http.Request) {
-		result(w, false, mcp.AudioContent(wavData, "audio/wav"))
+		result(w, false, content.Audio(wavData, "audio/wav"))
 	})
 	tool(srv, mux, "test_embedded_resource", "Returns an embedded resource.", empty, func(w http.ResponseWriter, r *http.Request) {
-		result(w, false, mcp.EmbeddedText("test://embedded-resource", "text/plain", "This is an embedded resource content."))
+		result(w, false, content.EmbeddedText("test://embedded-resource", "text/plain", "This is an embedded resource content."))
 	})
 	tool(srv, mux, "test_multiple_content_types", "Returns text, an image and a resource.", empty, func(w http.ResponseWriter, r *http.Request) {
-		result(w, false, mcp.TextContent("Multiple content types test:"), mcp.ImageContent(pngData, "image/png"),
-			mcp.EmbeddedText("test://mixed-content-resource", "application/json", `{"test":"data","value":123}`))
+		result(w, false, content.Text("Multiple content types test:"), content.Image(pngData, "image/png"),
+			content.EmbeddedText("test://mixed-content-resource", "application/json", `{"test":"data","value":123}`))
 	})
 	tool(srv, mux, "test_tool_with_logging", "Logs while it runs.", empty, func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
@@ -150,7 +151,7 @@ func addTools(srv *mcp.Server, mux *http.ServeMux) {
 		text(w, "Streaming completed without server-to-client requests")
 	})
 	tool(srv, mux, "test_error_handling", "Always fails.", empty, func(w http.ResponseWriter, r *http.Request) {
-		result(w, true, mcp.TextContent("This tool intentionally returns an error for testing"))
+		result(w, true, content.Text("This tool intentionally returns an error for testing"))
 	})
 	tool(srv, mux, "test_reconnection", "Answers at once (a stateless server keeps no event store).", empty, func(w http.ResponseWriter, r *http.Request) {
 		text(w, "Reconnection test completed")

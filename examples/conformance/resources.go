@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 func addResources(srv *mcp.Server, mux *http.ServeMux) {
@@ -53,17 +54,19 @@ func prefixed(value string, candidates ...string) []string {
 
 func messages(ms ...mcp.PromptMessage) *mcp.PromptResult { return &mcp.PromptResult{Messages: ms} }
 
-func user(c mcp.Content) mcp.PromptMessage { return mcp.PromptMessage{Role: "user", Content: c} }
+func user(c content.Block) mcp.PromptMessage {
+	return mcp.PromptMessage{Role: content.User, Content: c}
+}
 
 func addPrompts(srv *mcp.Server) {
 	srv.AddPrompt(mcp.Prompt{Name: "test_simple_prompt", Description: "A simple prompt without arguments."},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
-			return messages(user(mcp.TextContent("This is a simple prompt for testing."))), nil
+			return messages(user(content.Text("This is a simple prompt for testing."))), nil
 		})
 	srv.AddPrompt(mcp.Prompt{Name: "test_prompt_with_arguments", Description: "A prompt with two required arguments.",
 		Arguments: []mcp.PromptArgument{{Name: "arg1", Description: "First test argument", Required: true}, {Name: "arg2", Description: "Second test argument", Required: true}}},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
-			return messages(user(mcp.TextContent("Prompt with arguments: arg1='" + args["arg1"] + "', arg2='" + args["arg2"] + "'"))), nil
+			return messages(user(content.Text("Prompt with arguments: arg1='" + args["arg1"] + "', arg2='" + args["arg2"] + "'"))), nil
 		},
 		mcp.Complete("arg1", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 			return prefixed(value, "testValue1", "testValue2", "test", "other"), nil
@@ -72,19 +75,19 @@ func addPrompts(srv *mcp.Server) {
 		Arguments: []mcp.PromptArgument{{Name: "resourceUri", Description: "URI of the resource to embed", Required: true}}},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
 			return messages(
-				user(mcp.EmbeddedText(args["resourceUri"], "text/plain", "Embedded resource content for testing.")),
-				user(mcp.TextContent("Please process the embedded resource above.")),
+				user(content.EmbeddedText(args["resourceUri"], "text/plain", "Embedded resource content for testing.")),
+				user(content.Text("Please process the embedded resource above.")),
 			), nil
 		})
 	srv.AddPrompt(mcp.Prompt{Name: "test_prompt_with_image", Description: "A prompt with an image."},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
-			return messages(user(mcp.ImageContent(pngData, "image/png")), user(mcp.TextContent("Please analyze the image above."))), nil
+			return messages(user(content.Image(pngData, "image/png")), user(content.Text("Please analyze the image above."))), nil
 		})
 	srv.AddPrompt(mcp.Prompt{Name: "test_input_required_result_prompt", Description: "Asks the user for context first (2026-07-28)."},
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
 			call := mcp.CallFromContext(ctx)
-			if a, ok := call.Elicitation("user_context"); ok && a.Action == "accept" {
-				return messages(user(mcp.TextContent("Context from the user: " + string(a.Content)))), nil
+			if a, ok := call.Elicitation("user_context"); ok && a.Action == mcp.ElicitAccept {
+				return messages(user(content.Text("Context from the user: " + string(a.Content)))), nil
 			}
 			call.RequireInput(nil, mcp.ElicitForm("user_context", "What context should the prompt use?",
 				schema(`{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}`)))

@@ -197,6 +197,18 @@ func TestSeed_UnsupportedVersion(t *testing.T) {
 			t.Errorf("%d %s", r.Status, r.Raw)
 		}
 	}
+	// The contract names three revisions: a 2025-11-25 client's header is
+	// refused like any unknown revision, and its initialize negotiates
+	// down to 2025-06-18.
+	r := raw(t, s, hdr("MCP-Protocol-Version", "2025-11-25"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if r.Status != 400 || r.Error == nil || string(r.Error.Data) != `{"supported":["2026-07-28","2025-06-18","2025-03-26"],"requested":"2025-11-25"}` {
+		t.Errorf("2025-11-25 header: %d %s", r.Status, r.Raw)
+	}
+	r = raw(t, s, hdr("MCP-Protocol-Version", "2025-11-25"),
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if r.Status != 200 || !strings.Contains(string(r.Result), `"protocolVersion":"2025-06-18"`) {
+		t.Errorf("2025-11-25 initialize: %d %s", r.Status, r.Raw)
+	}
 }
 
 // S5: the revision in use comes back in MCP-Protocol-Version.

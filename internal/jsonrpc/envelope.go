@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Message is a parsed JSON-RPC request or notification. Its byte slices
@@ -154,11 +153,25 @@ func CheckCaseVariants(obj []byte, known []string) (got, want string, ok bool) {
 	}
 }
 
-func quoteShort(b []byte) string {
-	if len(b) > 64 || !utf8.Valid(b) {
-		return "(name)"
+func quoteShort(b []byte) string { return QuoteName(string(b)) }
+
+// QuoteName renders a member name taken from a request for an error
+// message: quoted, at most 64 bytes, printable ASCII only (anything else
+// becomes '?'), so a message never carries more than a short, inert name.
+func QuoteName(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
 	}
-	return strconv.Quote(string(b))
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			b = append(b, c)
+		} else {
+			b = append(b, '?')
+		}
+	}
+	return string(append(b, '"'))
 }
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -196,3 +196,22 @@ const hexDigits = "0123456789abcdef"
 
 // AppendInt appends n as a JSON number.
 func AppendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+
+// Member is one member of a validated object: its unescaped name and raw
+// value.
+type Member struct {
+	Key, Value []byte
+}
+
+// Members appends the members of a validated object to dst, in order, so
+// that a caller doing several lookups scans the object once.
+func Members(obj []byte, dst []Member) []Member {
+	it := NewIter(obj)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return dst
+		}
+		dst = append(dst, Member{k, v})
+	}
+}

@@ -1,0 +1,49 @@
+package era2026
+
+import "github.com/mcpdual/mcpdual/internal/seam"
+
+// discover answers server/discover: every revision the endpoint serves,
+// newest first, so a client learns it may also fall back to the handshake
+// revisions; the capabilities; the instructions.
+func (e *Era) discover(req seam.Request) (seam.Result, error) {
+	return &discoverResult{versions: req.Supported(), caps: req.Capabilities(), instructions: req.Instructions()}, nil
+}
+
+type discoverResult struct {
+	stamp        seam.Stamp
+	versions     []string
+	caps         seam.Capability
+	instructions string
+}
+
+func (r *discoverResult) Stamp() *seam.Stamp { return &r.stamp }
+
+func (r *discoverResult) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst, comma := r.stamp.AppendMembers(dst)
+	dst = seam.Comma(dst, comma)
+	dst = append(dst, `"supportedVersions":[`...)
+	for i, v := range r.versions {
+		dst = seam.Comma(dst, i > 0)
+		dst = seam.AppendString(dst, v)
+	}
+	dst = append(dst, `],"capabilities":{`...)
+	n := len(dst)
+	for _, c := range []struct {
+		bit  seam.Capability
+		name string
+	}{{seam.CapTools, "tools"}, {seam.CapResources, "resources"}, {seam.CapPrompts, "prompts"}, {seam.CapCompletions, "completions"}} {
+		if r.caps&c.bit != 0 {
+			dst = seam.Comma(dst, len(dst) > n)
+			dst = append(dst, '"')
+			dst = append(dst, c.name...)
+			dst = append(dst, `":{}`...)
+		}
+	}
+	dst = append(dst, '}')
+	if r.instructions != "" {
+		dst = append(dst, `,"instructions":`...)
+		dst = seam.AppendString(dst, r.instructions)
+	}
+	return append(dst, '}')
+}

@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Limits bound what requests may cost. A zero field keeps its default; a
+// negative one panics in WithLimits.
+type Limits struct {
+	// BodyBytes bounds a request body (default 1 MiB). A larger body is
+	// answered 413 before it is parsed.
+	BodyBytes int64
+	// Concurrent bounds how many requests are served at once (default:
+	// no bound). A request beyond it is answered 503 with Retry-After at
+	// once rather than queued. A request takes its slot only once its
+	// body is read and its caller authenticated, so clients trickling
+	// their bodies hold none.
+	Concurrent int
+	// PerCaller bounds the slots one caller may hold at once — one
+	// principal, or one client key without authentication — so no caller
+	// can take every slot (default: a quarter of Concurrent, at least 1).
+	PerCaller int
+	// ResponseBytes bounds what one route may write for one call (default
+	// 4 MiB); a larger response becomes an internal error, logged.
+	ResponseBytes int64
+	// ArgumentValues bounds the JSON values (objects, arrays, strings,
+	// numbers, literals) in one call's arguments (default 10,000), so
+	// that validating them costs a bounded amount of time and memory
+	// whatever the body holds. More is an isError result.
+	ArgumentValues int
+}
+
+// The defaults of Limits.
+const (
+	defaultBodyBytes      = 1 << 20
+	defaultResponseBytes  = 4 << 20
+	defaultArgumentValues = 10_000
+)
+
+// WithLimits sets the endpoint's limits (see Limits for the defaults).
+func WithLimits(l Limits) HandlerOption {
+	if l.BodyBytes < 0 || l.Concurrent < 0 || l.PerCaller < 0 || l.ResponseBytes < 0 || l.ArgumentValues < 0 {
+		panic("mcp: WithLimits needs limits >= 0")
+	}
+	if l.PerCaller > 0 && l.Concurrent == 0 {
+		panic("mcp: WithLimits: PerCaller needs Concurrent")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) {
+		if l.BodyBytes > 0 {
+			c.limits.BodyBytes = l.BodyBytes
+		}
+		if l.ResponseBytes > 0 {
+			c.limits.ResponseBytes = l.ResponseBytes
+		}
+		if l.ArgumentValues > 0 {
+			c.limits.ArgumentValues = l.ArgumentValues
+		}
+		c.limits.Concurrent, c.limits.PerCaller = l.Concurrent, l.PerCaller
+	})
+}
+
+func defaultLimits() Limits {
+	return Limits{BodyBytes: defaultBodyBytes, ResponseBytes: defaultResponseBytes, ArgumentValues: defaultArgumentValues}
+}
+
+// admission hands out the concurrency slots: at most limit at once, and at
+// most perCaller to one caller.
+type admission struct {
+	limit, perCaller int
+
+	mu    sync.Mutex
+	inUse int
+	held  map[string]int
+}
+
+func newAdmission(l Limits) *admission {
+	if l.Concurrent == 0 {
+		return nil
+	}
+	per := l.PerCaller
+	if per == 0 {
+		per = max(1, l.Concurrent/4)
+	}
+	return &admission{limit: l.Concurrent, perCaller: per, held: map[string]int{}}
+}
+
+// acquire takes a slot for caller, or returns the 503 to answer.
+func (a *admission) acquire(caller string) *Error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.inUse >= a.limit {
+		return overloaded("overloaded")
+	}
+	if a.held[caller] >= a.perCaller {
+		return overloaded("caller_overloaded")
+	}
+	a.inUse++
+	a.held[caller]++
+	return nil
+}
+
+func (a *admission) release(caller string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inUse--
+	if a.held[caller]--; a.held[caller] == 0 {
+		delete(a.held, caller)
+	}
+}
+
+// overloaded is the 503 of a request that found no slot: the server's, or
+// the caller's share of them.
+func overloaded(reason string) *Error {
+	e := httpError(http.StatusServiceUnavailable, codeUnavailable, "Server overloaded").
+		WithData(map[string]any{"reason": reason, "retryAfterMs": 1000})
+	e.retryAfter = time.Second
+	return e
+}

@@ -1,0 +1,98 @@
+package mcp
+
+import "github.com/mcpdual/mcpdual/internal/seam"
+
+// methodRow is one row of the method table: what the pipeline must know
+// about a method, and the core's handler for it (nil for the methods an
+// era answers).
+type methodRow struct {
+	seam.Method
+	serve func(s *Server, r *request) (seam.Result, error)
+}
+
+// methodTable is every method the endpoint knows, in one place. Adding a
+// method is one row here plus its handler; the eras read the row (its
+// routing member, whether it may answer input_required, whether it is
+// cacheable) and never match method names themselves.
+var methodTable = []*methodRow{
+	{Method: seam.Method{Name: "initialize", Until: v2026, Era: true, Negotiates: true}},
+	{Method: seam.Method{Name: "notifications/initialized", Until: v2026, Negotiates: true}},
+	{Method: seam.Method{Name: "ping", Until: v2026}, serve: (*Server).ping},
+	{Method: seam.Method{Name: "server/discover", Since: v2026, Era: true, Cacheable: true, OwnBudget: true}},
+	{Method: seam.Method{Name: "tools/list", Capability: seam.CapTools, Cacheable: true, PerCaller: true}, serve: (*Server).listTools},
+	{Method: seam.Method{Name: "tools/call", Capability: seam.CapTools, InputRequired: true, Member: "name", Arguments: true}, serve: (*Server).callTool},
+	{Method: seam.Method{Name: "resources/list", Capability: seam.CapResources, Cacheable: true, PerCaller: true}, serve: (*Server).listResources},
+	{Method: seam.Method{Name: "resources/templates/list", Capability: seam.CapResources, Cacheable: true, PerCaller: true}, serve: (*Server).listTemplates},
+	{Method: seam.Method{Name: "resources/read", Capability: seam.CapResources, InputRequired: true, Cacheable: true, PerCaller: true, Member: "uri"}, serve: (*Server).readResource},
+	{Method: seam.Method{Name: "prompts/list", Capability: seam.CapPrompts, Cacheable: true, PerCaller: true}, serve: (*Server).listPrompts},
+	{Method: seam.Method{Name: "prompts/get", Capability: seam.CapPrompts, InputRequired: true, Member: "name"}, serve: (*Server).getPrompt},
+	{Method: seam.Method{Name: "completion/complete", Capability: seam.CapCompletions}, serve: (*Server).complete},
+}
+
+const v2026 = string(Version20260728)
+
+// methodsByName indexes methodTable.
+var methodsByName = func() map[string]*methodRow {
+	m := make(map[string]*methodRow, len(methodTable))
+	for _, row := range methodTable {
+		m[row.Name] = row
+	}
+	return m
+}()
+
+// lookup returns the row of method as the request's revision and the
+// server's capabilities have it, or nil: a method the revision does not
+// have, or behind a capability the server does not advertise, does not
+// exist for the client.
+func (h *Handler) lookup(method string, v Version) *methodRow {
+	row := methodsByName[method]
+	if row == nil || !row.Has(string(v)) || (row.Capability != 0 && h.server.caps&row.Capability == 0) {
+		return nil
+	}
+	return row
+}
+
+// dispatch runs one request through the era's hooks and the method's
+// handler, in the order revision 2026-07-28's validation ladder wants:
+// envelope, method lookup, routing headers, carried state, the method,
+// then the result's stamp.
+func (h *Handler) dispatch(req *request) (seam.Result, error) {
+	e := req.era
+	if e.Envelope != nil {
+		if err := e.Envelope(req); err != nil {
+			return nil, err
+		}
+	}
+	row := h.lookup(req.msg.Method, req.version)
+	if row == nil {
+		return nil, methodNotFound(req.msg.Method)
+	}
+	req.row = row
+	if e.Target != nil {
+		if err := e.Target(req); err != nil {
+			return nil, err
+		}
+	}
+	if e.Open != nil {
+		if err := e.Open(req); err != nil {
+			return nil, err
+		}
+	}
+	var res seam.Result
+	var err error
+	switch {
+	case row.Era && e.Serve != nil:
+		res, err = e.Serve(req)
+	case row.serve != nil:
+		res, err = row.serve(h.server, req)
+	default:
+		return nil, methodNotFound(req.msg.Method)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.Finish != nil {
+		return e.Finish(req, res)
+	}
+	return res, nil
+}

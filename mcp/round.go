@@ -1,0 +1,304 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
+)
+
+// Purposes of a round: which flow minted its state.
+const (
+	purposeConfirm = "confirm"
+	purposeTool    = "tool"
+)
+
+// invalidState is seam.InvalidState as the core's error.
+func invalidState() *Error {
+	e, _ := asError(seam.InvalidState())
+	return e
+}
+
+func invalidInputResponses(key string) *Error {
+	if len(key) > maxInputKey {
+		key = key[:maxInputKey]
+	}
+	return NewError(CodeInvalidParams, "Invalid inputResponses").
+		WithData(map[string]string{"reason": "invalid_input_responses", "key": key})
+}
+
+// roundState is the plaintext of a requestState: which flow minted it,
+// which keys it asked for (answers to other keys are ignored), and the
+// handler's payload.
+type roundState struct {
+	V       int               `json:"v"`
+	Purpose string            `json:"u"` // "confirm" or "tool"
+	Keys    map[string]string `json:"k"` // key -> kind
+	Payload []byte            `json:"p,omitempty"`
+}
+
+// round is an opened state with the answers of the retry.
+type round struct {
+	state     roundState
+	nonce     []byte
+	until     time.Time       // the last instant the state opens (expiry plus the sealer's skew)
+	responses json.RawMessage // inputResponses as sent (nil when absent)
+}
+
+// SetRound hands the core a requestState the era opened and verified,
+// with the retry's inputResponses. The era calls it before dispatch; state
+// is the State of the seam.InputRequired it sealed, until the last instant
+// the sealer would open it. inputResponses that are present but not an
+// object are refused here.
+func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
+	var rs roundState
+	if err := json.Unmarshal(state, &rs); err != nil || rs.V != 1 || (rs.Purpose != purposeConfirm && rs.Purpose != purposeTool) {
+		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
+		return invalidState()
+	}
+	if inputResponses != nil && !isObject(inputResponses) {
+		return invalidInputResponses("")
+	}
+	// Handlers may keep the answers; the body they alias is reused.
+	r.round = &round{state: rs, nonce: nonce, until: until, responses: bytes.Clone(inputResponses)}
+	return nil
+}
+
+// SetAnswers hands the core the inputResponses of a request that carries
+// no requestState. A tool's handler still sees them (a server
+// that keeps no state between rounds may not need one), but they never
+// count as an answer to a question the server asked: a destructive tool's
+// confirmation ignores them.
+func (r *request) SetAnswers(inputResponses []byte) error {
+	if inputResponses == nil {
+		return nil
+	}
+	if !isObject(inputResponses) {
+		return invalidInputResponses("")
+	}
+	r.loose = bytes.Clone(inputResponses)
+	return nil
+}
+
+// newCall describes req to the handler that serves target. A handler may
+// keep the Call beyond the request, so nothing in it aliases the body,
+// which is reused.
+func (r *request) newCall(target string, args json.RawMessage) *Call {
+	return &Call{method: r.msg.Method, tool: target, version: r.version, caps: bytes.Clone(r.caps), capBits: r.capBits,
+		args: args, perRequest: r.perRequest(), notify: r.notify}
+}
+
+// perRequest reports whether the request's era is a per-request one
+// (2026-07-28), the only kind that can carry input requests.
+func (r *request) perRequest() bool { return r.era.PerRequest }
+
+// inputRequired builds the interim result for reqs, checking that every
+// key is valid and unique and that the client declared every capability
+// the requests need. A missing capability is -32021 with
+// data.requiredCapabilities.
+func (r *request) inputRequired(purpose string, payload []byte, reqs []InputRequest, extra map[string]any) (*seam.InputRequired, error) {
+	if len(reqs) == 0 && payload == nil {
+		return nil, errors.New("mcp: an input-required answer needs an input request or a state")
+	}
+	have := r.capBits
+	var missing Capability
+	rs := roundState{V: 1, Purpose: purpose, Keys: map[string]string{}, Payload: payload}
+	b := []byte{'{'}
+	for i, q := range reqs {
+		if q.err != nil {
+			return nil, fmt.Errorf("mcp: input request %q: %w", q.key, q.err)
+		}
+		if q.key == "" || len(q.key) > maxInputKey {
+			return nil, fmt.Errorf("mcp: input request key %q must have 1 to %d bytes", q.key, maxInputKey)
+		}
+		if _, dup := rs.Keys[q.key]; dup {
+			return nil, fmt.Errorf("mcp: input request key %q used twice", q.key)
+		}
+		rs.Keys[q.key] = q.kind
+		missing |= q.needs &^ have
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, q.key)
+		b = append(b, `:{"method":`...)
+		b = appendString(b, q.method)
+		if q.params != nil {
+			b = append(b, `,"params":`...)
+			b = append(b, q.params...)
+		}
+		b = append(b, '}')
+	}
+	if missing != 0 {
+		data := map[string]any{"requiredCapabilities": requiredCapabilities(missing)}
+		for k, v := range extra {
+			data[k] = v
+		}
+		return nil, NewError(CodeMissingRequiredClientCapabilities, "The request needs client capabilities it did not declare").WithData(data)
+	}
+	state, err := json.Marshal(rs)
+	if err != nil {
+		return nil, err
+	}
+	res := &seam.InputRequired{State: state}
+	if len(reqs) > 0 {
+		res.Requests = append(b, '}')
+	}
+	return res, nil
+}
+
+// answer returns the retry's response to key if this round's state asked
+// for it, validated for its kind. ok is false when the key was not asked
+// or not answered.
+func (rd *round) answer(key string) (json.RawMessage, bool, error) {
+	kind, asked := rd.state.Keys[key]
+	if !asked || rd.responses == nil {
+		return nil, false, nil
+	}
+	v, ok := jsonrpc.Lookup(rd.responses, key)
+	if !ok {
+		return nil, false, nil
+	}
+	if !validResponse(kind, v) {
+		return nil, false, invalidInputResponses(key)
+	}
+	return v, true, nil
+}
+
+// validResponse checks the shape of an answer: an ElicitResult
+// {action, content?}, a CreateMessageResult {role, content, model} or a
+// ListRootsResult {roots: [...]}.
+func validResponse(kind string, v []byte) bool {
+	if !isObject(v) {
+		return false
+	}
+	switch kind {
+	case "elicitation":
+		a, ok := jsonrpc.Lookup(v, "action")
+		action, isStr := jsonrpc.String(a)
+		if !ok || !isStr || (action != "accept" && action != "decline" && action != "cancel") {
+			return false
+		}
+		if c, ok := jsonrpc.Lookup(v, "content"); ok && !isObject(c) && string(c) != "null" {
+			return false
+		}
+		return true
+	case "sampling":
+		role, ok := jsonrpc.Lookup(v, "role")
+		content, ok2 := jsonrpc.Lookup(v, "content")
+		_, isStr := jsonrpc.String(role)
+		return ok && ok2 && isStr && len(content) > 0 && (content[0] == '{' || content[0] == '[')
+	case "roots":
+		roots, ok := jsonrpc.Lookup(v, "roots")
+		return ok && len(roots) > 0 && roots[0] == '['
+	}
+	return false
+}
+
+// attachRound gives call the opened state of a retry and the answers to
+// the keys that state asked, checked for their shape.
+func (req *request) attachRound(call *Call) error {
+	rd := req.round
+	if rd == nil {
+		if req.loose == nil {
+			return nil
+		}
+		call.answers = map[string]json.RawMessage{}
+		it := jsonrpc.NewIter(req.loose)
+		for {
+			k, v, ok := it.Next()
+			if !ok {
+				return nil
+			}
+			if !isObject(v) {
+				return invalidInputResponses(string(k))
+			}
+			call.answers[string(k)] = v
+		}
+	}
+	if rd.state.Purpose != purposeTool {
+		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "method", req.msg.Method)
+		return invalidState()
+	}
+	call.round = rd
+	call.answers = map[string]json.RawMessage{}
+	for key := range rd.state.Keys {
+		v, ok, err := rd.answer(key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			call.answers[key] = v
+		}
+	}
+	return nil
+}
+
+// errHandlerBug marks an input request a handler got wrong (logged).
+var errHandlerBug = errors.New("mcp: invalid input request")
+
+// pendingInput turns a handler's RequireInput into the interim result, or
+// the -32021 of an undeclared capability, or errHandlerBug.
+func (req *request) pendingInput(call *Call) (*seam.InputRequired, error) {
+	res, err := req.inputRequired(purposeTool, call.pendingState, call.pendingReqs, nil)
+	var e *Error
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &e):
+		return nil, e
+	}
+	req.logError("mcp: invalid input request", "method", call.method, "target", call.tool, "err", err)
+	return nil, errHandlerBug
+}
+
+// pendingTool answers a tool handler's RequireInput: isError results where
+// the client cannot be asked or the handler erred.
+func (req *request) pendingTool(t *tool, call *Call) (seam.Result, error) {
+	if !call.perRequest {
+		return textResult("The tool "+t.def.Name+" needs input from the user or the client (elicitation, sampling or roots), "+
+			"which a server can only ask for over MCP 2026-07-28. This client speaks "+string(req.version)+"; the call did not complete.", true), nil
+	}
+	if t.confirms() {
+		req.logError("mcp: a confirmed destructive tool asked for more input; turn confirmation off (WithoutConfirmation) to run your own rounds", "tool", t.def.Name)
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	res, err := req.pendingInput(call)
+	if err == errHandlerBug {
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// pendingOther answers a resource's or prompt's RequireInput; these
+// methods have no isError result, so failures are JSON-RPC errors.
+func (req *request) pendingOther(call *Call) (seam.Result, error) {
+	if !call.perRequest {
+		return nil, needsInputRevision(req.version)
+	}
+	res, err := req.pendingInput(call)
+	if err == errHandlerBug {
+		return nil, errInternal()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// needsInputRevision answers a 2025 request whose prompt or resource asks
+// the client for input: these revisions cannot carry input requests, and
+// prompts/get and resources/read have no isError result to say so in, so
+// it is a precise protocol error rather than an internal one.
+func needsInputRevision(v Version) *Error {
+	return NewError(CodeInvalidRequest, "This request needs input from the client, which a server can only ask for over MCP "+
+		string(Version20260728)+"; this client speaks "+string(v)+". Connect with a client that supports "+string(Version20260728)+".").
+		WithData(map[string]string{"reason": "input_requires_newer_revision", "requiredVersion": string(Version20260728)})
+}
