@@ -71,7 +71,6 @@ func ceilSeconds(d time.Duration) int64 {
 	return max(s, 1)
 }
 
-
 var (
 	rateLimitHeader     = http.CanonicalHeaderKey("X-RateLimit-Limit")
 	rateRemainingHeader = http.CanonicalHeaderKey("X-RateLimit-Remaining")

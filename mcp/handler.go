@@ -17,7 +17,6 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
-
 // The params._meta keys of revision 2026-07-28 the core reads.
 const (
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
@@ -67,7 +66,6 @@ type HandlerOption interface{ applyHandler(*handlerConfig) }
 type handlerOptionFunc func(*handlerConfig)
 
 func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
-
 
 // WithLogger sets where internal errors are logged (default slog.Default).
 // Nothing logged there is ever sent to a client.

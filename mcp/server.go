@@ -147,7 +147,6 @@ func WithPageSize(n int) ServerOption {
 	return serverOptionFunc(func(s *Server) { s.pageSize = n })
 }
 
-
 // NewServer returns an empty server. info.Name and info.Version are required.
 func NewServer(info Implementation, opts ...ServerOption) *Server {
 	if info.Name == "" || info.Version == "" {

@@ -76,7 +76,7 @@ func (m *Method) Has(v string) bool {
 // Binding is what a sealed state belongs to; see package mrtr.
 type Binding struct {
 	Principal, Workspace, Audience, Version, Method, Target string
-	Arguments                                              []byte
+	Arguments                                               []byte
 }
 
 // Request is the request the core hands an era. Byte slices alias the
