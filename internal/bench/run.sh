@@ -62,11 +62,12 @@ if command -v taskset >/dev/null && [[ $(nproc) -ge 2 ]] &&
 fi
 
 start_server() {
+  rm -f "$W/server.out" # else the previous server's line may be read
   "${PIN_SERVER[@]}" "$W/server" -variant "$1" -lifetime 15m >"$W/server.out" 2>"$W/server.err" &
   SERVER_PID=$!
   local line
   for _ in $(seq 100); do
-    line=$(grep -m1 '^ready ' "$W/server.out" || true)
+    line=$(grep -m1 '^ready ' "$W/server.out" 2>/dev/null || true)
     if [[ -n "$line" ]]; then
       [[ "$line" == *" pid=$SERVER_PID" ]] || { echo "server reports another PID than $SERVER_PID: $line" >&2; return 1; }
       URL=$(cut -d' ' -f2 <<<"$line")
