@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -50,7 +52,11 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		args = bytes.Clone(args)
 	}
 	features := featuresOf(req.version)
-	decoded, err := schema.Decode(args)
+	decoded, err := schema.Decode(args, req.handler.cfg.limits.ArgumentValues)
+	if errors.Is(err, jsonrpc.ErrTooManyValues) {
+		return textResult("Invalid arguments for tool "+name+": more than "+strconv.Itoa(req.handler.cfg.limits.ArgumentValues)+
+			" values; send fewer items per call", true), nil
+	}
 	if err != nil {
 		return nil, NewError(CodeInvalidParams, "Invalid params: arguments are not valid JSON")
 	}
@@ -71,6 +77,13 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		return textResult(msg, true), nil
 	}
 	rec, p := req.runRoute(t.handler, call, in)
+	if call.idemKey != "" {
+		outcome := "status " + strconv.Itoa(rec.status)
+		if p != nil {
+			outcome = "panicked"
+		}
+		req.audit(t, call, "executed, "+outcome)
+	}
 	if p != nil {
 		req.logError("mcp: tool handler panicked", "tool", name, "panic", p)
 		return textResult("The tool failed with an internal error.", true), nil

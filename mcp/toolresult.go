@@ -70,8 +70,12 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 	// A trailing newline (json.Encoder writes one) carries nothing for the model.
 	res := textResult(string(bytes.TrimRight(body, "\r\n")), false)
 	if t.output != nil && f.outputSchema {
-		decoded, err := schema.Decode(body)
-		if err != nil || jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
+		var decoded any
+		err := jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth)
+		if err == nil {
+			decoded, err = schema.Decode(body, 0) // the host's own output: not bounded like arguments
+		}
+		if err != nil {
 			req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
 			return textResult("The tool failed with an internal error.", true), nil
 		}

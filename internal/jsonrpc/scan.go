@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -41,10 +42,10 @@ const DefaultMaxDepth = 64
 // MaxIDBytes bounds a string or integer id as it appears on the wire.
 const MaxIDBytes = 256
 
-// dupMapThreshold is the member count past which an object's keys are
-// checked for duplicates through a map instead of a linear search, so a
-// hostile object with 100k members stays linear.
-const dupMapThreshold = 16
+// dupSortThreshold is the member count past which an object's names are
+// checked for duplicates by one sort at its end instead of a linear search
+// per member, so a hostile object with 100k members stays n log n.
+const dupSortThreshold = 16
 
 type scanner struct {
 	data     []byte
@@ -52,7 +53,10 @@ type scanner struct {
 	maxDepth int
 	// keys holds the (unescaped) member names of every object currently
 	// open, outermost first; each object remembers where its own start.
-	keys [][]byte
+	keys []keyRef
+	// escaped holds the unescaped names of the rare members whose names
+	// have escapes; a keyRef with escaped set indexes it.
+	escaped [][]byte
 	// root captures the top-level members when the root is an object.
 	root []member
 }
@@ -289,7 +293,6 @@ func (s *scanner) object(depth int) *Error {
 	s.pos++
 	base := len(s.keys)
 	defer func() { s.keys = s.keys[:base] }()
-	var seen map[string]struct{}
 	s.skipWS()
 	if s.pos < len(s.data) && s.data[s.pos] == '}' {
 		s.pos++
@@ -306,31 +309,19 @@ func (s *scanner) object(depth int) *Error {
 			return err
 		}
 		// Duplicate member names are refused at every depth: encoding/json
-		// would let the last one win, which lets two parsers disagree.
-		n := len(s.keys) - base
-		switch {
-		case seen != nil:
-			if _, dup := seen[string(key)]; dup {
-				s.pos = keyAt
-				return s.dup(key)
-			}
-			seen[string(key)] = struct{}{}
-		default:
+		// would let the last one win, which lets two parsers disagree. A
+		// small object is checked member by member; a large one once, at
+		// its end, by sorting its names, so a hostile object with 100k
+		// members costs one sort and no allocation per name.
+		if len(s.keys)-base < dupSortThreshold {
 			for _, k := range s.keys[base:] {
-				if bytes.Equal(k, key) {
+				if bytes.Equal(s.name(k), key) {
 					s.pos = keyAt
 					return s.dup(key)
 				}
 			}
-			if n+1 > dupMapThreshold {
-				seen = make(map[string]struct{}, 2*dupMapThreshold)
-				for _, k := range s.keys[base:] {
-					seen[string(k)] = struct{}{}
-				}
-				seen[string(key)] = struct{}{}
-			}
 		}
-		s.keys = append(s.keys, key)
+		s.keys = append(s.keys, s.ref(keyAt, key))
 		s.skipWS()
 		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
 			return s.syntax()
@@ -353,11 +344,42 @@ func (s *scanner) object(depth int) *Error {
 			s.pos++
 		case '}':
 			s.pos++
+			if names := s.keys[base:]; len(names) > dupSortThreshold {
+				cmp := func(a, b keyRef) int { return bytes.Compare(s.name(a), s.name(b)) }
+				slices.SortFunc(names, cmp)
+				for i := 1; i < len(names); i++ {
+					if cmp(names[i-1], names[i]) == 0 {
+						return s.dup(s.name(names[i]))
+					}
+				}
+			}
 			return nil
 		default:
 			return s.syntax()
 		}
 	}
+}
+
+// keyRef names a member of an object being scanned in 8 bytes: the span of
+// its name in the input, or, for a name with escapes, its index in
+// scanner.escaped. Objects with 100k members keep 100k of these.
+type keyRef struct {
+	start, end int32 // end < 0: escaped[start]
+}
+
+func (s *scanner) ref(at int, key []byte) keyRef {
+	if len(key) == 0 || &key[0] != &s.data[min(at+1, len(s.data)-1)] {
+		s.escaped = append(s.escaped, key)
+		return keyRef{int32(len(s.escaped) - 1), -1}
+	}
+	return keyRef{int32(at + 1), int32(at + 1 + len(key))}
+}
+
+func (s *scanner) name(k keyRef) []byte {
+	if k.end < 0 {
+		return s.escaped[k.start]
+	}
+	return s.data[k.start:k.end]
 }
 
 func (s *scanner) dup(key []byte) *Error {

@@ -20,7 +20,7 @@ const module = "github.com/mcpdual/mcpdual/"
 var allowed = map[string][]string{
 	"headers":          {},
 	"internal/jsonrpc": {},
-	"internal/schema":  {},
+	"internal/schema":  {"internal/jsonrpc"},
 	"internal/seam":    {"headers", "internal/jsonrpc"},
 	"mrtr":             {},
 	"mcp/auth":         {},
@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/ratelimit", "internal/jsonrpc", "internal/schema", "internal/seam"},
 	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
 	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
-	"mcp/mcptest":      {"mcp", "headers", "internal/schema"},
+	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 }
 
 // examples may use the public packages only.

@@ -11,11 +11,11 @@ func TestCompileAndValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, _ := Decode([]byte(`{"id":"a","n":3}`))
+	ok, _ := Decode([]byte(`{"id":"a","n":3}`), 0)
 	if v := s.Validate(ok, 10); v != nil {
 		t.Errorf("valid value refused: %v", v)
 	}
-	bad, _ := Decode([]byte(`{"n":12345678901234567890,"x":1}`))
+	bad, _ := Decode([]byte(`{"n":12345678901234567890,"x":1}`), 0)
 	v := s.Validate(bad, 10)
 	if len(v) < 2 {
 		t.Fatalf("violations = %v", v)
@@ -54,8 +54,35 @@ func TestCompile_Draft2020Default(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := Decode([]byte(`[1]`))
+	v, _ := Decode([]byte(`[1]`), 0)
 	if s.Validate(v, 5) == nil {
 		t.Error("prefixItems not applied: default dialect is not 2020-12")
+	}
+}
+
+// TestValidate_Bounded: a value with thousands of violations yields max
+// lines and a count, each line capped in size, in order of location.
+func TestValidate_Bounded(t *testing.T) {
+	t.Parallel()
+	s, err := Compile([]byte(`{"type":"array","items":{"type":"string","pattern":"^a$"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := make([]string, 5000)
+	for i := range items {
+		items[i] = `"` + strings.Repeat("b", 1000) + `"`
+	}
+	v, err := Decode([]byte("["+strings.Join(items, ",")+"]"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Validate(v, 10)
+	if len(got) != 11 || got[10] != "(4990 more)" || !strings.HasPrefix(got[0], "/0: ") {
+		t.Fatalf("violations: %d lines, first %q, last %q", len(got), got[0], got[len(got)-1])
+	}
+	for _, line := range got {
+		if len(line) > maxMessage+len("…") {
+			t.Errorf("line of %d bytes", len(line))
+		}
 	}
 }
