@@ -354,12 +354,8 @@ func (a *Authenticator) Authenticate(r *http.Request) (p *Principal, f *Failure)
 
 // bearer extracts the one bearer token of r.
 func (a *Authenticator) bearer(r *http.Request) (string, *Failure) {
-	if r.URL != nil && r.URL.RawQuery != "" {
-		// ParseQuery keeps every pair it could decode, so a malformed
-		// neighbour cannot hide a token (nor can percent-encoding its name).
-		if q, _ := url.ParseQuery(r.URL.RawQuery); q.Has("access_token") {
-			return "", a.invalidRequest("Send the access token in the Authorization header, never in the URL")
-		}
+	if r.URL != nil && queryHasToken(r.URL.RawQuery) {
+		return "", a.invalidRequest("Send the access token in the Authorization header, never in the URL")
 	}
 	vals := r.Header.Values("Authorization")
 	switch len(vals) {
@@ -378,6 +374,23 @@ func (a *Authenticator) bearer(r *http.Request) (string, *Failure) {
 		return "", a.invalidRequest("Send one bearer token: Authorization: Bearer <token>")
 	}
 	return token, nil
+}
+
+// queryHasToken reports whether a raw query names access_token, however it
+// is written: pairs split on "&" and on ";" (which url.ParseQuery refuses,
+// dropping the pair, so a token behind one would pass unseen), the name
+// percent-decoded when it decodes and compared in any case.
+func queryHasToken(raw string) bool {
+	for _, pair := range strings.FieldsFunc(raw, func(c rune) bool { return c == '&' || c == ';' }) {
+		name, _, _ := strings.Cut(pair, "=")
+		if decoded, err := url.QueryUnescape(name); err == nil {
+			name = decoded
+		}
+		if strings.EqualFold(strings.TrimSpace(name), "access_token") {
+			return true
+		}
+	}
+	return false
 }
 
 // isToken68 reports whether s is an RFC 7235 token68 of sane length.

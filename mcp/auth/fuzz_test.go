@@ -19,6 +19,7 @@ func FuzzAuthenticate(f *testing.F) {
 	f.Add("Bearer good", "access_token=x")
 	f.Add("Bearer good", "%zz&access_token")
 	f.Add("Bearer good", "access%5Ftoken=x")
+	f.Add("Bearer good", "x=1;access_token=y")
 	a := newTestAuth()
 	f.Fuzz(func(t *testing.T, value, query string) {
 		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
