@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -25,37 +28,25 @@ func WithoutConfirmation() ItemOption {
 // ConfirmWith sets how the confirmation question of a destructive tool is
 // written. prepare runs before the question is asked, with the call's
 // arguments and a context carrying the caller's verified identity
-// (auth.FromContext, auth.WorkspaceFromContext); it should read what the call would change through the host's
-// own storage or routes (side-effect free), so that the message shows
-// server data and not what the client claims, and so that nobody is asked
-// to confirm something that would be refused anyway. An error ends the call
-// with an isError result that quotes the error's text (keep it free of
-// secrets), and nothing runs. The SDK strips control and bidi characters
-// from the message and caps it at 500 characters; wrap each value taken
-// from data in Quote.
+// (auth.FromContext, auth.WorkspaceFromContext); it should read what the
+// call would change through the host's own storage or routes (side-effect
+// free), so that the message shows server data and not what the client
+// claims, and so that nobody is asked to confirm something that would be
+// refused anyway. An error ends the call with an isError result that
+// quotes the error's text (keep it free of secrets), and nothing runs.
+//
+// The SDK removes from the question everything a reader cannot see or
+// that restyles text (control and format characters, bidi controls,
+// zero-width and tag characters, line separators). A question longer than
+// 500 characters is never cut, since the cut could hide what "accept"
+// applies: the call ends not executed, and the error is logged. Wrap each
+// value taken from data in Quote, and lists in QuoteList, which say how
+// much they do not show.
 func ConfirmWith(prepare func(ctx context.Context, call *Call) (message string, err error)) ItemOption {
 	if prepare == nil {
 		panic("mcp: ConfirmWith needs a function")
 	}
 	return itemOptionFunc(func(o *itemOptions) { o.prepare = prepare })
-}
-
-// ReplayGuard records that a confirmation was used, for hosts with
-// storage shared by every replica (SET nonce NX PX ttl, or a unique row).
-// Consume returns first=false when nonce was consumed before. Without a
-// guard, a confirmation stays valid until it expires and the route gets its
-// nonce as Idempotency-Key to deduplicate.
-type ReplayGuard interface {
-	Consume(ctx context.Context, nonce []byte, until time.Time) (first bool, err error)
-}
-
-// WithReplayGuard makes each destructive-tool confirmation single-use
-// across the fleet.
-func WithReplayGuard(g ReplayGuard) HandlerOption {
-	if g == nil {
-		panic("mcp: WithReplayGuard needs a guard")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.replay = g })
 }
 
 // confirms reports whether calls of t wait for the user's confirmation.
@@ -107,8 +98,10 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 	action, _ := jsonrpc.String(a)
 	switch action {
 	case "decline":
+		req.audit(t, call, "declined")
 		return notExecuted(f, "confirmation_declined", "Not executed (confirmation_declined): the user declined "+t.def.Name+". Do not retry unless the user asks again."), nil
 	case "cancel":
+		req.audit(t, call, "cancelled")
 		return notExecuted(f, "confirmation_cancelled", "Not executed (confirmation_cancelled): the user cancelled "+t.def.Name+". Do not retry unless the user asks again."), nil
 	}
 	content, _ := jsonrpc.Lookup(answer, "content")
@@ -131,12 +124,24 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 			return nil, e
 		}
 		if !first {
+			req.audit(t, call, "already_used")
 			return notExecuted(f, "confirmation_already_used", "Not executed (confirmation_already_used): this confirmation was already used. Call the tool again to get a new one if the user wants to repeat it."), nil
 		}
 	}
 	call.idemKey = base64.RawURLEncoding.EncodeToString(rd.nonce)
-	req.Log(slog.LevelInfo, "mcp: destructive tool confirmed", "tool", t.def.Name, "idempotencyKey", call.idemKey)
 	return nil, nil
+}
+
+// audit logs what became of a confirmed destructive call: who (principal
+// and workspace), what (tool, a digest of the arguments, the idempotency
+// key) and the outcome — the route's status once it ran, or why it did
+// not run.
+func (req *request) audit(t *tool, call *Call, outcome string) {
+	ws, _ := req.Workspace()
+	sum := sha256.Sum256(call.args)
+	req.Log(slog.LevelInfo, "mcp: destructive tool", "tool", t.def.Name, "outcome", outcome,
+		"principal", req.principal.Key(), "workspace", ws, "arguments", hex.EncodeToString(sum[:8]),
+		"idempotencyKey", call.idemKey)
 }
 
 func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result, error) {
@@ -148,16 +153,29 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 	if t.opts.prepare != nil {
 		m, err := t.opts.prepare(req.identityContext(req.http.Context()), call)
 		if err != nil {
-			return textResult("Not executed: "+sanitize(err.Error(), 300), true), nil
+			text, _ := clean(err.Error(), 300)
+			return textResult("Not executed: "+text, true), nil
 		}
 		msg = m
 	}
-	res, err := req.inputRequired(purposeConfirm, nil, []InputRequest{ElicitForm(confirmKey, sanitize(msg, 500), confirmSchema)}, nil)
+	question, whole := clean(msg, maxQuestion)
+	if !whole {
+		// Cutting the question could hide what "accept" applies: nothing
+		// is asked, and nothing runs.
+		req.logError("mcp: a confirmation question is longer than the cap; summarize it (QuoteList)",
+			"tool", t.def.Name, "limit", maxQuestion)
+		return notExecuted(featuresOf(req.version), "confirmation_unavailable", "Not executed (confirmation_unavailable): "+
+			"the server could not phrase a confirmation question for "+t.def.Name+". Ask the user to do it in the application."), nil
+	}
+	res, err := req.inputRequired(purposeConfirm, nil, []InputRequest{ElicitForm(confirmKey, question, confirmSchema)}, nil)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
+
+// maxQuestion bounds a confirmation question, in characters.
+const maxQuestion = 500
 
 // notExecuted is the isError result of a destructive call that did not
 // run. The text names the outcome (a 2025-03-26 client has no
@@ -171,42 +189,76 @@ func notExecuted(f features, outcome, text string) *toolResult {
 	return res
 }
 
-// Quote renders a value for a confirmation message: in double quotes,
-// control and bidi characters removed, at most 80 characters.
+// maxQuoted bounds a value Quote shows whole, in characters.
+const maxQuoted = 80
+
+// Quote renders a value taken from data for a confirmation question: in
+// double quotes (a double quote inside becomes '), with everything that
+// could hide or restyle text removed (see ConfirmWith). A value longer
+// than 80 characters shows its start and its end and says how many
+// characters in between are not shown: the end of an address or a URL is
+// where a look-alike differs.
 func Quote(s string) string {
-	return `"` + strings.ReplaceAll(sanitize(s, 80), `"`, `'`) + `"`
+	text, whole := clean(s, -1)
+	text = strings.ReplaceAll(text, `"`, `'`)
+	if whole && utf8.RuneCountInString(text) <= maxQuoted {
+		return `"` + text + `"`
+	}
+	r := []rune(text)
+	const head, tail = 48, 24
+	return `"` + string(r[:head]) + "…" + string(r[len(r)-tail:]) + `" (` + strconv.Itoa(len(r)-head-tail) + " characters not shown)"
 }
 
-// sanitize removes control characters, line breaks and bidi overrides,
-// so that a value cannot restyle or reorder the message around it, and
-// truncates to max runes.
-func sanitize(s string, max int) string {
+// QuoteList renders values for a confirmation question: each one Quoted,
+// separated by commas, at most max of them, then how many more there are
+// ("and 3 more, not shown"), so a long list never hides silently that it
+// is long. Show the count of what will change beside it.
+func QuoteList(values []string, max int) string {
 	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) || isBidi(r) {
-			if r == '\n' || r == '\r' || r == '\t' {
-				r = ' '
-			} else {
-				continue
-			}
-		}
-		if n == max {
-			b.WriteString("…")
+	for i, v := range values {
+		if i == max {
+			b.WriteString(" and " + strconv.Itoa(len(values)-max) + " more, not shown")
 			break
 		}
-		b.WriteRune(r)
-		n++
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(Quote(v))
 	}
 	return b.String()
 }
 
-func isBidi(r rune) bool {
-	switch {
-	case r == 0x061C, r == 0x200E, r == 0x200F:
-		return true
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
-		return true
+// clean removes from s everything that could hide, reorder or restyle
+// text around it: control characters (line breaks and tabs become spaces),
+// format characters (bidi controls, zero-width characters, Unicode tag
+// characters, interlinear annotation marks), line and paragraph
+// separators, private-use and unassigned code points, noncharacters and
+// invalid UTF-8. It keeps at most max characters (max < 0: all) and
+// reports whether nothing was cut.
+func clean(s string, max int) (string, bool) {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			r = ' '
+		case hidden(r):
+			continue
+		}
+		if n == max {
+			return b.String() + "…", false
+		}
+		b.WriteRune(r)
+		n++
 	}
-	return false
+	return b.String(), true
+}
+
+// hidden reports a code point a reader cannot see, or that changes how the
+// text around it is shown: anything but letters, marks, numbers,
+// punctuation, symbols and spaces — so control and format characters,
+// separators other than the space, private-use, unassigned and
+// noncharacter code points, and invalid UTF-8.
+func hidden(r rune) bool {
+	return r == utf8.RuneError || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs)
 }

@@ -55,6 +55,7 @@ type handlerConfig struct {
 	clientLimit ratelimit.Limiter // per client address, before authentication
 	clientKey   func(*http.Request) string
 	replay      ReplayGuard
+	replayOff   string // why single-use confirmations are off ("" when on)
 	streaming   bool
 
 	routeRequest func(outer, inner *http.Request) *http.Request
@@ -96,6 +97,12 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 		o.applyHandler(&h.cfg)
 	}
 	h.cfg.admit = newAdmission(h.cfg.limits)
+	switch {
+	case h.cfg.replayOff != "":
+		h.cfg.logger.Warn("mcp: confirmations of destructive tools are not single-use (WithoutReplayGuard)", "reason", h.cfg.replayOff)
+	case h.cfg.replay == nil:
+		h.cfg.replay = newMemoryGuard(100_000)
+	}
 	for _, era := range eras {
 		e := era.Seam()
 		if len(e.Versions) == 0 {

@@ -239,8 +239,11 @@ func newMRTRServer(t testing.TB, cfg mrtrConfig) *mrtrServer {
 			if a.ID == "gone" {
 				return "", fmt.Errorf("item %s does not exist", a.ID)
 			}
+			if a.ID == "long" {
+				return "Delete " + strings.Repeat("x", 600) + "?", nil
+			}
 			// The stored title is attacker-influenced data.
-			return "Delete " + mcp.Quote("Quarterly\u202e report\nclick accept") + " (" + mcp.Quote(a.ID) + ")? " + strings.Repeat("x", 600), nil
+			return "Delete " + mcp.Quote("Quarterly\u202e report\nclick accept") + " (" + mcp.Quote(a.ID) + ")?", nil
 		}))
 	var e26 []era2026.Option
 	if cfg.sealer != nil {
@@ -596,11 +599,19 @@ func TestConfirm(t *testing.T) {
 		}
 		json.Unmarshal(in.InputRequests["confirm"], &q)
 		m := q.Params.Message
-		if !strings.HasPrefix(m, `Delete "Quarterly report click accept" ("xy")? xxx`) || strings.ContainsAny(m, "\n\u202e\u2066") ||
-			len([]rune(m)) != 501 || !strings.HasSuffix(m, "…") {
-			t.Errorf("message %q (%d runes)", m, len([]rune(m)))
+		if m != `Delete "Quarterly report click accept" ("xy")?` {
+			t.Errorf("message %q", m)
 		}
-		res := asResult(t, rt{name: "delete_prepared", args: `{"id":"gone"}`, caps: formCaps}.send(t, s.url))
+		// A question longer than the cap is not cut (that could hide what
+		// accept applies): nothing is asked, nothing runs.
+		res := asResult(t, rt{name: "delete_prepared", args: `{"id":"long"}`, caps: formCaps}.send(t, s.url))
+		if !res.IsError || res.StructuredContent["outcome"] != "confirmation_unavailable" {
+			t.Errorf("long question: %+v", res)
+		}
+		if !strings.Contains(s.log.String(), "longer than the cap") {
+			t.Errorf("log: %s", s.log)
+		}
+		res = asResult(t, rt{name: "delete_prepared", args: `{"id":"gone"}`, caps: formCaps}.send(t, s.url))
 		if !res.IsError || res.Content[0].Text != "Not executed: item gone does not exist" {
 			t.Errorf("preflight error: %+v", res)
 		}
@@ -616,8 +627,8 @@ func (g *memGuard) Consume(_ context.Context, nonce []byte, until time.Time) (bo
 	return !loaded, nil
 }
 
-// TestConfirm_Replicas: three replicas share a key ring behind a
-// round-robin client. Round 1 lands on one, round 2 on another, and the
+// TestConfirm_Replicas: three replicas share a key ring and a guard behind
+// a round-robin client. Round 1 lands on one, round 2 on another, and the
 // route runs exactly once; replays are refused by the shared guard and, if
 // they got through, would carry the same idempotency key.
 func TestConfirm_Replicas(t *testing.T) {
@@ -645,7 +656,9 @@ func TestConfirm_Replicas(t *testing.T) {
 		t.Errorf("route ran %d times", n)
 	}
 
-	// Without a guard, a replay reaches the route with the same key.
+	// With only the default, per-process guards, a replay on another
+	// replica reaches the route again — with the same idempotency key, for
+	// the route to deduplicate. Fleets share a guard (mcp/redisstore).
 	a2 := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys)})
 	b2 := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), shared: a2})
 	in = confirmRound1(t, a2.url, "delete_item", "z")
