@@ -55,7 +55,9 @@
 // with different scopes, methods other than GET, HEAD, POST, PUT, PATCH
 // and DELETE. [SkipUnsupported] skips such operations instead and lists
 // them, with the reason, in the [Report]; what a tool leaves out on
-// purpose (an optional header) is listed in its notes.
+// purpose (an optional header) is listed in its notes. Webhooks and
+// callbacks describe requests the API sends, not routes it serves, and
+// are never tools.
 //
 // # Why libopenapi
 //

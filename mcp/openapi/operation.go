@@ -169,6 +169,20 @@ func schemaNode(sp *base.SchemaProxy) *yaml.Node {
 	if sp == nil || sp.GoLow() == nil {
 		return nil
 	}
+	// libopenapi hands a referenced schema over resolved; the reference
+	// as written (with any keyword beside it) is what is converted, so
+	// that the $ref is copied into $defs and nothing beside it is lost.
+	if sp.IsReference() {
+		if n := deref(sp.GetReferenceNode()); n != nil && n.Kind == yaml.MappingNode {
+			if _, ok := member(n, "$ref"); ok {
+				return n
+			}
+		}
+		return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "$ref"},
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: sp.GetReference()},
+		}}
+	}
 	return sp.GoLow().GetValueNode()
 }
 
@@ -557,7 +571,11 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		}
 	}
 	if len(scopes) > 0 {
-		t.opts = append(t.opts, mcp.RequireScopes(scopes...))
+		opt, err := requireScopes(o, scopes)
+		if err != nil {
+			return nil, err
+		}
+		t.opts = append(t.opts, opt)
 	}
 	if placement != nil {
 		t.opts = append(t.opts, mcp.WithPlacement(*placement))
@@ -797,4 +815,11 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 		s.set("$defs", defs)
 	}
 	return marshal(s), "", nil
+}
+
+// requireScopes is mcp.RequireScopes, whose panic on an invalid scope
+// becomes the operation's error.
+func requireScopes(o *operation, scopes []string) (opt mcp.ItemOption, err error) {
+	err = try(o, func() { opt = mcp.RequireScopes(scopes...) })
+	return opt, err
 }

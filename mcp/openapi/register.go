@@ -324,7 +324,11 @@ func (r *registrar) buildResource(o *operation, rs resourceSpec, ov Override) (*
 		}
 	}
 	if len(scopes) > 0 {
-		res.opts = append([]mcp.ItemOption{mcp.RequireScopes(scopes...)}, res.opts...)
+		opt, err := requireScopes(o, scopes)
+		if err != nil {
+			return nil, err
+		}
+		res.opts = append([]mcp.ItemOption{opt}, res.opts...)
 	}
 	return res, nil
 }
