@@ -92,7 +92,7 @@ func TestGolden(t *testing.T) {
 			openapi.WithOverride("payOrder", openapi.Override{Name: "orders_pay", Annotations: &mcp.Annotations{Destructive: true}, Description: "Pays an order; the payment settles later."}),
 			openapi.WithResourceTemplate("getProduct", mcp.ResourceTemplate{URITemplate: "shop://products/{sku}"}),
 		}},
-		"catalog-3.1": {"testdata/catalog-3.1.yaml", nil},
+		"catalog-3.1":     {"testdata/catalog-3.1.yaml", nil},
 		"unsupported-3.0": {"testdata/unsupported-3.0.yaml", []openapi.Option{openapi.SkipUnsupported()}},
 	} {
 		t.Run(name, func(t *testing.T) {
