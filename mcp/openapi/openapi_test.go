@@ -12,11 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/mcptest"
 	"github.com/mcpdual/mcpdual/mcp/openapi"
 )
@@ -290,6 +292,7 @@ func TestRegistrationErrors(t *testing.T) {
 		want string
 	}{
 		"unknown override":   {newServer(), spec, []openapi.Option{openapi.WithOverride("nope", openapi.Override{})}, `WithOverride names operation "nope"`},
+		"override twice":     {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{}), openapi.WithOverride("get /orders/{orderId}", openapi.Override{})}, `WithOverride names operation GET /orders/{orderId} (getOrder) twice`},
 		"unknown operation":  {newServer(), spec, []openapi.Option{openapi.WithOperations("GET /nope")}, `WithOperations names operation "GET /nope"`},
 		"bad name":           {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Name: "get order"})}, `GET /orders/{orderId} (getOrder): /paths/~1orders~1{orderId}/get/operationId: "get order" is not a valid tool name`},
 		"bad scope":          {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Scopes: []string{"a b"}})}, `GET /orders/{orderId} (getOrder): mcp: RequireScopes: invalid scope "a b"`},
@@ -306,5 +309,43 @@ func TestRegistrationErrors(t *testing.T) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestScopes checks that security requirements become RequireScopes: a
+// token without scopes sees only the operations that need none (security:
+// [] overrides the document's requirement), and one with orders:read
+// also those that need only it.
+func TestScopes(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "orders", Version: "1"})
+	if _, err := openapi.Register(srv, readSpec(t, "testdata/orders-3.0.yaml"), http.NotFoundHandler()); err != nil {
+		t.Fatal(err)
+	}
+	const resource = "http://127.0.0.1/mcp"
+	a := auth.New(auth.Config{Resource: resource, Verifier: auth.VerifierFunc(func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
+		scopes := map[string][]string{"read": {"orders:read"}, "write": {"orders:read", "orders:write"}}[token]
+		return &auth.Principal{Issuer: "https://login.shop.test", Subject: "s", Audience: []string{resource}, Scopes: scopes, ExpiresAt: time.Now().Add(time.Hour)}, nil
+	})})
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a))
+	for token, want := range map[string]string{
+		"none":  "getProduct productExists",
+		"read":  "listOrders getOrder getProduct productExists",
+		"write": "listOrders createOrder getOrder updateOrder cancelOrder replaceItems payOrder getProduct productExists",
+	} {
+		c := mcptest.New(h, mcp.Version20250618, mcptest.WithHeader("Authorization", "Bearer "+token))
+		r, err := c.Call(context.Background(), "tools/list", nil)
+		if err != nil || r.Error != nil {
+			t.Fatalf("%s: %v %s", token, err, r.Raw)
+		}
+		var list struct{ Tools []struct{ Name string } }
+		json.Unmarshal(r.Result, &list)
+		var got []string
+		for _, tl := range list.Tools {
+			got = append(got, tl.Name)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("token %s sees %v, want %s", token, got, want)
+		}
 	}
 }

@@ -64,12 +64,15 @@ type registrar struct {
 // idempotent, DELETE destructive, so confirmed by the user first), the
 // security requirements become mcp.RequireScopes.
 //
-// Register checks every selected operation before it registers anything:
-// an invalid or unsupported construct fails with an error naming the
-// operation and the JSON pointer of the construct (every problem is
-// listed, joined), and srv is left as it was. With SkipUnsupported, such
-// operations are skipped and listed in the Report instead. Like AddTool,
-// Register must run before srv is passed to mcp.NewHandler.
+// Register checks every selected operation, on a scratch server, before
+// it registers anything: an invalid or unsupported construct fails with
+// an error naming the operation and the JSON pointer of the construct
+// (every problem is listed, joined), and srv is left as it was. With
+// SkipUnsupported, such operations are skipped and listed in the Report
+// instead. What the scratch server cannot see is srv itself: a tool name
+// srv already has fails at that tool, after the tools before it were
+// registered. Like AddTool, Register must run before srv is passed to
+// mcp.NewHandler.
 func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Report, error) {
 	if srv == nil || h == nil {
 		return nil, errors.New("openapi: Register needs a server and a handler")
@@ -97,10 +100,20 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		return nil
 	}
 	overrides := map[*operation]Override{}
+	overridden := map[*operation]string{}
 	for name, ov := range r.cfg.overrides {
-		if o := find("WithOverride", name); o != nil {
-			overrides[o] = ov
+		o := find("WithOverride", name)
+		if o == nil {
+			continue
 		}
+		if other, dup := overridden[o]; dup {
+			// By operationId and by "METHOD /path": which one wins would
+			// depend on map order.
+			errs = append(errs, fmt.Errorf("openapi: WithOverride names operation %s twice (%q and %q)", o.label(), min(name, other), max(name, other)))
+			continue
+		}
+		overridden[o] = name
+		overrides[o] = ov
 	}
 	for _, name := range r.cfg.ops {
 		find("WithOperations", name)
