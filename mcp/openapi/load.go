@@ -61,6 +61,9 @@ func load(spec []byte) (*document, error) {
 	if root == nil || root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("openapi: the document is not an object")
 	}
+	if d, ok := member(root, "jsonSchemaDialect"); ok && d.Value != dialect2020 {
+		return nil, fmt.Errorf("openapi: /jsonSchemaDialect: only the JSON Schema 2020-12 dialect is supported, not %q", d.Value)
+	}
 	return &document{model: &m.Model, root: root, v30: strings.HasPrefix(info.Version, "3.0")}, nil
 }
 

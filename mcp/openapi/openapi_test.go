@@ -301,6 +301,7 @@ func TestRegistrationErrors(t *testing.T) {
 		"resource on POST":   {newServer(), spec, []openapi.Option{openapi.WithResource("createOrder", mcp.Resource{URI: "shop://x"})}, `POST /orders (createOrder): /paths/~1orders/post: only GET operations can be read as resources`},
 		"template variables": {newServer(), spec, []openapi.Option{openapi.WithResourceTemplate("getProduct", mcp.ResourceTemplate{URITemplate: "shop://p/{id}"})}, `template variable {id} is neither a path nor a query parameter`},
 		"swagger":            {newServer(), []byte(`{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{}}`), nil, "not OpenAPI 3.x"},
+		"dialect":            {newServer(), []byte("openapi: 3.1.0\ninfo: {title: t, version: '1'}\njsonSchemaDialect: https://json-schema.org/draft/2019-09/schema\npaths: {}\n"), nil, "/jsonSchemaDialect: only the JSON Schema 2020-12 dialect"},
 		"not a document":     {newServer(), []byte(`[1, 2`), nil, "openapi: the document"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -347,5 +348,20 @@ func TestScopes(t *testing.T) {
 		if strings.Join(got, " ") != want {
 			t.Errorf("token %s sees %v, want %s", token, got, want)
 		}
+	}
+}
+
+// TestPathPrefix checks that WithPathPrefix replaces the servers' path.
+func TestPathPrefix(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/internal/", echo)
+	srv := mcp.NewServer(mcp.Implementation{Name: "orders", Version: "1"})
+	if _, err := openapi.Register(srv, readSpec(t, "testdata/orders-3.0.yaml"), mux, openapi.WithPathPrefix("/internal/"), openapi.WithOperations("getOrder")); err != nil {
+		t.Fatal(err)
+	}
+	c := mcptest.New(mcp.NewHandler(srv, []mcp.Era{era2025.New()}), mcp.Version20250618)
+	if text, isError := call(t, c, "getOrder", `{"orderId":"o_1"}`); isError || !strings.Contains(text, `"path":"/internal/orders/o_1"`) {
+		t.Errorf("%v %s", isError, text)
 	}
 }
