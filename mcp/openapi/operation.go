@@ -1,0 +1,825 @@
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/pb33f/go-yaml"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/datamodel/low"
+	lowv3 "github.com/pb33f/libopenapi/datamodel/low/v3"
+)
+
+// operation is one operation of the document, in document order.
+type operation struct {
+	method string // upper case
+	path   string // as the document writes it
+	id     string // operationId
+	ptr    string // JSON pointer: /paths/~1emails~1{id}/get
+	item   *v3.PathItem
+	op     *v3.Operation
+}
+
+// label names the operation in errors and reports.
+func (o *operation) label() string {
+	if o.id != "" {
+		return o.method + " " + o.path + " (" + o.id + ")"
+	}
+	return o.method + " " + o.path
+}
+
+func (d *document) operations() []*operation {
+	var ops []*operation
+	if d.model.Paths == nil || d.model.Paths.PathItems == nil {
+		return nil
+	}
+	for path, item := range d.model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			ops = append(ops, &operation{
+				method: strings.ToUpper(method), path: path, id: op.OperationId,
+				ptr:  "/paths/" + pointerEscape(path) + "/" + strings.ToLower(method),
+				item: item, op: op,
+			})
+		}
+	}
+	return ops
+}
+
+// problem is an invalid or unsupported construct of one operation.
+type problem struct {
+	op  string // the operation's label
+	ptr string // where in the document
+	msg string
+}
+
+func (p *problem) Error() string {
+	if p.ptr == "" {
+		return "openapi: " + p.op + ": " + p.msg
+	}
+	return "openapi: " + p.op + ": " + p.ptr + ": " + p.msg
+}
+
+// fail is how builders report a problem: the pointer leads the message
+// when the converter produced it.
+func (o *operation) fail(ptr, format string, args ...any) *problem {
+	return &problem{op: o.label(), ptr: ptr, msg: fmt.Sprintf(format, args...)}
+}
+
+func (o *operation) wrap(err error) *problem {
+	if p, ok := err.(*problem); ok {
+		return p
+	}
+	msg := err.Error()
+	if ptr, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(ptr, "/") {
+		return &problem{op: o.label(), ptr: ptr, msg: rest}
+	}
+	return &problem{op: o.label(), msg: msg}
+}
+
+// tool is everything AddTool needs for one operation.
+type tool struct {
+	op    *operation
+	def   mcp.Tool
+	route string
+	opts  []mcp.ItemOption
+	notes []string
+}
+
+// param is a parameter with where it was written.
+type param struct {
+	p   *v3.Parameter
+	ptr string
+}
+
+// refPointer returns the pointer a local $ref names, or at.
+func refPointer(r low.IsReferenced, at string) (string, error) {
+	if r == nil || !r.IsReference() {
+		return at, nil
+	}
+	ref := r.GetReference()
+	if !strings.HasPrefix(ref, "#/") {
+		return at, fmt.Errorf("$ref %q points outside the document; only references within it (#/...) are supported", ref)
+	}
+	ptr, err := url.PathUnescape(ref[1:])
+	if err != nil {
+		return at, err
+	}
+	return ptr, nil
+}
+
+// params merges the path item's parameters with the operation's, which
+// replace those of the same name and location.
+func (o *operation) params() ([]param, error) {
+	var out []param
+	add := func(list []*v3.Parameter, lows []low.ValueReference[*lowv3.Parameter], base string) error {
+		for i, p := range list {
+			at := base + "/parameters/" + strconv.Itoa(i)
+			var r low.IsReferenced
+			if i < len(lows) {
+				r = lows[i]
+			}
+			ptr, err := refPointer(r, at)
+			if err != nil {
+				return o.fail(at, "%v", err)
+			}
+			if p == nil || p.Name == "" || p.In == "" {
+				return o.fail(ptr, "a parameter needs a name and an in")
+			}
+			replaced := false
+			for j := range out {
+				if out[j].p.Name == p.Name && out[j].p.In == p.In {
+					out[j] = param{p, ptr}
+					replaced = true
+				}
+			}
+			if !replaced {
+				out = append(out, param{p, ptr})
+			}
+		}
+		return nil
+	}
+	var itemLows, opLows []low.ValueReference[*lowv3.Parameter]
+	if l := o.item.GoLow(); l != nil {
+		itemLows = l.Parameters.Value
+	}
+	if l := o.op.GoLow(); l != nil {
+		opLows = l.Parameters.Value
+	}
+	itemPtr := o.ptr[:strings.LastIndex(o.ptr, "/")]
+	if err := add(o.item.Parameters, itemLows, itemPtr); err != nil {
+		return nil, err
+	}
+	if err := add(o.op.Parameters, opLows, o.ptr); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// schemaNode returns the node of a schema as the document writes it.
+func schemaNode(sp *base.SchemaProxy) *yaml.Node {
+	if sp == nil || sp.GoLow() == nil {
+		return nil
+	}
+	// libopenapi hands a referenced schema over resolved; the reference
+	// as written (with any keyword beside it) is what is converted, so
+	// that the $ref is copied into $defs and nothing beside it is lost.
+	if sp.IsReference() {
+		if n := deref(sp.GetReferenceNode()); n != nil && n.Kind == yaml.MappingNode {
+			if _, ok := member(n, "$ref"); ok {
+				return n
+			}
+		}
+		return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "$ref"},
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: sp.GetReference()},
+		}}
+	}
+	return sp.GoLow().GetValueNode()
+}
+
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// annotationsFor derives the hints from the HTTP method: GET and HEAD
+// read; PUT and DELETE can be repeated to the same effect; DELETE
+// destroys. Nothing says an API reaches outside its service.
+func annotationsFor(method string) mcp.Annotations {
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		return mcp.Annotations{ReadOnly: true, Idempotent: true}
+	case http.MethodPut:
+		return mcp.Annotations{Idempotent: true}
+	case http.MethodDelete:
+		return mcp.Annotations{Destructive: true, Idempotent: true}
+	}
+	return mcp.Annotations{}
+}
+
+// route returns the host's route for o: METHOD, prefix and path, each
+// template expression a whole segment, as net/http and AddTool take them.
+func (o *operation) route(prefix string) (string, []string, error) {
+	switch o.method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return "", nil, o.fail(o.ptr, "the %s method is not supported: a tool calls GET, HEAD, POST, PUT, PATCH or DELETE routes", o.method)
+	}
+	if !strings.HasPrefix(o.path, "/") {
+		return "", nil, o.fail("/paths/"+pointerEscape(o.path), "a path must start with /")
+	}
+	var wildcards []string
+	for _, seg := range strings.Split(o.path[1:], "/") {
+		name, isVar := strings.CutPrefix(seg, "{")
+		if isVar {
+			name, isVar = strings.CutSuffix(name, "}")
+		}
+		switch {
+		case isVar && (name == "" || strings.ContainsAny(name, "{}.")):
+			return "", nil, o.fail("/paths/"+pointerEscape(o.path), "path parameter {%s}: a route wildcard is a name without dots or braces", name)
+		case isVar:
+			wildcards = append(wildcards, name)
+		case strings.ContainsAny(seg, "{}"):
+			return "", nil, o.fail("/paths/"+pointerEscape(o.path), "segment %q mixes text and a parameter; a route wildcard is a whole segment", seg)
+		case strings.ContainsAny(seg, "%?#") || seg == "." || seg == "..":
+			return "", nil, o.fail("/paths/"+pointerEscape(o.path), "segment %q cannot be part of a route", seg)
+		}
+	}
+	return o.method + " " + prefix + o.path, wildcards, nil
+}
+
+// prefix returns the path of the first server URL declared nearest to o.
+func (r *registrar) prefix(o *operation) (string, error) {
+	if r.cfg.prefix != nil {
+		return *r.cfg.prefix, nil
+	}
+	servers := o.op.Servers
+	if len(servers) == 0 {
+		servers = o.item.Servers
+	}
+	if len(servers) == 0 {
+		servers = r.doc.model.Servers
+	}
+	if len(servers) == 0 {
+		return "", nil
+	}
+	s := servers[0]
+	raw := s.URL
+	if s.Variables != nil {
+		for name, v := range s.Variables.FromOldest() {
+			raw = strings.ReplaceAll(raw, "{"+name+"}", v.Default)
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || strings.ContainsAny(u.Path, "{}") {
+		return "", o.fail("/servers/0/url", "server URL %q has no usable path; set WithPathPrefix", s.URL)
+	}
+	return strings.TrimRight(u.Path, "/"), nil
+}
+
+// scopes maps the operation's security requirements (or the document's)
+// to the scopes RequireScopes demands: the union of the scopes of one
+// requirement. Alternatives needing different scopes cannot be expressed
+// as one list.
+func (r *registrar) scopes(o *operation) ([]string, error) {
+	reqs := o.op.Security
+	at := o.ptr + "/security"
+	if l := o.op.GoLow(); l == nil || l.Security.IsEmpty() {
+		reqs, at = r.doc.model.Security, "/security"
+	}
+	var first []string
+	for i, req := range reqs {
+		var scopes []string
+		if req != nil && req.Requirements != nil && !req.ContainsEmptyRequirement {
+			for _, list := range req.Requirements.FromOldest() {
+				for _, s := range list {
+					if !slices.Contains(scopes, s) {
+						scopes = append(scopes, s)
+					}
+				}
+			}
+		}
+		for _, s := range scopes {
+			if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
+				return nil, o.fail(at+"/"+strconv.Itoa(i), "scope %q cannot be required: a scope has no spaces, quotes or backslashes", s)
+			}
+		}
+		if i == 0 {
+			first = scopes
+			continue
+		}
+		a, b := slices.Clone(first), slices.Clone(scopes)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			return nil, o.fail(at, "the alternative security requirements need different scopes (%s or %s), which RequireScopes cannot express; choose with Override.Scopes",
+				quoteList(first), quoteList(scopes))
+		}
+	}
+	return first, nil
+}
+
+func quoteList(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, " ")
+}
+
+// jsonMedia reports whether media type mt is JSON.
+func jsonMedia(mt string) bool {
+	m, _, err := mime.ParseMediaType(mt)
+	return err == nil && (m == "application/json" || strings.HasSuffix(m, "+json"))
+}
+
+func formMedia(mt string) bool {
+	m, _, err := mime.ParseMediaType(mt)
+	return err == nil && m == "application/x-www-form-urlencoded"
+}
+
+// buildTool turns o into a tool, or says why it cannot.
+func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
+	t := &tool{op: o}
+	prefix, err := r.prefix(o)
+	if err != nil {
+		return nil, err
+	}
+	route, wildcards, err := o.route(prefix)
+	if err != nil {
+		return nil, err
+	}
+	t.route = route
+
+	name := o.id
+	if ov.Name != "" {
+		name = ov.Name
+	}
+	switch {
+	case name == "":
+		return nil, o.fail(o.ptr, "the operation has no operationId to name its tool; add one, or set Override.Name")
+	case !toolName.MatchString(name):
+		return nil, o.fail(o.ptr+"/operationId", "%q is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .); set Override.Name", name)
+	}
+	t.def.Name = name
+	t.def.Title = first(ov.Title, o.op.Summary)
+	// A 2025-03-26 client shows no title: the summary then describes.
+	t.def.Description = first(ov.Description, o.op.Description, o.op.Summary)
+	t.def.Annotations = annotationsFor(o.method)
+	if ov.Annotations != nil {
+		t.def.Annotations = *ov.Annotations
+	}
+	if o.op.Deprecated != nil && *o.op.Deprecated {
+		t.notes = append(t.notes, "the operation is deprecated")
+	}
+
+	in := r.doc.converter(request)
+	props := newObject()
+	var required []any
+	var query []string
+	addProp := func(name string, s any, ptr, what string) error {
+		if _, dup := props.get(name); dup {
+			return o.fail(ptr, "argument %q is declared twice (%s); a tool's arguments share one namespace", name, what)
+		}
+		props.set(name, s)
+		return nil
+	}
+
+	params, err := o.params()
+	if err != nil {
+		return nil, err
+	}
+	inPath := map[string]bool{}
+	for _, pr := range params {
+		p, at := pr.p, pr.ptr
+		switch p.In {
+		case "path":
+			if !slices.Contains(wildcards, p.Name) {
+				return nil, o.fail(at, "path parameter %q is not in the path %s", p.Name, o.path)
+			}
+			if p.Required == nil || !*p.Required {
+				return nil, o.fail(at, "path parameter %q must be required", p.Name)
+			}
+			if p.Style != "" && p.Style != "simple" {
+				return nil, o.fail(at+"/style", "path parameter %q: style %s is not supported; a wildcard is filled with one escaped segment (style simple)", p.Name, p.Style)
+			}
+			node := schemaNode(p.Schema)
+			if node == nil {
+				return nil, o.fail(at, "path parameter %q needs a schema of type string or integer", p.Name)
+			}
+			s, _, err := in.inline(node, at+"/schema")
+			if err != nil {
+				return nil, o.wrap(err)
+			}
+			if typ, _ := str(s.vals["type"]); typ != "string" && typ != "integer" {
+				return nil, o.fail(at+"/schema", "path parameter %q must be of type string or integer, which is what fills a route wildcard", p.Name)
+			}
+			describe(s, p, at, &err)
+			if err != nil {
+				return nil, o.wrap(err)
+			}
+			if err := addProp(p.Name, s, at, "path parameter"); err != nil {
+				return nil, err
+			}
+			required = append(required, encodeString(p.Name))
+			inPath[p.Name] = true
+		case "query":
+			s, err := r.queryParam(o, in, p, at)
+			if err != nil {
+				return nil, err
+			}
+			if err := addProp(p.Name, s, at, "query parameter"); err != nil {
+				return nil, err
+			}
+			if p.Required != nil && *p.Required {
+				required = append(required, encodeString(p.Name))
+			}
+			query = append(query, p.Name)
+		case "header", "cookie":
+			if p.Required != nil && *p.Required {
+				return nil, o.fail(at, "required %s parameter %q cannot be sent: a tool's route gets no headers or cookies from the MCP client", p.In, p.Name)
+			}
+			if p.In == "header" && strings.EqualFold(p.Name, "Idempotency-Key") {
+				t.notes = append(t.notes, fmt.Sprintf("optional header parameter %q is not an argument: the library sends it on confirmed destructive calls", p.Name))
+				continue
+			}
+			t.notes = append(t.notes, fmt.Sprintf("optional %s parameter %q is left out: a tool's route gets no headers or cookies from the MCP client", p.In, p.Name))
+		default:
+			return nil, o.fail(at+"/in", "parameters in %q are not supported", p.In)
+		}
+	}
+	for _, w := range wildcards {
+		if !inPath[w] {
+			return nil, o.fail(o.ptr, "the path has {%s} but the operation declares no path parameter %q", w, w)
+		}
+	}
+
+	// The request body: an object's properties become arguments beside
+	// the parameters; any other JSON body is one argument, "body".
+	closed := true
+	var additional any
+	var placement *mcp.Placement
+	if rb := o.op.RequestBody; rb != nil {
+		at := o.ptr + "/requestBody"
+		var rl low.IsReferenced
+		if l := o.op.GoLow(); l != nil && !l.RequestBody.IsEmpty() {
+			rl = l.RequestBody
+		}
+		if at, err = refPointer(rl, at); err != nil {
+			return nil, o.fail(o.ptr+"/requestBody", "%v", err)
+		}
+		if o.method == http.MethodGet || o.method == http.MethodHead {
+			return nil, o.fail(at, "a %s operation with a request body is not supported: the library sends %s without a body", o.method, o.method)
+		}
+		ct, mt := pickBody(rb)
+		if mt == nil {
+			var types []string
+			if rb.Content != nil {
+				for k := range rb.Content.KeysFromOldest() {
+					types = append(types, k)
+				}
+			}
+			return nil, o.fail(at+"/content", "request bodies of type %s are not supported: a tool sends JSON or application/x-www-form-urlencoded bodies", strings.Join(types, ", "))
+		}
+		mat := at + "/content/" + pointerEscape(ct)
+		bodyRequired := rb.Required != nil && *rb.Required
+		form := formMedia(ct)
+		node := schemaNode(mt.Schema)
+		var obj *object
+		if node != nil {
+			s, _, err := in.inline(node, mat+"/schema")
+			if err != nil {
+				return nil, o.wrap(err)
+			}
+			if mergeable(s) {
+				obj = s
+			}
+		}
+		switch {
+		case obj != nil:
+			bprops, _ := obj.vals["properties"].(*object)
+			if bprops != nil {
+				for _, k := range bprops.keys {
+					if err := addProp(k, bprops.vals[k], mat+"/schema/properties/"+pointerEscape(k), "body property"); err != nil {
+						return nil, err
+					}
+				}
+			}
+			if req, ok := obj.vals["required"].([]any); ok {
+				required = append(required, req...)
+			}
+			if ap, ok := obj.vals["additionalProperties"]; ok {
+				if raw, isRaw := ap.(json.RawMessage); !isRaw || string(raw) != "false" {
+					closed, additional = false, ap
+				}
+			} else {
+				closed = false
+			}
+			if form {
+				if err := checkForm(o, in, mt, node, mat); err != nil {
+					return nil, err
+				}
+				placement = &mcp.Placement{Query: query, Form: true}
+			} else if len(query) > 0 || o.method == http.MethodDelete {
+				placement = &mcp.Placement{Query: query}
+			}
+		case form:
+			return nil, o.fail(mat+"/schema", "a form body must be an object of properties")
+		default:
+			s := any(newObject())
+			if node != nil {
+				if s, err = in.schema(node, mat+"/schema", 0); err != nil {
+					return nil, o.wrap(err)
+				}
+			}
+			if rb.Description != "" {
+				if so, ok := s.(*object); ok {
+					so.set("description", encodeString(rb.Description))
+				}
+			}
+			if err := addProp("body", s, mat, "the whole request body"); err != nil {
+				return nil, err
+			}
+			if bodyRequired {
+				required = append(required, encodeString("body"))
+			}
+			placement = &mcp.Placement{Body: "body"}
+		}
+	} else if len(query) > 0 && o.method != http.MethodGet && o.method != http.MethodHead && o.method != http.MethodDelete {
+		placement = &mcp.Placement{Query: query}
+	}
+
+	root := objectOf("type", encodeString("object"))
+	if props.len() > 0 {
+		root.set("properties", props)
+	}
+	if len(required) > 0 {
+		root.set("required", required)
+	}
+	if closed {
+		root.set("additionalProperties", json.RawMessage("false"))
+	} else if additional != nil {
+		root.set("additionalProperties", additional)
+	}
+	defs, err := in.defs()
+	if err != nil {
+		return nil, o.wrap(err)
+	}
+	if defs != nil {
+		root.set("$defs", defs)
+	}
+	t.def.InputSchema = marshal(root)
+
+	out, note, err := r.output(o)
+	if err != nil {
+		return nil, err
+	}
+	t.def.OutputSchema = out
+	if note != "" {
+		t.notes = append(t.notes, note)
+	}
+
+	scopes := ov.Scopes
+	if scopes == nil {
+		if scopes, err = r.scopes(o); err != nil {
+			return nil, err
+		}
+	}
+	if len(scopes) > 0 {
+		opt, err := requireScopes(o, scopes)
+		if err != nil {
+			return nil, err
+		}
+		t.opts = append(t.opts, opt)
+	}
+	if placement != nil {
+		t.opts = append(t.opts, mcp.WithPlacement(*placement))
+	}
+	t.opts = append(t.opts, ov.Options...)
+	return t, nil
+}
+
+func first(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// describe adds a parameter's description, deprecation and examples to
+// its argument's schema: the parameter's word replaces the schema's.
+func describe(s *object, p *v3.Parameter, at string, errp *error) {
+	if p.Description != "" {
+		s.set("description", encodeString(p.Description))
+	}
+	if p.Deprecated {
+		s.set("deprecated", json.RawMessage("true"))
+	}
+	var examples []any
+	if p.Example != nil {
+		v, err := value(p.Example, at+"/example", 0)
+		if err != nil {
+			*errp = err
+			return
+		}
+		examples = append(examples, v)
+	}
+	if p.Examples != nil {
+		for name, ex := range p.Examples.FromOldest() {
+			if ex == nil || ex.Value == nil {
+				continue
+			}
+			v, err := value(ex.Value, at+"/examples/"+pointerEscape(name)+"/value", 0)
+			if err != nil {
+				*errp = err
+				return
+			}
+			examples = append(examples, v)
+		}
+	}
+	if len(examples) > 0 {
+		if have, ok := s.vals["examples"].([]any); ok {
+			examples = append(have, examples...)
+		}
+		s.set("examples", examples)
+	}
+}
+
+// queryParam converts a query parameter, if the library sends it the way
+// the document says it is serialized: scalars as they are, arrays as a
+// repeated key (style form, explode true: the default), objects as JSON
+// text (content application/json).
+func (r *registrar) queryParam(o *operation, in *converter, p *v3.Parameter, at string) (*object, error) {
+	if p.Content != nil && p.Content.Len() > 0 {
+		if p.Content.Len() != 1 {
+			return nil, o.fail(at+"/content", "query parameter %q: content must have exactly one media type", p.Name)
+		}
+		ct, mt := p.Content.First().Key(), p.Content.First().Value()
+		node := schemaNode(mt.Schema)
+		if !jsonMedia(ct) || node == nil || in.typeOf(node) != "object" {
+			return nil, o.fail(at+"/content", "query parameter %q: only JSON objects can be sent as content (as JSON text)", p.Name)
+		}
+		s, err := in.schema(node, at+"/content/"+pointerEscape(ct)+"/schema", 0)
+		if err != nil {
+			return nil, o.wrap(err)
+		}
+		return finishParam(o, s, p, at)
+	}
+	node := schemaNode(p.Schema)
+	if node == nil {
+		return nil, o.fail(at, "query parameter %q needs a schema", p.Name)
+	}
+	if p.Style != "" && p.Style != "form" {
+		return nil, o.fail(at+"/style", "query parameter %q: style %s is not supported; a tool sends arrays as repeated keys (style form, explode true)", p.Name, p.Style)
+	}
+	switch in.typeOf(node) {
+	case "object":
+		return nil, o.fail(at+"/schema", "query parameter %q: an object parameter is sent as JSON text; declare it with content application/json", p.Name)
+	case "array":
+		if p.Explode != nil && !*p.Explode {
+			return nil, o.fail(at+"/explode", "query parameter %q: comma-separated arrays (explode: false) are not supported; a tool sends arrays as repeated keys", p.Name)
+		}
+		if items, ok := member(node, "items"); ok && in.typeOf(items) == "object" {
+			return nil, o.fail(at+"/schema/items", "query parameter %q: arrays of objects cannot be sent in a query", p.Name)
+		}
+	}
+	s, err := in.schema(node, at+"/schema", 0)
+	if err != nil {
+		return nil, o.wrap(err)
+	}
+	return finishParam(o, s, p, at)
+}
+
+func finishParam(o *operation, s any, p *v3.Parameter, at string) (*object, error) {
+	so, ok := s.(*object)
+	if !ok {
+		so = newObject()
+		if !isTrue(s) {
+			so.set("not", newObject())
+		}
+	}
+	var err error
+	describe(so, p, at, &err)
+	if err != nil {
+		return nil, o.wrap(err)
+	}
+	return so, nil
+}
+
+// pickBody chooses the body the tool sends: JSON first, then a form.
+func pickBody(rb *v3.RequestBody) (string, *v3.MediaType) {
+	if rb.Content == nil {
+		return "", nil
+	}
+	for ct, mt := range rb.Content.FromOldest() {
+		if jsonMedia(ct) {
+			return ct, mt
+		}
+	}
+	for ct, mt := range rb.Content.FromOldest() {
+		if formMedia(ct) {
+			return ct, mt
+		}
+	}
+	return "", nil
+}
+
+// mergeable reports whether a body schema is a plain object of
+// properties, whose properties can sit beside the parameters.
+func mergeable(s *object) bool {
+	if typ, _ := str(s.vals["type"]); typ != "object" {
+		return false
+	}
+	for _, k := range s.keys {
+		switch k {
+		case "type", "properties", "required", "additionalProperties", "title", "description", "examples", "deprecated":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// checkForm refuses form properties the library would not encode as the
+// document says: objects need encoding contentType application/json
+// (sent as JSON text); arrays are repeated fields.
+func checkForm(o *operation, in *converter, mt *v3.MediaType, node *yaml.Node, at string) error {
+	for i := 0; i < maxDepth; i++ {
+		ref, ok := member(node, "$ref")
+		if !ok {
+			break
+		}
+		node, _, _ = in.doc.resolve(ref.Value)
+	}
+	props, _ := member(node, "properties")
+	if props == nil {
+		return nil
+	}
+	for i := 0; i+1 < len(props.Content); i += 2 {
+		name := props.Content[i].Value
+		var enc *v3.Encoding
+		if mt.Encoding != nil {
+			enc = mt.Encoding.GetOrZero(name)
+		}
+		switch in.typeOf(props.Content[i+1]) {
+		case "object":
+			if enc == nil || !jsonMedia(enc.ContentType) {
+				return o.fail(at+"/encoding", "form field %q is an object: declare its encoding contentType application/json, which is how a tool sends it (JSON text)", name)
+			}
+		case "array":
+			if enc != nil && ((enc.Explode != nil && !*enc.Explode) || (enc.Style != "" && enc.Style != "form")) {
+				return o.fail(at+"/encoding/"+pointerEscape(name), "form field %q: a tool sends arrays as repeated fields (style form, explode true)", name)
+			}
+		}
+	}
+	return nil
+}
+
+// output derives the output schema from the 2xx JSON response: one JSON
+// object schema for every 2xx answer. Otherwise the tool has none, and the
+// note says why.
+func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
+	if o.op.Responses == nil || o.op.Responses.Codes == nil {
+		return nil, "", nil
+	}
+	var node *yaml.Node
+	var at string
+	var withJSON, without []string
+	for code, resp := range o.op.Responses.Codes.FromOldest() {
+		if !strings.HasPrefix(code, "2") {
+			continue
+		}
+		var mt *v3.MediaType
+		var ct string
+		if resp != nil && resp.Content != nil {
+			for k, v := range resp.Content.FromOldest() {
+				if jsonMedia(k) {
+					ct, mt = k, v
+					break
+				}
+			}
+		}
+		if mt == nil || schemaNode(mt.Schema) == nil {
+			without = append(without, code)
+			continue
+		}
+		withJSON = append(withJSON, code)
+		node, at = schemaNode(mt.Schema), o.ptr+"/responses/"+code+"/content/"+pointerEscape(ct)+"/schema"
+	}
+	switch {
+	case len(withJSON) == 0:
+		return nil, "", nil
+	case len(withJSON) > 1 || len(without) > 0:
+		return nil, fmt.Sprintf("no output schema: the 2xx answers %s do not share one JSON schema", strings.Join(append(withJSON, without...), ", ")), nil
+	}
+	out := r.doc.converter(response)
+	s, _, err := out.inline(node, at)
+	if err != nil {
+		return nil, "", o.wrap(err)
+	}
+	if typ, _ := str(s.vals["type"]); typ != "object" {
+		return nil, fmt.Sprintf("no output schema: the %s answer is not a JSON object, which structured content must be", withJSON[0]), nil
+	}
+	defs, err := out.defs()
+	if err != nil {
+		return nil, "", o.wrap(err)
+	}
+	if defs != nil {
+		s.set("$defs", defs)
+	}
+	return marshal(s), "", nil
+}
+
+// requireScopes is mcp.RequireScopes, whose panic on an invalid scope
+// becomes the operation's error.
+func requireScopes(o *operation, scopes []string) (opt mcp.ItemOption, err error) {
+	err = try(o, func() { opt = mcp.RequireScopes(scopes...) })
+	return opt, err
+}

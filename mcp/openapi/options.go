@@ -1,0 +1,144 @@
+package openapi
+
+import (
+	"strings"
+
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// Option configures Register.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	tags, paths, ops []string
+	overrides        map[string]Override
+	resources        []resourceSpec
+	prefix           *string
+	skip             bool
+}
+
+// An operation is named by its operationId or by "METHOD /path" as the
+// document writes it ("GET /emails/{id}"), so that operations without an
+// operationId can be named too.
+func (o *operation) is(name string) bool {
+	if name == o.id && o.id != "" {
+		return true
+	}
+	method, path, ok := strings.Cut(name, " ")
+	return ok && strings.EqualFold(method, o.method) && path == o.path
+}
+
+// WithTags registers the operations that have at least one of tags.
+// Selections add up: with WithTags, WithPaths and WithOperations together,
+// an operation any of them selects is registered; with none of them, every
+// operation is.
+func WithTags(tags ...string) Option {
+	cp := append([]string(nil), tags...)
+	return optionFunc(func(c *config) { c.tags = append(c.tags, cp...) })
+}
+
+// WithPaths registers the operations whose path (as the document writes
+// it, without the server's prefix) is one of prefixes or lies below one:
+// "/emails" selects /emails, /emails/{id} and /emails/{id}/reprocess.
+func WithPaths(prefixes ...string) Option {
+	cp := append([]string(nil), prefixes...)
+	return optionFunc(func(c *config) { c.paths = append(c.paths, cp...) })
+}
+
+// WithOperations registers the named operations (operationIds, or
+// "METHOD /path"), first and in the order given; other selected operations
+// follow in document order. Tools are listed in registration order, so
+// this also orders tools/list.
+func WithOperations(names ...string) Option {
+	cp := append([]string(nil), names...)
+	return optionFunc(func(c *config) { c.ops = append(c.ops, cp...) })
+}
+
+// Override changes what the document says about one operation's tool,
+// for what a document cannot say (a destructive POST, a confirmation
+// message) or says differently than the tool should. Zero fields keep the
+// document's word.
+type Override struct {
+	// Name replaces the operationId as the tool's name.
+	Name string
+	// Title and Description replace the operation's summary and
+	// description.
+	Title       string
+	Description string
+	// Annotations replaces the hints derived from the HTTP method.
+	Annotations *mcp.Annotations
+	// Scopes, when not nil, replaces the scopes derived from the
+	// operation's security requirements; an empty slice requires none.
+	Scopes []string
+	// Options are added to the tool's registration: mcp.ConfirmWith,
+	// mcp.WithoutConfirmation, mcp.RequireScopes...
+	Options []mcp.ItemOption
+}
+
+// WithOverride applies o to the tool of operation (an operationId or
+// "METHOD /path"). Register fails when the document has no such
+// operation, so a renamed operation cannot silently lose its override.
+func WithOverride(operation string, o Override) Option {
+	o.Options = append([]mcp.ItemOption(nil), o.Options...)
+	if o.Scopes != nil {
+		o.Scopes = append([]string{}, o.Scopes...)
+	}
+	return optionFunc(func(c *config) {
+		if c.overrides == nil {
+			c.overrides = map[string]Override{}
+		}
+		c.overrides[operation] = o
+	})
+}
+
+type resourceSpec struct {
+	operation string
+	resource  *mcp.Resource
+	template  *mcp.ResourceTemplate
+	opts      []mcp.ItemOption
+}
+
+// WithResource also registers GET operation as the fixed resource r, read
+// through the same route. Empty fields of r come from the document: Name
+// from the operationId, Title and Description from the summary and
+// description, MIMEType from the media type of the 2xx response. r.URI is
+// required, and the operation's path must have no parameters.
+func WithResource(operation string, r mcp.Resource, opts ...mcp.ItemOption) Option {
+	cp := append([]mcp.ItemOption(nil), opts...)
+	return optionFunc(func(c *config) {
+		c.resources = append(c.resources, resourceSpec{operation: operation, resource: &r, opts: cp})
+	})
+}
+
+// WithResourceTemplate also registers GET operation as the resource
+// template t, read through the same route: each variable of t.URITemplate
+// must be a path or query parameter of the operation, and each path
+// parameter a variable. Empty fields of t come from the document as for
+// WithResource.
+func WithResourceTemplate(operation string, t mcp.ResourceTemplate, opts ...mcp.ItemOption) Option {
+	cp := append([]mcp.ItemOption(nil), opts...)
+	return optionFunc(func(c *config) {
+		c.resources = append(c.resources, resourceSpec{operation: operation, template: &t, opts: cp})
+	})
+}
+
+// WithPathPrefix sets what goes before each path of the document to form
+// the host's route ("/api/v1"). Without it, the prefix is the path of the
+// first server URL the operation, its path item or the document declares
+// (server variables take their defaults).
+func WithPathPrefix(prefix string) Option {
+	p := strings.TrimRight(prefix, "/")
+	return optionFunc(func(c *config) { c.prefix = &p })
+}
+
+// SkipUnsupported registers what can be registered and lists every
+// selected operation that cannot in Report.Skipped, with the reason,
+// instead of failing. Errors in WithOverride and the resource options
+// still fail.
+func SkipUnsupported() Option {
+	return optionFunc(func(c *config) { c.skip = true })
+}

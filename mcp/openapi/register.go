@@ -1,0 +1,380 @@
+package openapi
+
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// Report says what Register did with each operation of the document.
+type Report struct {
+	// Tools lists the registered tools, in registration order.
+	Tools []Registered
+	// Resources lists the resources and resource templates registered
+	// through WithResource and WithResourceTemplate.
+	Resources []Registered
+	// Skipped lists, in document order, the operations that have no tool:
+	// those no selection chose, and (with SkipUnsupported) those that
+	// cannot be tools, with the reason.
+	Skipped []Skipped
+}
+
+// Registered is a tool, resource or resource template made from an
+// operation.
+type Registered struct {
+	Operation   string // "GET /emails/{id}", as the document writes it
+	OperationID string
+	// Name is the tool's name, or the resource's URI or URI template.
+	Name string
+	// Notes lists what the tool leaves out of the operation, and why:
+	// optional header parameters, an output schema it could not derive...
+	Notes []string
+}
+
+// Skipped is an operation without a tool.
+type Skipped struct {
+	Operation   string
+	OperationID string
+	Reason      string
+}
+
+type registrar struct {
+	doc *document
+	cfg config
+}
+
+// Register makes a tool of each selected operation of the OpenAPI 3.0 or
+// 3.1 document spec (JSON or YAML), served in-process by h through the
+// operation's route, as [mcp.Server.AddTool] does. h is typically the
+// host's whole API mux; the routes are "METHOD prefix+path" (see
+// WithPathPrefix).
+//
+// Each tool is named by the operationId, titled by the summary and
+// described by the description. Its input schema holds the path and query
+// parameters and the properties of a JSON or form object body (any other
+// JSON body is one argument, "body"); its output schema is the 2xx JSON
+// response's. Schemas are converted to JSON Schema 2020-12, and what they
+// reference is copied into the schema's $defs. The annotations follow the
+// HTTP method (GET and HEAD read-only and idempotent, PUT and DELETE
+// idempotent, DELETE destructive, so confirmed by the user first), the
+// security requirements become mcp.RequireScopes.
+//
+// Register checks every selected operation, on a scratch server, before
+// it registers anything: an invalid or unsupported construct fails with
+// an error naming the operation and the JSON pointer of the construct
+// (every problem is listed, joined), and srv is left as it was. With
+// SkipUnsupported, such operations are skipped and listed in the Report
+// instead. What the scratch server cannot see is srv itself: a tool name
+// srv already has fails at that tool, after the tools before it were
+// registered. Like AddTool, Register must run before srv is passed to
+// mcp.NewHandler.
+func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Report, error) {
+	if srv == nil || h == nil {
+		return nil, errors.New("openapi: Register needs a server and a handler")
+	}
+	r := &registrar{}
+	for _, o := range opts {
+		o.apply(&r.cfg)
+	}
+	doc, err := load(spec)
+	if err != nil {
+		return nil, err
+	}
+	r.doc = doc
+	ops := doc.operations()
+
+	// Names given in options must name operations of the document.
+	var errs []error
+	find := func(what, name string) *operation {
+		for _, o := range ops {
+			if o.is(name) {
+				return o
+			}
+		}
+		errs = append(errs, fmt.Errorf("openapi: %s names operation %q, which the document does not have", what, name))
+		return nil
+	}
+	overrides := map[*operation]Override{}
+	overridden := map[*operation]string{}
+	for name, ov := range r.cfg.overrides {
+		o := find("WithOverride", name)
+		if o == nil {
+			continue
+		}
+		if other, dup := overridden[o]; dup {
+			// By operationId and by "METHOD /path": which one wins would
+			// depend on map order.
+			errs = append(errs, fmt.Errorf("openapi: WithOverride names operation %s twice (%q and %q)", o.label(), min(name, other), max(name, other)))
+			continue
+		}
+		overridden[o] = name
+		overrides[o] = ov
+	}
+	for _, name := range r.cfg.ops {
+		find("WithOperations", name)
+	}
+	for _, rs := range r.cfg.resources {
+		find("WithResource", rs.operation)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	report := &Report{}
+	var tools []*tool
+	for _, o := range r.order(ops) {
+		if !r.selected(o) {
+			report.Skipped = append(report.Skipped, Skipped{Operation: o.method + " " + o.path, OperationID: o.id, Reason: "not selected"})
+			continue
+		}
+		t, err := r.buildTool(o, overrides[o])
+		if err == nil {
+			err = dryRun(o, func(s *mcp.Server) { s.AddTool(t.def, t.route, h, t.opts...) })
+		}
+		if err != nil {
+			if !r.cfg.skip {
+				errs = append(errs, err)
+				continue
+			}
+			report.Skipped = append(report.Skipped, Skipped{Operation: o.method + " " + o.path, OperationID: o.id, Reason: strings.TrimPrefix(err.Error(), "openapi: "+o.label()+": ")})
+			continue
+		}
+		tools = append(tools, t)
+	}
+	var resources []*resource
+	for _, rs := range r.cfg.resources {
+		o := find("WithResource", rs.operation)
+		res, err := r.buildResource(o, rs, overrides[o])
+		if err == nil {
+			err = dryRun(o, res.add(h))
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		resources = append(resources, res)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	// Skipped operations are reported in document order.
+	slices.SortStableFunc(report.Skipped, func(a, b Skipped) int { return r.index(ops, a) - r.index(ops, b) })
+
+	// Everything was checked on a scratch server; what can still fail
+	// here is a name srv already has, or a frozen srv.
+	for _, t := range tools {
+		if err := try(t.op, func() { srv.AddTool(t.def, t.route, h, t.opts...) }); err != nil {
+			return nil, err
+		}
+		report.Tools = append(report.Tools, Registered{Operation: t.op.method + " " + t.op.path, OperationID: t.op.id, Name: t.def.Name, Notes: t.notes})
+	}
+	for _, res := range resources {
+		if err := try(res.op, func() { res.add(h)(srv) }); err != nil {
+			return nil, err
+		}
+		report.Resources = append(report.Resources, Registered{Operation: res.op.method + " " + res.op.path, OperationID: res.op.id, Name: res.name()})
+	}
+	return report, nil
+}
+
+func (r *registrar) index(ops []*operation, s Skipped) int {
+	for i, o := range ops {
+		if o.method+" "+o.path == s.Operation {
+			return i
+		}
+	}
+	return len(ops)
+}
+
+// order puts the operations WithOperations names first, in its order.
+func (r *registrar) order(ops []*operation) []*operation {
+	out := make([]*operation, 0, len(ops))
+	seen := map[*operation]bool{}
+	for _, name := range r.cfg.ops {
+		for _, o := range ops {
+			if o.is(name) && !seen[o] {
+				out = append(out, o)
+				seen[o] = true
+			}
+		}
+	}
+	for _, o := range ops {
+		if !seen[o] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (r *registrar) selected(o *operation) bool {
+	c := &r.cfg
+	if len(c.tags) == 0 && len(c.paths) == 0 && len(c.ops) == 0 {
+		return true
+	}
+	for _, t := range o.op.Tags {
+		if slices.Contains(c.tags, t) {
+			return true
+		}
+	}
+	for _, p := range c.paths {
+		p = strings.TrimRight(p, "/")
+		if o.path == p || strings.HasPrefix(o.path, p+"/") || p == "" {
+			return true
+		}
+	}
+	for _, name := range c.ops {
+		if o.is(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// try runs a registration, turning AddTool's panic into an error.
+func try(o *operation, f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &problem{op: o.label(), msg: fmt.Sprint(p)}
+		}
+	}()
+	f()
+	return nil
+}
+
+// dryRun registers on a scratch server, so that whatever AddTool would
+// refuse is found before srv changes.
+func dryRun(o *operation, add func(*mcp.Server)) error {
+	scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
+	return try(o, func() { add(scratch) })
+}
+
+// resource is a resource or template made from a GET operation.
+type resource struct {
+	op       *operation
+	route    string
+	resource *mcp.Resource
+	template *mcp.ResourceTemplate
+	opts     []mcp.ItemOption
+}
+
+func (res *resource) name() string {
+	if res.resource != nil {
+		return res.resource.URI
+	}
+	return res.template.URITemplate
+}
+
+func (res *resource) add(h http.Handler) func(*mcp.Server) {
+	return func(s *mcp.Server) {
+		if res.resource != nil {
+			s.AddResource(*res.resource, res.route, h, res.opts...)
+		} else {
+			s.AddResourceTemplate(*res.template, res.route, h, res.opts...)
+		}
+	}
+}
+
+func (r *registrar) buildResource(o *operation, rs resourceSpec, ov Override) (*resource, error) {
+	if o.method != http.MethodGet {
+		return nil, o.fail(o.ptr, "only GET operations can be read as resources")
+	}
+	prefix, err := r.prefix(o)
+	if err != nil {
+		return nil, err
+	}
+	route, wildcards, err := o.route(prefix)
+	if err != nil {
+		return nil, err
+	}
+	params, err := o.params()
+	if err != nil {
+		return nil, err
+	}
+	res := &resource{op: o, route: route, opts: rs.opts}
+	title, description, mt := o.op.Summary, first(o.op.Description, o.op.Summary), r.mediaType(o)
+	if rs.resource != nil {
+		rc := *rs.resource
+		rc.Name, rc.Title, rc.Description, rc.MIMEType = first(rc.Name, o.id), first(rc.Title, title), first(rc.Description, description), first(rc.MIMEType, mt)
+		if len(wildcards) > 0 {
+			return nil, o.fail(o.ptr, "the path has parameters: use WithResourceTemplate")
+		}
+		for _, p := range params {
+			if p.p.Required != nil && *p.p.Required {
+				return nil, o.fail(p.ptr, "required %s parameter %q cannot be sent when the resource is read", p.p.In, p.p.Name)
+			}
+		}
+		res.resource = &rc
+	} else {
+		tc := *rs.template
+		tc.Name, tc.Title, tc.Description, tc.MIMEType = first(tc.Name, o.id), first(tc.Title, title), first(tc.Description, description), first(tc.MIMEType, mt)
+		vars := map[string]bool{}
+		for _, m := range templateVars(tc.URITemplate) {
+			vars[m] = true
+			found := false
+			for _, p := range params {
+				found = found || (p.p.Name == m && (p.p.In == "path" || p.p.In == "query"))
+			}
+			if !found {
+				return nil, o.fail(o.ptr, "template variable {%s} is neither a path nor a query parameter of the operation", m)
+			}
+		}
+		for _, p := range params {
+			if p.p.Required != nil && *p.p.Required && !vars[p.p.Name] {
+				return nil, o.fail(p.ptr, "required %s parameter %q is not a variable of the template %s", p.p.In, p.p.Name, tc.URITemplate)
+			}
+		}
+		res.template = &tc
+	}
+	scopes := ov.Scopes
+	if scopes == nil {
+		if scopes, err = r.scopes(o); err != nil {
+			return nil, err
+		}
+	}
+	if len(scopes) > 0 {
+		opt, err := requireScopes(o, scopes)
+		if err != nil {
+			return nil, err
+		}
+		res.opts = append([]mcp.ItemOption{opt}, res.opts...)
+	}
+	return res, nil
+}
+
+// templateVars lists the {var} expressions of a URI template.
+func templateVars(t string) []string {
+	var out []string
+	for {
+		_, rest, ok := strings.Cut(t, "{")
+		if !ok {
+			return out
+		}
+		name, after, ok := strings.Cut(rest, "}")
+		if !ok {
+			return out
+		}
+		out = append(out, name)
+		t = after
+	}
+}
+
+// mediaType returns the media type of the first 2xx answer with content.
+func (r *registrar) mediaType(o *operation) string {
+	if o.op.Responses == nil || o.op.Responses.Codes == nil {
+		return ""
+	}
+	for code, resp := range o.op.Responses.Codes.FromOldest() {
+		if strings.HasPrefix(code, "2") && resp != nil && resp.Content != nil && resp.Content.Len() > 0 {
+			m, _, err := mime.ParseMediaType(resp.Content.First().Key())
+			if err == nil {
+				return m
+			}
+		}
+	}
+	return ""
+}

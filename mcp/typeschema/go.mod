@@ -1,0 +1,17 @@
+module github.com/mcpdual/mcpdual/mcp/typeschema
+
+go 1.26.0
+
+require (
+	github.com/google/jsonschema-go v0.4.3
+	github.com/mcpdual/mcpdual v0.0.0
+)
+
+require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)
+
+replace github.com/mcpdual/mcpdual => ../..
