@@ -120,8 +120,10 @@ func TestUnsupported(t *testing.T) {
 		t.Fatal("registered")
 	}
 	checkGolden(t, "unsupported-3.0.errors.txt", []byte(err.Error()+"\n"))
-	if srv.HasTools() {
-		t.Error("a failed Register registered tools")
+	// A server without tools has no tools/list.
+	c := mcptest.New(mcp.NewHandler(srv, []mcp.Era{era2025.New()}), mcp.Version20250618)
+	if r, err := c.Call(context.Background(), "tools/list", nil); err != nil || r.Error == nil || r.Error.Code != mcp.CodeMethodNotFound {
+		t.Errorf("a failed Register registered tools: %v %s", err, r.Raw)
 	}
 }
 
