@@ -34,7 +34,13 @@ func Example() {
 	}, "GET /api/greetings/{name}", mux)
 	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
 
-	ts := httptest.NewServer(mux)
+	server := &http.Server{Addr: "127.0.0.1:8080", Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
+	// The README serves with server.ListenAndServe(); here the same server
+	// runs on a port the system picks.
+	ts := httptest.NewUnstartedServer(mux)
+	ts.Config = server
+	ts.Start()
 	defer ts.Close()
 
 	// A 2025-06-18 client (no _meta envelope).

@@ -12,21 +12,27 @@ import (
 // api is the REST API under /api/v1. Every handler takes the caller's
 // workspace from the request's identity and never reads another's
 // records, whether the request came over HTTP or from the MCP endpoint.
-type api struct{ store *store }
+type api struct {
+	store *store
+	idem  *idempotency
+}
 
+// routes registers the API. Every write honours Idempotency-Key: a
+// replay gets the first answer, and runs nothing.
 func (a *api) routes(mux *http.ServeMux) {
+	once := a.idem.wrap
 	mux.HandleFunc("GET /api/v1/emails", a.listEmails)
 	mux.HandleFunc("GET /api/v1/emails/{id}", a.getEmail)
-	mux.HandleFunc("POST /api/v1/emails/{id}/reprocess", a.reprocess)
-	mux.HandleFunc("DELETE /api/v1/emails/{id}", a.deleteEmail)
+	mux.HandleFunc("POST /api/v1/emails/{id}/reprocess", once(a.reprocess))
+	mux.HandleFunc("DELETE /api/v1/emails/{id}", once(a.deleteEmail))
 	mux.HandleFunc("GET /api/v1/inboxes", a.listInboxes)
 	mux.HandleFunc("GET /api/v1/inboxes/{id}", a.getInbox)
-	mux.HandleFunc("PUT /api/v1/inboxes/{id}/allowed-senders", a.setSenders)
+	mux.HandleFunc("PUT /api/v1/inboxes/{id}/allowed-senders", once(a.setSenders))
 	mux.HandleFunc("GET /api/v1/webhooks", a.listWebhooks)
 	mux.HandleFunc("GET /api/v1/webhooks/{id}", a.getWebhook)
-	mux.HandleFunc("POST /api/v1/webhooks/{id}/test", a.testWebhook)
-	mux.HandleFunc("POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", a.resend)
-	mux.HandleFunc("POST /api/v1/webhooks/{id}/rotate-secret", a.rotate)
+	mux.HandleFunc("POST /api/v1/webhooks/{id}/test", once(a.testWebhook))
+	mux.HandleFunc("POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", once(a.resend))
+	mux.HandleFunc("POST /api/v1/webhooks/{id}/rotate-secret", once(a.rotate))
 	mux.HandleFunc("GET /api/v1/jobs/{id}", a.getJob)
 	mux.HandleFunc("GET /api/v1/docs/getting-started", gettingStarted)
 }
@@ -114,7 +120,7 @@ func (a *api) listEmails(w http.ResponseWriter, r *http.Request) {
 func (a *api) getEmail(w http.ResponseWriter, r *http.Request) { getOne(w, r, "email", a.store.email) }
 
 // reprocess queues the email for processing again and answers 202 with
-// the job; an Idempotency-Key repeats the first answer.
+// the job.
 func (a *api) reprocess(w http.ResponseWriter, r *http.Request) {
 	id, ok := allowed(w, r, scopeWrite)
 	if !ok {
@@ -125,7 +131,19 @@ func (a *api) reprocess(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "email")
 		return
 	}
-	writeJSON(w, http.StatusAccepted, envelope{Data: a.store.enqueue(id.workspace, "email.reprocess", e.ID, r.Header.Get("Idempotency-Key"))})
+	a.accepted(w, r, id.workspace, "email.reprocess", e.ID)
+}
+
+// accepted queues a job and answers 202 with it, or 503 when the queue is
+// full (the request's context ends the wait).
+func (a *api) accepted(w http.ResponseWriter, r *http.Request, ws, kind, target string) {
+	j, err := a.store.enqueue(r.Context(), ws, kind, target)
+	if err != nil {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "busy", "The job queue is full; retry shortly")
+		return
+	}
+	writeJSON(w, http.StatusAccepted, envelope{Data: j})
 }
 
 func (a *api) deleteEmail(w http.ResponseWriter, r *http.Request) {
@@ -218,7 +236,7 @@ func (a *api) resend(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "delivery")
 		return
 	}
-	writeJSON(w, http.StatusAccepted, envelope{Data: a.store.enqueue(id.workspace, "webhook.resend", d.ID, r.Header.Get("Idempotency-Key"))})
+	a.accepted(w, r, id.workspace, "webhook.resend", d.ID)
 }
 
 // rotate shows the new secret once, in this answer only.

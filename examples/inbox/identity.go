@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
+	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
 // Scopes of the Autonomous Inbox.
@@ -74,12 +77,12 @@ type identity struct {
 }
 
 // requireIdentity gives /api/v1 handlers a verified identity: the one the
-// MCP endpoint put in the context of an in-process call, or, for a direct
-// REST request, one established here from the same bearer token. The
-// context key is unexported, so no request can forge the first case.
+// MCP endpoint put in the context of an in-process call (mcp.InProcess),
+// or, for a direct REST request, one established here from the same bearer
+// token. No network request can be marked in-process.
 func requireIdentity(a *auth.Authenticator, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if auth.FromContext(r.Context()) != nil {
+		if mcp.InProcess(r) && auth.FromContext(r.Context()) != nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -109,4 +112,34 @@ func identityOf(r *http.Request) identity {
 // it themselves, whoever calls them.
 func (id identity) can(scope string) bool {
 	return id.principal != nil && slices.Contains(id.principal.Scopes, scope)
+}
+
+// rateLimited meters direct REST requests against the principal's budget,
+// the one the MCP endpoint meters its requests against (the same limiter,
+// the same key), so the same token cannot spend twice. An in-process call
+// was metered when it arrived at /mcp.
+func rateLimited(l ratelimit.Limiter, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := auth.FromContext(r.Context())
+		if mcp.InProcess(r) || p == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		d, err := l.Take(r.Context(), "principal|"+p.Key(), 1)
+		if err != nil {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, "rate_limiter_unavailable", "Server temporarily unavailable")
+			return
+		}
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Add(time.Second-1).Unix(), 10))
+		if !d.Allowed {
+			h.Set("Retry-After", strconv.FormatInt(int64(max(d.RetryAfter, time.Second)/time.Second), 10))
+			writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many requests")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -26,8 +26,14 @@ import (
 	"time"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run serves until SIGINT or SIGTERM, then lets the requests in flight
+// finish; it returns 1 when they did not finish within the shutdown
+// timeout (they were cut), 0 otherwise.
+func run() int {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (loopback)")
+	grace := flag.Duration("shutdown-timeout", 10*time.Second, "how long requests in flight may take to finish at shutdown")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -41,18 +47,18 @@ func main() {
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	done := make(chan struct{})
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
 		<-ctx.Done()
 		// In-flight requests finish; new connections are refused.
-		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		shutdown, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
-		_ = srv.Shutdown(shutdown)
+		done <- srv.Shutdown(shutdown)
 	}()
 	fmt.Printf(`Autonomous Inbox
   MCP endpoint:  %[1]s/mcp
@@ -63,7 +69,12 @@ func main() {
     dev-reader  Globex, workspace ws_globex, read only
 `, base)
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Fatal(err)
+		log.Print(err)
+		return 1
 	}
-	<-done
+	if err := <-done; err != nil {
+		log.Printf("shutdown: requests still in flight after %v were cut: %v", *grace, err)
+		return 1
+	}
+	return 0
 }

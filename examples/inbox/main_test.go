@@ -33,12 +33,17 @@ type testServer struct {
 
 func start(t *testing.T) *testServer {
 	t.Helper()
+	return startWith(t, appConfig{queue: 1024, worker: true, perSecond: 50, burst: 100})
+}
+
+func startWith(t *testing.T, cfg appConfig) *testServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	a := newApp(base + "/mcp")
+	a := newAppWith(base+"/mcp", cfg)
 	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: a.handler}}
 	ts.Start()
 	t.Cleanup(func() { ts.Close(); a.close() })

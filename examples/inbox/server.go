@@ -36,9 +36,24 @@ func (a *app) close() { close(a.stop) }
 // resource (such as http://127.0.0.1:8080/mcp): tokens are issued for it,
 // and its Protected Resource Metadata names it.
 func newApp(resource string) *app {
-	st := seeded()
+	return newAppWith(resource, appConfig{queue: 1024, worker: true, perSecond: 50, burst: 100})
+}
+
+// appConfig is what tests change: the job queue's size, whether a worker
+// empties it, and each principal's rate budget.
+type appConfig struct {
+	queue     int
+	worker    bool
+	perSecond float64
+	burst     int
+}
+
+func newAppWith(resource string, cfg appConfig) *app {
+	st := seeded(cfg.queue)
 	a := &app{store: st, stop: make(chan struct{})}
-	go st.work(a.stop)
+	if cfg.worker {
+		go st.work(a.stop)
+	}
 
 	authn := auth.New(auth.Config{
 		Verifier:   devVerifier(resource),
@@ -52,9 +67,13 @@ func newApp(resource string) *app {
 		},
 	})
 
+	// One budget per principal for both doors: the MCP endpoint meters
+	// its requests, and the REST API meters the ones that come to it
+	// directly (an in-process call was metered as an MCP request).
+	perPrincipal := ratelimit.NewMemory(cfg.perSecond, cfg.burst)
 	routes := http.NewServeMux()
-	(&api{store: st}).routes(routes)
-	restAPI := requireIdentity(authn, routes)
+	(&api{store: st, idem: newIdempotency()}).routes(routes)
+	restAPI := requireIdentity(authn, rateLimited(perPrincipal, routes))
 
 	srv := mcp.NewServer(mcp.Implementation{Name: "autonomous-inbox", Title: "Autonomous Inbox", Version: "0.1.0"},
 		mcp.WithInstructions(instructions))
@@ -70,7 +89,7 @@ func newApp(resource string) *app {
 		era2025.New(era2025.WithVersions(mcp.Version20250618, mcp.Version20250326))},
 		mcp.WithAuth(authn),
 		mcp.WithClientRateLimit(ratelimit.NewMemory(200, 400), nil),
-		mcp.WithRateLimit(ratelimit.NewMemory(50, 100)),
+		mcp.WithRateLimit(perPrincipal),
 		mcp.WithLimits(mcp.Limits{Concurrent: 256})))
 	prm := auth.NewMetadataHandler(auth.ResourceMetadata{
 		Resource:              resource,
@@ -149,11 +168,10 @@ func addTools(srv *mcp.Server, h http.Handler, st *store) {
 			}
 			var args struct{ Senders []string }
 			_ = json.Unmarshal(call.Arguments(), &args)
-			quoted := make([]string, 0, len(args.Senders))
-			for _, s := range args.Senders {
-				quoted = append(quoted, mcp.Quote(s))
-			}
-			return fmt.Sprintf("Replace the allowed senders of inbox %s (%s) with %d address(es): %s?", mcp.Quote(ib.Name), ib.Address, len(args.Senders), strings.Join(quoted, ", ")), nil
+			// Ten addresses fit the question; past that it says how many
+			// are not shown rather than cutting silently.
+			return fmt.Sprintf("Replace the allowed senders of inbox %s (%s) with %d address(es): %s?", mcp.Quote(ib.Name), ib.Address,
+				len(args.Senders), mcp.QuoteList(args.Senders, 10)), nil
 		}))
 	tool("webhooks_list", "List webhooks", "Lists the workspace's webhooks (secrets are never shown).", schema(`{"type":"object","additionalProperties":false}`), read, "GET /api/v1/webhooks")
 	tool("webhooks_get", "Read a webhook", "Returns one webhook.", idOnly, read, "GET /api/v1/webhooks/{id}")

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"sort"
 	"strings"
 	"sync"
@@ -71,15 +73,23 @@ type store struct {
 	webhooks   map[string]*webhook
 	deliveries map[string]*delivery
 	jobs       map[string]*job
-	idem       map[string]string // workspace|Idempotency-Key -> job id
-	queue      chan string       // job ids for the worker
+	queue      chan string // job ids for the worker
 }
+
+// Retention: the store forgets finished jobs after jobTTL (and keeps at
+// most maxJobs), and keeps the last maxDeliveries deliveries of a
+// webhook, so that nothing it holds grows without bound.
+const (
+	jobTTL        = time.Hour
+	maxJobs       = 10_000
+	maxDeliveries = 100
+)
 
 // seeded returns a store holding the documented seed data set; ids are the
 // same on every start.
-func seeded() *store {
+func seeded(queue int) *store {
 	s := &store{inboxes: map[string]*inbox{}, emails: map[string]*email{}, webhooks: map[string]*webhook{},
-		deliveries: map[string]*delivery{}, jobs: map[string]*job{}, idem: map[string]string{}, queue: make(chan string, 1024)}
+		deliveries: map[string]*delivery{}, jobs: map[string]*job{}, queue: make(chan string, queue)}
 	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	add := func(e *email) { s.emails[e.ID] = e }
 	for _, ib := range []*inbox{
@@ -269,7 +279,26 @@ func (s *store) testDelivery(ws, id string) (delivery, bool) {
 	}
 	d := &delivery{ID: newID("dlv_"), WebhookID: id, Event: "webhook.test", Status: "delivered", Attempts: 1, At: time.Now().UTC()}
 	s.deliveries[d.ID] = d
+	s.trimDeliveries(id)
 	return *d, true
+}
+
+// trimDeliveries keeps the newest maxDeliveries of a webhook; the caller
+// holds s.mu.
+func (s *store) trimDeliveries(webhookID string) {
+	var mine []*delivery
+	for _, d := range s.deliveries {
+		if d.WebhookID == webhookID {
+			mine = append(mine, d)
+		}
+	}
+	if len(mine) <= maxDeliveries {
+		return
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].At.After(mine[j].At) })
+	for _, d := range mine[maxDeliveries:] {
+		delete(s.deliveries, d.ID)
+	}
 }
 
 // rotate replaces a webhook's secret and returns the new one, the only
@@ -299,26 +328,52 @@ func (s *store) delivery(ws, webhookID, id string) (delivery, bool) {
 	return *d, true
 }
 
-// enqueue creates a job, or returns the job an earlier request with the
-// same Idempotency-Key created.
-func (s *store) enqueue(ws, kind, target, idemKey string) job {
-	s.mu.Lock()
-	if idemKey != "" {
-		if id, ok := s.idem[ws+"|"+idemKey]; ok {
-			j := *s.jobs[id]
-			s.mu.Unlock()
-			return j
-		}
+// errBusy is enqueue's answer when the worker's queue is full.
+var errBusy = errors.New("inbox: job queue full")
+
+// enqueue creates a job and hands it to the worker. A full queue is not
+// waited for: the job is dropped and errBusy returned at once.
+func (s *store) enqueue(ctx context.Context, ws, kind, target string) (job, error) {
+	if err := ctx.Err(); err != nil {
+		return job{}, err
 	}
+	s.mu.Lock()
+	s.pruneJobs(time.Now())
 	j := &job{ID: newID("job_"), Workspace: ws, Kind: kind, Target: target, Status: "queued", CreatedAt: time.Now().UTC()}
 	s.jobs[j.ID] = j
-	if idemKey != "" {
-		s.idem[ws+"|"+idemKey] = j.ID
-	}
 	c := *j
 	s.mu.Unlock()
-	s.queue <- j.ID
-	return c
+	select {
+	case s.queue <- j.ID:
+		return c, nil
+	default:
+		s.mu.Lock()
+		delete(s.jobs, j.ID)
+		s.mu.Unlock()
+		return job{}, errBusy
+	}
+}
+
+// pruneJobs forgets jobs finished more than jobTTL ago, and the oldest
+// finished ones beyond maxJobs; the caller holds s.mu.
+func (s *store) pruneJobs(now time.Time) {
+	var finished []*job
+	for id, j := range s.jobs {
+		switch {
+		case j.FinishedAt == nil:
+		case now.Sub(*j.FinishedAt) > jobTTL:
+			delete(s.jobs, id)
+		default:
+			finished = append(finished, j)
+		}
+	}
+	if len(s.jobs) < maxJobs {
+		return
+	}
+	sort.Slice(finished, func(i, j int) bool { return finished[i].FinishedAt.Before(*finished[j].FinishedAt) })
+	for _, j := range finished[:min(len(finished), len(s.jobs)-maxJobs+1)] {
+		delete(s.jobs, j.ID)
+	}
 }
 
 func (s *store) job(ws, id string) (job, bool) {
