@@ -14,11 +14,16 @@
 // keeps its own validation, filters and tenant checks: the tool cannot
 // diverge from the REST endpoint it mirrors. Resources and resource
 // templates are read the same way, with a GET on their route; prompts are
-// rendered by Go functions ([PromptFunc]), and completions come from
-// [Complete] sources.
+// rendered by Go functions ([PromptFunc]) or routes, with content blocks
+// from package mcp/content, and completions come from [Complete] sources.
+// The in-process request is routed from scratch by the host's router
+// ([InProcess], [WithRouteRequest] to map the caller onto the host's own
+// identity).
 //
 // [NewHandler] builds the endpoint from the Server and the eras it should
-// speak, passed in by the composition root:
+// speak (packages era2026 and era2025; an [Era] reaches the core through an
+// internal seam, so only they implement it), passed in by the composition
+// root:
 //
 //	srv := mcp.NewServer(mcp.Implementation{Name: "inbox", Version: "1.0.0"})
 //	srv.AddTool(mcp.Tool{Name: "emails_get", InputSchema: schema}, "GET /api/v1/emails/{id}", mux)
@@ -36,10 +41,10 @@
 // # Identity and limits
 //
 // [WithAuth] puts every request behind a bearer token checked by package
-// auth; the verified principal and workspace reach handlers through the
-// context, never the token. [RequireScopes] and the permission rule filter
-// what each caller sees. [WithRateLimit], [WithClientRateLimit] and
-// [WithLimits] bound the traffic.
+// mcp/auth; the verified principal and workspace reach handlers through
+// the context, never the token. [RequireScopes] and the permission rule
+// filter what each caller sees. [WithRateLimit], [WithClientRateLimit] and
+// [WithLimits] bound the traffic and what one request may cost.
 //
 // # Multi round-trip requests
 //
@@ -47,12 +52,14 @@
 // ([Call.RequireInput]) and read the answers on the retry; the state it
 // keeps between rounds is sealed by the era and verified before the handler
 // runs again. Destructive tools run only after the user confirms them
-// ([ConfirmWith], [WithoutConfirmation]).
+// ([ConfirmWith], [WithoutConfirmation]), once per confirmation
+// ([ReplayGuard]).
 //
 // # Errors
 //
-// Every error is an [*Error] with a [Code]. In-band errors ([NewError]) are
-// HTTP 200; rejections ([Reject]) are 400, or 404 for an unknown method.
-// Anything else that goes wrong is logged and answered as CodeInternal with
-// a generic message.
+// Every error is an [*Error] with a [Code]. Errors a prompt or completion
+// function returns with [NewError] are in-band: HTTP 200, except the
+// statuses revision 2026-07-28 fixes (404 for an unknown method, 400 for a
+// missing client capability). Anything else that goes wrong is logged and
+// answered as CodeInternal with a generic message.
 package mcp

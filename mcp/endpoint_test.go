@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
@@ -484,16 +485,14 @@ func TestDiscover(t *testing.T) {
 	f := newFixture(t)
 	r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "server/discover"})
 	check(t, r, want{status: 200, id: "1", proto: "2026-07-28"})
-	res := r.result(t)
-	b, _ := json.Marshal(res["supportedVersions"])
-	if string(b) != `["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]` {
-		t.Errorf("supportedVersions %s", b)
+	want := map[string]any{
+		"resultType": "complete", "ttlMs": 0.0, "cacheScope": "private", "instructions": "Test fixture.",
+		"supportedVersions": []any{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"},
+		"capabilities":      map[string]any{"tools": map[string]any{}},
+		"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "fixture", "title": "Fixture", "version": "1.0.0"}},
 	}
-	if res["ttlMs"] != 0.0 || res["cacheScope"] != "private" || res["instructions"] != "Test fixture." {
-		t.Errorf("result %v", res)
-	}
-	if caps, _ := json.Marshal(res["capabilities"]); string(caps) != `{"tools":{}}` {
-		t.Errorf("capabilities %s", caps)
+	if diff := cmp.Diff(want, r.result(t)); diff != "" {
+		t.Errorf("server/discover (-want +got):\n%s", diff)
 	}
 }
 
@@ -616,12 +615,12 @@ func TestTools_Call(t *testing.T) {
 				t.Errorf("panic: %v", res)
 			}
 			_, res = callTool(t, f, era, "image", `{}`)
-			if b, _ := json.Marshal(res["content"]); string(b) != `[{"data":"iVBORw==","mimeType":"image/png","type":"image"}]` {
-				t.Errorf("image: %s", b)
+			if diff := cmp.Diff([]any{map[string]any{"type": "image", "data": "iVBORw==", "mimeType": "image/png"}}, res["content"]); diff != "" {
+				t.Errorf("image (-want +got):\n%s", diff)
 			}
 			_, res = callTool(t, f, era, "audio", `{}`)
-			if b, _ := json.Marshal(res["content"]); string(b) != `[{"data":"UklGRg==","mimeType":"audio/wav","type":"audio"}]` {
-				t.Errorf("audio: %s", b)
+			if diff := cmp.Diff([]any{map[string]any{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}}, res["content"]); diff != "" {
+				t.Errorf("audio (-want +got):\n%s", diff)
 			}
 			modern := era != mcp.Version20250326
 			_, res = callTool(t, f, era, "own", `{}`)

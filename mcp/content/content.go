@@ -1,15 +1,7 @@
-// Package content builds the content blocks MCP messages carry — text,
-// images, audio, embedded resources and links to resources — and names
-// who speaks a message (Role). Prompts (mcp.PromptMessage), sampling
-// requests (mcp.SamplingMessage) and tool handlers that answer a full
-// CallToolResult use them.
-//
-// A Block renders itself for every revision: revision 2025-03-26 has no
-// resource links, so a link falls back there to a text block naming the
-// resource.
 package content
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 
@@ -98,6 +90,7 @@ func ResourceLink(uri, name, mimeType string) Block {
 // "type"); ok is false for anything else. A resource_link block gets its
 // 2025-03-26 fallback.
 func Parse(raw []byte) (b Block, ok bool) {
+	raw = bytes.TrimSpace(raw)
 	if jsonrpc.Validate(raw, jsonrpc.DefaultMaxDepth) != nil || len(raw) == 0 || raw[0] != '{' {
 		return Block{}, false
 	}
@@ -106,13 +99,11 @@ func Parse(raw []byte) (b Block, ok bool) {
 	if !isStr {
 		return Block{}, false
 	}
-	var compact []byte
-	if c, err := compactJSON(raw); err == nil {
-		compact = c
-	} else {
+	var compact bytes.Buffer
+	if json.Compact(&compact, raw) != nil {
 		return Block{}, false
 	}
-	b = Block{raw: compact}
+	b = Block{raw: compact.Bytes()}
 	if kind == "resource_link" {
 		u, _ := jsonrpc.Lookup(raw, "uri")
 		uri, _ := jsonrpc.String(u)
