@@ -12,10 +12,10 @@
 //
 // Both types take a go-redis client the host builds and closes (a
 // *redis.Client, *redis.ClusterClient or *redis.Ring) and are safe for
-// concurrent use. Build it from configuration, not from a request, and with
-// ContextTimeoutEnabled set: this package bounds every call by its own
-// timeout either way, but only a client that honours contexts also frees
-// the connection at that moment instead of after its socket timeout.
+// concurrent use. Build it with ContextTimeoutEnabled set, as [ParseURL]
+// does: this package bounds every call by its own timeout either way, but
+// only a client that honours contexts also frees the connection at that
+// moment instead of after its socket timeout.
 //
 // # Fail closed
 //
@@ -25,9 +25,9 @@
 // request passes unmetered and no destructive tool runs on an unverified
 // confirmation. A limiter may instead admit requests during an outage
 // ([FailOpen]), trading the limit for availability; a replay guard never
-// does. Errors name the operation and the cause, never a key or an
-// identity; go-redis does not put the password of a redis:// URL in its
-// errors, and neither does this package.
+// does. Errors name the operation and the cause, never a key, an identity
+// or a password: go-redis's errors on a connection name the address at
+// most, and [ParseURL], unlike redis.ParseURL, never quotes the URL.
 //
 // # Keys
 //

@@ -309,11 +309,10 @@ func TestHTTP_Outage(t *testing.T) {
 	p := testPrefix(t)
 	url := "redis://:" + password + "@" + srv.addr + "/0"
 	client := func(t *testing.T) *redis.Client {
-		opt, err := redis.ParseURL(url)
+		opt, err := redisstore.ParseURL(url)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.ContextTimeoutEnabled = true
 		c := redis.NewClient(opt)
 		t.Cleanup(func() { c.Close() })
 		return c

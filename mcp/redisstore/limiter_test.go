@@ -210,7 +210,7 @@ func TestLimiter_Outage(t *testing.T) {
 	p := testPrefix(t)
 	const timeout = 200 * time.Millisecond
 	urlClient := func(t *testing.T, contextTimeouts bool) *redis.Client {
-		opt, err := redis.ParseURL("redis://:" + password + "@" + srv.addr + "/0")
+		opt, err := redisstore.ParseURL("redis://:" + password + "@" + srv.addr + "/0")
 		if err != nil {
 			t.Fatal(err)
 		}
