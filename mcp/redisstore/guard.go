@@ -35,7 +35,7 @@ func NewReplayGuard(rdb redis.UniversalClient, opts ...Option) *ReplayGuard {
 		panic("redisstore: NewReplayGuard needs a Redis client")
 	}
 	g := &ReplayGuard{cfg: newConfig(opts), rdb: rdb}
-	if g.cfg.openSet {
+	if g.cfg.failOpen != nil {
 		panic("redisstore: FailOpen applies to a Limiter only; a replay guard always fails closed")
 	}
 	return g

@@ -229,13 +229,13 @@ func (r *reply) reason() string {
 
 func limiterOn(addr, prefix string, perSecond float64, burst int) func(t *testing.T) *redisstore.Limiter {
 	return func(t *testing.T) *redisstore.Limiter {
-		return redisstore.NewLimiter(newClient(t, addr), perSecond, burst, redisstore.WithPrefix(prefix))
+		return redisstore.NewLimiter(newClient(t, addr), perSecond, burst, redisstore.WithPrefix(prefix), patient)
 	}
 }
 
 func guardOn(addr, prefix string) func(t *testing.T) *redisstore.ReplayGuard {
 	return func(t *testing.T) *redisstore.ReplayGuard {
-		return redisstore.NewReplayGuard(newClient(t, addr), redisstore.WithPrefix(prefix))
+		return redisstore.NewReplayGuard(newClient(t, addr), redisstore.WithPrefix(prefix), patient)
 	}
 }
 
@@ -322,11 +322,11 @@ func TestHTTP_Outage(t *testing.T) {
 	// limited has its limiter on the Redis that goes down.
 	guarded := newFleet(t, 2, replicaConfig{
 		limiter: limiterOn(sharedAddr, p, 100, 1000),
-		guard:   func(t *testing.T) *redisstore.ReplayGuard { return redisstore.NewReplayGuard(client(t)) },
+		guard:   func(t *testing.T) *redisstore.ReplayGuard { return redisstore.NewReplayGuard(client(t), patient) },
 	})
 	limited := newFleet(t, 2, replicaConfig{
-		limiter: func(t *testing.T) *redisstore.Limiter { return redisstore.NewLimiter(client(t), 100, 1000) },
-		guard:   func(t *testing.T) *redisstore.ReplayGuard { return redisstore.NewReplayGuard(client(t)) },
+		limiter: func(t *testing.T) *redisstore.Limiter { return redisstore.NewLimiter(client(t), 100, 1000, patient) },
+		guard:   func(t *testing.T) *redisstore.ReplayGuard { return redisstore.NewReplayGuard(client(t), patient) },
 	})
 	get := toolCall{token: "alice", name: "get_item", id: "1"}
 	if r := get.must(t, limited.urls[0]); r.status != 200 {

@@ -35,11 +35,14 @@ func NewLimiter(rdb redis.UniversalClient, perSecond float64, burst int, opts ..
 	if rdb == nil {
 		panic("redisstore: NewLimiter needs a Redis client")
 	}
+	if !(perSecond > 0) || math.IsInf(perSecond, 0) || burst <= 0 {
+		panic("redisstore: NewLimiter needs a positive rate and burst")
+	}
 	// redis_rate counts Rate units per Period with an integer Rate; one
 	// unit per 1/perSecond keeps a fractional rate exact to the nanosecond.
 	interval := time.Duration(float64(time.Second) / perSecond)
-	if !(perSecond > 0) || math.IsInf(perSecond, 0) || interval <= 0 || burst <= 0 {
-		panic("redisstore: NewLimiter needs a positive rate and burst")
+	if interval <= 0 {
+		panic("redisstore: NewLimiter needs a rate of at most one unit per nanosecond")
 	}
 	l := &Limiter{
 		cfg:       newConfig(opts),
@@ -55,7 +58,8 @@ func NewLimiter(rdb redis.UniversalClient, perSecond float64, burst int, opts ..
 // if they are there, in one atomic script. A cost above the burst can never
 // be paid and is refused with the time a full budget takes, as
 // ratelimit.Memory does. When Redis does not answer, Take returns an error,
-// or, with FailOpen, admits the request and reports a whole budget.
+// or, with FailOpen, admits the request as if the budget were whole
+// (Remaining burst-cost, Reset now).
 func (l *Limiter) Take(ctx context.Context, key string, cost int) (ratelimit.Decision, error) {
 	if cost < 0 {
 		return ratelimit.Decision{}, errors.New("redisstore: rate limiter: negative cost")
@@ -66,7 +70,9 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int) (ratelimit.Dec
 	now := time.Now()
 	if err != nil {
 		err = l.cfg.fail("rate limiter", err)
-		if l.cfg.failOpen == nil {
+		// A request whose own context ended has no one left to admit, and
+		// its error says nothing about Redis: not an outage to report.
+		if l.cfg.failOpen == nil || ctx.Err() != nil {
 			return ratelimit.Decision{}, err
 		}
 		l.cfg.failOpen(err)

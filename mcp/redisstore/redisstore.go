@@ -19,7 +19,6 @@ type config struct {
 	prefix   string
 	timeout  time.Duration
 	failOpen func(error) // non-nil: the limiter admits when Redis fails
-	openSet  bool
 }
 
 func newConfig(opts []Option) config {
@@ -65,13 +64,10 @@ func WithTimeout(d time.Duration) Option {
 // panics when given FailOpen: a confirmation must never be accepted twice
 // because Redis was down.
 func FailOpen(report func(error)) Option {
-	return optionFunc(func(c *config) {
-		c.openSet = true
-		c.failOpen = report
-		if c.failOpen == nil {
-			c.failOpen = func(error) {}
-		}
-	})
+	if report == nil {
+		report = func(error) {}
+	}
+	return optionFunc(func(c *config) { c.failOpen = report })
 }
 
 // call runs f under c's timeout and returns when the timeout passes even

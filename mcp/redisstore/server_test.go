@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/mcpdual/mcpdual/mcp/redisstore"
 )
 
 // The tests run against a real redis-server, never a stand-in: what they
@@ -44,6 +46,10 @@ func run(m *testing.M) int {
 	if addr := os.Getenv("MCPDUAL_REDIS_ADDR"); addr != "" {
 		if err := checkLoopback(addr); err != nil {
 			fmt.Fprintln(os.Stderr, "FAIL: MCPDUAL_REDIS_ADDR:", err)
+			return 1
+		}
+		if !ping(addr) {
+			fmt.Fprintf(os.Stderr, "FAIL: MCPDUAL_REDIS_ADDR=%s does not answer PING\n", addr)
 			return 1
 		}
 		sharedAddr = addr
@@ -274,3 +280,13 @@ func eventually(t testing.TB, what string, f func() error) {
 	}
 	t.Fatalf("%s: still failing after 10 s: %v", what, err)
 }
+
+// patient is the timeout of the tests that are not about timeouts: they
+// check what Redis answers, and a loaded machine (the race detector, 50
+// requests at once, two cores) can take longer than the 200 ms default.
+var patient = redisstore.WithTimeout(5 * time.Second)
+
+// overrun is how late past its timeout a call may return on a loaded
+// machine; far below go-redis's own socket timeout of 3 s, which is what
+// a call would take without the bound.
+const overrun = 500 * time.Millisecond
