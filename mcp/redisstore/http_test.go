@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -300,8 +301,9 @@ func TestHTTP_ConfirmOnce(t *testing.T) {
 
 // TestHTTP_Outage: with Redis stopped, a confirmed call answers 503 with
 // Retry-After and runs nothing, and so does a metered request; once Redis
-// is back, both work, and the confirmation runs once. The replicas reach
-// Redis with a password in a redis:// URL that their logs never show.
+// is back, both work, and the confirmation refused during the outage runs,
+// once. The replicas use the default timeout, and reach Redis with a
+// password in a redis:// URL that their logs never show.
 func TestHTTP_Outage(t *testing.T) {
 	t.Parallel()
 	const password = "S3cret-pa55word"
@@ -322,16 +324,21 @@ func TestHTTP_Outage(t *testing.T) {
 	// limited has its limiter on the Redis that goes down.
 	guarded := newFleet(t, 2, replicaConfig{
 		limiter: limiterOn(sharedAddr, p, 100, 1000),
-		guard:   func(t *testing.T) *redisstore.ReplayGuard { return redisstore.NewReplayGuard(client(t), patient) },
+		guard:   func(t *testing.T) *redisstore.ReplayGuard { return redisstore.NewReplayGuard(client(t)) },
 	})
 	limited := newFleet(t, 2, replicaConfig{
-		limiter: func(t *testing.T) *redisstore.Limiter { return redisstore.NewLimiter(client(t), 100, 1000, patient) },
-		guard:   func(t *testing.T) *redisstore.ReplayGuard { return redisstore.NewReplayGuard(client(t), patient) },
+		limiter: func(t *testing.T) *redisstore.Limiter { return redisstore.NewLimiter(client(t), 100, 1000) },
+		guard:   func(t *testing.T) *redisstore.ReplayGuard { return redisstore.NewReplayGuard(client(t)) },
 	})
 	get := toolCall{token: "alice", name: "get_item", id: "1"}
-	if r := get.must(t, limited.urls[0]); r.status != 200 {
-		t.Fatalf("before the outage: %d %s", r.status, r.raw)
+	metered := func() error {
+		r, err := get.send(limited.urls[1])
+		if err == nil && r.status != 200 {
+			err = fmt.Errorf("%d %s", r.status, r.raw)
+		}
+		return err
 	}
+	eventually(t, "a metered call before the outage", metered)
 	state := round1(t, guarded.urls[0], "a")
 	limitedState := round1(t, limited.urls[0], "b")
 	reads := limited.reads.Load()
@@ -357,21 +364,25 @@ func TestHTTP_Outage(t *testing.T) {
 	}
 
 	srv.restart(t)
-	eventually(t, "a metered call after the restart", func() error {
-		if r, err := get.send(limited.urls[1]); err != nil || r.status != 200 {
-			return errors.New("not yet")
+	eventually(t, "a metered call after the restart", metered)
+	eventually(t, "a new confirmation after the restart", func() error {
+		c := toolCall{token: "alice", name: "delete_item", id: "c", state: round1(t, guarded.urls[0], "c"), answer: accept}
+		r, err := c.send(guarded.urls[1])
+		if err == nil && !executed(r) {
+			err = fmt.Errorf("%d %s", r.status, r.raw)
 		}
-		return nil
+		return err
 	})
-	// The confirmation was never recorded, so it is still good, once.
+	// The confirmation refused during the outage was never recorded: it
+	// runs now, once.
 	if r := confirm.must(t, guarded.urls[1]); !executed(r) {
 		t.Errorf("confirmed call after the restart: %d %s", r.status, r.raw)
 	}
 	if r := confirm.must(t, guarded.urls[0]); r.outcome() != "confirmation_already_used" {
 		t.Errorf("replay after the restart: %d %s", r.status, r.raw)
 	}
-	if n := guarded.deletes.Load(); n != 1 {
-		t.Errorf("the route ran %d times", n)
+	if n := guarded.deletes.Load(); n != 2 {
+		t.Errorf("the route ran %d times, want twice: the new confirmation and the old one", n)
 	}
 	for _, f := range []*fleet{guarded, limited} {
 		log := f.log.String()
