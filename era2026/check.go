@@ -1,6 +1,7 @@
 package era2026
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/mcpdual/mcpdual/headers"
@@ -25,23 +26,22 @@ var paramKeys = []string{"_meta", "name", "arguments", "uri", "cursor", "request
 // must be an object; clientInfo is optional; a logLevel must be a known
 // level) and Mcp-Method.
 func checkEnvelope(req seam.Request) error {
-	if got, want, ok := jsonrpc.CheckCaseVariants(req.Params(), paramKeys); !ok {
+	if got, want, found := req.CaseVariant(false, paramKeys); found {
 		return seam.InvalidParams("Invalid params: member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
 	}
-	meta := req.Meta()
-	if got, want, ok := jsonrpc.CheckCaseVariants(meta, metaKeys); !ok {
+	if got, want, found := req.CaseVariant(true, metaKeys); found {
 		return seam.InvalidParams("Invalid params: _meta member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
 	}
-	caps, ok := jsonrpc.Lookup(meta, metaClientCapabilities)
+	caps, ok := req.MetaParam(metaClientCapabilities)
 	if !ok || len(caps) == 0 || caps[0] != '{' {
 		return seam.InvalidParams("Invalid params: _meta "+metaClientCapabilities+" is required and must be an object",
 			map[string][]string{"missing": {"_meta." + metaClientCapabilities}})
 	}
 	req.SetClientCapabilities(caps)
-	if info, ok := jsonrpc.Lookup(meta, metaClientInfo); ok && (len(info) == 0 || info[0] != '{') {
+	if info, ok := req.MetaParam(metaClientInfo); ok && (len(info) == 0 || info[0] != '{') {
 		return seam.InvalidParams("Invalid params: _meta "+metaClientInfo+" must be an object", nil)
 	}
-	if lv, ok := jsonrpc.Lookup(meta, metaLogLevel); ok {
+	if lv, ok := req.MetaParam(metaLogLevel); ok {
 		s, isStr := jsonrpc.String(lv)
 		if _, known := seam.LogLevels[s]; !isStr || !known {
 			return seam.InvalidParams("Invalid params: _meta "+metaLogLevel+" is not a log level", nil)
@@ -81,8 +81,7 @@ func checkHeader(req seam.Request, name, want string) error {
 // decoding and returns it.
 func checkName(req seam.Request, member string) (string, error) {
 	raw, ok := req.Param(member)
-	name, isStr := jsonrpc.String(raw)
-	if !ok || !isStr {
+	if !ok || len(raw) < 2 || raw[0] != '"' {
 		return "", seam.InvalidParams("Invalid params: "+member+" must be a string", nil)
 	}
 	v, err := headers.Get(req.HTTP().Header, headers.Name)
@@ -93,10 +92,19 @@ func checkName(req seam.Request, member string) (string, error) {
 	if err != nil {
 		return "", seam.HeaderMismatch(headers.Name, reasonOf(err), "Mcp-Name header has "+err.Error())
 	}
-	if dec != name {
+	// Compared without copying the name out of the body when it has no
+	// escapes; the header's decoded value then is the name.
+	same := false
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		same = dec == string(inner)
+	} else {
+		name, _ := jsonrpc.String(raw)
+		same = dec == name
+	}
+	if !same {
 		return "", seam.HeaderMismatch(headers.Name, "mismatch", "Mcp-Name header does not match params."+member)
 	}
-	return name, nil
+	return dec, nil
 }
 
 // checkParams compares every Mcp-Param-* header the tool declares with the

@@ -13,7 +13,7 @@ import (
 // path safely.
 func (t *tool) place(call *Call) (inner, string) {
 	args := call.args
-	u, values, bad := t.route.fill(func(name string) (string, bool) {
+	path, values, bad := t.route.fill(func(name string) (string, bool) {
 		v, _ := jsonrpc.Lookup(args, name)
 		return scalarText(v)
 	})
@@ -21,6 +21,7 @@ func (t *tool) place(call *Call) (inner, string) {
 		return inner{}, "Invalid argument " + bad + ": it must be a non-empty string or integer naming one item"
 	}
 	var body []byte
+	var query string
 	contentType := jsonType
 	p := t.opts.placement
 	hasBody := t.route.method != http.MethodGet && t.route.method != http.MethodHead
@@ -28,20 +29,20 @@ func (t *tool) place(call *Call) (inner, string) {
 	case p == nil && hasBody && t.route.method != http.MethodDelete:
 		body = t.bodyOf(args)
 	case p == nil, !hasBody:
-		u.RawQuery = t.query(args, t.inQuery)
+		query = t.query(args, t.inQuery)
 	case p.Body != "":
-		u.RawQuery = t.query(args, func(name string) bool { return !t.pathParams[name] && name != p.Body })
+		query = t.query(args, func(name string) bool { return !t.pathParams[name] && name != p.Body })
 		if v, ok := jsonrpc.Lookup(args, p.Body); ok {
 			body = v
 		}
 	case p.Form:
-		u.RawQuery = t.query(args, t.queryArgs.has)
+		query = t.query(args, t.queryArgs.has)
 		body, contentType = []byte(t.query(args, t.inBody)), formType
 	default:
-		u.RawQuery = t.query(args, t.queryArgs.has)
+		query = t.query(args, t.queryArgs.has)
 		body = t.bodyOf(args)
 	}
-	return inner{method: t.route.method, url: u, body: body, contentType: contentType, values: values}, ""
+	return inner{method: t.route.method, path: path, query: query, body: body, contentType: contentType, values: values}, ""
 }
 
 var formType = []string{"application/x-www-form-urlencoded"}

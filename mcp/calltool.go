@@ -25,16 +25,15 @@ const maxViolations = 10
 // *seam.InputRequired when the tool needs input (its handler called
 // RequireInput, or it is destructive and not yet confirmed).
 func (s *Server) callTool(req *request) (seam.Result, error) {
-	raw, ok := req.Param("name")
-	name, isStr := jsonrpc.String(raw)
-	if !ok || !isStr {
+	raw, _ := req.Param("name")
+	t, name, ok := s.toolNamed(raw)
+	if !ok {
 		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
 	}
 	if _, err := req.Workspace(); err != nil {
 		return nil, err
 	}
-	t, ok := s.byName[name]
-	if !ok || !req.visible(auth.KindTool, name) {
+	if t == nil || !req.visible(auth.KindTool, name) {
 		return nil, unknownTool(name)
 	}
 	if err := req.scopeError(t.opts.scopes); err != nil {
@@ -46,10 +45,6 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		args = json.RawMessage(`{}`)
 	case args[0] != '{':
 		return nil, NewError(CodeInvalidParams, "Invalid params: arguments must be an object")
-	default:
-		// The body buffer is reused after the response; the handler may
-		// keep what it was given.
-		args = bytes.Clone(args)
 	}
 	features := featuresOf(req.version)
 	decoded, err := schema.Decode(args, req.handler.cfg.limits.ArgumentValues)
@@ -92,6 +87,22 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		return req.pendingTool(t, call)
 	}
 	return t.result(req, rec, features)
+}
+
+// toolNamed finds the tool a raw JSON name names. The name is matched
+// against the registry without being copied out of the body; ok is false
+// when raw is not a JSON string, t nil when no tool has the name.
+func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, "", false
+	}
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		if t := s.byName[string(inner)]; t != nil {
+			return t, t.def.Name, true
+		}
+	}
+	name, ok = jsonrpc.String(raw)
+	return s.byName[name], name, ok
 }
 
 func unknownTool(name string) *Error {

@@ -28,21 +28,31 @@ type Era interface {
 // core hands an era (seam.Request).
 type request struct {
 	http    *http.Request
-	msg     *jsonrpc.Message
+	msg     jsonrpc.Message
 	meta    []byte
 	members []jsonrpc.Member // params' top-level members, indexed once
 	indexed bool
-	version Version
-	era     *seam.Era
-	row     *methodRow
-	server  *Server
-	handler *Handler
-	caps    []byte
-	capBits Capability // caps, read once
+	memBuf  [6]jsonrpc.Member // room for members without allocating
 
-	round  *round    // the opened requestState of a retry, nil otherwise
-	loose  []byte    // inputResponses sent without a requestState
-	notify *notifier // nil unless the request may stream
+	metaMembers []jsonrpc.Member // the same for params._meta
+	metaIndexed bool
+	metaBuf     [4]jsonrpc.Member
+	version     Version
+	era         *seam.Era
+	row         *methodRow
+	server      *Server
+	handler     *Handler
+	caps        []byte
+	capBits     Capability // caps, read once
+
+	call      Call         // the one call a request makes
+	toolRes   toolResult   // and its result, when it is a tool's
+	rec       recorder     // what the route it runs wrote
+	routeCtx  routeContext // the context of that route's request
+	innerBody innerBody    // and its body
+	round     *round       // the opened requestState of a retry, nil otherwise
+	loose     []byte       // inputResponses sent without a requestState
+	notify    *notifier    // nil unless the request may stream
 
 	principal   *auth.Principal
 	lastVisible visibility // the permission rule's last answer
@@ -75,7 +85,7 @@ func (r *request) Param(name string) ([]byte, bool) {
 	}
 	if !r.indexed {
 		r.indexed = true
-		r.members = jsonrpc.Members(r.msg.Params, r.members[:0])
+		r.members = jsonrpc.Members(r.msg.Params, r.memBuf[:0])
 	}
 	for _, m := range r.members {
 		if string(m.Key) == name {
@@ -83,6 +93,36 @@ func (r *request) Param(name string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// MetaParam returns the raw value of params._meta member name, matched
+// exactly; _meta's members are indexed once too.
+func (r *request) MetaParam(name string) ([]byte, bool) {
+	if r.meta == nil {
+		return nil, false
+	}
+	if !r.metaIndexed {
+		r.metaIndexed = true
+		r.metaMembers = jsonrpc.Members(r.meta, r.metaBuf[:0])
+	}
+	for _, m := range r.metaMembers {
+		if string(m.Key) == name {
+			return m.Value, true
+		}
+	}
+	return nil, false
+}
+
+func (r *request) CaseVariant(inMeta bool, known []string) (got, want string, found bool) {
+	var ok bool
+	if inMeta {
+		r.MetaParam("")
+		got, want, ok = jsonrpc.MemberCaseVariant(r.metaMembers, known)
+	} else {
+		r.Param("")
+		got, want, ok = jsonrpc.MemberCaseVariant(r.members, known)
+	}
+	return got, want, !ok
 }
 
 func (r *request) SetClientCapabilities(raw []byte) {

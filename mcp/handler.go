@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -142,8 +142,6 @@ func sortVersions(vs []Version) {
 	}
 }
 
-var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
 // ServeHTTP implements http.Handler. The order of the checks decides which
 // error wins: method, Host and Origin, concurrency and the per-client limit,
 // media type and declared length, authentication (before the body is
@@ -186,24 +184,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		principal = p
 	}
-	bp := bodyPool.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= 64<<10 {
-			*bp = (*bp)[:0]
-			bodyPool.Put(bp)
-		}
-	}()
-	body, err := h.readBody(w, r, (*bp)[:0])
-	*bp = body
-	var msg *jsonrpc.Message
+	// The body is read into memory of its own, never reused: what a
+	// handler is given (arguments, capabilities, answers) aliases it
+	// safely, with no copy.
+	body, err := h.readBody(r)
+	// One allocation holds the request and everything it needs while it
+	// is served: its parsed envelope, the Call, the route's request.
+	req := &request{http: r, server: h.server, handler: h, principal: principal}
+	msg := &req.msg
 	var perr *jsonrpc.Error
 	if err == nil {
-		msg, perr = jsonrpc.Parse(body, jsonrpc.DefaultMaxDepth)
+		perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg)
 	}
 	if h.cfg.limiter != nil {
 		var id []byte
 		method := ""
-		if msg != nil {
+		if err == nil && perr == nil {
 			id, method = msg.ID, msg.Method
 		}
 		if lerr := h.takePrincipalRate(w, r, principal, method); lerr != nil {
@@ -230,7 +226,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer a.release(caller)
 	}
-	era, version, meta, eerr := h.selectEra(r, msg)
+	era, version, meta, eerr := h.selectEra(req)
 	if eerr != nil {
 		h.writeError(w, msg.ID, "", eerr)
 		return
@@ -238,11 +234,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if msg.IsNotification() {
 		// Notifications are accepted and never answered; a notification
 		// never runs a tool (it could not report what it did).
-		hdr[protoHeader] = []string{string(version)}
+		hdr[protoHeader] = versionHeader(version)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	req := &request{http: r, msg: msg, meta: meta, version: version, era: era, server: h.server, handler: h, principal: principal}
+	req.meta, req.version, req.era = meta, version, era
 	if n := h.newNotifier(w, r, meta, version); n != nil {
 		req.notify, w = n, n.w
 	}
@@ -302,27 +298,30 @@ func (h *Handler) tooLarge() *Error {
 		WithData(map[string]int64{"maxBytes": h.cfg.limits.BodyBytes})
 }
 
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, *Error) {
-	tooLarge := h.tooLarge
-	if n := r.ContentLength; n > 0 && int64(cap(buf)) < n+1 {
-		buf = make([]byte, 0, n+1)
+// readBody reads the body, at most the limit: one allocation when the
+// length is declared (one byte more than it, to see the end without
+// growing), growing from 4 KiB otherwise.
+func (h *Handler) readBody(r *http.Request) ([]byte, *Error) {
+	limit := h.cfg.limits.BodyBytes
+	size := int64(4096)
+	if n := r.ContentLength; n >= 0 {
+		size = n + 1
 	}
-	body := http.MaxBytesReader(w, r.Body, h.cfg.limits.BodyBytes)
+	buf := make([]byte, 0, min(size, limit+1))
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := body.Read(buf[len(buf):cap(buf)])
+		n, err := r.Body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, h.tooLarge()
+		}
 		if err == io.EOF {
 			return buf, nil
 		}
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return buf, tooLarge()
-			}
-			return buf, httpError(http.StatusBadRequest, CodeInvalidRequest, "Could not read the request body")
+			return nil, httpError(http.StatusBadRequest, CodeInvalidRequest, "Could not read the request body")
 		}
 	}
 }
@@ -354,16 +353,17 @@ func parseError(e *jsonrpc.Error) *Error {
 //
 // It also returns params._meta (nil when absent), found here once so the
 // era does not look it up again.
-func (h *Handler) selectEra(r *http.Request, msg *jsonrpc.Message) (*seam.Era, Version, []byte, *Error) {
+func (h *Handler) selectEra(req *request) (*seam.Era, Version, []byte, *Error) {
+	r, msg := req.http, &req.msg
 	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
 	if herr == headers.ErrDuplicate {
 		return nil, "", nil, mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
-	var meta, claim []byte
-	if msg.Params != nil {
-		if meta, _ = jsonrpc.Lookup(msg.Params, "_meta"); meta != nil {
-			claim, _ = jsonrpc.Lookup(meta, metaProtocolVersion)
-		}
+	var claim []byte
+	meta, _ := req.Param("_meta")
+	if meta != nil {
+		req.meta = meta
+		claim, _ = req.MetaParam(metaProtocolVersion)
 	}
 	if claim != nil {
 		cv, ok := jsonrpc.String(claim)
@@ -489,10 +489,42 @@ func (h *Handler) write(w http.ResponseWriter, status int, version Version, body
 func writeJSON(w http.ResponseWriter, status int, version Version, body []byte) {
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonType
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	hdr["Content-Length"] = lengthHeader(len(body))
 	if version != "" {
-		hdr[protoHeader] = []string{string(version)}
+		hdr[protoHeader] = versionHeader(version)
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// Header values are shared between responses (net/http only reads them):
+// one per revision, and one per body length up to 8 KiB, made on first use.
+var (
+	versionHeaders = func() map[Version][]string {
+		m := map[Version][]string{}
+		for _, r := range revisions {
+			m[r.v] = []string{string(r.v)}
+		}
+		return m
+	}()
+	lengthHeaders [8 << 10]atomic.Pointer[[]string]
+)
+
+func versionHeader(v Version) []string {
+	if h, ok := versionHeaders[v]; ok {
+		return h
+	}
+	return []string{string(v)}
+}
+
+func lengthHeader(n int) []string {
+	if n >= len(lengthHeaders) {
+		return []string{strconv.Itoa(n)}
+	}
+	if p := lengthHeaders[n].Load(); p != nil {
+		return *p
+	}
+	h := []string{strconv.Itoa(n)}
+	lengthHeaders[n].Store(&h)
+	return h
 }

@@ -113,8 +113,10 @@ func (l allowList) allowHost(hostport string) bool {
 	}
 	if l.loopback {
 		host := hostport
-		if h, _, err := net.SplitHostPort(hostport); err == nil {
-			host = h
+		if strings.LastIndexByte(hostport, ':') > strings.LastIndexByte(hostport, ']') {
+			if h, _, err := net.SplitHostPort(hostport); err == nil {
+				host = h
+			}
 		}
 		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 		return isLoopbackName(host)

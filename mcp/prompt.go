@@ -305,9 +305,8 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 	for k, v := range args {
 		q.Set(k, v)
 	}
-	u, _, _ := p.route.fill(nil) // no wildcards
-	u.RawQuery = q.Encode()
-	rec, v := req.runRoute(p.handler, call, inner{method: http.MethodGet, url: u})
+	path, _, _ := p.route.fill(nil) // no wildcards
+	rec, v := req.runRoute(p.handler, call, inner{method: http.MethodGet, path: path, query: q.Encode()})
 	if v != nil {
 		req.logError("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
 		return nil, errInternal()

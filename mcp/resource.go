@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -307,13 +306,12 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 		return nil, resourceNotFound(req, uri)
 	}
 	var h http.Handler
-	var u *url.URL
-	var values []pathValue
+	var in inner
 	var scopes []string
 	args := json.RawMessage(`{}`)
 	if r, ok := s.byURI[uri]; ok && req.visible(auth.KindResource, uri) {
 		h, scopes = r.handler, r.opts.scopes
-		u, _, _ = r.route.fill(nil) // no wildcards
+		in.path, _, _ = r.route.fill(nil) // no wildcards
 	} else {
 		for _, t := range s.templates {
 			vals, ok := t.matchURI(uri)
@@ -324,7 +322,7 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 				break
 			}
 			h, scopes = t.handler, t.opts.scopes
-			u, values, args = t.request(vals)
+			in, args = t.request(vals)
 			break
 		}
 	}
@@ -338,7 +336,8 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	if err := req.attachRound(call); err != nil {
 		return nil, err
 	}
-	rec, p := req.runRoute(h, call, inner{method: http.MethodGet, url: u, values: values})
+	in.method = http.MethodGet
+	rec, p := req.runRoute(h, call, in)
 	if p != nil {
 		req.logError("mcp: resource handler panicked", "uri", uri, "panic", p)
 		return nil, errInternal()
@@ -367,11 +366,11 @@ func (t *template) matchURI(uri string) (map[string]string, bool) {
 	return vals, true
 }
 
-// request builds the route URL for decoded variables: path wildcards
+// request builds the route request for decoded variables: path wildcards
 // escaped per segment, the other variables in the query.
-func (t *template) request(vals map[string]string) (*url.URL, []pathValue, json.RawMessage) {
+func (t *template) request(vals map[string]string) (inner, json.RawMessage) {
 	// matchURI has refused every value fill could refuse.
-	u, values, _ := t.route.fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok })
+	path, values, _ := t.route.fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok })
 	q := url.Values{}
 	fields := make([]string, 0, 2*len(t.vars))
 	for _, name := range t.vars {
@@ -380,8 +379,7 @@ func (t *template) request(vals map[string]string) (*url.URL, []pathValue, json.
 		}
 		fields = append(fields, name, vals[name])
 	}
-	u.RawQuery = q.Encode()
-	return u, values, object(fields...)
+	return inner{method: http.MethodGet, path: path, query: q.Encode(), values: values}, object(fields...)
 }
 
 // contents turns a route's answer into a read result.
@@ -399,7 +397,7 @@ func (s *Server) contents(req *request, uri string, rec *recorder) (seam.Result,
 		return nil, errInternal()
 	}
 	body := rec.buf.Bytes()
-	mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type"))
+	mt := mediaType(rec.header)
 	if mt == ResourceContentsMediaType {
 		c, ok := ownContents(body)
 		if !ok {

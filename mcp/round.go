@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,8 +63,7 @@ func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses 
 	if inputResponses != nil && !isObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	// Handlers may keep the answers; the body they alias is reused.
-	r.round = &round{state: rs, nonce: nonce, until: until, responses: bytes.Clone(inputResponses)}
+	r.round = &round{state: rs, nonce: nonce, until: until, responses: inputResponses}
 	return nil
 }
 
@@ -81,16 +79,17 @@ func (r *request) SetAnswers(inputResponses []byte) error {
 	if !isObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	r.loose = bytes.Clone(inputResponses)
+	r.loose = inputResponses
 	return nil
 }
 
-// newCall describes req to the handler that serves target. A handler may
-// keep the Call beyond the request, so nothing in it aliases the body,
-// which is reused.
+// newCall describes req to the handler that serves target. What it holds
+// aliases the request body, which is never reused, so a handler may keep
+// the Call beyond the request.
 func (r *request) newCall(target string, args json.RawMessage) *Call {
-	return &Call{method: r.msg.Method, tool: target, version: r.version, caps: bytes.Clone(r.caps), capBits: r.capBits,
+	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.caps, capBits: r.capBits,
 		args: args, perRequest: r.perRequest(), notify: r.notify}
+	return &r.call
 }
 
 // perRequest reports whether the request's era is a per-request one

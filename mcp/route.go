@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,6 +19,7 @@ import (
 type route struct {
 	method   string
 	segments []segment
+	literal  string // the path, when it has no wildcard
 }
 
 type segment struct {
@@ -56,13 +57,17 @@ func parseRoute(p string) (route, error) {
 		}
 		r.segments = append(r.segments, segment{text: part})
 	}
+	if !strings.Contains(path, "{") {
+		r.literal = path
+	}
 	return r, nil
 }
 
 // inner describes the request a route gets for one call.
 type inner struct {
 	method      string
-	url         *url.URL // Path and RawPath from fill; RawQuery set by the caller
+	path        string // escaped: every wildcard's value one segment
+	query       string // encoded, "" for none
 	body        []byte
 	contentType []string // with a body
 	values      []pathValue
@@ -74,10 +79,23 @@ type inner struct {
 // routing state in the context (chi's route context, gorilla's vars): a
 // route called with the endpoint's context would be routed, or read its
 // parameters, as if it were POST /mcp. Values the host wants its routes to
-// see are carried by WithRouteRequest.
-type routeContext struct{ context.Context }
+// see are carried by WithRouteRequest. It answers the library's own keys
+// itself (the in-process mark, the Call), so building it costs one
+// allocation.
+type routeContext struct {
+	context.Context
+	call *Call
+}
 
-func (routeContext) Value(any) any { return nil }
+func (c *routeContext) Value(key any) any {
+	switch key.(type) {
+	case inProcessKey:
+		return true
+	case callKey:
+		return c.call
+	}
+	return nil
+}
 
 type inProcessKey struct{}
 
@@ -115,50 +133,57 @@ func WithRouteRequest(prepare func(outer, inner *http.Request) *http.Request) Ha
 // Accept (and Content-Type with a body) as headers, and a context of its
 // own.
 func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
-	uri := in.url.EscapedPath()
-	if in.url.RawQuery != "" {
-		uri += "?" + in.url.RawQuery
+	uri := in.path
+	if in.query != "" {
+		uri += "?" + in.query
 	}
 	u, err := url.ParseRequestURI(uri)
 	if err != nil {
 		return nil, err
 	}
 	outer := req.HTTP()
-	ctx := req.identityContext(routeContext{outer.Context()})
-	ctx = context.WithValue(ctx, inProcessKey{}, true)
-	ctx = context.WithValue(ctx, callKey{}, call)
-	r := &http.Request{
+	req.routeCtx = routeContext{Context: outer.Context(), call: call}
+	ctx := req.identityContext(&req.routeCtx)
+	header := http.Header{"Accept": jsonType}
+	if call.idemKey != "" {
+		header["Idempotency-Key"] = []string{call.idemKey}
+	}
+	base := http.Request{
 		Method:     in.method,
 		URL:        u,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
 		ProtoMinor: 1,
-		Header:     http.Header{"Accept": jsonType},
+		Header:     header,
 		Host:       outer.Host,
 		RemoteAddr: outer.RemoteAddr,
 		RequestURI: uri,
 		Body:       http.NoBody,
 	}
-	if call.idemKey != "" {
-		r.Header["Idempotency-Key"] = []string{call.idemKey}
-	}
 	if in.body != nil {
-		r.Header["Content-Type"] = in.contentType
-		r.Body = io.NopCloser(bytes.NewReader(in.body))
-		r.ContentLength = int64(len(in.body))
+		header["Content-Type"] = in.contentType
+		req.innerBody.Reset(in.body)
+		base.Body = &req.innerBody
+		base.ContentLength = int64(len(in.body))
 	}
-	r = r.WithContext(ctx)
+	r := base.WithContext(ctx)
 	for _, pv := range in.values {
 		r.SetPathValue(pv.name, pv.value)
 	}
 	return r, nil
 }
 
+// innerBody is an in-process request's body.
+type innerBody struct{ bytes.Reader }
+
+func (*innerBody) Close() error { return nil }
+
 // runRoute runs h on the in-process request for call and returns what it
 // wrote, or the value it panicked with (a failing WithRouteRequest
 // function counts as the route failing).
 func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorder, panicked any) {
-	rec = newRecorder(req.handler.cfg.limits.ResponseBytes)
+	rec = &req.rec
+	*rec = recorder{header: http.Header{}, limit: req.handler.cfg.limits.ResponseBytes}
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = p
@@ -199,32 +224,31 @@ type pathValue struct{ name, value string }
 // fill builds the route's path with each wildcard's value escaped as one
 // segment (value gives it by name). A value that is missing, empty, "." or
 // ".." could not name one item: fill returns the wildcard's name as bad.
-func (rt route) fill(value func(name string) (string, bool)) (u *url.URL, values []pathValue, bad string) {
-	var path, rawPath strings.Builder
+func (rt route) fill(value func(name string) (string, bool)) (path string, values []pathValue, bad string) {
+	if rt.literal != "" {
+		return rt.literal, nil, ""
+	}
+	var b strings.Builder
 	for _, seg := range rt.segments {
-		path.WriteByte('/')
-		rawPath.WriteByte('/')
+		b.WriteByte('/')
 		if !seg.wildcard {
-			path.WriteString(seg.text)
-			rawPath.WriteString(seg.text)
+			b.WriteString(seg.text)
 			continue
 		}
 		v, ok := value(seg.text)
 		if !ok || v == "" || v == "." || v == ".." {
-			return nil, nil, seg.text
+			return "", nil, seg.text
 		}
-		path.WriteString(v)
-		rawPath.WriteString(escapeSegment(v))
+		appendEscaped(&b, v)
 		values = append(values, pathValue{seg.text, v})
 	}
-	return &url.URL{Path: path.String(), RawPath: rawPath.String()}, values, ""
+	return b.String(), values, ""
 }
 
-// escapeSegment percent-encodes everything but RFC 3986 unreserved
+// appendEscaped percent-encodes everything but RFC 3986 unreserved
 // characters, so "/", "%", "?" and "#" stay inside the one segment.
-func escapeSegment(s string) string {
+func appendEscaped(b *strings.Builder, s string) {
 	const hex = "0123456789ABCDEF"
-	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
@@ -235,7 +259,6 @@ func escapeSegment(s string) string {
 		b.WriteByte(hex[c>>4])
 		b.WriteByte(hex[c&15])
 	}
-	return b.String()
 }
 
 // scalarText renders a string or integer argument as text.
@@ -264,10 +287,6 @@ type recorder struct {
 
 	mu     sync.Mutex
 	closed bool
-}
-
-func newRecorder(limit int64) *recorder {
-	return &recorder{header: http.Header{}, limit: limit}
 }
 
 func (r *recorder) Header() http.Header { return r.header }
@@ -310,3 +329,23 @@ var (
 	errTooLarge = errors.New("mcp: tool response over the size limit")
 	errClosed   = errors.New("mcp: write after the route returned")
 )
+
+// mediaType is the media type of a route's Content-Type, lowercased, its
+// parameters dropped ("" when absent or malformed). Common values are read
+// without parsing.
+func mediaType(h http.Header) string {
+	ct := h["Content-Type"]
+	if len(ct) == 0 {
+		return ""
+	}
+	switch v := ct[0]; v {
+	case "application/json", "text/plain", "application/json; charset=utf-8", "text/plain; charset=utf-8":
+		mt, _, _ := strings.Cut(v, ";")
+		return mt
+	}
+	mt, _, err := mime.ParseMediaType(ct[0])
+	if err != nil {
+		return ""
+	}
+	return mt
+}

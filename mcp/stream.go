@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -52,7 +51,7 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 	}
 	n := &notifier{minLevel: -1}
 	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && jsonrpc.CheckID(tok) == "" {
-		n.token = bytes.Clone(tok) // handlers may notify after the body is reused
+		n.token = tok
 	}
 	if featuresOf(version).requestLogLevel {
 		if lv, ok := jsonrpc.Lookup(meta, metaLogLevel); ok {
@@ -129,7 +128,7 @@ func (s *streamWriter) event(data []byte) {
 		h["Cache-Control"] = noStore
 		h.Del("Content-Length")
 		if s.version != "" {
-			h[protoHeader] = []string{string(s.version)}
+			h[protoHeader] = versionHeader(s.version)
 		}
 		s.ResponseWriter.WriteHeader(http.StatusOK)
 	}

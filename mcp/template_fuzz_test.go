@@ -28,10 +28,11 @@ func FuzzTemplateMatch(f *testing.F) {
 		if !ok {
 			return
 		}
-		u, values, _ := tpl.request(vals)
-		segs := strings.Split(strings.TrimPrefix(u.RawPath, "/"), "/")
+		in, _ := tpl.request(vals)
+		values := in.values
+		segs := strings.Split(strings.TrimPrefix(in.path, "/"), "/")
 		if len(segs) != 5 || segs[0] != "api" || segs[1] != "emails" || segs[3] != "parts" {
-			t.Fatalf("%q reached %q", uri, u.RawPath)
+			t.Fatalf("%q reached %q", uri, in.path)
 		}
 		for i, s := range []string{segs[2], segs[4]} {
 			dec, err := url.PathUnescape(s)

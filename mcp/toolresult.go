@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -43,7 +42,7 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 		req.logError("mcp: tool route failed", "tool", t.def.Name, "status", status)
 		return textResult("The tool failed with an internal error.", true), nil
 	}
-	mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type"))
+	mt := mediaType(rec.header)
 	switch {
 	case mt == ToolResultMediaType:
 		res, ok := ownResult(body, f)
@@ -68,7 +67,12 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 		return &toolResult{content: b}, nil
 	}
 	// A trailing newline (json.Encoder writes one) carries nothing for the model.
-	res := textResult(string(bytes.TrimRight(body, "\r\n")), false)
+	text := bytes.TrimRight(body, "\r\n")
+	b := make([]byte, 0, len(text)+32)
+	b = append(b, `[{"type":"text","text":`...)
+	b = jsonrpc.AppendBytes(b, text)
+	req.toolRes = toolResult{content: append(b, `}]`...)}
+	res := &req.toolRes
 	if t.output != nil && f.outputSchema {
 		var decoded any
 		err := jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth)

@@ -68,8 +68,23 @@ func FuzzDecodeValue(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: %v", data, err)
 		}
-		if diff := cmp.Diff(reference(t, data), got); diff != "" {
+		ref := reference(t, data)
+		if diff := cmp.Diff(ref, got); diff != "" {
 			t.Fatalf("%q (-encoding/json +Decode):\n%s", data, diff)
+		}
+		// The iterator Lookup and Members use agrees as well.
+		obj, isObj := ref.(map[string]any)
+		if !isObj {
+			return
+		}
+		members := Members(data, nil)
+		if len(members) != len(obj) {
+			t.Fatalf("%q: %d members, want %d", data, len(members), len(obj))
+		}
+		for _, m := range members {
+			if diff := cmp.Diff(obj[string(m.Key)], reference(t, m.Value)); diff != "" {
+				t.Fatalf("%q: member %q (-want +got):\n%s", data, m.Key, diff)
+			}
 		}
 	})
 }

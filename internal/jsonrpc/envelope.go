@@ -30,9 +30,33 @@ var envelopeMembers = []string{"jsonrpc", "id", "method", "params", "result", "e
 // Parse scans body once, strictly (see Validate), and returns the request
 // or notification it holds. Every failure is an *Error.
 func Parse(body []byte, maxDepth int) (*Message, *Error) {
-	s := scanner{data: body, maxDepth: maxDepth}
-	if err := s.run(); err != nil {
+	m := new(Message)
+	if err := ParseInto(body, maxDepth, m); err != nil {
 		return nil, err
+	}
+	return m, nil
+}
+
+// knownMethods are the method names a message is most likely to carry;
+// ParseInto hands out these strings instead of allocating a copy.
+var knownMethods = map[string]string{}
+
+func init() {
+	for _, m := range []string{"initialize", "notifications/initialized", "ping", "server/discover",
+		"tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
+		"prompts/list", "prompts/get", "completion/complete", "tasks/get", "tasks/update", "tasks/cancel",
+		"notifications/cancelled", "notifications/progress"} {
+		knownMethods[m] = m
+	}
+}
+
+// ParseInto is Parse into a Message the caller provides; on error m is
+// left partly filled.
+func ParseInto(body []byte, maxDepth int, m *Message) *Error {
+	s := getScanner(body, maxDepth)
+	defer putScanner(s)
+	if err := s.run(); err != nil {
+		return err
 	}
 	first := 0
 	for first < len(body) && isWS(body[first]) {
@@ -41,12 +65,12 @@ func Parse(body []byte, maxDepth int) (*Message, *Error) {
 	switch body[first] {
 	case '{':
 	case '[':
-		return nil, &Error{Kind: Invalid, Reason: "batch", Message: "Invalid Request: batch requests are not supported"}
+		return &Error{Kind: Invalid, Reason: "batch", Message: "Invalid Request: batch requests are not supported"}
 	default:
-		return nil, &Error{Kind: Invalid, Reason: "not_object", Message: "Invalid Request: the message must be a JSON object"}
+		return &Error{Kind: Invalid, Reason: "not_object", Message: "Invalid Request: the message must be a JSON object"}
 	}
+	*m = Message{}
 	var (
-		m                             Message
 		version, method               []byte
 		hasResult, hasError, hasParam bool
 	)
@@ -67,18 +91,18 @@ func Parse(body []byte, maxDepth int) (*Message, *Error) {
 			hasError = true
 		default:
 			if v := caseVariant(mb.key, envelopeMembers); v != "" {
-				return nil, &Error{Kind: Invalid, Reason: "case_variant", Message: "Invalid Request: member " + quoteShort(mb.key) + " differs from " + strconv.Quote(v) + " only in case"}
+				return &Error{Kind: Invalid, Reason: "case_variant", Message: "Invalid Request: member " + quoteShort(mb.key) + " differs from " + strconv.Quote(v) + " only in case"}
 			}
 		}
 	}
 	// The id is judged first: every later error can then echo it.
 	if m.ID != nil {
 		if reason := CheckID(m.ID); reason != "" {
-			return nil, &Error{Kind: Invalid, Reason: "invalid_id", Message: "Invalid Request: " + reason}
+			return &Error{Kind: Invalid, Reason: "invalid_id", Message: "Invalid Request: " + reason}
 		}
 	}
-	fail := func(k Kind, reason, msg string) (*Message, *Error) {
-		return nil, &Error{Kind: k, Reason: reason, Message: msg, ID: m.ID}
+	fail := func(k Kind, reason, msg string) *Error {
+		return &Error{Kind: k, Reason: reason, Message: msg, ID: m.ID}
 	}
 	if !bytes.Equal(version, []byte(`"2.0"`)) {
 		return fail(Invalid, "invalid_jsonrpc", `Invalid Request: "jsonrpc" must be "2.0"`)
@@ -92,15 +116,18 @@ func Parse(body []byte, maxDepth int) (*Message, *Error) {
 	if hasResult || hasError {
 		return fail(Invalid, "invalid_envelope", `Invalid Request: a request cannot carry "result" or "error"`)
 	}
-	name, ok := String(method)
-	if !ok {
+	if len(method) < 2 || method[0] != '"' {
 		return fail(Invalid, "invalid_method", `Invalid Request: "method" must be a string`)
 	}
-	m.Method = name
+	if known, ok := knownMethods[string(method[1:len(method)-1])]; ok {
+		m.Method = known // no escape can hide in a name that matched
+	} else if m.Method, ok = String(method); !ok {
+		return fail(Invalid, "invalid_method", `Invalid Request: "method" must be a string`)
+	}
 	if hasParam && (len(m.Params) == 0 || m.Params[0] != '{') {
 		return fail(Params, "invalid_params", `Invalid params: "params" must be an object`)
 	}
-	return &m, nil
+	return nil
 }
 
 // CheckID returns why raw is not an acceptable id, or "": a string or
@@ -135,6 +162,16 @@ func caseVariant(key []byte, known []string) string {
 		}
 	}
 	return ""
+}
+
+// MemberCaseVariant is CheckCaseVariants over members already indexed.
+func MemberCaseVariant(members []Member, known []string) (got, want string, ok bool) {
+	for _, m := range members {
+		if v := caseVariant(m.Key, known); v != "" {
+			return string(m.Key), v, false
+		}
+	}
+	return "", "", true
 }
 
 // CheckCaseVariants refuses an object (already validated) holding a member

@@ -59,15 +59,19 @@ func (it *Iter) skipString() {
 	d := it.data
 	it.pos++
 	for it.pos < len(d) {
-		switch d[it.pos] {
-		case '\\':
-			it.pos += 2
-		case '"':
-			it.pos++
+		// The next quote ends the string unless a backslash comes
+		// before it; both found with IndexByte, which is vectorised.
+		q := bytes.IndexByte(d[it.pos:], '"')
+		if q < 0 {
+			it.pos = len(d)
 			return
-		default:
-			it.pos++
 		}
+		e := bytes.IndexByte(d[it.pos:it.pos+q], '\\')
+		if e < 0 {
+			it.pos += q + 1
+			return
+		}
+		it.pos += e + 2 // an escape and the byte it escapes
 	}
 }
 
@@ -142,7 +146,13 @@ func IsNull(raw []byte) bool { return string(raw) == "null" }
 // AppendString appends s to dst as a JSON string. It escapes only what JSON
 // requires plus U+2028/U+2029, and replaces invalid UTF-8 with U+FFFD so the
 // output is always valid.
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendQuoted(dst, s, utf8.DecodeRuneInString) }
+
+// AppendBytes is AppendString for text in bytes, such as a route's
+// answer, quoted without a copy.
+func AppendBytes(dst []byte, b []byte) []byte { return appendQuoted(dst, b, utf8.DecodeRune) }
+
+func appendQuoted[S ~string | ~[]byte](dst []byte, s S, decode func(S) (rune, int)) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -170,7 +180,7 @@ func AppendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decode(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)

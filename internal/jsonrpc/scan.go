@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -403,11 +404,34 @@ func printable(s string) bool {
 // surrogates, no duplicate member names at any depth, nesting within
 // maxDepth, nothing but whitespace after the value.
 func Validate(data []byte, maxDepth int) error {
-	s := scanner{data: data, maxDepth: maxDepth}
+	s := getScanner(data, maxDepth)
+	defer putScanner(s)
 	if err := s.run(); err != nil {
 		return err
 	}
 	return nil
+}
+
+// Scanners are reused: the name references and the root members they
+// collect are kept between requests, so a request scans without
+// allocating.
+var scanners = sync.Pool{New: func() any { return &scanner{keys: make([]keyRef, 0, 32), root: make([]member, 0, 8)} }}
+
+func getScanner(data []byte, maxDepth int) *scanner {
+	s := scanners.Get().(*scanner)
+	s.data, s.pos, s.maxDepth = data, 0, maxDepth
+	return s
+}
+
+// putScanner returns s to the pool unless it grew large scanning a
+// hostile body, dropping every reference into the data it scanned.
+func putScanner(s *scanner) {
+	if cap(s.keys) > 1024 || cap(s.root) > 64 {
+		return
+	}
+	clear(s.root)
+	*s = scanner{keys: s.keys[:0], root: s.root[:0]}
+	scanners.Put(s)
 }
 
 func (s *scanner) run() *Error {

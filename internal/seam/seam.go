@@ -80,6 +80,11 @@ type Request interface {
 	Params() []byte
 	Meta() []byte
 	Param(name string) ([]byte, bool)
+	// MetaParam looks up one member of params._meta, exactly.
+	MetaParam(name string) ([]byte, bool)
+	// CaseVariant reports a member of params (or of params._meta) whose
+	// name differs from one of known only in letter case.
+	CaseVariant(inMeta bool, known []string) (got, want string, found bool)
 	// Version is the revision in use; Negotiate changes it (initialize).
 	Version() string
 	Negotiate(v string)
