@@ -36,33 +36,34 @@ func (t *tool) shape(i int) json.RawMessage        { return t.shapes[i] }
 // registration order and in the shape of the request's revision, with the
 // cursor of the next page ("" after the last). kind names the list in
 // cursors; member is the result member that holds the page.
+//
+// A cursor is a position in the registry, not in the caller's filtered
+// list: a page is built by walking from it until the page is full, so what
+// one page costs depends on the page, never on how many items the server
+// has. When items are filtered, the last page may come back empty.
 func listPage[T listed](s *Server, req *request, kind, member string, all []T) (seam.Result, error) {
 	if _, err := req.Workspace(); err != nil {
 		return nil, err
 	}
-	items := all
-	if req.handler.cfg.auth != nil {
-		items = make([]T, 0, len(all))
-		for _, it := range all {
-			k, name, scopes := it.access()
-			if req.usable(scopes) && req.visible(k, name) {
-				items = append(items, it)
-			}
-		}
-	}
-	start, err := s.pageStart(req, kind, len(items))
+	i, err := s.pageStart(req, kind, len(all))
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.pageSize, len(items))
+	filtered := req.handler.cfg.auth != nil
 	shape := featuresOf(req.version).shape
-	out := make([]json.RawMessage, 0, end-start)
-	for _, it := range items[start:end] {
-		out = append(out, it.shape(shape))
+	out := make([]json.RawMessage, 0, min(s.pageSize, len(all)-i))
+	for ; i < len(all) && len(out) < s.pageSize; i++ {
+		if filtered {
+			k, name, scopes := all[i].access()
+			if !req.usable(scopes) || !req.visible(k, name) {
+				continue
+			}
+		}
+		out = append(out, all[i].shape(shape))
 	}
 	next := ""
-	if end < len(items) {
-		next = s.cursor(kind, end)
+	if i < len(all) {
+		next = s.cursor(kind, i)
 	}
 	return &listResult{member: member, items: out, next: next}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -113,6 +114,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	frozen   bool
+	schemas  *schema.Cache
 	caps     seam.Capability // what the server offers, known at freeze
 	infoJSON [nShapes][]byte // serverInfo rendered in every shape
 
@@ -153,7 +155,7 @@ func NewServer(info Implementation, opts ...ServerOption) *Server {
 		panic("mcp: NewServer needs Implementation.Name and Version")
 	}
 	checkIcons("Implementation", info.Icons)
-	s := &Server{identity: info, pageSize: 100, byName: map[string]*tool{},
+	s := &Server{identity: info, pageSize: 100, schemas: schema.NewCache(), byName: map[string]*tool{},
 		byURI: map[string]*resource{}, byPrompt: map[string]*prompt{}}
 	for _, o := range opts {
 		o.applyServer(s)

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 
 	"github.com/mcpdual/mcpdual/headers"
-	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 )
 
@@ -122,7 +122,7 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 	if t.InputSchema == nil {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	in, inDoc, err := compileSchema(t.InputSchema)
+	in, inDoc, err := s.compileSchema(t.InputSchema)
 	if err != nil {
 		fail("inputSchema: %v", err)
 	}
@@ -135,7 +135,7 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 	}
 	var out *schema.Schema
 	if t.OutputSchema != nil {
-		if out, _, err = compileSchema(t.OutputSchema); err != nil {
+		if out, _, err = s.compileSchema(t.OutputSchema); err != nil {
 			fail("outputSchema: %v", err)
 		}
 	}
@@ -188,32 +188,35 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 			fail("Placement.Body and Placement.Form exclude each other")
 		}
 	}
+	input, output := compact(t.InputSchema), compact(t.OutputSchema)
 	for i := range entry.shapes {
-		entry.shapes[i] = renderTool(&t, i)
+		entry.shapes[i] = renderTool(&t, input, output, i)
+		if i > 0 && bytes.Equal(entry.shapes[i], entry.shapes[i-1]) {
+			entry.shapes[i] = entry.shapes[i-1] // most tools look the same in every revision
+		}
 	}
 	s.tools = append(s.tools, entry)
 	s.byName[t.Name] = entry
 }
 
-func compileSchema(doc json.RawMessage) (*schema.Schema, map[string]any, error) {
-	if err := jsonrpc.Validate(doc, jsonrpc.DefaultMaxDepth); err != nil {
-		return nil, nil, err
-	}
-	compiled, err := schema.Compile(doc)
+// compileSchema compiles a tool's schema through the server's cache, so
+// tools that share a schema share its compiled form, and returns the
+// decoded document (read only) for the checks AddTool makes on it.
+func (s *Server) compileSchema(doc json.RawMessage) (*schema.Schema, map[string]any, error) {
+	compiled, v, err := s.schemas.Compile(doc)
 	if err != nil {
 		return nil, nil, err
 	}
-	var m map[string]any
-	if err := json.Unmarshal(doc, &m); err != nil {
-		return nil, nil, err
-	}
+	m, _ := v.(map[string]any)
 	return compiled, m, nil
 }
 
-// renderTool renders a definition once, at registration, in shape.
-func renderTool(t *Tool, shape int) json.RawMessage {
+// renderTool renders a definition once, at registration, in shape; the
+// schemas come compact.
+func renderTool(t *Tool, input, output []byte, shape int) json.RawMessage {
 	modern := shape >= shape20250618
-	b := []byte(`{"name":`)
+	b := make([]byte, 0, 128+len(t.Name)+len(t.Title)+len(t.Description)+len(input)+len(output))
+	b = append(b, `{"name":`...)
 	b = appendString(b, t.Name)
 	if modern && t.Title != "" {
 		b = append(b, `,"title":`...)
@@ -224,10 +227,10 @@ func renderTool(t *Tool, shape int) json.RawMessage {
 		b = appendString(b, t.Description)
 	}
 	b = append(b, `,"inputSchema":`...)
-	b = appendCompact(b, t.InputSchema)
-	if modern && t.OutputSchema != nil {
+	b = append(b, input...)
+	if modern && output != nil {
 		b = append(b, `,"outputSchema":`...)
-		b = appendCompact(b, t.OutputSchema)
+		b = append(b, output...)
 	}
 	a := t.Annotations
 	b = append(b, `,"annotations":{`...)
@@ -236,18 +239,30 @@ func renderTool(t *Tool, shape int) json.RawMessage {
 		b = appendString(b, a.Title)
 		b = append(b, ',')
 	}
-	b = fmt.Appendf(b, `"readOnlyHint":%t,"destructiveHint":%t,"idempotentHint":%t,"openWorldHint":%t}`,
-		a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld)
+	b = append(b, `"readOnlyHint":`...)
+	b = strconv.AppendBool(b, a.ReadOnly)
+	b = append(b, `,"destructiveHint":`...)
+	b = strconv.AppendBool(b, a.Destructive)
+	b = append(b, `,"idempotentHint":`...)
+	b = strconv.AppendBool(b, a.Idempotent)
+	b = append(b, `,"openWorldHint":`...)
+	b = strconv.AppendBool(b, a.OpenWorld)
+	b = append(b, '}')
 	if shape >= shape20251125 {
 		b = appendIcons(b, t.Icons)
 	}
 	return append(b, '}')
 }
 
-func appendCompact(dst []byte, src []byte) []byte {
+// compact returns doc without insignificant space (already validated).
+func compact(doc []byte) []byte {
+	if doc == nil {
+		return nil
+	}
 	var buf bytes.Buffer
-	if err := json.Compact(&buf, src); err != nil {
+	buf.Grow(len(doc))
+	if err := json.Compact(&buf, doc); err != nil {
 		panic(err) // validated before
 	}
-	return append(dst, buf.Bytes()...)
+	return buf.Bytes()
 }

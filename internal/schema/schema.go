@@ -1,11 +1,15 @@
 package schema
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -21,21 +25,74 @@ type Schema struct {
 	s *jsonschema.Schema
 }
 
-// Compile decodes and compiles a schema document (already validated JSON).
+// Compile decodes and compiles one schema document.
 func Compile(doc []byte) (*Schema, error) {
-	if err := jsonrpc.Validate(doc, jsonrpc.DefaultMaxDepth); err != nil {
-		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
-	}
-	v, err := jsonrpc.Decode(doc, 0)
-	if err != nil {
-		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, errors.New("schema must be a JSON object")
-	}
-	const loc = "urn:mcpdual:schema"
+	s, _, err := NewCache().Compile(doc)
+	return s, err
+}
+
+// Cache compiles schema documents, each distinct document once: tools
+// that share a schema (an id argument, a list filter) share its compiled
+// form, and every document is checked against the 2020-12 metaschema,
+// which dominates what compiling costs, only the first time. It is safe
+// for concurrent use.
+type Cache struct {
+	mu   sync.Mutex
+	docs map[string]cached
+	c    *jsonschema.Compiler // shared: the metaschema is compiled once
+	n    int
+}
+
+type cached struct {
+	s   *Schema
+	doc any
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	return &Cache{docs: map[string]cached{}, c: c}
+}
+
+// Compile compiles doc, or returns what an earlier call compiled from the
+// same document (compared in compact form), with the decoded document.
+func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
+	if err := jsonrpc.Validate(doc, jsonrpc.DefaultMaxDepth); err != nil {
+		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, doc); err != nil {
+		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hit, ok := c.docs[compact.String()]; ok {
+		return hit.s, hit.doc, nil
+	}
+	v, err := jsonrpc.Decode(compact.Bytes(), 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, nil, errors.New("schema must be a JSON object")
+	}
+	c.n++
+	s, err := compileIn(c.c, "urn:mcpdual:schema:"+strconv.Itoa(c.n), v)
+	if err != nil {
+		// A document may clash with another in the shared compiler
+		// (two of them declaring one $id); alone, it may still compile.
+		alone := jsonschema.NewCompiler()
+		alone.DefaultDraft(jsonschema.Draft2020)
+		if s, err = compileIn(alone, "urn:mcpdual:schema", v); err != nil {
+			return nil, nil, err
+		}
+	}
+	c.docs[compact.String()] = cached{s, v}
+	return s, v, nil
+}
+
+func compileIn(c *jsonschema.Compiler, loc string, v any) (*Schema, error) {
 	if err := c.AddResource(loc, v); err != nil {
 		return nil, err
 	}
