@@ -247,7 +247,7 @@ func (r *request) scopeError(itemScopes []string) *Error {
 // usable reports whether the caller's token grants scopes.
 func (r *request) usable(scopes []string) bool {
 	a := r.handler.cfg.auth
-	return a == nil || len(scopes) == 0 || a.Missing(r.principal, scopes) == nil
+	return a == nil || a.Satisfies(r.principal, scopes)
 }
 
 // identityContext adds the verified identity to ctx for a tool handler.

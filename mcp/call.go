@@ -80,7 +80,7 @@ func (c *Call) State() []byte {
 	if c.round == nil {
 		return nil
 	}
-	return c.round.state.Payload
+	return c.round.state.payload
 }
 
 // InputResponse returns the client's answer to the input request key of
@@ -98,7 +98,7 @@ func (c *Call) InputResponse(key string) (json.RawMessage, bool) {
 // round.
 func (c *Call) Elicitation(key string) (ElicitResult, bool) {
 	v, ok := c.answers[key]
-	if !ok || (c.round != nil && c.round.state.Keys[key] != "elicitation") || (c.round == nil && !validResponse("elicitation", v)) {
+	if !ok || (c.round != nil && !c.round.asked(key, "elicitation")) || (c.round == nil && !validResponse("elicitation", v)) {
 		return ElicitResult{}, false
 	}
 	a, _ := jsonrpc.Lookup(v, "action")

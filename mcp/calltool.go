@@ -47,7 +47,9 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		return nil, NewError(CodeInvalidParams, "Invalid params: arguments must be an object")
 	}
 	features := featuresOf(req.version)
-	decoded, err := schema.Decode(args, req.handler.cfg.limits.ArgumentValues)
+	// args is part of the request body, which is read once into memory of
+	// its own and never written again: validation may alias it.
+	decoded, err := schema.DecodeShared(args, req.handler.cfg.limits.ArgumentValues)
 	if errors.Is(err, jsonrpc.ErrTooManyValues) {
 		return textResult("Invalid arguments for tool "+name+": more than "+strconv.Itoa(req.handler.cfg.limits.ArgumentValues)+
 			" values; send fewer items per call", true), nil

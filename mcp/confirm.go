@@ -75,7 +75,7 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 			WithData(map[string]any{"requiredCapabilities": requiredCapabilities(CapElicitationForm), "reason": "confirmation_required", "retryable": false})
 	}
 	rd := req.round
-	if rd != nil && rd.state.Purpose != purposeConfirm {
+	if rd != nil && rd.state.purpose != purposeConfirm {
 		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "tool", t.def.Name)
 		return nil, invalidState()
 	}
@@ -95,12 +95,11 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 		return s.askConfirmation(req, t, call)
 	}
 	a, _ := jsonrpc.Lookup(answer, "action")
-	action, _ := jsonrpc.String(a)
-	switch action {
-	case "decline":
+	switch {
+	case jsonrpc.StringIs(a, "decline"):
 		req.audit(t, call, "declined")
 		return notExecuted(f, "confirmation_declined", "Not executed (confirmation_declined): the user declined "+t.def.Name+". Do not retry unless the user asks again."), nil
-	case "cancel":
+	case jsonrpc.StringIs(a, "cancel"):
 		req.audit(t, call, "cancelled")
 		return notExecuted(f, "confirmation_cancelled", "Not executed (confirmation_cancelled): the user cancelled "+t.def.Name+". Do not retry unless the user asks again."), nil
 	}
@@ -137,6 +136,9 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 // key) and the outcome — the route's status once it ran, or why it did
 // not run.
 func (req *request) audit(t *tool, call *Call, outcome string) {
+	if !req.handler.cfg.logger.Enabled(req.ctx(), slog.LevelInfo) {
+		return
+	}
 	ws, _ := req.Workspace()
 	sum := sha256.Sum256(call.args)
 	req.Log(slog.LevelInfo, "mcp: destructive tool", "tool", t.def.Name, "outcome", outcome,

@@ -51,6 +51,7 @@ type request struct {
 	routeCtx  routeContext // the context of that route's request
 	innerBody innerBody    // and its body
 	round     *round       // the opened requestState of a retry, nil otherwise
+	roundBuf  round        // where round points, so a retry allocates no round
 	loose     []byte       // inputResponses sent without a requestState
 	notify    *notifier    // nil unless the request may stream
 

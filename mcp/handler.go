@@ -301,6 +301,9 @@ func (h *Handler) tooLarge() *Error {
 // readBody reads the body, at most the limit: one allocation when the
 // length is declared (one byte more than it, to see the end without
 // growing), growing from 4 KiB otherwise.
+// readBody reads the body into memory of its own, which nothing writes to
+// afterwards: what the request's Call, params and validated values hold
+// alias it (schema.DecodeShared relies on it).
 func (h *Handler) readBody(r *http.Request) ([]byte, *Error) {
 	limit := h.cfg.limits.BodyBytes
 	size := int64(4096)
@@ -463,7 +466,19 @@ func (h *Handler) writeError(w http.ResponseWriter, id []byte, version Version, 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result) {
+	if r, ok := result.(*toolResult); ok && r.isText && len(r.text) > streamAbove {
+		if _, sse := w.(*streamWriter); !sse {
+			h.writeLargeText(w, id, version, r)
+			return
+		}
+	}
 	bp := bufPool.Get().(*[]byte)
+	if s, ok := result.(interface{ sizeHint() int }); ok {
+		if n := s.sizeHint() + len(id) + 64; n > cap(*bp) {
+			b := make([]byte, 0, n)
+			bp = &b
+		}
+	}
 	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	buf = append(buf, id...)
 	buf = append(buf, `,"result":`...)
@@ -472,6 +487,61 @@ func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version,
 	h.write(w, http.StatusOK, version, buf)
 	if cap(buf) <= 64<<10 {
 		*bp = buf[:0]
+		bufPool.Put(bp)
+	}
+}
+
+// streamAbove is the size past which a text result goes from the route's
+// response to the connection in quoted pieces, instead of being quoted
+// into a buffer of its own first: a large answer then costs no copy more.
+const streamAbove = 64 << 10
+
+// textPiece is how much text is quoted at a time.
+const textPiece = 16 << 10
+
+// writeLargeText writes r whole, with its exact Content-Length, measured
+// by quoting it once into a scratch buffer before writing it.
+func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Version, r *toolResult) {
+	bp := bufPool.Get().(*[]byte)
+	head := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	head = append(head, `,"result":`...)
+	head = r.appendHead(head)
+	scratch := make([]byte, 0, textPiece*6+8) // \u00XX is the longest escape of a byte
+	pieces := func(each func(quoted []byte)) {
+		for rest := r.text; len(rest) > 0; {
+			n := jsonrpc.CutText(rest, textPiece)
+			scratch = jsonrpc.AppendEscaped(scratch[:0], rest[:n])
+			each(scratch)
+			rest = rest[n:]
+		}
+	}
+	mid, tail := `"}]`+r.structuredMember(), r.tail()+"}"
+	size := len(head) + len(mid) + len(r.structured) + len(tail)
+	pieces(func(q []byte) { size += len(q) })
+
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonType
+	hdr["Content-Length"] = lengthHeader(size)
+	if version != "" {
+		hdr[protoHeader] = versionHeader(version)
+	}
+	w.WriteHeader(http.StatusOK)
+	// A failed write is a client gone: the rest is not written.
+	var failed bool
+	write := func(b []byte) {
+		if !failed {
+			_, err := w.Write(b)
+			failed = err != nil
+		}
+	}
+	write(head)
+	pieces(write)
+	write([]byte(mid))
+	write(r.structured)
+	write([]byte(tail))
+	if cap(head) <= 64<<10 {
+		*bp = head[:0]
 		bufPool.Put(bp)
 	}
 }

@@ -49,23 +49,24 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 	if err != nil {
 		return nil, err
 	}
-	filtered := req.handler.cfg.auth != nil
-	shape := featuresOf(req.version).shape
-	out := make([]json.RawMessage, 0, min(s.pageSize, len(all)-i))
-	for ; i < len(all) && len(out) < s.pageSize; i++ {
-		if filtered {
+	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil,
+		shape: featuresOf(req.version).shape}
+	if res.filtered {
+		res.picked = make([]int32, 0, min(s.pageSize, len(all)-i))
+		for ; i < len(all) && len(res.picked) < s.pageSize; i++ {
 			k, name, scopes := all[i].access()
-			if !req.usable(scopes) || !req.visible(k, name) {
-				continue
+			if req.usable(scopes) && req.visible(k, name) {
+				res.picked = append(res.picked, int32(i))
 			}
 		}
-		out = append(out, all[i].shape(shape))
+	} else {
+		i = min(len(all), i+s.pageSize)
 	}
-	next := ""
+	res.to = i
 	if i < len(all) {
-		next = s.cursor(kind, i)
+		res.next = s.cursor(kind, i)
 	}
-	return &listResult{member: member, items: out, next: next}, nil
+	return res, nil
 }
 
 func (s *Server) pageStart(req *request, kind string, n int) (int, error) {

@@ -1,9 +1,9 @@
 package mcp
 
 import (
-	"encoding/json"
 	"strconv"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -13,25 +13,38 @@ import (
 // again. Every result starts with the era's stamp.
 
 // listResult is one page of a */list method.
-type listResult struct {
+type listResult[T listed] struct {
 	stamp  seam.Stamp
 	member string // "tools", "resources", "resourceTemplates", "prompts"
-	items  []json.RawMessage
-	next   string
+	// The page is all[from:to], or, when the list is filtered, the items
+	// of all at picked: positions, not copies of the items' definitions.
+	all      []T
+	from, to int
+	picked   []int32
+	filtered bool
+	shape    int
+	next     string
 }
 
-func (r *listResult) Stamp() *seam.Stamp { return &r.stamp }
+func (r *listResult[T]) Stamp() *seam.Stamp { return &r.stamp }
 
-func (r *listResult) AppendJSON(dst []byte) []byte {
+func (r *listResult[T]) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	dst, comma := r.stamp.AppendMembers(dst)
 	dst = seam.Comma(dst, comma)
 	dst = append(dst, '"')
 	dst = append(dst, r.member...)
 	dst = append(dst, `":[`...)
-	for i, it := range r.items {
-		dst = seam.Comma(dst, i > 0)
-		dst = append(dst, it...)
+	if r.filtered {
+		for i, at := range r.picked {
+			dst = seam.Comma(dst, i > 0)
+			dst = append(dst, r.all[at].shape(r.shape)...)
+		}
+	} else {
+		for i := r.from; i < r.to; i++ {
+			dst = seam.Comma(dst, i > r.from)
+			dst = append(dst, r.all[i].shape(r.shape)...)
+		}
 	}
 	dst = append(dst, ']')
 	if r.next != "" {
@@ -44,27 +57,66 @@ func (r *listResult) AppendJSON(dst []byte) []byte {
 // toolResult is a CallToolResult.
 type toolResult struct {
 	stamp      seam.Stamp
-	content    []byte // a JSON array
+	content    []byte // a JSON array, unless isText
+	text       []byte // with isText: the content is one text block of this
+	isText     bool
 	structured []byte // structuredContent, or nil
 	isError    bool
 }
 
 func (r *toolResult) Stamp() *seam.Stamp { return &r.stamp }
 
+// sizeHint is about what AppendJSON appends, so that the response buffer
+// of a large result is made once at its size.
+func (r *toolResult) sizeHint() int {
+	n := len(r.content) + len(r.structured) + 256
+	if r.isText {
+		n += len(r.text) + len(r.text)/16
+	}
+	return n
+}
+
 func (r *toolResult) AppendJSON(dst []byte) []byte {
+	if r.isText {
+		dst = r.appendHead(dst)
+		dst = jsonrpc.AppendEscaped(dst, r.text)
+		dst = append(dst, `"}]`...)
+		dst = append(dst, r.structuredMember()...)
+		dst = append(dst, r.structured...)
+		return append(dst, r.tail()...)
+	}
 	dst = append(dst, '{')
 	dst, comma := r.stamp.AppendMembers(dst)
 	dst = seam.Comma(dst, comma)
 	dst = append(dst, `"content":`...)
 	dst = append(dst, r.content...)
-	if r.structured != nil {
-		dst = append(dst, `,"structuredContent":`...)
-		dst = append(dst, r.structured...)
+	dst = append(dst, r.structuredMember()...)
+	dst = append(dst, r.structured...)
+	return append(dst, r.tail()...)
+}
+
+// appendHead appends a text result up to its text's first byte.
+func (r *toolResult) appendHead(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst, comma := r.stamp.AppendMembers(dst)
+	dst = seam.Comma(dst, comma)
+	return append(dst, `"content":[{"type":"text","text":"`...)
+}
+
+// structuredMember is the name of the structuredContent member with its
+// comma, for a result that has one; its value follows.
+func (r *toolResult) structuredMember() string {
+	if r.structured == nil {
+		return ""
 	}
+	return `,"structuredContent":`
+}
+
+func (r *toolResult) tail() string {
 	if r.isError {
-		dst = append(dst, `,"isError":true`...)
+		return `,"isError":true}`
 	}
-	return append(dst, '}')
+	return "}"
 }
 
 // readResult is a ReadResourceResult.

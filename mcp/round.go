@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,9 +42,97 @@ type roundState struct {
 	Payload []byte            `json:"p,omitempty"`
 }
 
+// openedState is a roundState read back. Keys stays the raw object, read
+// by kind, so that opening a state builds no map: the second round of a
+// confirmed call should cost little more than the call.
+type openedState struct {
+	purpose string
+	keys    []byte // {"key":"kind",...}
+	payload []byte
+}
+
+// parseRoundState reads the plaintext an earlier round minted. It is
+// authenticated, but is checked as if it were not.
+func parseRoundState(b []byte) (openedState, bool) {
+	var st openedState
+	if jsonrpc.Validate(b, 4) != nil {
+		return st, false
+	}
+	var version bool
+	it := jsonrpc.NewIter(b)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		switch string(k) {
+		case "v":
+			version = string(v) == "1"
+		case "u":
+			switch string(v) {
+			case `"` + purposeConfirm + `"`:
+				st.purpose = purposeConfirm
+			case `"` + purposeTool + `"`:
+				st.purpose = purposeTool
+			}
+		case "k":
+			if !isObject(v) {
+				return st, false
+			}
+			kinds := jsonrpc.NewIter(v)
+			for {
+				_, kind, ok := kinds.Next()
+				if !ok {
+					break
+				}
+				if len(kind) == 0 || kind[0] != '"' {
+					return st, false
+				}
+			}
+			st.keys = v
+		case "p":
+			if jsonrpc.IsNull(v) {
+				continue
+			}
+			text, ok := jsonrpc.String(v)
+			if !ok {
+				return st, false
+			}
+			p, err := base64.StdEncoding.DecodeString(text)
+			if err != nil {
+				return st, false
+			}
+			st.payload = p
+		}
+	}
+	return st, version && st.purpose != ""
+}
+
+// kind returns the kind of input the state asked for under key.
+func (st *openedState) kind(key string) (string, bool) {
+	raw, ok := jsonrpc.Lookup(st.keys, key)
+	if !ok {
+		return "", false
+	}
+	// The kinds are few: name them without a copy.
+	for _, k := range [...]string{"elicitation", "sampling", "roots"} {
+		if len(raw) == len(k)+2 && string(raw[1:len(raw)-1]) == k {
+			return k, true
+		}
+	}
+	s, _ := jsonrpc.String(raw)
+	return s, true
+}
+
+// asked reports whether the state asked for key as an input of kind.
+func (rd *round) asked(key, kind string) bool {
+	k, ok := rd.state.kind(key)
+	return ok && k == kind
+}
+
 // round is an opened state with the answers of the retry.
 type round struct {
-	state     roundState
+	state     openedState
 	nonce     []byte
 	until     time.Time       // the last instant the state opens (expiry plus the sealer's skew)
 	responses json.RawMessage // inputResponses as sent (nil when absent)
@@ -55,15 +144,16 @@ type round struct {
 // the sealer would open it. inputResponses that are present but not an
 // object are refused here.
 func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
-	var rs roundState
-	if err := json.Unmarshal(state, &rs); err != nil || rs.V != 1 || (rs.Purpose != purposeConfirm && rs.Purpose != purposeTool) {
+	rs, ok := parseRoundState(state)
+	if !ok {
 		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
 		return invalidState()
 	}
 	if inputResponses != nil && !isObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	r.round = &round{state: rs, nonce: nonce, until: until, responses: inputResponses}
+	r.roundBuf = round{state: rs, nonce: nonce, until: until, responses: inputResponses}
+	r.round = &r.roundBuf
 	return nil
 }
 
@@ -154,7 +244,7 @@ func (r *request) inputRequired(purpose string, payload []byte, reqs []InputRequ
 // for it, validated for its kind. ok is false when the key was not asked
 // or not answered.
 func (rd *round) answer(key string) (json.RawMessage, bool, error) {
-	kind, asked := rd.state.Keys[key]
+	kind, asked := rd.state.kind(key)
 	if !asked || rd.responses == nil {
 		return nil, false, nil
 	}
@@ -177,9 +267,8 @@ func validResponse(kind string, v []byte) bool {
 	}
 	switch kind {
 	case "elicitation":
-		a, ok := jsonrpc.Lookup(v, "action")
-		action, isStr := jsonrpc.String(a)
-		if !ok || !isStr || (action != "accept" && action != "decline" && action != "cancel") {
+		a, _ := jsonrpc.Lookup(v, "action")
+		if !jsonrpc.StringIs(a, "accept") && !jsonrpc.StringIs(a, "decline") && !jsonrpc.StringIs(a, "cancel") {
 			return false
 		}
 		if c, ok := jsonrpc.Lookup(v, "content"); ok && !isObject(c) && string(c) != "null" {
@@ -189,8 +278,7 @@ func validResponse(kind string, v []byte) bool {
 	case "sampling":
 		role, ok := jsonrpc.Lookup(v, "role")
 		content, ok2 := jsonrpc.Lookup(v, "content")
-		_, isStr := jsonrpc.String(role)
-		return ok && ok2 && isStr && len(content) > 0 && (content[0] == '{' || content[0] == '[')
+		return ok && ok2 && len(role) > 0 && role[0] == '"' && len(content) > 0 && (content[0] == '{' || content[0] == '[')
 	case "roots":
 		roots, ok := jsonrpc.Lookup(v, "roots")
 		return ok && len(roots) > 0 && roots[0] == '['
@@ -219,13 +307,19 @@ func (req *request) attachRound(call *Call) error {
 			call.answers[string(k)] = v
 		}
 	}
-	if rd.state.Purpose != purposeTool {
+	if rd.state.purpose != purposeTool {
 		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "method", req.msg.Method)
 		return invalidState()
 	}
 	call.round = rd
 	call.answers = map[string]json.RawMessage{}
-	for key := range rd.state.Keys {
+	keys := jsonrpc.NewIter(rd.state.keys)
+	for {
+		k, _, more := keys.Next()
+		if !more {
+			return nil
+		}
+		key := string(k)
 		v, ok, err := rd.answer(key)
 		if err != nil {
 			return err
@@ -234,7 +328,6 @@ func (req *request) attachRound(call *Call) error {
 			call.answers[key] = v
 		}
 	}
-	return nil
 }
 
 // errHandlerBug marks an input request a handler got wrong (logged).

@@ -67,11 +67,10 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 		return &toolResult{content: b}, nil
 	}
 	// A trailing newline (json.Encoder writes one) carries nothing for the model.
-	text := bytes.TrimRight(body, "\r\n")
-	b := make([]byte, 0, len(text)+32)
-	b = append(b, `[{"type":"text","text":`...)
-	b = jsonrpc.AppendBytes(b, text)
-	req.toolRes = toolResult{content: append(b, `}]`...)}
+	// The text is quoted straight into the response, not into a copy of
+	// its own first: the recorder's buffer is the request's and is not
+	// written to again.
+	req.toolRes = toolResult{text: bytes.TrimRight(body, "\r\n"), isText: true}
 	res := &req.toolRes
 	if t.output != nil && f.outputSchema {
 		var decoded any

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,9 +17,19 @@ import (
 )
 
 // allocated returns the bytes and objects allocated by one run of f.
-func allocated(f func()) (bytes, objects uint64) {
-	var a, b runtime.MemStats
+func allocated(f func()) (bytes, objects uint64) { return allocatedAfter(func() {}, f) }
+
+// allocatedAfter runs warm, then returns what one run of f allocates. No
+// collection runs between them, and the goroutine keeps one P: a
+// collection empties the pools, and a goroutine moved to another P finds
+// that P's pool empty, so what refilling them costs would be counted, or
+// not, by chance.
+func allocatedAfter(warm, f func()) (bytes, objects uint64) {
 	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	warm()
+	var a, b runtime.MemStats
 	runtime.ReadMemStats(&a)
 	f()
 	runtime.ReadMemStats(&b)

@@ -60,7 +60,9 @@ func (x xchacha) open(sealed, aad []byte) ([]byte, error) {
 	if len(sealed) < chacha20poly1305.NonceSizeX+chacha20poly1305.Overhead {
 		return nil, errShort
 	}
-	return x.aead.Open(nil, sealed[:chacha20poly1305.NonceSizeX], sealed[chacha20poly1305.NonceSizeX:], aad)
+	// The state's bytes are the caller's own copy: decrypt in place.
+	ct := sealed[chacha20poly1305.NonceSizeX:]
+	return x.aead.Open(ct[:0], sealed[:chacha20poly1305.NonceSizeX], ct, aad)
 }
 
 // aesGCM is AES-256-GCM for deployments that may use FIPS 140-3 approved

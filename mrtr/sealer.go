@@ -6,8 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -126,15 +126,6 @@ func NewSealer(ring *Ring, opts ...Option) *Sealer {
 	return s
 }
 
-// plaintext is what the AEAD protects.
-type plaintext struct {
-	Binding []byte `json:"b"`
-	Issued  int64  `json:"i"`
-	Expires int64  `json:"e"`
-	Nonce   []byte `json:"n"`
-	Payload []byte `json:"p,omitempty"`
-}
-
 // Seal returns a state for b carrying payload, and the state's nonce (a
 // host passes it on as an idempotency key). It fails if the arguments are
 // not a JSON object or the state would exceed MaxMintBytes.
@@ -147,10 +138,7 @@ func (s *Sealer) Seal(b Binding, payload []byte) (state string, nonce [NonceByte
 		return "", nonce, err
 	}
 	now := s.now()
-	pt, err := json.Marshal(plaintext{Binding: digest, Issued: now.Unix(), Expires: now.Add(s.ttl).Unix(), Nonce: nonce[:], Payload: payload})
-	if err != nil {
-		return "", nonce, err
-	}
+	pt := appendPlaintext(nil, &plaintext{Binding: digest[:], Issued: now.Unix(), Expires: now.Add(s.ttl).Unix(), Nonce: nonce[:], Payload: payload})
 	k := s.ring.keys[0]
 	// Layout: version | id length | id | what the key's algorithm appends
 	// (IV or salt, ciphertext, tag). The version and key id are
@@ -198,7 +186,7 @@ func (s *Sealer) Open(b Binding, state string) (*Opened, error) {
 		return nil, refuse("bad_tag")
 	}
 	var p plaintext
-	if err := json.Unmarshal(pt, &p); err != nil || len(p.Nonce) != NonceBytes {
+	if err := parsePlaintext(pt, &p); err != nil || len(p.Nonce) != NonceBytes {
 		return nil, refuse("malformed")
 	}
 	now := s.now()
@@ -210,7 +198,7 @@ func (s *Sealer) Open(b Binding, state string) (*Opened, error) {
 		return nil, refuse("expired")
 	}
 	digest, err := b.digest()
-	if err != nil || !bytes.Equal(digest, p.Binding) {
+	if err != nil || !bytes.Equal(digest[:], p.Binding) {
 		return nil, refuse("binding_mismatch")
 	}
 	o := &Opened{Payload: p.Payload, IssuedAt: issued, Expires: expires, ValidUntil: expires.Add(s.skew)}
@@ -219,43 +207,31 @@ func (s *Sealer) Open(b Binding, state string) (*Opened, error) {
 }
 
 // digest hashes the binding: each field length-prefixed, then the SHA-256
-// of the canonical arguments.
-func (b Binding) digest() ([]byte, error) {
-	args, err := Canonical(b.Arguments)
+// of the canonical arguments. Both hashes read one pooled buffer.
+func (b Binding) digest() ([sha256.Size]byte, error) {
+	bp := digestBuffers.Get().(*[]byte)
+	buf, err := appendCanonical((*bp)[:0], b.Arguments)
 	if err != nil {
-		return nil, err
+		return [sha256.Size]byte{}, err
 	}
-	argsSum := sha256.Sum256(args)
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	for _, f := range []string{b.Principal, b.Workspace, b.Audience, b.Version, b.Method, b.Target, string(argsSum[:])} {
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(f)))])
-		h.Write([]byte(f))
+	argsSum := sha256.Sum256(buf)
+	buf = buf[:0]
+	for _, f := range [...]string{b.Principal, b.Workspace, b.Audience, b.Version, b.Method, b.Target} {
+		buf = binary.AppendUvarint(buf, uint64(len(f)))
+		buf = append(buf, f...)
 	}
-	return h.Sum(nil), nil
+	buf = binary.AppendUvarint(buf, sha256.Size)
+	buf = append(buf, argsSum[:]...)
+	sum := sha256.Sum256(buf)
+	if cap(buf) <= maxPooledDigestBuffer {
+		*bp = buf[:0]
+		digestBuffers.Put(bp)
+	}
+	return sum, nil
 }
 
-// Canonical returns the canonical form of a JSON object: members sorted by
-// name at every depth, no insignificant white space, numbers as written.
-// Nil or empty input is the empty object.
-func Canonical(obj []byte) ([]byte, error) {
-	if len(bytes.TrimSpace(obj)) == 0 {
-		return []byte("{}"), nil
-	}
-	d := json.NewDecoder(bytes.NewReader(obj))
-	d.UseNumber()
-	var v map[string]any
-	if err := d.Decode(&v); err != nil {
-		return nil, errors.New("mrtr: arguments must be a JSON object")
-	}
-	if d.More() {
-		return nil, errors.New("mrtr: arguments must be one JSON object")
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
+// maxPooledDigestBuffer keeps the buffers of large arguments out of the
+// pool, so one big call does not pin its memory.
+const maxPooledDigestBuffer = 64 << 10
+
+var digestBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}

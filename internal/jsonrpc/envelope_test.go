@@ -184,3 +184,56 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestStringIs(t *testing.T) {
+	for _, tc := range []struct {
+		raw, s string
+		want   bool
+	}{
+		{`"accept"`, "accept", true},
+		{`"\u0061ccept"`, "accept", true},
+		{`"accept "`, "accept", false},
+		{`"Accept"`, "accept", false},
+		{`accept`, "accept", false},
+		{`""`, "", true},
+		{`"`, "", false},
+		{`null`, "", false},
+	} {
+		if got := StringIs([]byte(tc.raw), tc.s); got != tc.want {
+			t.Errorf("StringIs(%s, %q) = %v", tc.raw, tc.s, got)
+		}
+	}
+}
+
+// FuzzCutText: quoting a text in the pieces CutText gives is quoting it
+// whole, whatever the text (invalid UTF-8 included) and the piece size.
+func FuzzCutText(f *testing.F) {
+	f.Add([]byte("héllo\u2028wörld\xff\xfe😀\"\\\n"), 4)
+	f.Add([]byte("\x80\x80\x80\x80\x80abc"), 5)
+	f.Fuzz(func(t *testing.T, b []byte, max int) {
+		if max < 4 || max > 64 {
+			max = 4 + abs(max)%61
+		}
+		want := AppendBytes(nil, b)
+		got := []byte{'"'}
+		for rest := b; len(rest) > 0; {
+			n := CutText(rest, max)
+			if n <= 0 || n > max {
+				t.Fatalf("CutText(%q, %d) = %d", rest, max, n)
+			}
+			got = AppendEscaped(got, rest[:n])
+			rest = rest[n:]
+		}
+		got = append(got, '"')
+		if string(got) != string(want) {
+			t.Fatalf("%q in pieces of %d: %s, whole: %s", b, max, got, want)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

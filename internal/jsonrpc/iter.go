@@ -140,6 +140,20 @@ func String(raw []byte) (string, bool) {
 	return string(out), ok
 }
 
+// StringIs reports whether the raw, validated JSON value is the string s,
+// without copying it when it holds no escape.
+func StringIs(raw []byte, s string) bool {
+	if len(raw) < 2 || raw[0] != '"' {
+		return false
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return string(body) == s
+	}
+	out, ok := unescape(nil, body)
+	return ok && string(out) == s
+}
+
 // IsNull reports whether raw is the JSON literal null.
 func IsNull(raw []byte) bool { return string(raw) == "null" }
 
@@ -152,8 +166,38 @@ func AppendString(dst []byte, s string) []byte { return appendQuoted(dst, s, utf
 // answer, quoted without a copy.
 func AppendBytes(dst []byte, b []byte) []byte { return appendQuoted(dst, b, utf8.DecodeRune) }
 
+// AppendEscaped is AppendBytes without the quotes, for a text written in
+// pieces: each piece must end where a character ends (CutText).
+func AppendEscaped(dst []byte, b []byte) []byte { return appendEscaped(dst, b, utf8.DecodeRune) }
+
+// CutText returns the length of the first piece of b to quote on its own:
+// at most max bytes (max >= 4), cut before a byte that starts a character,
+// so that quoting the pieces gives what quoting b whole does.
+func CutText(b []byte, max int) int {
+	if len(b) <= max {
+		return len(b)
+	}
+	// A character's later bytes are 10xxxxxx, and there are at most three:
+	// back up to the byte that starts the character at max. Four of them
+	// in a row belong to no character, and max is then a cut as good as any.
+	cont := func(c byte) bool { return c&0xC0 == 0x80 }
+	n := max
+	for i := 0; i < 3 && cont(b[n]); i++ {
+		n--
+	}
+	if cont(b[n]) {
+		return max
+	}
+	return n
+}
+
 func appendQuoted[S ~string | ~[]byte](dst []byte, s S, decode func(S) (rune, int)) []byte {
 	dst = append(dst, '"')
+	dst = appendEscaped(dst, s, decode)
+	return append(dst, '"')
+}
+
+func appendEscaped[S ~string | ~[]byte](dst []byte, s S, decode func(S) (rune, int)) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -198,8 +242,7 @@ func appendQuoted[S ~string | ~[]byte](dst []byte, s S, decode func(S) (rune, in
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 const hexDigits = "0123456789abcdef"

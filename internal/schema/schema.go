@@ -112,6 +112,12 @@ func Decode(doc []byte, maxValues int) (any, error) {
 	return jsonrpc.Decode(doc, maxValues)
 }
 
+// DecodeShared is Decode for a document nothing writes to again (a request
+// body): the values alias doc instead of a copy of it.
+func DecodeShared(doc []byte, maxValues int) (any, error) {
+	return jsonrpc.DecodeShared(doc, maxValues)
+}
+
 // maxMessage bounds one violation's text, in bytes.
 const maxMessage = 200
 

@@ -210,6 +210,18 @@ func (a *Authenticator) Permits(ctx context.Context, acc Access) bool {
 	return a.cfg.Permit == nil || a.cfg.Permit(ctx, acc)
 }
 
+// Satisfies reports whether p's grant satisfies every scope of required,
+// without the allocation Missing makes to list what is missing: a
+// filtered tools/list asks it once per tool it walks.
+func (a *Authenticator) Satisfies(p *Principal, required []string) bool {
+	for _, r := range required {
+		if p == nil || !a.cfg.ScopeSatisfied(p.Scopes, r) {
+			return false
+		}
+	}
+	return true
+}
+
 // Missing returns the scopes of required that p's grant does not satisfy,
 // nil when it satisfies all of them.
 func (a *Authenticator) Missing(p *Principal, required []string) []string {

@@ -283,6 +283,22 @@ func TestMissing_Hierarchy(t *testing.T) {
 	if m := hier.Missing(nil, []string{"mcp:read"}); len(m) != 1 {
 		t.Errorf("no principal: missing = %v", m)
 	}
+	// Satisfies agrees with Missing, and allocates nothing.
+	for _, tc := range []struct {
+		a        *Authenticator
+		p        *Principal
+		required []string
+	}{
+		{exact, p, []string{"projects:delete", "mcp:read"}}, {exact, p, []string{"mcp:read"}}, {exact, p, nil},
+		{hier, p, []string{"projects:delete", "mcp:read"}}, {hier, nil, []string{"mcp:read"}}, {hier, nil, nil},
+	} {
+		if got, want := tc.a.Satisfies(tc.p, tc.required), tc.a.Missing(tc.p, tc.required) == nil; got != want {
+			t.Errorf("Satisfies(%v, %v) = %v, Missing says %v", tc.p, tc.required, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { exact.Satisfies(p, []string{"projects:delete"}) }); n != 0 {
+		t.Errorf("Satisfies: %v allocations", n)
+	}
 }
 
 func TestNew_Misuse(t *testing.T) {
