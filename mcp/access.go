@@ -83,7 +83,7 @@ var (
 func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.Limiter, key string, report bool) *Error {
 	d, err := l.Take(r.Context(), key, 1)
 	if err != nil {
-		h.cfg.logger.Error("mcp: rate limiter failed", "err", err)
+		h.cfg.logger.ErrorContext(r.Context(), "mcp: rate limiter failed", "err", err)
 		e := httpError(http.StatusServiceUnavailable, codeUnavailable, "Server temporarily unavailable").
 			WithData(map[string]any{"reason": "rate_limiter_unavailable", "retryAfterMs": 1000})
 		e.retryAfter = time.Second
@@ -134,7 +134,7 @@ func (h *Handler) callerKey(r *http.Request, p *auth.Principal) string {
 // endpoint sends: a JSON-RPC error whose data.reason is the stable key,
 // with WWW-Authenticate or Retry-After where due. The cause of a 5xx goes
 // to the log only.
-func (h *Handler) failure(f *auth.Failure) *Error {
+func (h *Handler) failure(ctx context.Context, f *auth.Failure) *Error {
 	code := codeUnauthorized
 	switch {
 	case f.Status == http.StatusForbidden:
@@ -147,7 +147,7 @@ func (h *Handler) failure(f *auth.Failure) *Error {
 		code = CodeInvalidParams
 	}
 	if f.Status >= 500 {
-		h.cfg.logger.Error("mcp: request refused", "reason", f.Reason, "err", f.Unwrap())
+		h.cfg.logger.ErrorContext(ctx, "mcp: request refused", "reason", f.Reason, "err", f.Unwrap())
 	}
 	data := map[string]any{"reason": f.Reason}
 	if f.Required != nil {
@@ -178,7 +178,7 @@ func (r *request) Workspace() (string, error) {
 		r.wsDone = true
 		id, f := a.ResolveWorkspace(r.http.Context(), r.principal, r.http)
 		if f != nil {
-			r.wsErr = r.handler.failure(f)
+			r.wsErr = r.handler.failure(r.ctx(), f)
 		}
 		r.ws = id
 	}
@@ -236,12 +236,12 @@ func (r *request) scopeError(itemScopes []string) *Error {
 	if a == nil || len(itemScopes) == 0 {
 		return nil
 	}
-	if a.Missing(r.principal, itemScopes) == nil {
+	if a.Satisfies(r.principal, itemScopes) {
 		return nil
 	}
 	all := append(slices.Clone(a.MethodScopes(r.msg.Method)), itemScopes...)
 	slices.Sort(all)
-	return r.handler.failure(a.InsufficientScope(slices.Compact(all)))
+	return r.handler.failure(r.ctx(), a.InsufficientScope(slices.Compact(all)))
 }
 
 // usable reports whether the caller's token grants scopes.

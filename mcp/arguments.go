@@ -42,7 +42,7 @@ func (t *tool) place(call *Call) (inner, string) {
 		query = t.query(args, t.queryArgs.has)
 		body = t.bodyOf(args)
 	}
-	return inner{method: t.route.method, path: path, query: query, body: body, contentType: contentType, values: values}, ""
+	return inner{pattern: t.route.pattern, method: t.route.method, path: path, query: query, body: body, contentType: contentType, values: values}, ""
 }
 
 var formType = []string{"application/x-www-form-urlencoded"}

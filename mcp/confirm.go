@@ -65,11 +65,13 @@ const confirmKey = "confirm"
 func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error) {
 	f := featuresOf(req.version)
 	if !call.perRequest {
+		req.confirmation = "required"
 		return notExecuted(f, "confirmation_required", "Not executed (confirmation_required): "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
 			"which only MCP 2026-07-28 clients with form elicitation can give. Do not retry this call; ask the user to do it in the application, "+
 			"or to use a client that supports confirmations."), nil
 	}
 	if req.capBits&CapElicitationForm == 0 {
+		req.confirmation = "required"
 		return nil, NewError(CodeMissingRequiredClientCapabilities,
 			t.def.Name+" requires the user's confirmation through form elicitation, which this request's client capabilities do not declare").
 			WithData(map[string]any{"requiredCapabilities": requiredCapabilities(CapElicitationForm), "reason": "confirmation_required", "retryable": false})
@@ -97,9 +99,11 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 	a, _ := jsonrpc.Lookup(answer, "action")
 	switch {
 	case jsonrpc.StringIs(a, "decline"):
+		req.confirmation = "declined"
 		req.audit(t, call, "declined")
 		return notExecuted(f, "confirmation_declined", "Not executed (confirmation_declined): the user declined "+t.def.Name+". Do not retry unless the user asks again."), nil
 	case jsonrpc.StringIs(a, "cancel"):
+		req.confirmation = "cancelled"
 		req.audit(t, call, "cancelled")
 		return notExecuted(f, "confirmation_cancelled", "Not executed (confirmation_cancelled): the user cancelled "+t.def.Name+". Do not retry unless the user asks again."), nil
 	}
@@ -109,6 +113,7 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 	case content == nil || !isObject(content):
 		return nil, invalidInputResponses(confirmKey)
 	case string(v) == "false":
+		req.confirmation = "declined"
 		return notExecuted(f, "confirmation_declined", "Not executed (confirmation_declined): the user did not confirm "+t.def.Name+". Do not retry unless the user asks again."), nil
 	case string(v) != "true":
 		return nil, invalidInputResponses(confirmKey)
@@ -123,11 +128,13 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 			return nil, e
 		}
 		if !first {
+			req.confirmation = "already_used"
 			req.audit(t, call, "already_used")
 			return notExecuted(f, "confirmation_already_used", "Not executed (confirmation_already_used): this confirmation was already used. Call the tool again to get a new one if the user wants to repeat it."), nil
 		}
 	}
 	call.idemKey = base64.RawURLEncoding.EncodeToString(rd.nonce)
+	req.confirmation = "accepted"
 	return nil, nil
 }
 
@@ -147,6 +154,7 @@ func (req *request) audit(t *tool, call *Call, outcome string) {
 }
 
 func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result, error) {
+	req.confirmation = "unavailable" // until the question is asked
 	title := t.def.Title
 	if title == "" {
 		title = t.def.Name
@@ -173,6 +181,7 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 	if err != nil {
 		return nil, err
 	}
+	req.confirmation = "asked"
 	return res, nil
 }
 

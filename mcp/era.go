@@ -53,7 +53,10 @@ type request struct {
 	round     *round       // the opened requestState of a retry, nil otherwise
 	roundBuf  round        // where round points, so a retry allocates no round
 	loose     []byte       // inputResponses sent without a requestState
-	notify    *notifier    // nil unless the request may stream
+	// confirmation is what a destructive tool's confirmation came to, for
+	// observers ("" when none was involved).
+	confirmation string
+	notify       *notifier // nil unless the request may stream
 
 	principal   *auth.Principal
 	lastVisible visibility // the permission rule's last answer

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/observe"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
@@ -59,6 +61,7 @@ type handlerConfig struct {
 	streaming   bool
 
 	routeRequest func(outer, inner *http.Request) *http.Request
+	observer     observe.Observer
 }
 
 // HandlerOption configures a Handler.
@@ -99,7 +102,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	h.cfg.admit = newAdmission(h.cfg.limits)
 	switch {
 	case h.cfg.replayOff != "":
-		h.cfg.logger.Warn("mcp: confirmations of destructive tools are not single-use (WithoutReplayGuard)", "reason", h.cfg.replayOff)
+		h.cfg.logger.WarnContext(context.Background(), "mcp: confirmations of destructive tools are not single-use (WithoutReplayGuard)", "reason", h.cfg.replayOff)
 	case h.cfg.replay == nil:
 		h.cfg.replay = newMemoryGuard(100_000)
 	}
@@ -148,38 +151,48 @@ func sortVersions(vs []Version) {
 // read), then the body, the per-principal limit, the era, the method's
 // scopes, and the era's own ladder.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.observer != nil {
+		h.serveObserved(w, r)
+		return
+	}
+	h.serveHTTP(w, r, nil)
+}
+
+// serveHTTP serves r; x is its observed exchange, nil when nobody
+// observes the endpoint.
+func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange) {
 	hdr := w.Header()
 	hdr["Cache-Control"] = noStore
 	if r.Method != http.MethodPost {
 		hdr["Allow"] = allowPost
-		h.writeError(w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))
+		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))
 		return
 	}
 	if err := h.checkOrigin(r); err != nil {
-		h.writeError(w, nil, "", err)
+		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
 	if h.cfg.clientLimit != nil {
 		// With a per-principal limiter as well, that one's budget is what
 		// X-RateLimit-* report; this one speaks only when it refuses.
 		if err := h.takeRate(w, r, h.cfg.clientLimit, "client|"+h.cfg.clientKey(r), h.cfg.limiter == nil); err != nil {
-			h.writeError(w, nil, "", err)
+			h.writeError(r.Context(), w, nil, "", err)
 			return
 		}
 	}
 	if err := checkContentType(r); err != nil {
-		h.writeError(w, nil, "", err)
+		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
 	if r.ContentLength > h.cfg.limits.BodyBytes {
-		h.writeError(w, nil, "", h.tooLarge())
+		h.writeError(r.Context(), w, nil, "", h.tooLarge())
 		return
 	}
 	var principal *auth.Principal
 	if h.cfg.auth != nil {
 		p, f := h.cfg.auth.Authenticate(r)
 		if f != nil {
-			h.writeError(w, nil, "", h.failure(f))
+			h.writeError(r.Context(), w, nil, "", h.failure(r.Context(), f))
 			return
 		}
 		principal = p
@@ -196,6 +209,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg)
 	}
+	if x != nil && err == nil && perr == nil {
+		x.begin(h, req, len(body))
+		defer x.finish(req)
+		r = req.http // with the observer's context
+	}
 	if h.cfg.limiter != nil {
 		var id []byte
 		method := ""
@@ -203,16 +221,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			id, method = msg.ID, msg.Method
 		}
 		if lerr := h.takePrincipalRate(w, r, principal, method); lerr != nil {
-			h.writeError(w, id, "", lerr)
+			h.writeError(r.Context(), w, id, "", lerr)
 			return
 		}
 	}
 	if err != nil {
-		h.writeError(w, nil, "", err)
+		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
 	if perr != nil {
-		h.writeError(w, perr.ID, "", parseError(perr))
+		h.writeError(r.Context(), w, perr.ID, "", parseError(perr))
 		return
 	}
 	if a := h.cfg.admit; a != nil {
@@ -221,14 +239,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// holds more than its share.
 		caller := h.callerKey(r, principal)
 		if e := a.acquire(caller); e != nil {
-			h.writeError(w, msg.ID, "", e)
+			h.writeError(r.Context(), w, msg.ID, "", e)
 			return
 		}
 		defer a.release(caller)
 	}
 	era, version, meta, eerr := h.selectEra(req)
 	if eerr != nil {
-		h.writeError(w, msg.ID, "", eerr)
+		h.writeError(r.Context(), w, msg.ID, "", eerr)
 		return
 	}
 	if msg.IsNotification() {
@@ -244,13 +262,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.cfg.auth != nil {
 		if need := h.cfg.auth.MethodScopes(msg.Method); h.cfg.auth.Missing(principal, need) != nil {
-			h.writeError(w, msg.ID, version, h.failure(h.cfg.auth.InsufficientScope(need)))
+			h.writeError(r.Context(), w, msg.ID, version, h.failure(r.Context(), h.cfg.auth.InsufficientScope(need)))
 			return
 		}
 	}
 	result, serr := h.serve(req)
 	if serr != nil {
-		h.writeError(w, msg.ID, req.version, serr)
+		h.writeError(r.Context(), w, msg.ID, req.version, serr)
 		return
 	}
 	h.writeResult(w, msg.ID, req.version, result)
@@ -435,10 +453,13 @@ func (h *Handler) unsupported(requested string) *Error {
 }
 
 // writeError answers err for the request with raw id (nil when unknown).
-func (h *Handler) writeError(w http.ResponseWriter, id []byte, version Version, err error) {
+func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []byte, version Version, err error) {
 	e, known := asError(err)
 	if !known {
-		h.cfg.logger.Error("mcp: internal error", "err", err)
+		h.cfg.logger.ErrorContext(ctx, "mcp: internal error", "err", err)
+	}
+	if ev := eventOf(w); ev != nil {
+		ev.Code, ev.Message = int(e.code), e.message
 	}
 	buf := make([]byte, 0, 256)
 	buf = append(buf, `{"jsonrpc":"2.0",`...)
@@ -466,6 +487,12 @@ func (h *Handler) writeError(w http.ResponseWriter, id []byte, version Version, 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result) {
+	if ev := eventOf(w); ev != nil {
+		ev.ResultType = result.Stamp().ResultType
+		if r, ok := result.(*toolResult); ok {
+			ev.ToolError = r.isError
+		}
+	}
 	if r, ok := result.(*toolResult); ok && r.isText && len(r.text) > streamAbove {
 		if _, sse := w.(*streamWriter); !sse {
 			h.writeLargeText(w, id, version, r)

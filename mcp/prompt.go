@@ -306,7 +306,7 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 		q.Set(k, v)
 	}
 	path, _, _ := p.route.fill(nil) // no wildcards
-	rec, v := req.runRoute(p.handler, call, inner{method: http.MethodGet, path: path, query: q.Encode()})
+	rec, v := req.runRoute(p.handler, call, inner{pattern: p.route.pattern, method: http.MethodGet, path: path, query: q.Encode()})
 	if v != nil {
 		req.logError("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
 		return nil, errInternal()

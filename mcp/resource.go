@@ -312,6 +312,7 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	if r, ok := s.byURI[uri]; ok && req.visible(auth.KindResource, uri) {
 		h, scopes = r.handler, r.opts.scopes
 		in.path, _, _ = r.route.fill(nil) // no wildcards
+		in.pattern = r.route.pattern
 	} else {
 		for _, t := range s.templates {
 			vals, ok := t.matchURI(uri)
@@ -379,7 +380,7 @@ func (t *template) request(vals map[string]string) (inner, json.RawMessage) {
 		}
 		fields = append(fields, name, vals[name])
 	}
-	return inner{method: http.MethodGet, path: path, query: q.Encode(), values: values}, object(fields...)
+	return inner{pattern: t.route.pattern, method: http.MethodGet, path: path, query: q.Encode(), values: values}, object(fields...)
 }
 
 // contents turns a route's answer into a read result.

@@ -17,6 +17,7 @@ import (
 
 // route is a parsed "METHOD /path/{wildcard}" pattern.
 type route struct {
+	pattern  string // as registered: "GET /api/v1/emails/{id}"
 	method   string
 	segments []segment
 	literal  string // the path, when it has no wildcard
@@ -40,7 +41,7 @@ func parseRoute(p string) (route, error) {
 	if !strings.HasPrefix(path, "/") {
 		return route{}, fmt.Errorf("path must start with /")
 	}
-	r := route{method: method}
+	r := route{pattern: p, method: method}
 	seen := map[string]bool{}
 	for _, part := range strings.Split(path[1:], "/") {
 		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
@@ -65,6 +66,7 @@ func parseRoute(p string) (route, error) {
 
 // inner describes the request a route gets for one call.
 type inner struct {
+	pattern     string // the route's, for observers
 	method      string
 	path        string // escaped: every wildcard's value one segment
 	query       string // encoded, "" for none
@@ -184,13 +186,21 @@ func (*innerBody) Close() error { return nil }
 func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorder, panicked any) {
 	rec = &req.rec
 	*rec = recorder{header: http.Header{}, limit: req.handler.cfg.limits.ResponseBytes}
+	var observed func(status int)
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = p
 		}
 		rec.close()
+		if observed != nil {
+			status := rec.status
+			if panicked != nil || status == 0 {
+				status = http.StatusInternalServerError
+			}
+			observed(status)
+		}
 		if panicked == nil && (rec.status == http.StatusUnauthorized || rec.status == http.StatusForbidden) && req.principal != nil {
-			req.handler.warnIdentity(call, rec.status)
+			req.handler.warnIdentity(req.ctx(), call, rec.status)
 		}
 	}()
 	r, err := req.newInner(call, in)
@@ -202,6 +212,7 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorde
 			panic("mcp: the WithRouteRequest function returned nil")
 		}
 	}
+	r, observed = req.observeRoute(r, in.pattern, call.tool)
 	h.ServeHTTP(rec, r)
 	return rec, nil
 }
@@ -209,12 +220,12 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorde
 // warnIdentity logs, once per target, that a route refused an
 // authenticated in-process call: the usual cause is a host middleware
 // that looks for a token the in-process request does not carry.
-func (h *Handler) warnIdentity(call *Call, status int) {
+func (h *Handler) warnIdentity(ctx context.Context, call *Call, status int) {
 	key := call.method + " " + call.tool
 	if _, seen := h.warned.LoadOrStore(key, true); seen {
 		return
 	}
-	h.cfg.logger.Warn("mcp: a route refused an authenticated in-process call: it did not see an identity it accepts; "+
+	h.cfg.logger.WarnContext(ctx, "mcp: a route refused an authenticated in-process call: it did not see an identity it accepts; "+
 		"let its middleware accept mcp.InProcess requests, and map the principal with mcp.WithRouteRequest",
 		"method", call.method, "target", call.tool, "status", status)
 }

@@ -26,14 +26,15 @@ var allowed = map[string][]string{
 	"mcp/auth":         {},
 	"mcp/content":      {"internal/jsonrpc"},
 	"mcp/ratelimit":    {},
-	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/ratelimit", "internal/jsonrpc", "internal/schema", "internal/seam"},
+	"mcp/observe":      {"internal/jsonrpc"},
+	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "internal/jsonrpc", "internal/schema", "internal/seam"},
 	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
 	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/ratelimit", "mcp/mcptest"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/mcptest"}
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{

@@ -1,0 +1,161 @@
+package mcp
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/mcp/observe"
+)
+
+// WithObserver sets who is told about every request the endpoint serves
+// and every route it calls in process (see package observe): an access
+// log (observe.AccessLog), OpenTelemetry, the host's own metrics. Without
+// one the endpoint builds no event and allocates nothing for it.
+func WithObserver(o observe.Observer) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.observer = o })
+}
+
+// exchange is one observed request: its event and how far it has come.
+type exchange struct {
+	ev    observe.Event
+	w     observedWriter
+	begun bool
+	done  func()
+}
+
+// observedWriter counts what the endpoint writes for the event. It stays
+// flushable (streamed responses flush through it).
+type observedWriter struct {
+	http.ResponseWriter
+	ev *observe.Event
+}
+
+func (w *observedWriter) WriteHeader(status int) {
+	if w.ev.Status == 0 {
+		w.ev.Status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *observedWriter) Write(b []byte) (int, error) {
+	if w.ev.Status == 0 {
+		w.ev.Status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.ev.BytesOut += n
+	return n, err
+}
+
+func (w *observedWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *observedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// eventOf returns the event of the request w answers, nil when nobody
+// observes it.
+func eventOf(w http.ResponseWriter) *observe.Event {
+	switch w := w.(type) {
+	case *observedWriter:
+		return w.ev
+	case *streamWriter:
+		return eventOf(w.ResponseWriter)
+	}
+	return nil
+}
+
+// serveObserved serves r with its event, and makes sure the observer
+// hears of it even when it was refused before its method was read.
+func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{}
+	x.ev = observe.Event{Start: time.Now(), Transport: "http", ClientAddr: r.RemoteAddr}
+	x.w = observedWriter{ResponseWriter: w, ev: &x.ev}
+	h.serveHTTP(&x.w, r, x)
+	if !x.begun {
+		_, x.done = h.cfg.observer.Request(r.Context(), &x.ev)
+	}
+	x.ev.Duration = time.Since(x.ev.Start)
+	if x.done != nil {
+		x.done()
+	}
+}
+
+// begin tells the observer about req once its message is read. It
+// returns req's HTTP request with the observer's context.
+func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
+	ev := &x.ev
+	msg := &req.msg
+	ev.Method, ev.Notification, ev.BytesIn = msg.Method, msg.IsNotification(), bodyLen
+	if msg.ID != nil {
+		ev.ID = string(msg.ID)
+	}
+	if req.principal != nil {
+		ev.Principal = req.principal.Key()
+	}
+	if meta, ok := jsonrpc.Lookup(msg.Params, "_meta"); ok && len(meta) > 0 && meta[0] == '{' {
+		ev.RawMeta = meta
+	}
+	ev.Target, ev.TargetKnown = h.server.targetOf(req)
+	x.begun = true
+	ctx, done := h.cfg.observer.Request(req.http.Context(), ev)
+	x.done = done
+	if ctx != req.http.Context() {
+		req.http = req.http.WithContext(ctx)
+	}
+}
+
+// finish completes the event with what serving req settled.
+func (x *exchange) finish(req *request) {
+	ev := &x.ev
+	ev.Version = string(req.version)
+	if req.wsDone && req.wsErr == nil {
+		ev.Workspace = req.ws
+	}
+	ev.Retry = req.round != nil
+	ev.Confirmation = req.confirmation
+}
+
+// targetOf returns the target a request names (tool or prompt name,
+// resource URI) and whether the server has an item of that name.
+func (s *Server) targetOf(req *request) (string, bool) {
+	var member string
+	switch req.msg.Method {
+	case "tools/call", "prompts/get":
+		member = "name"
+	case "resources/read":
+		member = "uri"
+	default:
+		return "", false
+	}
+	raw, ok := jsonrpc.Lookup(req.msg.Params, member)
+	if !ok {
+		return "", false
+	}
+	target, _ := jsonrpc.String(raw)
+	switch req.msg.Method {
+	case "tools/call":
+		return target, s.byName[target] != nil
+	case "prompts/get":
+		return target, s.byPrompt[target] != nil
+	}
+	return target, false
+}
+
+// observeRoute calls the observer around one in-process route call; it
+// returns the route's request and the function to call when it answered.
+func (req *request) observeRoute(r *http.Request, pattern, target string) (*http.Request, func(status int)) {
+	o := req.handler.cfg.observer
+	if o == nil {
+		return r, nil
+	}
+	ev := &observe.RouteEvent{Start: time.Now(), Method: r.Method, Pattern: pattern, Path: r.URL.Path, Target: target}
+	ctx, done := o.Route(req.http.Context(), r.Context(), ev)
+	if ctx != r.Context() {
+		r = r.WithContext(ctx)
+	}
+	return r, func(status int) {
+		ev.Status, ev.Duration = status, time.Since(ev.Start)
+		if done != nil {
+			done()
+		}
+	}
+}
