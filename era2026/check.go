@@ -47,6 +47,9 @@ func checkEnvelope(req seam.Request) error {
 			return seam.InvalidParams("Invalid params: _meta "+metaLogLevel+" is not a log level", nil)
 		}
 	}
+	if req.Local() {
+		return nil // no headers: the body is all there is
+	}
 	return checkHeader(req, headers.Method, req.Name())
 }
 
@@ -55,7 +58,7 @@ func checkEnvelope(req seam.Request) error {
 // method whose arguments they mirror.
 func checkTarget(req seam.Request) error {
 	m := req.Method()
-	if m.Member == "" {
+	if m.Member == "" || req.Local() {
 		return nil
 	}
 	name, err := checkName(req, m.Member)

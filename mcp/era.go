@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
@@ -58,6 +59,7 @@ type request struct {
 	confirmation string
 	notify       *notifier // nil unless the request may stream
 
+	local       *local.Exchange // a message that did not come over HTTP, nil otherwise
 	principal   *auth.Principal
 	lastVisible visibility // the permission rule's last answer
 	wsDone      bool       // the workspace was resolved (ws, wsErr hold the outcome)
@@ -66,6 +68,7 @@ type request struct {
 }
 
 func (r *request) HTTP() *http.Request { return r.http }
+func (r *request) Local() bool         { return r.local != nil }
 func (r *request) Name() string        { return r.msg.Method }
 func (r *request) Params() []byte      { return r.msg.Params }
 func (r *request) Meta() []byte        { return r.meta }

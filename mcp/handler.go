@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/observe"
@@ -163,16 +164,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange) {
 	hdr := w.Header()
 	hdr["Cache-Control"] = noStore
+	loc := local.From(r.Context())
+	if x != nil && loc != nil {
+		x.ev.Transport, x.ev.ClientAddr = loc.Transport, ""
+	}
 	if r.Method != http.MethodPost {
 		hdr["Allow"] = allowPost
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))
 		return
 	}
-	if err := h.checkOrigin(r); err != nil {
+	if err := h.checkOrigin(r); loc == nil && err != nil {
 		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
-	if h.cfg.clientLimit != nil {
+	if h.cfg.clientLimit != nil && loc == nil {
 		// With a per-principal limiter as well, that one's budget is what
 		// X-RateLimit-* report; this one speaks only when it refuses.
 		if err := h.takeRate(w, r, h.cfg.clientLimit, "client|"+h.cfg.clientKey(r), h.cfg.limiter == nil); err != nil {
@@ -189,7 +194,10 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	var principal *auth.Principal
-	if h.cfg.auth != nil {
+	if loc != nil {
+		// The host named the identity when it started the transport.
+		principal = loc.Principal
+	} else if h.cfg.auth != nil {
 		p, f := h.cfg.auth.Authenticate(r)
 		if f != nil {
 			h.writeError(r.Context(), w, nil, "", h.failure(r.Context(), f))
@@ -203,7 +211,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	body, err := h.readBody(r)
 	// One allocation holds the request and everything it needs while it
 	// is served: its parsed envelope, the Call, the route's request.
-	req := &request{http: r, server: h.server, handler: h, principal: principal}
+	req := &request{http: r, server: h.server, handler: h, principal: principal, local: loc}
 	msg := &req.msg
 	var perr *jsonrpc.Error
 	if err == nil {
@@ -391,6 +399,8 @@ func (h *Handler) selectEra(req *request) (*seam.Era, Version, []byte, *Error) {
 		switch {
 		case !ok:
 			return nil, "", nil, reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
+		case req.local != nil && herr == headers.ErrMissing:
+			// No headers on stdio: _meta alone names the revision.
 		case herr == headers.ErrMissing:
 			return nil, "", nil, missingVersionHeader()
 		case hv != cv:

@@ -80,10 +80,11 @@ func (l *ctxLog) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *ctxLog) WithGroup(string) slog.Handler      { return l }
 
 type observed struct {
-	url string
-	obs *recordingObserver
-	log *ctxLog
-	clk *fakeClock
+	url     string
+	handler http.Handler
+	obs     *recordingObserver
+	log     *ctxLog
+	clk     *fakeClock
 }
 
 func newObserved(t *testing.T, extra ...mcp.HandlerOption) *observed {
@@ -111,7 +112,8 @@ func newObserved(t *testing.T, extra ...mcp.HandlerOption) *observed {
 		mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(testVerifier), Resource: resourceURI})),
 		mcp.WithRateLimit(ratelimit.NewMemory(1, 8, ratelimit.WithClock(o.clk.now))),
 	}, extra...)
-	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...))
+	o.handler = mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...)
+	ts := httptest.NewServer(o.handler)
 	t.Cleanup(ts.Close)
 	o.url = ts.URL
 	return o

@@ -112,6 +112,9 @@ type Request interface {
 	Personalized() (byCaller, byWorkspace bool)
 	// Log writes to the endpoint's log with the request's context.
 	Log(level slog.Level, msg string, args ...any)
+	// Local reports a message that did not come over HTTP (stdio): it
+	// has no headers to cross-check against its body.
+	Local() bool
 }
 
 // Stamp holds the members revision 2026-07-28 adds to every result. The

@@ -1,0 +1,35 @@
+// Package local marks an in-process exchange that did not come over HTTP:
+// a message a transport such as stdio read and hands to the endpoint as a
+// synthetic request. Only this module can set the mark (the package is
+// internal), so no network request can claim it.
+//
+// A local exchange has no network peer and no bearer token: the host
+// names the principal when it starts the transport, and the endpoint skips
+// what only HTTP has (Host and Origin, the per-address limit, the token,
+// the 2026-07-28 header cross-checks).
+package local
+
+import (
+	"context"
+
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+// Exchange is what the transport tells the endpoint about one message.
+type Exchange struct {
+	Transport string          // "stdio"
+	Principal *auth.Principal // the identity the host runs the transport as; nil for none
+}
+
+type key struct{}
+
+// NewContext returns ctx carrying x.
+func NewContext(ctx context.Context, x *Exchange) context.Context {
+	return context.WithValue(ctx, key{}, x)
+}
+
+// From returns the exchange ctx carries, nil for a network request.
+func From(ctx context.Context) *Exchange {
+	x, _ := ctx.Value(key{}).(*Exchange)
+	return x
+}

@@ -1,0 +1,46 @@
+package mcp_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcpdual/mcpdual/internal/local"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+// TestLocal: a message a local transport (stdio) hands over carries no
+// HTTP headers, no token and no peer: 2026-07-28 needs no header beside
+// its _meta, the host's principal stands for the token, and Host and
+// Origin are not asked. Without the mark, the same request is refused.
+func TestLocal(t *testing.T) {
+	t.Parallel()
+	o := newObserved(t)
+	h := o.handler
+	p := &auth.Principal{Issuer: "https://as.example.com", Subject: "alice", ClientID: "client-1", Scopes: []string{"mcp:read"}}
+	body, _ := toolsCall(mcp.Version20260728, "1", "echo", `{"text":"hi"}`, "")
+	serve := func(ctx context.Context) *httptest.ResponseRecorder {
+		r := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://stdio/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Origin", "https://elsewhere.example")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := serve(local.NewContext(context.Background(), &local.Exchange{Transport: "stdio", Principal: p}))
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `\"text\":\"hi\"`) {
+		t.Fatalf("local: %d %s", w.Code, w.Body)
+	}
+	events, routes, _ := o.obs.take()
+	if len(events) != 1 || events[0].Transport != "stdio" || events[0].Principal != alice || events[0].ClientAddr != "" || len(routes) != 1 {
+		t.Errorf("local events: %+v %+v", events, routes)
+	}
+	if w := serve(context.Background()); w.Code == 200 {
+		b, _ := io.ReadAll(w.Body)
+		t.Errorf("the same request over HTTP was served: %s", b)
+	}
+}
