@@ -63,11 +63,12 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
-// replica serves a destructive tool over real HTTP with era e.
-func replica(t *testing.T, e *era2026.Era) (url string, log *logBuffer) {
+// replica serves a destructive tool over real HTTP with era e. Without
+// authentication, states are bound to the server's name.
+func replica(t *testing.T, name string, e *era2026.Era) (url string, log *logBuffer) {
 	t.Helper()
 	log = &logBuffer{}
-	srv := mcp.NewServer(mcp.Implementation{Name: "fleet", Version: "1.0.0"})
+	srv := mcp.NewServer(mcp.Implementation{Name: name, Version: "1.0.0"})
 	srv.AddTool(mcp.Tool{Name: "delete_item", Annotations: mcp.Annotations{Destructive: true},
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)},
 		"DELETE /items/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -81,10 +82,11 @@ func replica(t *testing.T, e *era2026.Era) (url string, log *logBuffer) {
 
 // crossReplicas asks for confirmation on one replica and answers it on the
 // other, and returns what the second logged.
-func crossReplicas(t *testing.T, first, second *era2026.Era) string {
+func crossReplicas(t *testing.T, first, second *era2026.Era, names ...string) string {
 	t.Helper()
-	url1, _ := replica(t, first)
-	url2, log2 := replica(t, second)
+	names = append(names, "fleet", "fleet")
+	url1, _ := replica(t, names[0], first)
+	url2, log2 := replica(t, names[1], second)
 	ctx := context.Background()
 	caps := mcptest.WithCapabilities(json.RawMessage(`{"elicitation":{}}`))
 	params := map[string]any{"name": "delete_item", "arguments": map[string]any{"id": "i1"}}
@@ -117,20 +119,24 @@ func TestRefusalHints(t *testing.T) {
 		}
 		return era2026.New(era2026.WithSealer(mrtr.NewSealer(ring)))
 	}
+	shared := sealer(mrtr.Key{ID: "k1", Secret: k1})
 	for _, tc := range []struct {
 		name          string
 		first, second *era2026.Era
 		reason, hint  string
+		servers       []string
 	}{
 		{"two processes, keys of their own", era2026.New(), era2026.New(),
-			"bad_tag", "this process seals with a random key of its own"},
+			"bad_tag", "this process seals with a random key of its own", nil},
 		{"a rotation promoted too early", sealer(mrtr.Key{ID: "k2", Secret: k2}, mrtr.Key{ID: "k1", Secret: k1}), sealer(mrtr.Key{ID: "k1", Secret: k1}),
-			"unknown_key", "add the new key second on every replica before any makes it first"},
+			"unknown_key", "add the new key second on every replica before any makes it first", nil},
 		{"one id, two secrets", sealer(mrtr.Key{ID: "k1", Secret: k1}), sealer(mrtr.Key{ID: "k1", Secret: other}),
-			"bad_tag", "the secret differs from the sealing replica's"},
+			"bad_tag", "the secret differs from the sealing replica's", nil},
+		{"two resource identities", shared, shared,
+			"binding_mismatch", "the replicas name different resource URIs", []string{"fleet-a", "fleet-b"}},
 	} {
-		log := crossReplicas(t, tc.first, tc.second)
-		if !strings.Contains(log, "reason="+tc.reason) || !strings.Contains(log, tc.hint) || !strings.Contains(log, "mrtr.LoadKeys") {
+		log := crossReplicas(t, tc.first, tc.second, tc.servers...)
+		if !strings.Contains(log, "reason="+tc.reason) || !strings.Contains(log, tc.hint) {
 			t.Errorf("%s: the log says\n%s\nwant reason %s and hint %q", tc.name, log, tc.reason, tc.hint)
 		}
 	}

@@ -52,9 +52,14 @@ func (e *Era) openState(req seam.Request) error {
 // hint says, for the log, what usually causes a refusal that a
 // configuration can fix: on a fleet, a state sealed under a key this
 // replica does not hold (unknown_key) or holds with another secret
-// (bad_tag; also what tampering looks like).
+// (bad_tag; also what tampering looks like), or replicas that bind states
+// to different resource URIs (binding_mismatch; also what a retry with
+// other arguments looks like).
 func (e *Era) hint(reason string) string {
 	switch {
+	case reason == "binding_mismatch":
+		return "the retry is not the request the state was issued for (caller, workspace, tool, arguments), " +
+			"or the replicas name different resource URIs: every replica must be configured with the same public one"
 	case reason != "unknown_key" && reason != "bad_tag":
 		return ""
 	case e.ephemeral:
