@@ -497,9 +497,12 @@ func (d *fleetDriver) rotation(t *testing.T) {
 				}
 				// The user takes a moment to answer; restarts happen meanwhile.
 				time.Sleep(time.Duration(50+rand.IntN(350)) * time.Millisecond)
+				// A state counts as valid when every replica held its key
+				// from before round 2 was sent until it was answered.
 				kid := keyID(state)
 				held := heldByAll(kid)
 				r2, o2, retries2 := call.call(ctx, c, state)
+				held = held && heldByAll(kid)
 				mu.Lock()
 				total.rounds++
 				total.outcomes[o2]++
@@ -553,16 +556,18 @@ func (d *fleetDriver) rotation(t *testing.T) {
 		"%d of states under a retired key; client retries %v; answers %v; a k1 state kept past retirement: %s",
 		3*d.replicas, time.Since(began).Seconds(), total.rounds, total.sealedBy, total.executed, total.crossed,
 		total.refusedHeld, total.refusedRetired, total.retried, total.outcomes, o)
-	if total.refusedHeld != 0 || total.refusedRetired != 0 {
-		t.Errorf("valid states refused during the rotation")
+	if total.refusedHeld != 0 {
+		t.Errorf("%d valid states refused during the rotation", total.refusedHeld)
 	}
 	for o, n := range total.outcomes {
 		if strings.HasPrefix(o, "round1_") {
 			t.Errorf("%d first rounds answered %s", n, strings.TrimPrefix(o, "round1_"))
 		}
 	}
-	if total.executed != total.rounds || total.rounds < 20 {
-		t.Errorf("%d of %d confirmations executed; want all, and at least 20", total.executed, total.rounds)
+	// A state whose key was retired while it was in flight is refused,
+	// as it should be; the wait before step 3 makes that rare here.
+	if total.executed != total.rounds-total.refusedRetired || total.rounds < 20 {
+		t.Errorf("%d of %d confirmations executed; want all but those under a retired key, and at least 20", total.executed, total.rounds)
 	}
 	if total.sealedBy["k1"] == 0 || total.sealedBy["k2"] == 0 || total.crossed == 0 {
 		t.Errorf("the traffic did not exercise both keys across replicas")
