@@ -27,7 +27,10 @@ type Era struct {
 	ttlMs  int64
 	scope  CacheScope
 	sealer *mrtr.Sealer
-	seam   seam.Era
+	// ephemeral: the sealer's key was drawn by this process, so no other
+	// process can open its states.
+	ephemeral bool
+	seam      seam.Era
 
 	mu   sync.RWMutex
 	meta map[string][]byte // serverInfo object -> the result _meta naming it
@@ -52,10 +55,11 @@ func WithCaching(ttl time.Duration, scope CacheScope) Option {
 }
 
 // WithSealer sets the Sealer of requestState. Replicas that may serve
-// each other's retries must share its key ring. Without it, New creates a
-// sealer over a random key of its own: safe, but a retry that reaches
-// another process (a second replica, a restart) is refused and the client
-// starts over.
+// each other's retries must share its key ring: load it on every replica
+// from the same configuration with mrtr.LoadKeys. Without WithSealer, New
+// creates a sealer over a random key of its own: safe, but a retry that
+// reaches another process (a second replica, a restart) is refused and
+// the client starts over, so the handler logs a warning when it is built.
 func WithSealer(s *mrtr.Sealer) Option {
 	if s == nil {
 		panic("era2026: WithSealer needs a Sealer")
@@ -79,6 +83,7 @@ func New(opts ...Option) *Era {
 			panic(err)
 		}
 		e.sealer = mrtr.NewSealer(ring)
+		e.ephemeral = true
 	}
 	e.seam = seam.Era{
 		Versions:   []string{string(mcp.Version20260728)},
@@ -90,8 +95,21 @@ func New(opts ...Option) *Era {
 		Finish:     e.finish,
 		Status:     status,
 	}
+	if e.ephemeral {
+		e.seam.Warnings = []string{ephemeralWarning}
+	}
 	return e
 }
+
+// ephemeralWarning is logged when a handler is built over an era whose
+// requestState key is this process's own. It is a warning and not an
+// error: one process (development, a single instance) works; a fleet or a
+// restart refuses the retries that cross processes, which is only seen as
+// clients starting over.
+const ephemeralWarning = "era2026: requestState is sealed with a random key of this process only: " +
+	"a multi round-trip retry (a destructive tool's confirmation) that reaches another replica, " +
+	"or this one after a restart, is refused and the client must start over. " +
+	"Give every replica the same key ring: era2026.WithSealer(mrtr.NewSealer(ring)) over mrtr.LoadKeys"
 
 // Seam implements mcp.Era.
 func (e *Era) Seam() *seam.Era { return &e.seam }

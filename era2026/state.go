@@ -23,13 +23,11 @@ func (e *Era) openState(req seam.Request) error {
 		return nil
 	}
 	refuse := func(reason string) error {
-		hint := ""
-		if reason == "bad_tag" || reason == "unknown_key" {
-			// The usual cause on a fleet: replicas sealing with keys of
-			// their own. Every replica must load the same key ring.
-			hint = "replicas must share one requestState key ring (era2026.WithSealer over mrtr.ParseKeys)"
+		args := []any{"reason", reason, "method", req.Name()}
+		if hint := e.hint(reason); hint != "" {
+			args = append(args, "hint", hint)
 		}
-		req.Log(slog.LevelWarn, "era2026: requestState refused", "reason", reason, "method", req.Name(), "hint", hint)
+		req.Log(slog.LevelWarn, "era2026: requestState refused", args...)
 		return seam.InvalidState()
 	}
 	if !m.InputRequired {
@@ -49,4 +47,28 @@ func (e *Era) openState(req seam.Request) error {
 	}
 	responses, _ := req.Param("inputResponses")
 	return req.SetRound(opened.Payload, opened.Nonce[:], opened.ValidUntil, responses)
+}
+
+// hint says, for the log, what usually causes a refusal that a
+// configuration can fix: on a fleet, a state sealed under a key this
+// replica does not hold (unknown_key) or holds with another secret
+// (bad_tag; also what tampering looks like), or replicas that bind states
+// to different resource URIs (binding_mismatch; also what a retry with
+// other arguments looks like).
+func (e *Era) hint(reason string) string {
+	switch {
+	case reason == "binding_mismatch":
+		return "the retry is not the request the state was issued for (caller, workspace, tool, arguments), " +
+			"or the replicas name different resource URIs: every replica must be configured with the same public one"
+	case reason != "unknown_key" && reason != "bad_tag":
+		return ""
+	case e.ephemeral:
+		return "this process seals with a random key of its own, so states from another replica or from before a restart cannot open: " +
+			"load one key ring on every replica (mrtr.LoadKeys, era2026.WithSealer)"
+	case reason == "unknown_key":
+		return "the state names a key this replica's ring lacks: every replica must load the same ring (mrtr.LoadKeys); " +
+			"in a rotation, add the new key second on every replica before any makes it first, and retire the old one only after the TTL"
+	}
+	return "the key id is in this replica's ring but the secret differs from the sealing replica's (or the state was altered): " +
+		"every replica must load the same ring (mrtr.LoadKeys)"
 }

@@ -6,6 +6,17 @@
 //	go run -C examples/inbox .              # 127.0.0.1:8080, from the repository root
 //	go run -C examples/inbox . -addr 127.0.0.1:9090
 //
+// Replicas behind a load balancer share what any of them may need:
+//
+//	INBOX_STATE_KEYS='k1:<32 random bytes, base64>' go run -C examples/inbox . \
+//	    -addr 127.0.0.1:9001 -public-url http://127.0.0.1:9000 -redis redis://127.0.0.1:6379/0
+//
+// INBOX_STATE_KEYS (or a file named by INBOX_STATE_KEYS_FILE) is the
+// requestState key ring, in the text form of mrtr.ParseKeys; -public-url
+// is the URL clients reach the service at, whose /mcp is the resource URI
+// tokens are issued for; -redis keeps rate budgets and used confirmations
+// in Redis. The README's "Running several replicas" has the details.
+//
 // Development tokens (printed at start): dev-admin (organization Acme, two
 // workspaces, all scopes: send X-Workspace-Id), dev-writer and dev-reader
 // (organization Globex, one workspace; the reader has read scopes only).
@@ -34,13 +45,24 @@ func main() { os.Exit(run()) }
 func run() int {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (loopback)")
 	grace := flag.Duration("shutdown-timeout", 10*time.Second, "how long requests in flight may take to finish at shutdown")
+	var ff fleetFlags
+	flag.StringVar(&ff.publicURL, "public-url", "", "the URL clients reach the service at (default: from -addr); its /mcp is the resource URI tokens are issued for")
+	flag.StringVar(&ff.redisURL, "redis", "", "redis:// URL of the Redis that keeps rate budgets and used confirmations for every replica (default: in this process)")
+	flag.StringVar(&ff.rate, "rate", "50,100", "each principal's rate budget: requests per second,burst")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)
 	}
-	base := "http://" + ln.Addr().String()
-	a := newApp(base + "/mcp")
+	fl, err := ff.setup(ln.Addr())
+	if err != nil {
+		ln.Close()
+		log.Print(err)
+		return 2
+	}
+	defer fl.shared.close()
+	base := fl.base
+	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared})
 	defer a.close()
 	srv := &http.Server{
 		Handler:           a.handler,
@@ -68,6 +90,10 @@ func run() int {
     dev-writer  Globex, workspace ws_globex, read+write
     dev-reader  Globex, workspace ws_globex, read only
 `, base)
+	fmt.Printf("  Replicas:\n")
+	for _, line := range fl.report {
+		fmt.Printf("    %s\n", line)
+	}
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Print(err)
 		return 1

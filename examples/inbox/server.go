@@ -14,7 +14,6 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
-	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
 const instructions = `Tools for the Autonomous Inbox: read the emails that arrive in a workspace's inboxes, manage who may send to them, and manage the webhooks that receive the processed data.
@@ -40,12 +39,14 @@ func newApp(resource string) *app {
 }
 
 // appConfig is what tests change: the job queue's size, whether a worker
-// empties it, and each principal's rate budget.
+// empties it, and each principal's rate budget; and what replicas share
+// (fleet.go), zero for one process.
 type appConfig struct {
 	queue     int
 	worker    bool
 	perSecond float64
 	burst     int
+	shared    shared
 }
 
 func newAppWith(resource string, cfg appConfig) *app {
@@ -70,7 +71,7 @@ func newAppWith(resource string, cfg appConfig) *app {
 	// One budget per principal for both doors: the MCP endpoint meters
 	// its requests, and the REST API meters the ones that come to it
 	// directly (an in-process call was metered as an MCP request).
-	perPrincipal := ratelimit.NewMemory(cfg.perSecond, cfg.burst)
+	perPrincipal := cfg.shared.principalLimiter(cfg.perSecond, cfg.burst)
 	routes := http.NewServeMux()
 	(&api{store: st, idem: newIdempotency()}).routes(routes)
 	restAPI := requireIdentity(authn, rateLimited(perPrincipal, routes))
@@ -83,14 +84,15 @@ func newAppWith(resource string, cfg appConfig) *app {
 
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", restAPI)
-	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(),
+	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(cfg.shared.eraOptions()...),
 		// The contract names exactly these revisions; 2025-11-25 clients
 		// negotiate down to 2025-06-18.
 		era2025.New(era2025.WithVersions(mcp.Version20250618, mcp.Version20250326))},
-		mcp.WithAuth(authn),
-		mcp.WithClientRateLimit(ratelimit.NewMemory(200, 400), nil),
-		mcp.WithRateLimit(perPrincipal),
-		mcp.WithLimits(mcp.Limits{Concurrent: 256})))
+		append([]mcp.HandlerOption{
+			mcp.WithAuth(authn),
+			mcp.WithClientRateLimit(cfg.shared.clientLimiter(), nil),
+			mcp.WithRateLimit(perPrincipal),
+			mcp.WithLimits(mcp.Limits{Concurrent: 256})}, cfg.shared.handlerOptions()...)...))
 	prm := auth.NewMetadataHandler(auth.ResourceMetadata{
 		Resource:              resource,
 		AuthorizationServers:  []string{"https://login.inbox.test"},

@@ -203,6 +203,11 @@ type Era struct {
 	// Status is the HTTP status of an in-band JSON-RPC error with code
 	// (nil: 200, as the handshake revisions want).
 	Status func(code int) int
+	// Warnings are what the handler logs, each once at Warn level, when it
+	// is built: a configuration that serves one process but breaks a
+	// fleet (2026-07-28: requestState sealed with a key of this process
+	// only). The era words them; the core only logs them.
+	Warnings []string
 }
 
 // The codes eras report.
