@@ -109,6 +109,9 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	}
 	for _, era := range eras {
 		e := era.Seam()
+		for _, w := range e.Warnings {
+			h.cfg.logger.WarnContext(context.Background(), w)
+		}
 		if len(e.Versions) == 0 {
 			panic("mcp: an Era serves no version")
 		}

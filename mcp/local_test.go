@@ -3,11 +3,13 @@ package mcp_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
@@ -42,5 +44,18 @@ func TestLocal(t *testing.T) {
 	if w := serve(context.Background()); w.Code == 200 {
 		b, _ := io.ReadAll(w.Body)
 		t.Errorf("the same request over HTTP was served: %s", b)
+	}
+}
+
+// TestNewHandler_LogsEraWarnings: an era's warnings about its own
+// configuration (era2026 sealing with a process-random key) reach the
+// handler's log once, at Warn.
+func TestNewHandler_LogsEraWarnings(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "w", Version: "1"})
+	var buf syncBuffer
+	mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
+	if got := buf.String(); strings.Count(got, "level=WARN") != 1 || !strings.Contains(got, "random") {
+		t.Errorf("log: %q", got)
 	}
 }
