@@ -4,7 +4,7 @@
 # a confirmed destructive tool) on loopback: the go-sdk client (all three
 # revisions), the TypeScript SDK
 # v2 client (2026-07-28 with a multi round-trip call) and the TypeScript
-# SDK v1 client (2025-06-18 and 2025-03-26). The clients live under
+# SDK v1 client (2025-11-25 and 2025-03-26). The clients live under
 # internal/interop, in their own Go module and npm package, so the library
 # itself depends on none of them.
 set -euo pipefail

@@ -1,6 +1,6 @@
 // Full 2025 sessions of the published TypeScript SDK v1 client
 // (@modelcontextprotocol/sdk) against an mcpdual endpoint: initialize
-// (negotiated down to 2025-06-18 on /mcp, and to 2025-03-26 on the
+// (the client's own latest, 2025-11-25, on /mcp, and 2025-03-26 on the
 // fixture's /mcp-2025-03-26), tools/list, tools/call, resources/read and
 // prompts/get. Exits non-zero on the first surprise.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +16,7 @@ const fail = (what, got) => {
   process.exit(1);
 };
 
-for (const [endpoint, want] of [[url, '2025-06-18'], [`${url}-2025-03-26`, '2025-03-26']]) {
+for (const [endpoint, want] of [[url, '2025-11-25'], [`${url}-2025-03-26`, '2025-03-26']]) {
   const client = new Client({ name: 'mcpdual-interop-ts-v1', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(endpoint));
   await client.connect(transport);
