@@ -40,6 +40,12 @@ func (r *discoverResult) AppendJSON(dst []byte) []byte {
 			dst = append(dst, `":{}`...)
 		}
 	}
+	if r.caps&seam.CapTasks != 0 {
+		// The tasks extension is declared under extensions, never as a
+		// capabilities.tasks member (that was 2025-11-25's shape).
+		dst = seam.Comma(dst, len(dst) > n)
+		dst = append(dst, `"extensions":{"io.modelcontextprotocol/tasks":{}}`...)
+	}
 	dst = append(dst, '}')
 	if r.instructions != "" {
 		dst = append(dst, `,"instructions":`...)

@@ -132,6 +132,20 @@ func status(code int) int {
 // gets its state sealed and no cache hints.
 func (e *Era) finish(req seam.Request, res seam.Result) (seam.Result, error) {
 	meta := e.serverMeta(req)
+	if r, ok := res.(*seam.TaskCreated); ok {
+		b, err := req.TaskBinding()
+		if err != nil {
+			return nil, err
+		}
+		id, _, err := e.sealer.SealFor(mrtr.Binding(b), r.Payload, r.TTL)
+		if err != nil {
+			req.Log(slog.LevelError, "era2026: cannot seal a task id", "method", req.Name(), "err", err)
+			return nil, &seam.Failure{Code: -32603, Message: "Internal error"}
+		}
+		r.TaskID = id
+		*r.Stamp() = seam.Stamp{ResultType: "task", Meta: meta}
+		return r, nil
+	}
 	if r, ok := res.(*seam.InputRequired); ok {
 		b, err := req.Binding()
 		if err != nil {

@@ -15,6 +15,9 @@ import (
 // one "Invalid or expired requestState" answer; the reason is logged.
 func (e *Era) openState(req seam.Request) error {
 	m := req.Method()
+	if m.Task {
+		return e.openTask(req)
+	}
 	raw, ok := req.Param("requestState")
 	if !ok {
 		if responses, has := req.Param("inputResponses"); has && m.InputRequired {
@@ -71,4 +74,27 @@ func (e *Era) hint(reason string) string {
 	}
 	return "the key id is in this replica's ring but the secret differs from the sealing replica's (or the state was altered): " +
 		"every replica must load the same ring (mrtr.LoadKeys)"
+}
+
+// openTask opens the task id of a tasks/* request and hands its payload to
+// the core. A forged, expired or foreign id (another caller's, another
+// workspace's, another server's) is the same unknown task; the reason is
+// logged at Debug, since a stale id is an everyday thing for a poller.
+func (e *Era) openTask(req seam.Request) error {
+	raw, _ := req.Param("taskId")
+	id, isStr := jsonrpc.String(raw)
+	if !isStr {
+		return seam.InvalidParams("Invalid params: taskId must be a string", nil)
+	}
+	b, err := req.TaskBinding()
+	if err != nil {
+		return err
+	}
+	opened, err := e.sealer.Open(mrtr.Binding(b), id)
+	if err != nil {
+		req.Log(slog.LevelDebug, "era2026: task id refused", "reason", mrtr.Reason(err), "method", req.Name())
+		// In-band, like an unknown tool: the request was understood.
+		return &seam.Failure{Code: seam.CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
+	}
+	return req.SetTask(opened.Payload, opened.IssuedAt)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
 // maxViolations bounds how many schema violations a result lists.
@@ -60,6 +62,10 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if v := t.input.Validate(decoded, maxViolations); v != nil {
 		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
 	}
+	taskable := req.acceptsTask(t)
+	if sp := t.opts.task; sp != nil && sp.support == task.Required && !taskable {
+		return taskRequired(features, t, req.era.PerRequest)
+	}
 	call := req.newCall(name, args)
 	if t.confirms() {
 		res, err := s.confirm(req, t, call)
@@ -73,6 +79,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if msg != "" {
 		return textResult(msg, true), nil
 	}
+	in.async = taskable
 	rec, p := req.runRoute(t.handler, call, in)
 	if call.idemKey != "" {
 		outcome := "status " + strconv.Itoa(rec.status)
@@ -87,6 +94,9 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	}
 	if call.pending {
 		return req.pendingTool(t, call)
+	}
+	if taskable && rec.status == http.StatusAccepted && !rec.over {
+		return req.createTask(t, rec)
 	}
 	return t.result(req, rec, features)
 }

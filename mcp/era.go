@@ -60,6 +60,7 @@ type request struct {
 	notify       *notifier // nil unless the request may stream
 
 	local       *local.Exchange // a message that did not come over HTTP, nil otherwise
+	task        *openTask       // the task a tasks/* request names, opened
 	principal   *auth.Principal
 	lastVisible visibility // the permission rule's last answer
 	wsDone      bool       // the workspace was resolved (ws, wsErr hold the outcome)

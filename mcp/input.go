@@ -20,6 +20,10 @@ const (
 	CapSampling                               // "sampling": {}
 	CapSamplingTools                          // "sampling": {"tools": {}}
 	CapRoots                                  // "roots": {}
+
+	// capTasks: the io.modelcontextprotocol/tasks extension, under
+	// "extensions". Not an input request's need, so not exported.
+	capTasks Capability = 1 << 7
 )
 
 // capabilitiesOf reads a clientCapabilities object. "elicitation": {}
@@ -49,6 +53,11 @@ func capabilitiesOf(raw json.RawMessage) Capability {
 	if r, ok := jsonrpc.Lookup(raw, "roots"); ok && isObject(r) {
 		c |= CapRoots
 	}
+	if ext, ok := jsonrpc.Lookup(raw, "extensions"); ok && isObject(ext) {
+		if t, ok := jsonrpc.Lookup(ext, tasksExtension); ok && isObject(t) {
+			c |= capTasks
+		}
+	}
 	return c
 }
 
@@ -77,6 +86,9 @@ func requiredCapabilities(missing Capability) map[string]any {
 	}
 	if missing&CapRoots != 0 {
 		m["roots"] = struct{}{}
+	}
+	if missing&capTasks != 0 {
+		m["extensions"] = map[string]any{tasksExtension: struct{}{}}
 	}
 	return m
 }

@@ -13,6 +13,7 @@ type itemOptions struct {
 	noConfirm   bool
 	prepare     func(ctx context.Context, call *Call) (string, error)
 	completions map[string]CompletionFunc
+	task        *taskSpec // WithTask, tools only
 }
 
 // ItemOption configures one registered tool, resource, resource template
@@ -57,6 +58,9 @@ func applyItemOptions(opts []ItemOption, what string, completable map[string]boo
 	}
 	if o.noConfirm || o.prepare != nil {
 		panic("mcp: " + what + ": confirmation options apply to tools only")
+	}
+	if o.task != nil {
+		panic("mcp: " + what + ": WithTask applies to tools only")
 	}
 	return o
 }

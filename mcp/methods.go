@@ -27,6 +27,9 @@ var methodTable = []*methodRow{
 	{Method: seam.Method{Name: "prompts/list", Capability: seam.CapPrompts, Cacheable: true, PerCaller: true}, serve: (*Server).listPrompts},
 	{Method: seam.Method{Name: "prompts/get", Capability: seam.CapPrompts, InputRequired: true, Member: "name"}, serve: (*Server).getPrompt},
 	{Method: seam.Method{Name: "completion/complete", Capability: seam.CapCompletions}, serve: (*Server).complete},
+	{Method: seam.Method{Name: "tasks/get", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).getTask},
+	{Method: seam.Method{Name: "tasks/update", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).updateTask},
+	{Method: seam.Method{Name: "tasks/cancel", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).cancelTask},
 }
 
 const v2026 = string(Version20260728)
@@ -72,6 +75,11 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		if err := e.Target(req); err != nil {
 			return nil, err
 		}
+	}
+	if row.Task && req.capBits&capTasks == 0 {
+		// Before the id is opened: a client without the extension learns
+		// what it lacks, not that its id is unknown.
+		return nil, missingTasksExtension()
 	}
 	if e.Open != nil {
 		if err := e.Open(req); err != nil {

@@ -67,6 +67,7 @@ func parseRoute(p string) (route, error) {
 // inner describes the request a route gets for one call.
 type inner struct {
 	pattern     string // the route's, for observers
+	async       bool   // the call may become a task: Prefer: respond-async
 	method      string
 	path        string // escaped: every wildcard's value one segment
 	query       string // encoded, "" for none
@@ -149,6 +150,9 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	header := http.Header{"Accept": jsonType}
 	if call.idemKey != "" {
 		header["Idempotency-Key"] = []string{call.idemKey}
+	}
+	if in.async {
+		header["Prefer"] = preferAsync
 	}
 	base := http.Request{
 		Method:     in.method,
@@ -360,3 +364,7 @@ func mediaType(h http.Header) string {
 	}
 	return mt
 }
+
+// preferAsync is the header value (RFC 7240) of an in-process request
+// whose call may become a task: a 202 Accepted is welcome.
+var preferAsync = []string{"respond-async"}

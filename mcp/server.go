@@ -183,6 +183,11 @@ func (s *Server) freeze() {
 	if len(s.tools) > 0 {
 		s.caps |= seam.CapTools
 	}
+	for _, t := range s.tools {
+		if t.opts.task != nil {
+			s.caps |= seam.CapTasks
+		}
+	}
 	if len(s.resources)+len(s.templates) > 0 {
 		s.caps |= seam.CapResources
 	}

@@ -130,6 +130,16 @@ func NewSealer(ring *Ring, opts ...Option) *Sealer {
 // host passes it on as an idempotency key). It fails if the arguments are
 // not a JSON object or the state would exceed MaxMintBytes.
 func (s *Sealer) Seal(b Binding, payload []byte) (state string, nonce [NonceBytes]byte, err error) {
+	return s.SealFor(b, payload, s.ttl)
+}
+
+// SealFor is Seal with a lifetime of its own instead of the sealer's TTL:
+// a task id, say, lives as long as its task. A key that sealed it must
+// stay in every ring until ttl plus the skew has passed.
+func (s *Sealer) SealFor(b Binding, payload []byte, ttl time.Duration) (state string, nonce [NonceBytes]byte, err error) {
+	if ttl <= 0 {
+		return "", nonce, errors.New("mrtr: SealFor needs a positive lifetime")
+	}
 	digest, err := b.digest()
 	if err != nil {
 		return "", nonce, err
@@ -138,7 +148,7 @@ func (s *Sealer) Seal(b Binding, payload []byte) (state string, nonce [NonceByte
 		return "", nonce, err
 	}
 	now := s.now()
-	pt := appendPlaintext(nil, &plaintext{Binding: digest[:], Issued: now.Unix(), Expires: now.Add(s.ttl).Unix(), Nonce: nonce[:], Payload: payload})
+	pt := appendPlaintext(nil, &plaintext{Binding: digest[:], Issued: now.Unix(), Expires: now.Add(ttl).Unix(), Nonce: nonce[:], Payload: payload})
 	k := s.ring.keys[0]
 	// Layout: version | id length | id | what the key's algorithm appends
 	// (IV or salt, ciphertext, tag). The version and key id are

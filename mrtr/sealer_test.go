@@ -101,6 +101,36 @@ func TestOpen_Expiry(t *testing.T) {
 	}
 }
 
+// TestSealFor: a state sealed for its own lifetime expires with it, not
+// with the sealer's TTL; the opener's TTL plays no part.
+func TestSealFor(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_800_000_000, 0)
+	s := NewSealer(ring(t, Key{"k1", secret(1)}), WithClock(func() time.Time { return now }), WithTTL(time.Minute), WithSkew(5*time.Second))
+	state, _, err := s.SealFor(base, []byte("task"), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		at     time.Duration
+		reason string
+	}{{0, ""}, {59 * time.Minute, ""}, {time.Hour + 5*time.Second, ""}, {time.Hour + 6*time.Second, "expired"}} {
+		at := now.Add(tc.at)
+		o, err := NewSealer(s.ring, WithClock(func() time.Time { return at }), WithSkew(5*time.Second)).Open(base, state)
+		if Reason(err) != tc.reason {
+			t.Errorf("at %v: %q, want %q", tc.at, Reason(err), tc.reason)
+		}
+		if err == nil && (string(o.Payload) != "task" || !o.Expires.Equal(now.Add(time.Hour))) {
+			t.Errorf("at %v: %+v", tc.at, o)
+		}
+	}
+	for _, ttl := range []time.Duration{0, -time.Second} {
+		if _, _, err := s.SealFor(base, nil, ttl); err == nil {
+			t.Errorf("SealFor with lifetime %v: no error", ttl)
+		}
+	}
+}
+
 func TestOpen_EveryBitFlipIsRefused(t *testing.T) {
 	t.Parallel()
 	s := NewSealer(ring(t, Key{"k1", secret(1)}))

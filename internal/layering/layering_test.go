@@ -28,14 +28,15 @@ var allowed = map[string][]string{
 	"mcp/content":      {"internal/jsonrpc"},
 	"mcp/ratelimit":    {},
 	"mcp/observe":      {"internal/jsonrpc"},
-	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
+	"mcp/task":         {},
+	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
 	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
 	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/mcptest"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest"}
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{

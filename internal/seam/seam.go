@@ -3,6 +3,7 @@ package seam
 import (
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
@@ -54,6 +55,10 @@ type Method struct {
 	// OwnBudget: the method draws from a rate budget of its own, so that
 	// spending every other request never breaks it (server/discover).
 	OwnBudget bool
+	// Task: the method acts on a task its params.taskId names
+	// (tasks/get, tasks/update, tasks/cancel). The client must have
+	// declared the tasks extension; the era opens the id.
+	Task bool
 }
 
 // Has reports whether revision v has the method.
@@ -115,6 +120,13 @@ type Request interface {
 	// Local reports a message that did not come over HTTP (stdio): it
 	// has no headers to cross-check against its body.
 	Local() bool
+	// TaskBinding says whom and what a task id belongs to: the caller and
+	// the server, not the method (the id is made by tools/call and read
+	// by tasks/*); the task's target is inside its sealed payload.
+	TaskBinding() (Binding, error)
+	// SetTask hands the core the opened payload of a task id and the
+	// instant it was sealed.
+	SetTask(payload []byte, created time.Time) error
 }
 
 // Stamp holds the members revision 2026-07-28 adds to every result. The
@@ -163,6 +175,55 @@ func (r *InputRequired) AppendJSON(dst []byte) []byte {
 		dst = AppendString(dst, r.RequestState)
 	}
 	return append(dst, '}')
+}
+
+// TaskCreated is the answer of a call that became a task: the era seals
+// Payload into TaskID for TTL and stamps resultType "task". It renders
+// the flat CreateTaskResult.
+type TaskCreated struct {
+	stamp        Stamp
+	Payload      []byte // plaintext for the era to seal
+	TTL          time.Duration
+	PollInterval time.Duration
+	Status       string
+	Message      string // statusMessage, "" for none
+	Created      time.Time
+	TaskID       string
+}
+
+// Stamp implements Result.
+func (r *TaskCreated) Stamp() *Stamp { return &r.stamp }
+
+// AppendJSON implements Result.
+func (r *TaskCreated) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst, comma := r.stamp.AppendMembers(dst)
+	dst = Comma(dst, comma)
+	dst = AppendTask(dst, r.TaskID, r.Status, r.Message, r.Created, r.Created, r.TTL, r.PollInterval)
+	return append(dst, '}')
+}
+
+// AppendTask appends the members of a Task object.
+func AppendTask(dst []byte, id, status, message string, created, updated time.Time, ttl, poll time.Duration) []byte {
+	dst = append(dst, `"taskId":`...)
+	dst = AppendString(dst, id)
+	dst = append(dst, `,"status":`...)
+	dst = AppendString(dst, status)
+	if message != "" {
+		dst = append(dst, `,"statusMessage":`...)
+		dst = AppendString(dst, message)
+	}
+	dst = append(dst, `,"createdAt":"`...)
+	dst = created.UTC().AppendFormat(dst, "2006-01-02T15:04:05.000Z")
+	dst = append(dst, `","lastUpdatedAt":"`...)
+	dst = updated.UTC().AppendFormat(dst, "2006-01-02T15:04:05.000Z")
+	dst = append(dst, `","ttlMs":`...)
+	dst = strconv.AppendInt(dst, ttl.Milliseconds(), 10)
+	if poll > 0 {
+		dst = append(dst, `,"pollIntervalMs":`...)
+		dst = strconv.AppendInt(dst, poll.Milliseconds(), 10)
+	}
+	return dst
 }
 
 // Failure is an error an era reports: a JSON-RPC error and the HTTP status

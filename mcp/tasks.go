@@ -1,0 +1,456 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/task"
+)
+
+// tasksExtension is the extension's name in capabilities.extensions.
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
+// Task defaults and bounds.
+const (
+	defaultTaskTTL  = time.Hour
+	maxTaskTTL      = 7 * 24 * time.Hour
+	defaultTaskPoll = time.Second
+)
+
+// WithTask makes a tool's route the start of a task (see package task):
+// when the route answers 202 Accepted to a client that declared the tasks
+// extension, the call's answer is a task whose status, cancellation and
+// input go through the routes c names. It panics on a route that is not a
+// valid pattern, a status route that is not a GET with a wildcard naming
+// the job, cancel or update routes with wildcards the status route lacks,
+// or a TTL out of (0, 7 days].
+func WithTask(c task.Config) ItemOption {
+	sp := &taskSpec{support: c.Support, ttl: c.TTL, poll: c.PollInterval, accepted: c.Accepted, read: c.Read}
+	if sp.ttl == 0 {
+		sp.ttl = defaultTaskTTL
+	}
+	if sp.ttl < 0 || sp.ttl > maxTaskTTL {
+		panic("mcp: WithTask: TTL must be positive and at most 7 days")
+	}
+	if sp.poll <= 0 {
+		sp.poll = defaultTaskPoll
+	}
+	if sp.read == nil {
+		sp.read = task.ReadJob
+	}
+	if c.Support != task.Optional && c.Support != task.Required {
+		panic("mcp: WithTask: Support must be task.Optional or task.Required")
+	}
+	var err error
+	if sp.status, err = parseRoute(c.Status); err != nil || sp.status.method != http.MethodGet {
+		panic(fmt.Sprintf("mcp: WithTask: Status %q must be a GET route (%v)", c.Status, err))
+	}
+	names := sp.status.wildcards()
+	if len(names) == 0 {
+		panic(fmt.Sprintf("mcp: WithTask: Status %q needs a wildcard naming the job", c.Status))
+	}
+	other := func(what, pattern string) (route, bool) {
+		if pattern == "" {
+			return route{}, false
+		}
+		rt, err := parseRoute(pattern)
+		if err != nil || rt.method == http.MethodGet || rt.method == http.MethodHead {
+			panic(fmt.Sprintf("mcp: WithTask: %s %q must be a POST, PUT, PATCH or DELETE route (%v)", what, pattern, err))
+		}
+		for n := range rt.wildcards() {
+			if !names[n] {
+				panic(fmt.Sprintf("mcp: WithTask: %s %q has wildcard {%s}, which Status lacks", what, pattern, n))
+			}
+		}
+		return rt, true
+	}
+	sp.cancel, sp.hasCancel = other("Cancel", c.Cancel)
+	sp.update, sp.hasUpdate = other("Update", c.Update)
+	return itemOptionFunc(func(o *itemOptions) { o.task = sp })
+}
+
+// taskSpec is a tool's WithTask configuration, checked.
+type taskSpec struct {
+	support              task.Support
+	status               route
+	cancel, update       route
+	hasCancel, hasUpdate bool
+	ttl, poll            time.Duration
+	accepted             func(http.Header, []byte) (map[string]string, bool)
+	read                 func(int, http.Header, []byte) (task.Job, error)
+}
+
+// wildcards returns the names of a route's wildcards.
+func (rt route) wildcards() map[string]bool {
+	names := map[string]bool{}
+	for _, s := range rt.segments {
+		if s.wildcard {
+			names[s.text] = true
+		}
+	}
+	return names
+}
+
+// match reads the wildcards' values from an escaped path the route would
+// build. The path may carry a prefix (the host mounts the routes under
+// one), so the route is matched against its last segments.
+func (rt route) match(escaped string) (map[string]string, bool) {
+	parts := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
+	if len(parts) < len(rt.segments) {
+		return nil, false
+	}
+	parts = parts[len(parts)-len(rt.segments):]
+	vals := map[string]string{}
+	for i, seg := range rt.segments {
+		v, err := url.PathUnescape(parts[i])
+		switch {
+		case err != nil:
+			return nil, false
+		case !seg.wildcard && v != seg.text:
+			return nil, false
+		case seg.wildcard && (v == "" || v == "." || v == ".."):
+			return nil, false
+		case seg.wildcard:
+			vals[seg.text] = v
+		}
+	}
+	return vals, true
+}
+
+// jobReference finds which job a 202 answer started: the tool's Accepted
+// function, or the Location header, or the id in the body.
+func (sp *taskSpec) jobReference(rec *recorder) (map[string]string, bool) {
+	if sp.accepted != nil {
+		return sp.accepted(rec.header, rec.buf.Bytes())
+	}
+	if loc := rec.header.Get("Location"); loc != "" {
+		if u, err := url.Parse(loc); err == nil {
+			if vals, ok := sp.status.match(u.EscapedPath()); ok {
+				return vals, true
+			}
+		}
+	}
+	names := sp.status.wildcards()
+	if len(names) != 1 {
+		return nil, false
+	}
+	body := rec.buf.Bytes()
+	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
+		return nil, false
+	}
+	id, ok := jsonrpc.Lookup(body, "id")
+	if !ok {
+		if data, has := jsonrpc.Lookup(body, "data"); has {
+			id, ok = jsonrpc.Lookup(data, "id")
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	v, isStr := jsonrpc.String(id)
+	if !isStr && len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+		v, isStr = string(id), true
+	}
+	if !isStr || v == "" {
+		return nil, false
+	}
+	for n := range names {
+		return map[string]string{n: v}, true
+	}
+	return nil, false
+}
+
+// taskPayload is what a task id seals besides its binding: the tool, the
+// job's route values, and the task's clock.
+type taskPayload struct {
+	Tool    string            `json:"t"`
+	Values  map[string]string `json:"v"`
+	Created int64             `json:"c"` // Unix milliseconds
+	TTL     int64             `json:"l"` // milliseconds
+	Poll    int64             `json:"p"` // milliseconds
+}
+
+// openTask is the task a tasks/* request names, opened.
+type openTask struct {
+	tool      *tool
+	values    map[string]string
+	created   time.Time
+	ttl, poll time.Duration
+}
+
+// acceptsTask reports whether this call may become a task: a tool with
+// WithTask, on 2026-07-28, for a client that declared the extension in
+// this request.
+func (r *request) acceptsTask(t *tool) bool {
+	return t.opts.task != nil && r.era.PerRequest && r.capBits&capTasks != 0
+}
+
+// taskRequired answers a call of a tool that runs only as a task from a
+// client that cannot take one.
+func taskRequired(f features, t *tool, perRequest bool) (seam.Result, error) {
+	if perRequest {
+		return nil, NewError(CodeMissingRequiredClientCapabilities, t.def.Name+" runs only as a task: declare the "+tasksExtension+" extension").
+			WithData(map[string]any{"requiredCapabilities": requiredCapabilities(capTasks)})
+	}
+	return notExecuted(f, "task_required", "Not executed (task_required): "+t.def.Name+
+		" runs only as a background task, which needs an MCP 2026-07-28 client with the tasks extension."), nil
+}
+
+// createTask turns a route's 202 answer into a task.
+func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
+	sp := t.opts.task
+	vals, ok := sp.jobReference(rec)
+	if !ok {
+		r.logError("mcp: a task route answered 202 without a job reference the status route can read (Location, or an id in the body)",
+			"tool", t.def.Name)
+		return textResult("The tool failed with an internal error.", true), nil
+	}
+	now := time.Now()
+	payload, err := json.Marshal(taskPayload{Tool: t.def.Name, Values: vals, Created: now.UnixMilli(),
+		TTL: sp.ttl.Milliseconds(), Poll: sp.poll.Milliseconds()})
+	if err != nil {
+		return nil, err
+	}
+	res := &seam.TaskCreated{Payload: payload, TTL: sp.ttl, PollInterval: sp.poll, Status: string(task.Working), Created: now}
+	// The 202 body often is the job already; its status is the task's
+	// first, when it reads as one.
+	if job, err := sp.read(rec.status, rec.header, rec.buf.Bytes()); err == nil && job.State.Valid() {
+		res.Status, res.Message = string(job.State), job.Message
+	}
+	return res, nil
+}
+
+// TaskBinding implements seam.Request: a task id belongs to the caller
+// and the server, whatever tasks/* method reads it.
+func (r *request) TaskBinding() (seam.Binding, error) {
+	ws, err := r.Workspace()
+	if err != nil {
+		return seam.Binding{}, err
+	}
+	return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
+		Version: string(r.version), Method: tasksExtension}, nil
+}
+
+// SetTask implements seam.Request. A task whose tool is gone, no longer
+// runs as a task, or is no longer the caller's to use is unknown.
+func (r *request) SetTask(payload []byte, _ time.Time) error {
+	var p taskPayload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return unknownTask()
+	}
+	t := r.server.byName[p.Tool]
+	if t == nil || t.opts.task == nil || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
+		return unknownTask()
+	}
+	r.task = &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
+		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}
+	return nil
+}
+
+func unknownTask() *Error {
+	return NewError(CodeInvalidParams, "Unknown task").WithData(map[string]string{"reason": "unknown_task"})
+}
+
+// runTaskRoute runs one of a task's routes in process with the caller's
+// identity. It returns nil and the error to answer when the route
+// panicked or says the job does not exist.
+func (r *request) runTaskRoute(ot *openTask, rt route, body []byte) (*recorder, error) {
+	path, values, bad := rt.fill(func(name string) (string, bool) { v, ok := ot.values[name]; return v, ok })
+	if bad != "" {
+		return nil, unknownTask()
+	}
+	in := inner{pattern: rt.pattern, method: rt.method, path: path, values: values}
+	if body != nil {
+		in.body, in.contentType = body, jsonType
+	}
+	call := r.newCall(ot.tool.def.Name, json.RawMessage(`{}`))
+	rec, p := r.runRoute(ot.tool.handler, call, in)
+	if p != nil {
+		r.logError("mcp: task route panicked", "tool", ot.tool.def.Name, "route", rt.pattern, "panic", p)
+		return nil, errInternal()
+	}
+	if rec.status == http.StatusNotFound || rec.status == http.StatusGone {
+		return nil, unknownTask()
+	}
+	return rec, nil
+}
+
+// getTask answers tasks/get: the status route's answer, read as a job.
+func (s *Server) getTask(req *request) (seam.Result, error) {
+	ot := req.task
+	sp := ot.tool.opts.task
+	rec, err := req.runTaskRoute(ot, sp.status, nil)
+	if err != nil {
+		return nil, err
+	}
+	job, err := sp.read(rec.status, rec.header, rec.buf.Bytes())
+	if err != nil || !job.State.Valid() {
+		req.logError("mcp: a task's status route answered what cannot be read as a job", "tool", ot.tool.def.Name,
+			"status", rec.status, "err", err)
+		return nil, errInternal()
+	}
+	id, _ := req.Param("taskId")
+	res := &taskResult{state: job.State, message: job.Message, created: ot.created, updated: job.UpdatedAt, ttl: ot.ttl, poll: ot.poll}
+	res.id, _ = jsonrpc.String(id)
+	if res.updated.IsZero() || res.updated.Before(res.created) {
+		res.updated = time.Now()
+	}
+	switch job.State {
+	case task.Completed:
+		tr, err := req.jobResult(ot.tool, job)
+		if err != nil {
+			return nil, err
+		}
+		tr.stamp = seam.Stamp{ResultType: "complete"}
+		res.result = tr
+	case task.Failed:
+		e := job.Error
+		if e == nil || e.Code == 0 || e.Message == "" {
+			e = &task.Error{Code: int(CodeInternal), Message: "Internal error"}
+		}
+		res.failure, _ = json.Marshal(e)
+	case task.InputRequired:
+		b, ok := inputRequestsJSON(job.InputRequests)
+		if !ok {
+			req.logError("mcp: a job's inputRequests are not {key: {method, params}} with known methods", "tool", ot.tool.def.Name)
+			return nil, errInternal()
+		}
+		res.inputRequests = b
+	}
+	return res, nil
+}
+
+// jobResult renders a completed job's result as the tool's answer of a
+// call that ran at once would be.
+func (req *request) jobResult(t *tool, job task.Job) (*toolResult, error) {
+	text := string(job.Result)
+	mediaType := "application/json"
+	if s, ok := jsonrpc.String(job.Result); ok && len(job.Result) > 0 && job.Result[0] == '"' {
+		text, mediaType = s, "text/plain; charset=utf-8"
+	}
+	if job.IsError {
+		return textResult(text, true), nil
+	}
+	rec := &recorder{header: http.Header{"Content-Type": {mediaType}}, status: http.StatusOK, limit: req.handler.cfg.limits.ResponseBytes}
+	rec.buf.WriteString(text)
+	return t.result(req, rec, featuresOf(req.version))
+}
+
+// inputRequestsJSON renders a job's input requests, each checked to be
+// {"method": a method a server may ask, "params": {...}}.
+func inputRequestsJSON(reqs map[string]json.RawMessage) ([]byte, bool) {
+	if len(reqs) == 0 {
+		return nil, false
+	}
+	b, err := json.Marshal(reqs)
+	if err != nil {
+		return nil, false
+	}
+	for _, v := range reqs {
+		if jsonrpc.Validate(v, jsonrpc.DefaultMaxDepth) != nil || !isObject(v) {
+			return nil, false
+		}
+		m, _ := jsonrpc.Lookup(v, "method")
+		if !jsonrpc.StringIs(m, "elicitation/create") && !jsonrpc.StringIs(m, "sampling/createMessage") && !jsonrpc.StringIs(m, "roots/list") {
+			return nil, false
+		}
+	}
+	return b, true
+}
+
+// cancelTask answers tasks/cancel with a bare acknowledgement once the
+// cancel route took the request (2xx, or 409 for a job already ended).
+// Without a cancel route nothing can stop the job: the request is
+// acknowledged all the same (cancellation is cooperative, and the job's
+// own status stays the truth).
+func (s *Server) cancelTask(req *request) (seam.Result, error) {
+	ot := req.task
+	sp := ot.tool.opts.task
+	if !sp.hasCancel {
+		return &emptyResult{}, nil
+	}
+	rec, err := req.runTaskRoute(ot, sp.cancel, nil)
+	if err != nil {
+		return nil, err
+	}
+	if rec.status/100 == 2 || rec.status == http.StatusConflict {
+		return &emptyResult{}, nil
+	}
+	req.logError("mcp: a task's cancel route failed", "tool", ot.tool.def.Name, "status", rec.status)
+	return nil, errInternal()
+}
+
+// updateTask answers tasks/update: the inputResponses go to the update
+// route as they are; it ignores what it did not ask.
+func (s *Server) updateTask(req *request) (seam.Result, error) {
+	ot := req.task
+	sp := ot.tool.opts.task
+	responses, ok := req.Param("inputResponses")
+	if !ok || !isObject(responses) {
+		return nil, NewError(CodeInvalidParams, "Invalid params: inputResponses must be an object")
+	}
+	if !sp.hasUpdate {
+		return &emptyResult{}, nil
+	}
+	rec, err := req.runTaskRoute(ot, sp.update, responses)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case rec.status/100 == 2:
+		return &emptyResult{}, nil
+	case rec.status == http.StatusBadRequest || rec.status == http.StatusUnprocessableEntity:
+		return nil, invalidInputResponses("")
+	}
+	req.logError("mcp: a task's update route failed", "tool", ot.tool.def.Name, "status", rec.status)
+	return nil, errInternal()
+}
+
+// missingTasksExtension refuses a tasks/* request of a client that did
+// not declare the extension, before its id is looked at.
+func missingTasksExtension() *Error {
+	return NewError(CodeMissingRequiredClientCapabilities, "The tasks methods need the "+tasksExtension+" extension").
+		WithData(map[string]any{"requiredCapabilities": requiredCapabilities(capTasks)})
+}
+
+// taskResult is a tasks/get answer: the task, with its result, error or
+// input requests as its status has them.
+type taskResult struct {
+	stamp            seam.Stamp
+	id               string
+	state            task.State
+	message          string
+	created, updated time.Time
+	ttl, poll        time.Duration
+	result           *toolResult // completed
+	failure          []byte      // failed: the error object
+	inputRequests    []byte      // input_required
+}
+
+func (r *taskResult) Stamp() *seam.Stamp { return &r.stamp }
+
+func (r *taskResult) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst, comma := r.stamp.AppendMembers(dst)
+	dst = seam.Comma(dst, comma)
+	dst = seam.AppendTask(dst, r.id, string(r.state), r.message, r.created, r.updated, r.ttl, r.poll)
+	switch {
+	case r.result != nil:
+		dst = append(dst, `,"result":`...)
+		dst = r.result.AppendJSON(dst)
+	case r.failure != nil:
+		dst = append(dst, `,"error":`...)
+		dst = append(dst, r.failure...)
+	case r.inputRequests != nil:
+		dst = append(dst, `,"inputRequests":`...)
+		dst = append(dst, r.inputRequests...)
+	}
+	return append(dst, '}')
+}
