@@ -22,16 +22,17 @@
 //     mcpdual.mrtr.retry, mcpdual.confirmation and
 //     mcpdual.method.original. It never records arguments, results,
 //     tokens or the principal.
-//   - a mcp.server.operation.duration histogram measurement (seconds,
+//   - an mcp.server.operation.duration histogram measurement (seconds,
 //     the conventions' buckets) with the span's attributes that have a
 //     bounded set of values; a tool or prompt the server does not have is
 //     recorded as _OTHER.
 //
-// A message fails (error.type set, span status Error) when the server
-// failed it: an internal error, another code than the caller's mistakes
-// (parse error, invalid request, unknown method, invalid params, unknown
-// resource) and refusals (401, 403, 429); or a tool result with isError
-// ("tool_error").
+// A message counts as failed (error.type set, span status Error) when its
+// answer is a JSON-RPC error other than the caller's mistakes (parse
+// error, invalid request, unknown method, invalid params, an unknown tool
+// included, unknown resource) and mcpdual's refusals of the caller (401,
+// 403, 429); error.type is then the code ("-32603"). A tool result with
+// isError is error.type "tool_error".
 //
 // The span's parent is the trace context the client sent in
 // params._meta (traceparent, tracestate, baggage), read with the
@@ -45,6 +46,10 @@
 // http.response.status_code; status Error for a 5xx), a child of the
 // message's span, and puts it in the route's context: spans the route
 // starts from r.Context() nest under it.
+//
+// Joined with an access log, put this observer first
+// (observe.Join(otelmcp.New(), observe.AccessLog(logger))): the log is
+// then given the context that holds the span.
 //
 // To add attributes of its own (the principal, the workspace), a host
 // joins an observer after this one (observe.Join(otelmcp.New(), mine)):

@@ -62,6 +62,8 @@ type fixtureOptions struct {
 	limiter ratelimit.Limiter
 	// wrap wraps the endpoint, as a host's HTTP instrumentation would.
 	wrap func(tp trace.TracerProvider, h http.Handler) http.Handler
+	// after is joined after the OpenTelemetry observer.
+	after observe.Observer
 }
 
 func newFixture(t *testing.T, fo fixtureOptions) *fixture {
@@ -103,8 +105,8 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	srv.AddResource(mcp.Resource{URI: "test://settings", Name: "settings", MIMEType: "application/json"}, "GET /settings", mux)
 
 	opts := []mcp.HandlerOption{
-		mcp.WithObserver(otelmcp.New(otelmcp.WithTracerProvider(f.tp), otelmcp.WithMeterProvider(mp),
-			otelmcp.WithPropagators(propagation.TraceContext{}))),
+		mcp.WithObserver(observe.Join(otelmcp.New(otelmcp.WithTracerProvider(f.tp), otelmcp.WithMeterProvider(mp),
+			otelmcp.WithPropagators(propagation.TraceContext{})), fo.after)),
 		mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(verify), Resource: resource})),
 		mcp.WithLogger(slog.New(slog.DiscardHandler)),
 	}
@@ -659,5 +661,30 @@ func TestStdio(t *testing.T) {
 	}
 	if sp.Name != "tools/list" || sp.Parent.IsValid() || !sp.StartTime.Equal(start) || !sp.EndTime.Equal(start.Add(1500*time.Microsecond)) {
 		t.Errorf("%q parent %v, %v–%v", sp.Name, sp.Parent, sp.StartTime, sp.EndTime)
+	}
+}
+
+// principalObserver adds the principal to the MCP span, as the package
+// documentation tells a host to: joined after the OpenTelemetry observer,
+// its done runs while the span is still open.
+type principalObserver struct{}
+
+func (principalObserver) Request(ctx context.Context, ev *observe.Event) (context.Context, func()) {
+	return ctx, func() {
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("app.principal", ev.Principal))
+	}
+}
+
+func (principalObserver) Route(_, inner context.Context, _ *observe.RouteEvent) (context.Context, func()) {
+	return inner, nil
+}
+
+func TestJoinedAfter(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{after: principalObserver{}})
+	f.post(t, token, toolCall(mcp.Version20250618, "1", "echo", `{}`))
+	sp := mcpSpan(t, f.spans(t, 3))
+	if got := attrs(t, sp.Attributes)["app.principal"]; got == nil || !strings.Contains(got.(string), "alice") {
+		t.Errorf("app.principal = %v", got)
 	}
 }
