@@ -165,7 +165,11 @@ func (c call) request() (string, map[string]string) {
 			h["Mcp-Name"] = c.target
 		}
 	}
-	return `{"jsonrpc":"2.0","id":` + c.id + `,"method":"` + c.method + `","params":{` + strings.Join(params, ",") + `}}`, h
+	id := `"id":` + c.id + `,`
+	if c.id == "" { // a notification
+		id = ""
+	}
+	return `{"jsonrpc":"2.0",` + id + `"method":"` + c.method + `","params":{` + strings.Join(params, ",") + `}}`, h
 }
 
 func toolCall(era mcp.Version, id, name, args string) call {
@@ -389,6 +393,12 @@ func TestServerSpans(t *testing.T) {
 				wantStatus: 200, spans: 2, wantName: "resources/read",
 				want: base(map[string]any{"mcp.method.name": "resources/read", "mcp.resource.uri": "test://settings",
 					"jsonrpc.request.id": "5", "mcp.protocol.version": string(era), "http.response.status_code": int64(200)}, resultType),
+			}, {
+				// Accepted, never answered: no id, no code; and no revision,
+				// which the endpoint's event leaves empty for a notification.
+				name: "a notification", tok: token, call: call{era: era, method: "notifications/cancelled", params: `"requestId":7`},
+				wantStatus: 202, spans: 1, wantName: "notifications/cancelled",
+				want: base(map[string]any{"mcp.method.name": "notifications/cancelled", "http.response.status_code": int64(202)}),
 			}, {
 				name: "a method MCP does not define", tok: token, call: call{era: era, id: "6", method: "tools/cal"},
 				wantStatus: notFound, spans: 1, wantName: "mcp",
