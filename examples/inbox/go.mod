@@ -7,6 +7,19 @@ require (
 	github.com/mcpdual/mcpdual/mcp/openapi v0.0.0
 	github.com/mcpdual/mcpdual/mcp/redisstore v0.0.0
 	github.com/redis/go-redis/v9 v9.23.0
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.47.0
+	go.opentelemetry.io/otel/sdk v1.47.0
+)
+
+require (
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 )
 
 require (
@@ -14,6 +27,7 @@ require (
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-redis/redis_rate/v10 v10.0.1 // indirect
+	github.com/mcpdual/mcpdual/mcp/otelmcp v0.0.0
 	github.com/pb33f/go-yaml v0.1.1 // indirect
 	github.com/pb33f/jsonpath v0.8.5 // indirect
 	github.com/pb33f/libopenapi v0.42.4 // indirect
@@ -31,3 +45,5 @@ replace github.com/mcpdual/mcpdual => ../..
 replace github.com/mcpdual/mcpdual/mcp/openapi => ../../mcp/openapi
 
 replace github.com/mcpdual/mcpdual/mcp/redisstore => ../../mcp/redisstore
+
+replace github.com/mcpdual/mcpdual/mcp/otelmcp => ../../mcp/otelmcp

@@ -62,7 +62,9 @@ func run() int {
 	}
 	defer fl.shared.close()
 	base := fl.base
-	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared})
+	observer, stopTracing := tracing() // -otel-stdout, otel.go
+	defer stopTracing()
+	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared, observer: observer})
 	defer a.close()
 	srv := &http.Server{
 		Handler:           a.handler,

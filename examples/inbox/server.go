@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
+	"github.com/mcpdual/mcpdual/mcp/observe"
 )
 
 const instructions = `Tools for the Autonomous Inbox: read the emails that arrive in a workspace's inboxes, manage who may send to them, and manage the webhooks that receive the processed data.
@@ -47,6 +48,7 @@ type appConfig struct {
 	perSecond float64
 	burst     int
 	shared    shared
+	observer  observe.Observer // nil: none
 }
 
 func newAppWith(resource string, cfg appConfig) *app {
@@ -92,6 +94,7 @@ func newAppWith(resource string, cfg appConfig) *app {
 			mcp.WithAuth(authn),
 			mcp.WithClientRateLimit(cfg.shared.clientLimiter(), nil),
 			mcp.WithRateLimit(perPrincipal),
+			mcp.WithObserver(cfg.observer),
 			mcp.WithLimits(mcp.Limits{Concurrent: 256})}, cfg.shared.handlerOptions()...)...))
 	prm := auth.NewMetadataHandler(auth.ResourceMetadata{
 		Resource:              resource,
