@@ -263,6 +263,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if msg.IsNotification() {
 		// Notifications are accepted and never answered; a notification
 		// never runs a tool (it could not report what it did).
+		req.version = version // for the observer
 		hdr[protoHeader] = versionHeader(version)
 		w.WriteHeader(http.StatusAccepted)
 		return

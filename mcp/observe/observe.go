@@ -57,7 +57,8 @@ type Event struct {
 	Workspace  string
 	ClientAddr string
 
-	// What was answered. Status is the HTTP status (stdio: 200). Code is
+	// What was answered. Status is the HTTP status (on stdio, the one the
+	// endpoint would have answered over HTTP). Code is
 	// the JSON-RPC error code and Message its message, or 0 and "" for a
 	// result. ResultType is the result's resultType ("complete",
 	// "input_required", "task"; "" in revisions without one). ToolError

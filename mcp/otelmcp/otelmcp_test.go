@@ -394,11 +394,11 @@ func TestServerSpans(t *testing.T) {
 				want: base(map[string]any{"mcp.method.name": "resources/read", "mcp.resource.uri": "test://settings",
 					"jsonrpc.request.id": "5", "mcp.protocol.version": string(era), "http.response.status_code": int64(200)}, resultType),
 			}, {
-				// Accepted, never answered: no id, no code; and no revision,
-				// which the endpoint's event leaves empty for a notification.
+				// Accepted, never answered: no id, no code.
 				name: "a notification", tok: token, call: call{era: era, method: "notifications/cancelled", params: `"requestId":7`},
 				wantStatus: 202, spans: 1, wantName: "notifications/cancelled",
-				want: base(map[string]any{"mcp.method.name": "notifications/cancelled", "http.response.status_code": int64(202)}),
+				want: base(map[string]any{"mcp.method.name": "notifications/cancelled", "mcp.protocol.version": string(era),
+					"http.response.status_code": int64(202)}),
 			}, {
 				name: "a method MCP does not define", tok: token, call: call{era: era, id: "6", method: "tools/cal"},
 				wantStatus: notFound, spans: 1, wantName: "mcp",
