@@ -97,9 +97,10 @@ func WithLogger(l *slog.Logger) Option {
 // Serve returns nil when in ends, once the messages in flight are
 // answered; ctx's error when ctx is done (the messages in flight are
 // cancelled and their answers dropped); the error of a failed write to
-// out, or of a failed read from in. It closes neither in nor out. A Read
-// on in that is blocked when Serve returns stays blocked until in is
-// closed or yields.
+// out, or of a failed read from in. It closes neither in nor out. Neither
+// can be interrupted: a Read on in, or a Write on out, that is blocked
+// when ctx ends is left to return on its own, after Serve has (closing
+// them, or the process exiting, ends it).
 func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opts ...Option) error {
 	if h == nil || in == nil || out == nil {
 		panic("stdio: Serve needs a handler, an input and an output")
@@ -120,6 +121,8 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		ctx:     ctx,
 		stop:    cancel,
 		exch:    &local.Exchange{Transport: "stdio", Principal: cfg.principal},
+		lines:   make(chan []byte),
+		wdone:   make(chan struct{}),
 		slots:   make(chan struct{}, cfg.concurrent),
 		queue:   make(chan struct{}, 2*cfg.concurrent),
 		flights: map[string]*flight{},
@@ -136,7 +139,9 @@ type server struct {
 	stop context.CancelCauseFunc
 
 	out      io.Writer
-	outMu    sync.Mutex
+	lines    chan []byte   // to the writer, which alone writes to out
+	wdone    chan struct{} // closed when the writer has stopped
+	errMu    sync.Mutex
 	writeErr error // the first failed write; nothing is written after it
 
 	slots chan struct{} // messages being served
@@ -163,6 +168,7 @@ type read struct {
 }
 
 func (s *server) run(lr *lineReader) error {
+	go s.writer()
 	reads := make(chan read)
 	done := make(chan struct{})
 	defer close(done)
@@ -183,17 +189,29 @@ func (s *server) run(lr *lineReader) error {
 		var r read
 		select {
 		case <-s.ctx.Done():
+			// The requests in flight see their context end and give up
+			// their answers; a write already blocked on out is left to
+			// finish on its own.
 			s.wg.Wait()
+			close(s.lines)
 			return s.result(context.Cause(s.ctx))
 		case r = <-reads:
 		}
 		switch {
 		case r.err == io.EOF:
+			// Every request read is answered before Serve returns.
 			s.wg.Wait()
-			return s.result(nil)
+			close(s.lines)
+			select {
+			case <-s.wdone:
+				return s.result(nil)
+			case <-s.ctx.Done():
+				return s.result(context.Cause(s.ctx))
+			}
 		case r.err != nil:
 			s.stop(r.err)
 			s.wg.Wait()
+			close(s.lines)
 			return s.result(r.err)
 		case r.over != nil:
 			s.tooLarge(r.over)
@@ -206,8 +224,8 @@ func (s *server) run(lr *lineReader) error {
 // result is what Serve returns: a failed write wins, since it is why
 // everything stopped.
 func (s *server) result(err error) error {
-	s.outMu.Lock()
-	defer s.outMu.Unlock()
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
 	if s.writeErr != nil {
 		return s.writeErr
 	}
@@ -413,8 +431,8 @@ func namesRevision(params []byte) bool {
 	return ok
 }
 
-// write sends one message as one line. Writes never interleave; after a
-// failed write, or once Serve is stopping, nothing more is written.
+// write hands one message to the writer as one line. It gives up when
+// Serve stops, so that no request waits on an output nobody reads.
 func (s *server) write(msg []byte) {
 	if bytes.ContainsAny(msg, "\r\n") {
 		var b bytes.Buffer
@@ -426,15 +444,28 @@ func (s *server) write(msg []byte) {
 	}
 	line := make([]byte, 0, len(msg)+1)
 	line = append(append(line, msg...), '\n')
-	s.outMu.Lock()
-	defer s.outMu.Unlock()
-	if s.writeErr != nil || s.ctx.Err() != nil {
-		return
+	select {
+	case s.lines <- line:
+	case <-s.ctx.Done():
 	}
-	if _, err := s.out.Write(line); err != nil {
-		s.writeErr = fmt.Errorf("stdio: writing an answer: %w", err)
-		s.cfg.logger.ErrorContext(s.ctx, "stdio: the output failed; stopping", "err", err)
-		s.stop(s.writeErr)
+}
+
+// writer writes the lines, one Write each, so they never interleave.
+// After a failed write, or once Serve is stopping, nothing more is
+// written.
+func (s *server) writer() {
+	defer close(s.wdone)
+	for line := range s.lines {
+		if s.ctx.Err() != nil {
+			continue
+		}
+		if _, err := s.out.Write(line); err != nil {
+			s.errMu.Lock()
+			s.writeErr = fmt.Errorf("stdio: writing an answer: %w", err)
+			s.errMu.Unlock()
+			s.cfg.logger.ErrorContext(s.ctx, "stdio: the output failed; stopping", "err", err)
+			s.stop(err)
+		}
 	}
 }
 

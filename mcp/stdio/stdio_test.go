@@ -766,6 +766,54 @@ func TestContextCancelled(t *testing.T) {
 	}
 }
 
+// TestContextCancelledOutputBlocked: a client that stops reading cannot
+// keep Serve from returning when its context ends, even with a write
+// blocked and more answers waiting behind it.
+func TestContextCancelledOutputBlocked(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	inR, inW := io.Pipe()
+	out := &blockedWriter{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	t.Cleanup(func() { inW.Close(); close(out.release) })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- stdio.Serve(ctx, f.h, inR, out, stdio.WithPrincipal(alice), stdio.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	}()
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+	}
+	select {
+	case <-out.entered:
+	case <-time.After(wait):
+		t.Fatal("nothing was written")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("Serve did not return while its output was blocked")
+	}
+}
+
+// blockedWriter blocks every write until released.
+type blockedWriter struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blockedWriter) Write(p []byte) (int, error) {
+	select {
+	case b.entered <- struct{}{}:
+	default:
+	}
+	<-b.release
+	return 0, io.ErrClosedPipe
+}
+
 // failingWriter fails every write.
 type failingWriter struct{}
 
