@@ -95,12 +95,12 @@ func WithLogger(l *slog.Logger) Option {
 // to it). See the package documentation for what a message goes through.
 //
 // Serve returns nil when in ends, once the messages in flight are
-// answered; ctx's error when ctx is done (the messages in flight are
-// cancelled and their answers dropped); the error of a failed write to
-// out, or of a failed read from in. It closes neither in nor out. Neither
-// can be interrupted: a Read on in, or a Write on out, that is blocked
-// when ctx ends is left to return on its own, after Serve has (closing
-// them, or the process exiting, ends it).
+// answered; ctx's error when ctx is done, once the handlers in flight,
+// whose contexts end with it, have returned (their answers are dropped);
+// the error of a failed write to out, or of a failed read from in. It
+// closes neither in nor out. Neither can be interrupted: a Read on in, or
+// a Write on out, that is blocked when ctx ends is left to return on its
+// own, after Serve has (closing them, or the process exiting, ends it).
 func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opts ...Option) error {
 	if h == nil || in == nil || out == nil {
 		panic("stdio: Serve needs a handler, an input and an output")
