@@ -98,6 +98,12 @@ func newFixture(t *testing.T) *fixture {
 		call.Progress(2, 2, "done")
 		jsonBody(w, map[string]bool{"ok": true})
 	})
+	mux.HandleFunc("GET /log", func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		call.Log(mcp.LogDebug, "too fine")
+		call.Log(mcp.LogWarning, map[string]string{"note": "line one\nline two"})
+		jsonBody(w, map[string]bool{"ok": true})
+	})
 	mux.HandleFunc("DELETE /items/{id}", func(w http.ResponseWriter, r *http.Request) {
 		f.deleted.Add(1)
 		jsonBody(w, map[string]string{"deleted": r.PathValue("id")})
@@ -109,6 +115,7 @@ func newFixture(t *testing.T) *fixture {
 	srv.AddTool(mcp.Tool{Name: "whoami", Description: "Who is calling.", InputSchema: empty, Annotations: mcp.Annotations{ReadOnly: true}}, "GET /whoami", mux)
 	srv.AddTool(mcp.Tool{Name: "slow", Description: "Waits.", InputSchema: obj(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "GET /slow/{id}", mux)
 	srv.AddTool(mcp.Tool{Name: "progress", Description: "Reports progress.", InputSchema: empty}, "GET /progress", mux)
+	srv.AddTool(mcp.Tool{Name: "log", Description: "Logs.", InputSchema: empty}, "GET /log", mux)
 	srv.AddTool(mcp.Tool{Name: "delete_item", Title: "Delete an item", Description: "Deletes an item.",
 		InputSchema: obj(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
 		Annotations: mcp.Annotations{Destructive: true}}, "DELETE /items/{id}", mux, mcp.RequireScopes("items:write"))
@@ -691,6 +698,46 @@ func TestConcurrent(t *testing.T) {
 	}
 	if rest := s.finish(); len(rest) != 0 {
 		t.Errorf("more was written: %s", rest[0].raw)
+	}
+}
+
+// TestStreamed: what the endpoint streams reaches a stdio client as lines
+// of their own, in order, before the answer; nothing streams unless asked.
+func TestStreamed(t *testing.T) {
+	t.Parallel()
+	logMeta := strings.Replace(meta(`{}`), `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"info",`, 1)
+	cases := []struct {
+		name, line string
+		want       []string // the notifications, as JSON params
+	}{
+		{"progress, 2025", toolsCall(1, "progress", `{}`, `"_meta":{"progressToken":7}`),
+			[]string{`{"progressToken":7,"progress":1,"total":2,"message":"half"}`, `{"progressToken":7,"progress":2,"total":2,"message":"done"}`}},
+		{"progress, 2026", toolsCall(1, "progress", `{}`, strings.Replace(meta(`{}`), `"_meta":{`, `"_meta":{"progressToken":"t",`, 1)),
+			[]string{`{"progressToken":"t","progress":1,"total":2,"message":"half"}`, `{"progressToken":"t","progress":2,"total":2,"message":"done"}`}},
+		{"log, 2026", toolsCall(1, "log", `{}`, logMeta), []string{`{"level":"warning","data":{"note":"line one\nline two"}}`}},
+		{"not asked", toolsCall(1, "progress", `{}`, meta(`{}`)), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+			s.send(c.line)
+			var got []string
+			for _, m := range s.finish() {
+				if m.Method != "" {
+					got = append(got, string(m.Params))
+					continue
+				}
+				if string(m.ID) != "1" || m.Error != nil {
+					t.Errorf("answer: %s", m.raw)
+				}
+				got = append(got, "answer")
+			}
+			if want := append(slices.Clone(c.want), "answer"); !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
 	}
 }
 
