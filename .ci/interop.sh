@@ -4,9 +4,13 @@
 # a confirmed destructive tool) on loopback: the go-sdk client (all three
 # revisions), the TypeScript SDK
 # v2 client (2026-07-28 with a multi round-trip call) and the TypeScript
-# SDK v1 client (2025-11-25 and 2025-03-26). The clients live under
-# internal/interop, in their own Go module and npm package, so the library
-# itself depends on none of them.
+# SDK v1 client (2025-11-25 and 2025-03-26). Then each client launches
+# examples/inbox -stdio itself, over its stdio transport (the go-sdk's
+# CommandTransport: 2026-07-28 by default and 2025-06-18 when asked; the
+# TypeScript v2 client: 2026-07-28; v1: 2025-06-18, the inbox serving no
+# 2025-11-25), and no server process may outlive its client. The clients
+# live under internal/interop, in their own Go module and npm package, so
+# the library itself depends on none of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpdual-interop.XXXXXX")"
@@ -28,5 +32,29 @@ echo "== TypeScript SDK v2 client (@modelcontextprotocol/client@2.4.0)"
 (cd internal/interop/node && timeout 120 "$NODE" v2.mjs "$URL")
 echo "== TypeScript SDK v1 client (@modelcontextprotocol/sdk@1.32.2)"
 (cd internal/interop/node && timeout 120 "$NODE" v1.mjs "$URL")
+echo
+echo "== stdio: each client launches $WORK/inbox -stdio (built once, above) itself"
+# Every server a client started must be gone when the client is: one
+# left over is reported and stopped by its PID.
+command -v pgrep > /dev/null || { echo "interop: pgrep is needed to check for surviving servers" >&2; exit 1; }
+no_stdio_survivors() {
+  local pids
+  pids="$(pgrep -f "^$WORK/inbox -stdio" || true)"
+  if [ -n "$pids" ]; then
+    echo "stdio: server processes outlived their client ($1): $pids" >&2
+    kill $pids 2>/dev/null || true
+    return 1
+  fi
+}
+echo "== go-sdk v1.8.0 client, CommandTransport"
+(cd internal/interop/goclient && timeout 120 go run . -stdio "$WORK/inbox")
+no_stdio_survivors go-sdk
+echo "== TypeScript SDK v2 client, StdioClientTransport"
+(cd internal/interop/node && timeout 120 "$NODE" stdio-v2.mjs "$WORK/inbox")
+no_stdio_survivors "TypeScript v2"
+echo "== TypeScript SDK v1 client, StdioClientTransport"
+(cd internal/interop/node && timeout 120 "$NODE" stdio-v1.mjs "$WORK/inbox")
+no_stdio_survivors "TypeScript v1"
+
 echo
 echo "== interop: every client session succeeded"

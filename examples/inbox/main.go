@@ -50,6 +50,9 @@ func run() int {
 	flag.StringVar(&ff.redisURL, "redis", "", "redis:// URL of the Redis that keeps rate budgets and used confirmations for every replica (default: in this process)")
 	flag.StringVar(&ff.rate, "rate", "50,100", "each principal's rate budget: requests per second,burst")
 	flag.Parse()
+	if *stdioFlag {
+		return serveStdio() // stdio.go
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)

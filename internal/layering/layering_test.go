@@ -33,10 +33,11 @@ var allowed = map[string][]string{
 	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
 	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
+	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest", "mcp/stdio"}
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{

@@ -5,6 +5,10 @@
 // non-zero on the first surprise.
 //
 //	go run . http://127.0.0.1:PORT/mcp [http://127.0.0.1:PORT2/mcp]
+//	go run . -stdio /path/to/built/examples/inbox
+//
+// With -stdio it launches the built examples/inbox binary with -stdio
+// through the go-sdk's CommandTransport instead (see stdio.go).
 //
 // The optional second URL is an examples/inbox endpoint: the client then
 // also runs an authenticated session there, confirming a destructive tool.
@@ -25,6 +29,16 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-stdio" {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		if err := stdioSessions(ctx, os.Args[2]); err != nil {
+			fmt.Fprintf(os.Stderr, "go-sdk client, %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Println("go-sdk client: stdio sessions succeeded")
+		return
+	}
 	if len(os.Args) < 2 || len(os.Args) > 3 {
 		fmt.Fprintln(os.Stderr, "usage: goclient http://127.0.0.1:PORT/mcp [http://127.0.0.1:PORT2/mcp]")
 		os.Exit(2)

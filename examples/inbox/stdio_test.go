@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stdioProc is the inbox binary started with -stdio.
+type stdioProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Scanner
+	stderr *lockedBuffer
+	exited chan error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func startStdio(t *testing.T, bin string) *stdioProc {
+	t.Helper()
+	p := &stdioProc{t: t, cmd: exec.Command(bin, "-stdio"), stderr: &lockedBuffer{}, exited: make(chan error, 1)}
+	p.cmd.Stderr = p.stderr
+	var err error
+	if p.in, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.out = bufio.NewScanner(stdout)
+	p.out.Buffer(nil, 8<<20)
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Kill() // by its PID: it is this test's child
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// roundTrip writes one line and reads the next line of stdout, which must
+// be one JSON-RPC message answering id.
+func (p *stdioProc) roundTrip(id int, line string) map[string]any {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		if p.out.Scan() {
+			got <- []byte(p.out.Text())
+		}
+		close(got)
+	}()
+	select {
+	case b, ok := <-got:
+		var m map[string]any
+		if !ok || json.Unmarshal(b, &m) != nil || m["id"] != float64(id) {
+			p.t.Fatalf("answer to %d: %q (stderr: %s)", id, b, p.stderr)
+		}
+		return m
+	case <-time.After(20 * time.Second):
+		p.t.Fatalf("no answer to %d (stderr: %s)", id, p.stderr)
+	}
+	return nil
+}
+
+// exit waits for the process to end and returns its exit code.
+func (p *stdioProc) exit() int {
+	p.t.Helper()
+	select {
+	case err := <-p.exited:
+		p.exited <- err // for the cleanup
+		if err == nil {
+			return 0
+		}
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		p.t.Fatal(err)
+	case <-time.After(20 * time.Second):
+		p.t.Fatal("the process did not exit")
+	}
+	return -1
+}
+
+func toolText(t *testing.T, m map[string]any) (string, bool, map[string]any) {
+	t.Helper()
+	r, _ := m["result"].(map[string]any)
+	content, _ := r["content"].([]any)
+	if r == nil {
+		t.Fatalf("no result: %v", m)
+	}
+	text := ""
+	if len(content) > 0 {
+		text, _ = content[0].(map[string]any)["text"].(string)
+	}
+	isError, _ := r["isError"].(bool)
+	return text, isError, r
+}
+
+// TestStdio runs the built binary with -stdio as a client would: a 2025
+// session (no confirmation possible, so the destructive tool refuses),
+// then a 2026-07-28 one that confirms a delete in two rounds; stdout
+// carries only the answers, the log goes to stderr, and the process ends
+// with stdin, or at SIGTERM.
+func TestStdio(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "inbox")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	t.Run("session", func(t *testing.T) {
+		p := startStdio(t, bin)
+		init := p.roundTrip(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		if v := init["result"].(map[string]any)["protocolVersion"]; v != "2025-06-18" {
+			t.Errorf("negotiated %v", v)
+		}
+		io.WriteString(p.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		list := p.roundTrip(2, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		tools, _ := list["result"].(map[string]any)["tools"].([]any)
+		var names []string
+		for _, tool := range tools {
+			names = append(names, tool.(map[string]any)["name"].(string))
+		}
+		if !slices.Contains(names, "emails_delete") || !slices.Contains(names, "inboxes_list") {
+			t.Errorf("dev-writer sees %v", names)
+		}
+		call := func(id int, name, args, extra string) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, id, name, args, extra)
+		}
+		text, isError, _ := toolText(t, p.roundTrip(3, call(3, "emails_delete", `{"id":"eml_globex_0001"}`, "")))
+		if !isError || !strings.Contains(text, "Do not retry") {
+			t.Errorf("a 2025 delete: %q", text)
+		}
+		meta := `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
+		_, _, round1 := toolText(t, p.roundTrip(4, call(4, "emails_delete", `{"id":"eml_globex_0001"}`, meta)))
+		state, _ := round1["requestState"].(string)
+		if round1["resultType"] != "input_required" || state == "" {
+			t.Fatalf("round 1: %v", round1)
+		}
+		answer := `,"requestState":"` + state + `","inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}` + meta
+		if text, isError, _ := toolText(t, p.roundTrip(5, call(5, "emails_delete", `{"id":"eml_globex_0001"}`, answer))); isError {
+			t.Errorf("round 2: %q", text)
+		}
+		if text, isError, _ := toolText(t, p.roundTrip(6, call(6, "emails_get", `{"id":"eml_globex_0001"}`, meta))); !isError || !strings.Contains(text, "not_found") {
+			t.Errorf("the email is still there: %q", text)
+		}
+		p.in.Close()
+		if code := p.exit(); code != 0 {
+			t.Errorf("exit %d; stderr: %s", code, p.stderr)
+		}
+		if p.out.Scan() {
+			t.Errorf("stdout holds more: %q", p.out.Text())
+		}
+		if !strings.Contains(p.stderr.String(), `msg="inbox: serving MCP over stdio" account=dev-writer`) {
+			t.Errorf("stderr: %s", p.stderr)
+		}
+	})
+	t.Run("SIGTERM", func(t *testing.T) {
+		p := startStdio(t, bin)
+		p.roundTrip(1, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if code := p.exit(); code != 0 {
+			t.Errorf("exit %d; stderr: %s", code, p.stderr)
+		}
+	})
+}

@@ -1,0 +1,497 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/local"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+// Option configures Serve.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	principal  *auth.Principal
+	workspace  string
+	maxMessage int
+	concurrent int
+	logger     *slog.Logger
+}
+
+// DefaultMaxMessageBytes is the longest line Serve reads by default, the
+// endpoint's default body limit.
+const DefaultMaxMessageBytes = 1 << 20
+
+// DefaultConcurrency is how many messages Serve serves at once by default.
+const DefaultConcurrency = 16
+
+// WithPrincipal names who the messages come from. A stdio client presents
+// no token: the host that starts the transport vouches for the user, and
+// every message is served as p — its scopes decide what it may call, and
+// tool handlers see it (auth.FromContext) as they would a verified
+// token's principal. Without it, messages are anonymous.
+func WithPrincipal(p *auth.Principal) Option {
+	return optionFunc(func(c *config) { c.principal = p })
+}
+
+// WithWorkspace selects the workspace messages act on, sent as the
+// X-Workspace-Id header (auth.WorkspaceHeader) of every request, for a
+// principal that belongs to several. The endpoint's workspace resolver
+// still decides whether the principal may use it.
+func WithWorkspace(id string) Option {
+	return optionFunc(func(c *config) { c.workspace = id })
+}
+
+// WithMaxMessageBytes bounds a line (default DefaultMaxMessageBytes). A
+// longer line is answered with an Invalid Request error naming the bound
+// — echoing its id when one is found — and skipped without being held in
+// memory. The endpoint's own body limit (mcp.Limits.BodyBytes) still
+// applies to the lines read.
+func WithMaxMessageBytes(n int) Option {
+	if n <= 0 {
+		panic("stdio: WithMaxMessageBytes needs a positive size")
+	}
+	return optionFunc(func(c *config) { c.maxMessage = n })
+}
+
+// WithConcurrency bounds how many messages are served at once (default
+// DefaultConcurrency). As many again may wait, read ahead so that a
+// cancellation behind them is seen; past that, Serve stops reading until
+// one finishes.
+func WithConcurrency(n int) Option {
+	if n <= 0 {
+		panic("stdio: WithConcurrency needs a positive count")
+	}
+	return optionFunc(func(c *config) { c.concurrent = n })
+}
+
+// WithLogger sets where Serve logs what it cannot tell the client: a
+// handler that answered something other than a JSON-RPC message, a
+// refused notification, a failed write (default slog.Default, which
+// writes to stderr unless the host changed it). Never point it at the
+// output Serve writes to.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) { c.logger = l })
+}
+
+// Serve reads newline-delimited JSON-RPC messages from in and serves each
+// through h as an HTTP POST to /mcp, in process, writing every answer to
+// out as one line. h is the *mcp.Handler (or a handler that routes /mcp
+// to it). See the package documentation for what a message goes through.
+//
+// Serve returns nil when in ends, once the messages in flight are
+// answered; ctx's error when ctx is done, once the handlers in flight,
+// whose contexts end with it, have returned (their answers are dropped);
+// the error of a failed write to out, or of a failed read from in. It
+// closes neither in nor out. Neither can be interrupted: a Read on in, or
+// a Write on out, that is blocked when ctx ends is left to return on its
+// own, after Serve has (closing them, or the process exiting, ends it).
+func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opts ...Option) error {
+	if h == nil || in == nil || out == nil {
+		panic("stdio: Serve needs a handler, an input and an output")
+	}
+	cfg := config{maxMessage: DefaultMaxMessageBytes, concurrent: DefaultConcurrency, logger: slog.Default()}
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s := &server{
+		h:       h,
+		cfg:     cfg,
+		out:     out,
+		ctx:     ctx,
+		stop:    cancel,
+		exch:    &local.Exchange{Transport: "stdio", Principal: cfg.principal},
+		lines:   make(chan []byte),
+		wdone:   make(chan struct{}),
+		slots:   make(chan struct{}, cfg.concurrent),
+		queue:   make(chan struct{}, 2*cfg.concurrent),
+		flights: map[string]*flight{},
+	}
+	return s.run(newLineReader(in, cfg.maxMessage))
+}
+
+// server is one Serve call.
+type server struct {
+	h    http.Handler
+	cfg  config
+	exch *local.Exchange
+	ctx  context.Context // cancelled when Serve's ctx is, or when out fails
+	stop context.CancelCauseFunc
+
+	out      io.Writer
+	lines    chan []byte   // to the writer, which alone writes to out
+	wdone    chan struct{} // closed when the writer has stopped
+	errMu    sync.Mutex
+	writeErr error // the first failed write; nothing is written after it
+
+	slots chan struct{} // messages being served
+	queue chan struct{} // messages accepted: served or waiting for a slot
+	wg    sync.WaitGroup
+
+	mu      sync.Mutex
+	flights map[string]*flight // requests in flight by raw id
+
+	version atomic.Pointer[string] // the revision initialize negotiated
+}
+
+// flight is one request in flight.
+type flight struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool // the client cancelled it: its answer is dropped
+}
+
+// read is what the reading goroutine hands over.
+type read struct {
+	line []byte
+	over *oversized
+	err  error
+}
+
+func (s *server) run(lr *lineReader) error {
+	go s.writer()
+	reads := make(chan read)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			line, over, err := lr.next()
+			select {
+			case reads <- read{line, over, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for {
+		var r read
+		select {
+		case <-s.ctx.Done():
+			// The requests in flight see their context end and give up
+			// their answers; a write already blocked on out is left to
+			// finish on its own.
+			s.wg.Wait()
+			close(s.lines)
+			return s.result(context.Cause(s.ctx))
+		case r = <-reads:
+		}
+		switch {
+		case r.err == io.EOF:
+			// Every request read is answered before Serve returns.
+			s.wg.Wait()
+			close(s.lines)
+			select {
+			case <-s.wdone:
+				return s.result(nil)
+			case <-s.ctx.Done():
+				return s.result(context.Cause(s.ctx))
+			}
+		case r.err != nil:
+			s.stop(r.err)
+			s.wg.Wait()
+			close(s.lines)
+			return s.result(r.err)
+		case r.over != nil:
+			s.tooLarge(r.over)
+		default:
+			s.accept(r.line)
+		}
+	}
+}
+
+// result is what Serve returns: a failed write wins, since it is why
+// everything stopped.
+func (s *server) result(err error) error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	if s.writeErr != nil {
+		return s.writeErr
+	}
+	return err
+}
+
+// tooLarge answers a line over the limit, unless it was a notification.
+func (s *server) tooLarge(o *oversized) {
+	s.cfg.logger.WarnContext(s.ctx, "stdio: message over the size limit skipped", "bytes", o.size, "maxBytes", s.cfg.maxMessage)
+	if o.Notification() {
+		return
+	}
+	msg := make([]byte, 0, 160)
+	msg = append(msg, `{"jsonrpc":"2.0",`...)
+	if id := o.ID(); id != nil {
+		msg = append(msg, `"id":`...)
+		msg = append(msg, id...)
+		msg = append(msg, ',')
+	}
+	msg = append(msg, `"error":{"code":-32600,"message":"Message too large: a line may hold at most `...)
+	msg = strconv.AppendInt(msg, int64(s.cfg.maxMessage), 10)
+	msg = append(msg, ` bytes","data":{"reason":"message_too_large","maxBytes":`...)
+	msg = strconv.AppendInt(msg, int64(s.cfg.maxMessage), 10)
+	msg = append(msg, `}}}`...)
+	s.write(msg)
+}
+
+// accept starts serving one line.
+func (s *server) accept(line []byte) {
+	if len(bytes.TrimLeft(line, " \t\r")) == 0 {
+		return // blank lines separate nothing and ask nothing
+	}
+	var msg jsonrpc.Message
+	perr := jsonrpc.ParseInto(line, jsonrpc.DefaultMaxDepth, &msg)
+	parsed := perr == nil
+	if perr != nil && perr.Reason == "unexpected_response" {
+		// This server sends no requests, so a response answers nothing;
+		// and answering it would put the client's own id on an error
+		// it would take for the answer to one of its requests.
+		s.cfg.logger.WarnContext(s.ctx, "stdio: a JSON-RPC response was ignored: this server sends no requests")
+		return
+	}
+	if parsed && msg.IsNotification() && msg.Method == "notifications/cancelled" {
+		s.cancelled(msg.Params)
+		return
+	}
+	// Waiting here for room stops reading: the client is ahead of what
+	// this process will hold.
+	select {
+	case s.queue <- struct{}{}:
+	case <-s.ctx.Done():
+		return
+	}
+	fctx, cancel := context.WithCancel(s.ctx)
+	f := &flight{cancel: cancel}
+	key := ""
+	if parsed && !msg.IsNotification() {
+		key = string(msg.ID)
+		s.mu.Lock()
+		if _, dup := s.flights[key]; dup {
+			key = "" // the first of two with one id is the one cancellable
+		} else {
+			s.flights[key] = f
+		}
+		s.mu.Unlock()
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.queue }()
+		defer cancel()
+		if key != "" {
+			defer func() {
+				s.mu.Lock()
+				delete(s.flights, key)
+				s.mu.Unlock()
+			}()
+		}
+		select {
+		case s.slots <- struct{}{}:
+		case <-fctx.Done():
+			return // cancelled while it waited: it never ran
+		}
+		defer func() { <-s.slots }()
+		s.serve(fctx, f, line, &msg, parsed)
+	}()
+}
+
+// cancelled handles notifications/cancelled: the request it names stops,
+// and its answer, if any still comes, is not sent.
+func (s *server) cancelled(params []byte) {
+	id, ok := jsonrpc.Lookup(params, "requestId")
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	f := s.flights[string(id)]
+	s.mu.Unlock()
+	if f != nil {
+		f.cancelled.Store(true)
+		f.cancel()
+	}
+}
+
+// serve runs one message through the handler and writes what it answers.
+func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc.Message, parsed bool) {
+	r, err := http.NewRequestWithContext(local.NewContext(ctx, s.exch), http.MethodPost, "http://localhost/mcp", bytes.NewReader(line))
+	if err != nil {
+		panic(err) // a constant URL: unreachable
+	}
+	r.RequestURI = "/mcp"
+	r.Header["Content-Type"] = jsonType
+	r.Header["Accept"] = acceptTypes
+	if s.cfg.workspace != "" {
+		r.Header[workspaceHeader] = []string{s.cfg.workspace}
+	}
+	initialize := parsed && msg.Method == "initialize"
+	if v := s.version.Load(); v != nil && parsed && !initialize && !namesRevision(msg.Params) {
+		// What an HTTP client sends after the handshake.
+		r.Header[protocolHeader] = []string{*v}
+	}
+	var notification bool
+	if parsed {
+		notification = msg.IsNotification()
+	}
+	w := newResponse(func(n []byte) {
+		if !f.cancelled.Load() {
+			s.write(n)
+		}
+	})
+	panicked := s.call(w, r)
+	w.finish()
+	if f.cancelled.Load() {
+		return
+	}
+	switch {
+	case notification:
+		if w.status != http.StatusAccepted || panicked {
+			s.cfg.logger.WarnContext(ctx, "stdio: a notification was refused", "method", msg.Method, "status", w.status, "answer", string(truncate(w.body, 300)))
+		}
+		return
+	case !panicked && len(w.body) > 0 && jsonrpc.Validate(w.body, jsonrpc.DefaultMaxDepth) == nil:
+		if initialize && w.status == http.StatusOK {
+			s.negotiated(w.body)
+		}
+		s.write(w.body)
+	default:
+		if !panicked {
+			s.cfg.logger.ErrorContext(ctx, "stdio: the handler did not answer with a JSON-RPC message", "status", w.status,
+				"contentType", w.header.Get("Content-Type"), "bytes", len(w.body))
+		}
+		var id []byte
+		if parsed {
+			id = msg.ID
+		}
+		s.write(internalError(id))
+	}
+}
+
+// call runs the handler, turning a panic into an answer as net/http's
+// server would turn it into a closed connection: one message fails, the
+// process goes on.
+func (s *server) call(w http.ResponseWriter, r *http.Request) (panicked bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				return
+			}
+			panicked = true
+			s.cfg.logger.ErrorContext(r.Context(), "stdio: the handler panicked", "panic", fmt.Sprint(p))
+		}
+	}()
+	s.h.ServeHTTP(w, r)
+	return false
+}
+
+// negotiated remembers the revision an initialize result names.
+func (s *server) negotiated(body []byte) {
+	result, ok := jsonrpc.Lookup(body, "result")
+	if !ok {
+		return
+	}
+	raw, ok := jsonrpc.Lookup(result, "protocolVersion")
+	if !ok {
+		return
+	}
+	if v, ok := jsonrpc.String(raw); ok && v != "" {
+		s.version.Store(&v)
+	}
+}
+
+// namesRevision reports whether params._meta names a protocol revision
+// (a 2026-07-28 message), which then needs no header.
+func namesRevision(params []byte) bool {
+	if params == nil {
+		return false
+	}
+	meta, ok := jsonrpc.Lookup(params, "_meta")
+	if !ok {
+		return false
+	}
+	_, ok = jsonrpc.Lookup(meta, metaProtocolVersion)
+	return ok
+}
+
+// write hands one message to the writer as one line. It gives up when
+// Serve stops, so that no request waits on an output nobody reads.
+func (s *server) write(msg []byte) {
+	if bytes.ContainsAny(msg, "\r\n") {
+		var b bytes.Buffer
+		if err := json.Compact(&b, msg); err != nil {
+			s.cfg.logger.ErrorContext(s.ctx, "stdio: an answer could not be put on one line", "err", err)
+			return
+		}
+		msg = b.Bytes()
+	}
+	line := make([]byte, 0, len(msg)+1)
+	line = append(append(line, msg...), '\n')
+	select {
+	case s.lines <- line:
+	case <-s.ctx.Done():
+	}
+}
+
+// writer writes the lines, one Write each, so they never interleave.
+// After a failed write, or once Serve is stopping, nothing more is
+// written.
+func (s *server) writer() {
+	defer close(s.wdone)
+	for line := range s.lines {
+		if s.ctx.Err() != nil {
+			continue
+		}
+		if _, err := s.out.Write(line); err != nil {
+			s.errMu.Lock()
+			s.writeErr = fmt.Errorf("stdio: writing an answer: %w", err)
+			s.errMu.Unlock()
+			s.cfg.logger.ErrorContext(s.ctx, "stdio: the output failed; stopping", "err", err)
+			s.stop(err)
+		}
+	}
+}
+
+func internalError(id []byte) []byte {
+	b := make([]byte, 0, 96)
+	b = append(b, `{"jsonrpc":"2.0",`...)
+	if id != nil {
+		b = append(b, `"id":`...)
+		b = append(b, id...)
+		b = append(b, ',')
+	}
+	return append(b, `"error":{"code":-32603,"message":"Internal error"}}`...)
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+var (
+	jsonType        = []string{"application/json"}
+	acceptTypes     = []string{"application/json, text/event-stream"}
+	protocolHeader  = http.CanonicalHeaderKey(headers.ProtocolVersion)
+	workspaceHeader = http.CanonicalHeaderKey(auth.WorkspaceHeader)
+)

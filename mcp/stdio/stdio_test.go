@@ -1,0 +1,914 @@
+package stdio_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/stdio"
+)
+
+// wait bounds every wait of these tests.
+const wait = 10 * time.Second
+
+// alice is the principal the host runs the transport as. Her scopes
+// allow reading and writing; she belongs to two workspaces.
+var alice = &auth.Principal{Issuer: "local-test", Subject: "alice", ClientID: "stdio-test", Scopes: []string{"items:read", "items:write"}}
+
+// fixture is a real endpoint with authentication, workspaces and
+// streaming, over routes that report what they saw.
+type fixture struct {
+	h        *mcp.Handler
+	log      *syncBuffer
+	deleted  atomic.Int64  // the destructive route ran
+	entered  chan string   // a slow call started (its id argument)
+	release  chan struct{} // lets slow calls finish
+	stopped  chan string   // a slow call saw its context end
+	slowRuns atomic.Int64
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{log: &syncBuffer{}, entered: make(chan string, 16), release: make(chan struct{}), stopped: make(chan string, 16)}
+	mux := http.NewServeMux()
+	jsonBody := func(w http.ResponseWriter, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	mux.HandleFunc("POST /echo", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.Copy(w, r.Body)
+	})
+	mux.HandleFunc("GET /whoami", func(w http.ResponseWriter, r *http.Request) {
+		p := auth.FromContext(r.Context())
+		ws, _ := auth.WorkspaceFromContext(r.Context())
+		who := map[string]string{"workspace": ws, "version": string(mcp.CallFromContext(r.Context()).ProtocolVersion())}
+		if p != nil {
+			who["subject"], who["issuer"] = p.Subject, p.Issuer
+		}
+		jsonBody(w, who)
+	})
+	mux.HandleFunc("GET /slow/{id}", func(w http.ResponseWriter, r *http.Request) {
+		f.slowRuns.Add(1)
+		f.entered <- r.PathValue("id")
+		select {
+		case <-r.Context().Done():
+			f.stopped <- r.PathValue("id")
+			return
+		case <-f.release:
+		}
+		jsonBody(w, map[string]string{"slow": r.PathValue("id")})
+	})
+	mux.HandleFunc("GET /progress", func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		call.Progress(1, 2, "half")
+		call.Progress(2, 2, "done")
+		jsonBody(w, map[string]bool{"ok": true})
+	})
+	mux.HandleFunc("GET /log", func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		call.Log(mcp.LogDebug, "too fine")
+		call.Log(mcp.LogWarning, map[string]string{"note": "line one\nline two"})
+		jsonBody(w, map[string]bool{"ok": true})
+	})
+	mux.HandleFunc("DELETE /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+		f.deleted.Add(1)
+		jsonBody(w, map[string]string{"deleted": r.PathValue("id")})
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "stdio-fixture", Version: "1.0.0"})
+	obj := func(s string) json.RawMessage { return json.RawMessage(s) }
+	empty := obj(`{"type":"object"}`)
+	srv.AddTool(mcp.Tool{Name: "echo", Description: "Echoes its arguments.", InputSchema: empty}, "POST /echo", mux)
+	srv.AddTool(mcp.Tool{Name: "whoami", Description: "Who is calling.", InputSchema: empty, Annotations: mcp.Annotations{ReadOnly: true}}, "GET /whoami", mux)
+	srv.AddTool(mcp.Tool{Name: "slow", Description: "Waits.", InputSchema: obj(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "GET /slow/{id}", mux)
+	srv.AddTool(mcp.Tool{Name: "progress", Description: "Reports progress.", InputSchema: empty}, "GET /progress", mux)
+	srv.AddTool(mcp.Tool{Name: "log", Description: "Logs.", InputSchema: empty}, "GET /log", mux)
+	srv.AddTool(mcp.Tool{Name: "delete_item", Title: "Delete an item", Description: "Deletes an item.",
+		InputSchema: obj(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
+		Annotations: mcp.Annotations{Destructive: true}}, "DELETE /items/{id}", mux, mcp.RequireScopes("items:write"))
+	authn := auth.New(auth.Config{
+		// No token is ever accepted: a stdio message that reached a
+		// route did not come through the token path.
+		Verifier: auth.VerifierFunc(func(context.Context, string, *http.Request) (*auth.Principal, error) {
+			return nil, auth.ErrInvalidToken
+		}),
+		Resource:     "http://127.0.0.1/mcp",
+		MethodScopes: map[string][]string{"tools/call": {"items:read"}},
+		Workspaces: auth.WorkspaceFunc(func(ctx context.Context, p *auth.Principal, requested string) (string, error) {
+			switch {
+			case p == nil || p.Subject != "alice":
+				return "", auth.ErrWorkspaceForbidden
+			case requested == "":
+				return "", auth.ErrWorkspaceRequired
+			case requested == "ws_a" || requested == "ws_b":
+				return requested, nil
+			}
+			return "", auth.ErrWorkspaceForbidden
+		}),
+	})
+	f.h = mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithAuth(authn), mcp.WithStreaming(), mcp.WithLogger(slog.New(slog.NewTextHandler(f.log, nil))))
+	return f
+}
+
+// session is a client at the other end of two pipes.
+type session struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan []byte
+	done  chan error
+	stop  context.CancelFunc
+}
+
+func start(t *testing.T, h http.Handler, opts ...stdio.Option) *session {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &session{t: t, in: inW, lines: make(chan []byte, 1024), done: make(chan error, 1), stop: cancel}
+	// The transport's own log is quiet unless a test listens to it.
+	opts = append([]stdio.Option{stdio.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
+	go func() {
+		err := stdio.Serve(ctx, h, inR, outW, opts...)
+		outW.Close()
+		s.done <- err
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			s.lines <- bytes.Clone(sc.Bytes())
+		}
+		close(s.lines)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		inW.Close()
+		outR.Close()
+	})
+	return s
+}
+
+func (s *session) send(lines ...string) {
+	s.t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(s.in, l+"\n"); err != nil {
+			s.t.Fatalf("write: %v", err)
+		}
+	}
+}
+
+// message is one line the server wrote.
+type message struct {
+	raw    []byte
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+func (m message) code() int {
+	if m.Error == nil {
+		return 0
+	}
+	return m.Error.Code
+}
+
+// decode checks a line is one compact JSON-RPC message.
+func decode(t *testing.T, line []byte) message {
+	t.Helper()
+	var m message
+	if !json.Valid(line) || bytes.ContainsAny(line, "\r\n") {
+		t.Fatalf("not one JSON message on one line: %q", line)
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	m.raw = line
+	return m
+}
+
+// recv returns the next line the server writes.
+func (s *session) recv() message {
+	s.t.Helper()
+	select {
+	case l, ok := <-s.lines:
+		if !ok {
+			s.t.Fatal("the output ended")
+		}
+		return decode(s.t, l)
+	case <-time.After(wait):
+		s.t.Fatal("no answer within the timeout")
+	}
+	return message{}
+}
+
+// call sends one request and returns the next line, which must answer it.
+func (s *session) call(id int, line string) message {
+	s.t.Helper()
+	s.send(line)
+	m := s.recv()
+	if string(m.ID) != fmt.Sprint(id) {
+		s.t.Fatalf("answer to %d expected, got %s", id, m.raw)
+	}
+	return m
+}
+
+// finish ends the input, waits for Serve to return nil, and returns what
+// was still written.
+func (s *session) finish() []message {
+	s.t.Helper()
+	s.in.Close()
+	var rest []message
+	timeout := time.After(wait)
+	for {
+		select {
+		case l, ok := <-s.lines:
+			if !ok {
+				select {
+				case err := <-s.done:
+					if err != nil {
+						s.t.Errorf("Serve after EOF: %v", err)
+					}
+				case <-timeout:
+					s.t.Fatal("Serve did not return after EOF")
+				}
+				return rest
+			}
+			rest = append(rest, decode(s.t, l))
+		case <-timeout:
+			s.t.Fatal("the output did not end after EOF")
+		}
+	}
+}
+
+// meta is the _meta of a 2026-07-28 request.
+func meta(caps string) string {
+	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps +
+		`,"io.modelcontextprotocol/clientInfo":{"name":"stdio-test","version":"1"}}`
+}
+
+func toolsCall(id int, name, args, extra string) string {
+	params := `"name":` + quote(name) + `,"arguments":` + args
+	if extra != "" {
+		params += "," + extra
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s}}`, id, params)
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// toolResult is a tools/call result.
+type toolResult struct {
+	ResultType string `json:"resultType"`
+	Content    []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+	IsError       bool           `json:"isError"`
+	InputRequests map[string]any `json:"inputRequests"`
+	RequestState  string         `json:"requestState"`
+}
+
+func result(t *testing.T, m message) toolResult {
+	t.Helper()
+	var r toolResult
+	if m.Error != nil || json.Unmarshal(m.Result, &r) != nil {
+		t.Fatalf("not a tool result: %s", m.raw)
+	}
+	return r
+}
+
+func whoami(t *testing.T, m message) map[string]string {
+	t.Helper()
+	r := result(t, m)
+	var who map[string]string
+	if r.IsError || len(r.Content) != 1 || json.Unmarshal([]byte(r.Content[0].Text), &who) != nil {
+		t.Fatalf("whoami: %s", m.raw)
+	}
+	return who
+}
+
+// TestHandshake2025: initialize negotiates a revision for the process;
+// later messages are served in it (the route sees the revision), and
+// the initialized notification gets no answer.
+func TestHandshake2025(t *testing.T) {
+	t.Parallel()
+	for _, v := range []mcp.Version{mcp.Version20250618, mcp.Version20250326} {
+		t.Run(string(v), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+			init := s.call(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+string(v)+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			var ir struct {
+				ProtocolVersion string `json:"protocolVersion"`
+				ServerInfo      struct{ Name string }
+			}
+			if json.Unmarshal(init.Result, &ir); ir.ProtocolVersion != string(v) || ir.ServerInfo.Name != "stdio-fixture" {
+				t.Fatalf("initialize: %s", init.raw)
+			}
+			s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			list := s.call(2, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			var lr struct{ Tools []struct{ Name string } }
+			json.Unmarshal(list.Result, &lr)
+			var names []string
+			for _, tool := range lr.Tools {
+				names = append(names, tool.Name)
+			}
+			if !slices.Contains(names, "whoami") || !slices.Contains(names, "delete_item") {
+				t.Errorf("tools/list: %s", list.raw)
+			}
+			who := whoami(t, s.call(3, toolsCall(3, "whoami", `{}`, "")))
+			if who["version"] != string(v) || who["subject"] != "alice" || who["workspace"] != "ws_a" {
+				t.Errorf("the route saw %v", who)
+			}
+			r := result(t, s.call(4, toolsCall(4, "echo", `{"text":"hi"}`, "")))
+			if r.IsError || r.Content[0].Text != `{"text":"hi"}` {
+				t.Errorf("echo: %+v", r)
+			}
+			if rest := s.finish(); len(rest) != 0 {
+				t.Errorf("more was written: %s", rest[0].raw)
+			}
+		})
+	}
+}
+
+// Test2026: server/discover and tools/call carry _meta and no header, and
+// are served in 2026-07-28, even after a 2025 handshake in the same process.
+func Test2026(t *testing.T) {
+	t.Parallel()
+	for _, afterHandshake := range []bool{false, true} {
+		t.Run(fmt.Sprint("after initialize ", afterHandshake), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_b"))
+			if afterHandshake {
+				s.call(9, `{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			}
+			d := s.call(1, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta(`{}`)+`}}`)
+			var dr struct {
+				SupportedVersions []string `json:"supportedVersions"`
+				ResultType        string   `json:"resultType"`
+			}
+			if json.Unmarshal(d.Result, &dr); !slices.Contains(dr.SupportedVersions, "2026-07-28") || dr.ResultType != "complete" {
+				t.Fatalf("server/discover: %s", d.raw)
+			}
+			m := s.call(2, toolsCall(2, "whoami", `{}`, meta(`{}`)))
+			if r := result(t, m); r.ResultType != "complete" {
+				t.Errorf("resultType %q", r.ResultType)
+			}
+			if who := whoami(t, m); who["version"] != "2026-07-28" || who["subject"] != "alice" || who["workspace"] != "ws_b" {
+				t.Errorf("the route saw %v", who)
+			}
+			s.finish()
+		})
+	}
+}
+
+// TestConfirm: a destructive tool over stdio takes two rounds: the first
+// asks (input_required with a requestState), the second carries the
+// answer; the route runs only on an accepted confirmation.
+func TestConfirm(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		answer string
+		runs   int64
+	}{
+		{`{"action":"accept","content":{"confirm":true}}`, 1},
+		{`{"action":"decline"}`, 0},
+		{`{"action":"accept","content":{"confirm":false}}`, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.answer, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+			caps := `{"elicitation":{"form":{}}}`
+			round1 := result(t, s.call(1, toolsCall(1, "delete_item", `{"id":"x1"}`, meta(caps))))
+			if round1.ResultType != "input_required" || round1.RequestState == "" || round1.InputRequests["confirm"] == nil {
+				t.Fatalf("round 1: %+v", round1)
+			}
+			if f.deleted.Load() != 0 {
+				t.Fatal("the route ran before the confirmation")
+			}
+			extra := meta(caps) + `,"requestState":` + quote(round1.RequestState) + `,"inputResponses":{"confirm":` + c.answer + `}`
+			round2 := result(t, s.call(2, toolsCall(2, "delete_item", `{"id":"x1"}`, extra)))
+			if round2.ResultType != "complete" || round2.IsError != (c.runs == 0) {
+				t.Errorf("round 2: %+v", round2)
+			}
+			if got := f.deleted.Load(); got != c.runs {
+				t.Errorf("the route ran %d times, want %d", got, c.runs)
+			}
+			if c.runs == 1 && round2.Content[0].Text != `{"deleted":"x1"}` {
+				t.Errorf("round 2: %+v", round2)
+			}
+			s.finish()
+		})
+	}
+}
+
+// TestNotificationsUnanswered: no notification is ever answered, even one
+// the endpoint refuses.
+func TestNotificationsUnanswered(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	log := &syncBuffer{}
+	s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	s.send(
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{`+meta(`{}`)+`}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`,
+		`{"jsonrpc":"2.0","method":"notifications/whatever"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01"}}}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+	)
+	rest := s.finish()
+	if len(rest) != 1 || string(rest[0].ID) != "1" || rest[0].Error != nil {
+		for _, m := range rest {
+			t.Errorf("written: %s", m.raw)
+		}
+	}
+	// The refused one is the host's to know about.
+	if logs := log.String(); strings.Count(logs, "stdio: a notification was refused") != 1 || !strings.Contains(logs, "status=400") {
+		t.Errorf("log: %s", logs)
+	}
+}
+
+// TestCancel: notifications/cancelled stops the request it names, whether
+// it runs or waits for a slot, and its answer is never written.
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	t.Run("running", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+		s.send(toolsCall(7, "slow", `{"id":"a"}`, ""))
+		expect(t, f.entered, "a")
+		s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
+		expect(t, f.stopped, "a")
+		s.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+		rest := s.finish()
+		if len(rest) != 1 || string(rest[0].ID) != "8" {
+			for _, m := range rest {
+				t.Errorf("written: %s", m.raw)
+			}
+		}
+	})
+	t.Run("waiting", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"), stdio.WithConcurrency(1))
+		s.send(toolsCall(1, "slow", `{"id":"first"}`, ""))
+		expect(t, f.entered, "first")
+		s.send(toolsCall(2, "slow", `{"id":"second"}`, ""),
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,
+			// The cancellation is handled as it is read; this ping waits
+			// for the slot behind it.
+			`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+		close(f.release)
+		rest := s.finish()
+		var ids []string
+		for _, m := range rest {
+			ids = append(ids, string(m.ID))
+		}
+		slices.Sort(ids)
+		if !slices.Equal(ids, []string{"1", "3"}) || f.slowRuns.Load() != 1 {
+			t.Errorf("answered %v; slow ran %d times", ids, f.slowRuns.Load())
+		}
+	})
+}
+
+func expect(t *testing.T, ch chan string, want string) {
+	t.Helper()
+	select {
+	case got := <-ch:
+		if got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	case <-time.After(wait):
+		t.Fatalf("no %q within the timeout", want)
+	}
+}
+
+// TestOversized: a line over the limit is answered with the limit, and its
+// id when one is found, without being read whole; a notification is not
+// answered; the next line is served.
+func TestOversized(t *testing.T) {
+	t.Parallel()
+	const max = 512
+	pad := strings.Repeat("x", 4*max)
+	cases := []struct {
+		name, line string
+		id         string // "" for no id; "-" for no answer
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + pad + `"}}}`, "5"},
+		{"id last", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"` + pad + `","id":1}},"id":"last"}`, `"last"`},
+		{"nested id only", `{"jsonrpc":"2.0","method":"tools/call","params":{"id":3,"text":"` + pad + `"}}`, "-"},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + pad + `"}}`, "-"},
+		{"not JSON", strings.Repeat("{", 3*max), ""},
+		{"bad id", `{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"p":"` + pad + `"}}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithMaxMessageBytes(max))
+			s.send(c.line, `{"jsonrpc":"2.0","id":100,"method":"ping"}`)
+			rest := s.finish()
+			var pings, errs []message
+			for _, m := range rest {
+				if string(m.ID) == "100" {
+					pings = append(pings, m)
+				} else {
+					errs = append(errs, m)
+				}
+			}
+			if len(pings) != 1 || pings[0].Error != nil {
+				t.Errorf("the next line was not served: %v", rest)
+			}
+			if c.id == "-" {
+				if len(errs) != 0 {
+					t.Errorf("a notification was answered: %s", errs[0].raw)
+				}
+				return
+			}
+			if len(errs) != 1 {
+				t.Fatalf("%d answers to the long line", len(errs))
+			}
+			e := errs[0]
+			if string(e.ID) != c.id || e.code() != -32600 || string(e.Error.Data) != `{"reason":"message_too_large","maxBytes":512}` ||
+				e.Error.Message != "Message too large: a line may hold at most 512 bytes" {
+				t.Errorf("answer: %s", e.raw)
+			}
+		})
+	}
+	// A line of exactly the limit is read.
+	t.Run("at the limit", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		line := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithMaxMessageBytes(len(line)))
+		if m := s.call(1, line+"\r"); m.Error != nil {
+			t.Errorf("%s", m.raw)
+		}
+		s.finish()
+	})
+}
+
+// TestMalformed: what is not a request gets the endpoint's own error, as
+// it would over HTTP, except a response, which is never answered (its id
+// is the client's, and an answer would look like the response to one of
+// the client's own requests); blank lines are skipped; CRLF line ends are
+// read.
+func TestMalformed(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		line string
+		id   string
+		code int // 0: no answer
+	}{
+		{`{not json`, "", -32700},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, "", -32700},
+		{"\xff\xfe", "", -32700},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", -32600},
+		{`"ping"`, "", -32600},
+		{`{"jsonrpc":"2.0","id":3}`, "3", -32600},
+		{`{"jsonrpc":"1.0","id":4,"method":"ping"}`, "4", -32600},
+		{`{"jsonrpc":"2.0","id":5,"result":{}}`, "", 0},
+		{`{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}`, "", 0},
+		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[1]}`, "6", -32602},
+		{`{"jsonrpc":"2.0","id":7,"method":"no/such"}`, "7", -32601},
+	}
+	for _, c := range cases {
+		t.Run(c.line, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, stdio.WithPrincipal(alice))
+			s.send("", "   ", c.line+"\r")
+			if c.code != 0 {
+				m := s.recv()
+				if string(m.ID) != c.id || m.code() != c.code {
+					t.Errorf("got %s, want id %q code %d", m.raw, c.id, c.code)
+				}
+			}
+			if m := s.call(100, `{"jsonrpc":"2.0","id":100,"method":"ping"}`); m.Error != nil {
+				t.Errorf("next line: %s", m.raw)
+			}
+			s.finish()
+		})
+	}
+}
+
+// TestConcurrent: many requests at once, some streaming progress, with
+// large answers: every line is one well-formed message, every request is
+// answered once, and a request's notifications come before its answer.
+func TestConcurrent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"), stdio.WithConcurrency(4))
+	const n = 40
+	big := strings.Repeat("0123456789", 3000)
+	go func() {
+		for i := 1; i <= n; i++ {
+			var line string
+			switch i % 3 {
+			case 0:
+				line = toolsCall(i, "progress", `{}`, `"_meta":{"progressToken":"p`+fmt.Sprint(i)+`"}`)
+			case 1:
+				line = toolsCall(i, "echo", `{"text":"`+big+`","n":`+fmt.Sprint(i)+`}`, "")
+			default:
+				line = toolsCall(i, "progress", `{}`, meta(`{}`)+`,"progressToken":"ignored"`)
+				line = strings.Replace(line, `"io.modelcontextprotocol/protocolVersion"`, `"progressToken":"p`+fmt.Sprint(i)+`","io.modelcontextprotocol/protocolVersion"`, 1)
+			}
+			if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+				return
+			}
+		}
+	}()
+	answered := map[string]int{}
+	progress := map[string]int{}
+	for len(answered) < n {
+		m := s.recv()
+		if m.Method == "notifications/progress" {
+			var p struct{ ProgressToken string }
+			json.Unmarshal(m.Params, &p)
+			id := strings.TrimPrefix(p.ProgressToken, "p")
+			if answered[id] > 0 {
+				t.Errorf("progress of %s after its answer", id)
+			}
+			progress[id]++
+			continue
+		}
+		if m.Error != nil || len(m.ID) == 0 {
+			t.Fatalf("unexpected: %s", m.raw)
+		}
+		answered[string(m.ID)]++
+		if r := result(t, m); r.IsError {
+			t.Errorf("tool error: %s", m.raw)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprint(i)
+		want := 2
+		if i%3 == 1 {
+			want = 0
+		}
+		if answered[id] != 1 || progress[id] != want {
+			t.Errorf("request %s: answered %d times, %d progress notifications", id, answered[id], progress[id])
+		}
+	}
+	if rest := s.finish(); len(rest) != 0 {
+		t.Errorf("more was written: %s", rest[0].raw)
+	}
+}
+
+// TestStreamed: what the endpoint streams reaches a stdio client as lines
+// of their own, in order, before the answer; nothing streams unless asked.
+func TestStreamed(t *testing.T) {
+	t.Parallel()
+	logMeta := strings.Replace(meta(`{}`), `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"info",`, 1)
+	cases := []struct {
+		name, line string
+		want       []string // the notifications, as JSON params
+	}{
+		{"progress, 2025", toolsCall(1, "progress", `{}`, `"_meta":{"progressToken":7}`),
+			[]string{`{"progressToken":7,"progress":1,"total":2,"message":"half"}`, `{"progressToken":7,"progress":2,"total":2,"message":"done"}`}},
+		{"progress, 2026", toolsCall(1, "progress", `{}`, strings.Replace(meta(`{}`), `"_meta":{`, `"_meta":{"progressToken":"t",`, 1)),
+			[]string{`{"progressToken":"t","progress":1,"total":2,"message":"half"}`, `{"progressToken":"t","progress":2,"total":2,"message":"done"}`}},
+		{"log, 2026", toolsCall(1, "log", `{}`, logMeta), []string{`{"level":"warning","data":{"note":"line one\nline two"}}`}},
+		{"not asked", toolsCall(1, "progress", `{}`, meta(`{}`)), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+			s.send(c.line)
+			var got []string
+			for _, m := range s.finish() {
+				if m.Method != "" {
+					got = append(got, string(m.Params))
+					continue
+				}
+				if string(m.ID) != "1" || m.Error != nil {
+					t.Errorf("answer: %s", m.raw)
+				}
+				got = append(got, "answer")
+			}
+			if want := append(slices.Clone(c.want), "answer"); !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestPrincipal: the identity is the host's, never a token's; the
+// workspace is the one the host named, still checked by the resolver.
+func TestPrincipal(t *testing.T) {
+	t.Parallel()
+	bob := &auth.Principal{Issuer: "local-test", Subject: "bob", Scopes: []string{"items:read"}}
+	cases := []struct {
+		name string
+		opts []stdio.Option
+		who  map[string]string
+		code int
+	}{
+		{"alice in ws_b", []stdio.Option{stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_b")},
+			map[string]string{"subject": "alice", "issuer": "local-test", "workspace": "ws_b", "version": "2025-06-18"}, 0},
+		{"alice without a workspace", []stdio.Option{stdio.WithPrincipal(alice)}, nil, -32602},
+		{"alice in another's workspace", []stdio.Option{stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_z")}, nil, -31403},
+		{"bob", []stdio.Option{stdio.WithPrincipal(bob), stdio.WithWorkspace("ws_a")}, nil, -31403},
+		{"anonymous", nil, nil, -31403},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, c.opts...)
+			m := s.call(1, toolsCall(1, "whoami", `{}`, ""))
+			if c.code != 0 {
+				if m.code() != c.code {
+					t.Errorf("got %s, want code %d", m.raw, c.code)
+				}
+			} else if who := whoami(t, m); !equalMaps(who, c.who) {
+				t.Errorf("the route saw %v, want %v", who, c.who)
+			}
+			s.finish()
+		})
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestContextCancelled: cancelling Serve's context stops reading at once,
+// even while a read is blocked and a request runs, and drops that
+// request's answer.
+func TestContextCancelled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+	s.send(toolsCall(1, "slow", `{"id":"a"}`, ""))
+	expect(t, f.entered, "a")
+	s.stop()
+	select {
+	case err := <-s.done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("Serve did not return")
+	}
+	expect(t, f.stopped, "a")
+	for l := range s.lines {
+		t.Errorf("written after cancellation: %s", l)
+	}
+}
+
+// TestContextCancelledOutputBlocked: a client that stops reading cannot
+// keep Serve from returning when its context ends, even with a write
+// blocked and more answers waiting behind it.
+func TestContextCancelledOutputBlocked(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	inR, inW := io.Pipe()
+	out := &blockedWriter{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	t.Cleanup(func() { inW.Close(); close(out.release) })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- stdio.Serve(ctx, f.h, inR, out, stdio.WithPrincipal(alice), stdio.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	}()
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+	}
+	select {
+	case <-out.entered:
+	case <-time.After(wait):
+		t.Fatal("nothing was written")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("Serve did not return while its output was blocked")
+	}
+}
+
+// blockedWriter blocks every write until released.
+type blockedWriter struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blockedWriter) Write(p []byte) (int, error) {
+	select {
+	case b.entered <- struct{}{}:
+	default:
+	}
+	<-b.release
+	return 0, io.ErrClosedPipe
+}
+
+// failingWriter fails every write.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// TestWriteFails: a failed write ends Serve with its error.
+func TestWriteFails(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	err := stdio.Serve(context.Background(), f.h, in, failingWriter{}, stdio.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+// TestForeignHandler: a handler that answers something other than a
+// JSON-RPC message, or panics, costs that request an Internal error and
+// nothing more.
+func TestForeignHandler(t *testing.T) {
+	t.Parallel()
+	handlers := map[string]http.Handler{
+		"not found": http.NotFoundHandler(),
+		"panics":    http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }),
+		"empty 200": http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}),
+		"bad JSON": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":`)
+		}),
+	}
+	for name, h := range handlers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			log := &syncBuffer{}
+			s := start(t, h, stdio.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+			for i := 1; i <= 2; i++ {
+				m := s.call(i, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
+				if m.code() != -32603 || m.Error.Message != "Internal error" {
+					t.Errorf("%s", m.raw)
+				}
+			}
+			s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			if rest := s.finish(); len(rest) != 0 {
+				t.Errorf("a notification was answered: %s", rest[0].raw)
+			}
+			if !strings.Contains(log.String(), "stdio: ") {
+				t.Errorf("nothing logged: %q", log.String())
+			}
+		})
+	}
+}
