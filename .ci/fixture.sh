@@ -1,5 +1,6 @@
-# Sourced by the CI scripts. start_example NAME DIR builds ./examples/NAME
-# into DIR, starts it with -addr 127.0.0.1:0 (a port the system picks),
+# Sourced by the CI scripts. start_example NAME DIR [ARGS...] builds
+# ./examples/NAME into DIR, starts it with -addr 127.0.0.1:0 (a port the
+# system picks) and ARGS, its stderr in DIR/NAME.log,
 # waits at most 10 s for the "http://127.0.0.1:PORT/mcp" URL it prints,
 # and sets URL. Every process started here is stopped by its PID when the
 # script exits. start_fixture DIR is start_example conformance DIR.
@@ -14,8 +15,9 @@ trap stop_started EXIT
 
 start_example() {
   local name="$1" dir="$2"
+  shift 2
   go -C "examples/$name" build -o "$dir/$name" .  # examples/inbox is a module of its own
-  "$dir/$name" -addr 127.0.0.1:0 > "$dir/$name.out" 2> "$dir/$name.log" &
+  "$dir/$name" -addr 127.0.0.1:0 "$@" > "$dir/$name.out" 2> "$dir/$name.log" &
   local pid=$!
   STARTED_PIDS+=("$pid")
   URL=""
@@ -29,4 +31,4 @@ start_example() {
   echo "== examples/$name at $URL (pid $pid)"
 }
 
-start_fixture() { start_example conformance "$1"; }
+start_fixture() { start_example conformance "$@"; }

@@ -6,9 +6,14 @@
 //	go run ./examples/conformance -addr 127.0.0.1:3001
 //
 // MCP is served at /mcp, and at /mcp-2025-03-26 for revision 2025-03-26
-// only (for clients that always ask for a newer one). The fixture keeps no state: scenarios that need a
-// session or a server-to-client request in the middle of a call are listed,
-// with their reasons, in testdata/expected-failures-*.yml.
+// only (for clients that always ask for a newer one). The library keeps no
+// state; the fixture's only state is the small job runner behind its task
+// tools (tasks.go), as a host's jobs live in its own store. Scenarios that
+// need a session or a server-to-client request in the middle of a call are
+// listed, with their reasons, in testdata/expected-failures-*.yml.
+//
+// With -access-log it writes one JSON line per MCP request to stderr; CI
+// reads from it which revision each session negotiated.
 package main
 
 import (
@@ -19,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -30,16 +36,22 @@ import (
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/content"
+	"github.com/mcpdual/mcpdual/mcp/observe"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:3001", "listen address (loopback)")
+	accessLog := flag.Bool("access-log", false, "write one JSON line per MCP request to stderr (CI reads which revision each session negotiated)")
 	flag.Parse()
+	var opts []mcp.HandlerOption
+	if *accessLog {
+		opts = append(opts, mcp.WithObserver(observe.AccessLog(slog.New(slog.NewJSONHandler(os.Stderr, nil)))))
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := &http.Server{Handler: newApp(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+	srv := &http.Server{Handler: newApp(opts...), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -85,18 +97,19 @@ func tool(srv *mcp.Server, mux *http.ServeMux, name, description string, input j
 	srv.AddTool(mcp.Tool{Name: name, Description: description, InputSchema: input}, route, mux)
 }
 
-func newApp() http.Handler {
+func newApp(opts ...mcp.HandlerOption) http.Handler {
 	mux := http.NewServeMux()
 	srv := mcp.NewServer(mcp.Implementation{Name: "mcpdual-conformance", Title: "mcpdual conformance fixture", Version: "1.0.0"},
 		mcp.WithInstructions("Conformance fixture for the official MCP suite."))
 	addTools(srv, mux)
 	addInputTools(srv, mux)
+	addTaskTools(srv, mux)
 	addResources(srv, mux)
 	addPrompts(srv)
-	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithStreaming()))
+	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, append(opts, mcp.WithStreaming())...))
 	// The same server for clients that can only be steered to revision
 	// 2025-03-26 by a server that offers nothing newer.
-	mux.Handle("/mcp-2025-03-26", mcp.NewHandler(srv, []mcp.Era{era2025.New(era2025.WithVersions(mcp.Version20250326))}, mcp.WithStreaming()))
+	mux.Handle("/mcp-2025-03-26", mcp.NewHandler(srv, []mcp.Era{era2025.New(era2025.WithVersions(mcp.Version20250326))}, append(opts, mcp.WithStreaming())...))
 	return mux
 }
 

@@ -525,7 +525,7 @@ func TestSeed_DiscoverInitializeInstructions(t *testing.T) {
 		Instructions string          `json:"instructions"`
 	}
 	_ = json.Unmarshal(d.Result, &dr)
-	if string(dr.Capabilities) != `{"tools":{},"resources":{},"prompts":{},"completions":{}}` {
+	if string(dr.Capabilities) != `{"tools":{},"resources":{},"prompts":{},"completions":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}` {
 		t.Errorf("discover capabilities %s", dr.Capabilities)
 	}
 	i := raw(t, s, hdr(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
@@ -757,5 +757,63 @@ func TestStatementTable(t *testing.T) {
 		if !strings.Contains(string(src), "func "+r[1]+"(") {
 			t.Errorf("the table names %s, which does not exist", r[1])
 		}
+	}
+}
+
+// TestTasks_Jobs: the 202-plus-job operations are tasks for a 2026 client
+// that takes them (confirmed first, then polled through the job route to
+// completion), and keep their synchronous answer for everyone else.
+func TestTasks_Jobs(t *testing.T) {
+	s := start(t)
+	c := mcptest.Dial(s.base+"/mcp", mcp.Version20260728, mcptest.WithHeader("Authorization", "Bearer dev-writer"),
+		mcptest.WithCapabilities(json.RawMessage(`{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`)),
+		mcptest.WithAnswers(func(string, mcptest.InputRequest) (json.RawMessage, bool) {
+			return json.RawMessage(`{"action":"accept","content":{"confirm":true}}`), true
+		}))
+	for tool, args := range map[string]map[string]any{
+		"emails_reprocess": {"id": "eml_globex_0003"},
+		"webhooks_resend":  {"id": "whk_globex_ops", "delivery_id": "dlv_globex_0001"},
+	} {
+		r, err := c.CallTool(context.Background(), tool, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var created struct {
+			ResultType, TaskID, Status string
+			TTLMs                      int64 `json:"ttlMs"`
+		}
+		if json.Unmarshal(r.Result, &created) != nil || created.ResultType != "task" || created.TaskID == "" ||
+			created.Status != "working" || created.TTLMs != time.Hour.Milliseconds() {
+			t.Fatalf("%s: %s", tool, r.Raw)
+		}
+		var got struct {
+			Status string
+			Result toolResult
+		}
+		for i := 0; got.Status != "completed"; i++ {
+			if i == 100 {
+				t.Fatalf("%s: not completed after 2 s: %+v", tool, got)
+			}
+			time.Sleep(20 * time.Millisecond)
+			g := call(t, c, "tasks/get", map[string]any{"taskId": created.TaskID})
+			if g.Error != nil || json.Unmarshal(g.Result, &got) != nil {
+				t.Fatalf("%s: tasks/get: %s", tool, g.Raw)
+			}
+		}
+		if got.Result.IsError || !strings.Contains(got.Result.Content[0].Text, `"status":"succeeded"`) {
+			t.Errorf("%s: completed result %+v", tool, got.Result)
+		}
+		// Another caller cannot read it.
+		other := mcptest.Dial(s.base+"/mcp", mcp.Version20260728, mcptest.WithHeader("Authorization", "Bearer dev-reader"),
+			mcptest.WithCapabilities(json.RawMessage(`{"extensions":{"io.modelcontextprotocol/tasks":{}}}`)))
+		if g := call(t, other, "tasks/get", map[string]any{"taskId": created.TaskID}); g.Error == nil || g.Error.Code != -32602 {
+			t.Errorf("%s: another caller's tasks/get: %s", tool, g.Raw)
+		}
+	}
+	// A client without the extension: today's answer, the job itself.
+	r, res := callTool(t, s.client(mcp.Version20260728, writer, `{"action":"accept","content":{"confirm":true}}`), "emails_reprocess",
+		map[string]any{"id": "eml_globex_0003"})
+	if res.ResultType != "complete" || res.IsError || !strings.Contains(res.Content[0].Text, `"kind":"email.reprocess"`) {
+		t.Errorf("without the extension: %s", r.Raw)
 	}
 }

@@ -338,7 +338,8 @@ func (c *Client) post(ctx context.Context, method string, params any, withID boo
 // routingHeaders sets Mcp-Name and the Mcp-Param-* headers of a 2026
 // request.
 func (c *Client) routingHeaders(ctx context.Context, h http.Header, method string, obj map[string]json.RawMessage) error {
-	member := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}[method]
+	member := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+		"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}[method]
 	if member == "" {
 		return nil
 	}

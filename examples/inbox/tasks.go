@@ -1,0 +1,50 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/task"
+)
+
+// jobTask makes a route that answers 202 with a job a task for 2026-07-28
+// clients that declare the tasks extension: tasks/get reads the job
+// through GET /api/v1/jobs/{id} with the caller's identity, on whichever
+// replica is asked. The job's id comes from the 202 body's data.id (the
+// default). Older clients get the 202 body, the job, as before.
+var jobTask = mcp.WithTask(task.Config{
+	Status:       "GET /api/v1/jobs/{id}",
+	TTL:          jobTTL,
+	PollInterval: 500 * time.Millisecond,
+	Read:         readJob,
+})
+
+// readJob maps the API's job, {"data":{"status":"queued"|"succeeded",...}},
+// to a task: queued is working; succeeded is completed, with the job as
+// the result.
+func readJob(status int, _ http.Header, body []byte) (task.Job, error) {
+	if status/100 != 2 {
+		return task.Job{}, errors.New("inbox: the job route answered " + http.StatusText(status))
+	}
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	var j job
+	if json.Unmarshal(body, &env) != nil || json.Unmarshal(env.Data, &j) != nil {
+		return task.Job{}, errors.New("inbox: not a job")
+	}
+	switch j.Status {
+	case "queued":
+		return task.Job{State: task.Working, Message: "queued"}, nil
+	case "succeeded":
+		out := task.Job{State: task.Completed, Result: env.Data}
+		if j.FinishedAt != nil {
+			out.UpdatedAt = *j.FinishedAt
+		}
+		return out, nil
+	}
+	return task.Job{}, errors.New("inbox: unknown job status " + j.Status)
+}
