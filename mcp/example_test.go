@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
+	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
 // The quick start: an existing REST route exposed as an MCP tool on /mcp.
@@ -218,4 +220,55 @@ func ExampleCall_RequireInput() {
 	// Output:
 	// input_required
 	// complete [map[text:{"answer":{"name":"Ada"},"state":"asked-once"} type:text]]
+}
+
+// A route that answers 202 with a Location becomes a task for a client
+// that takes one; tasks/get reads the job through its status route.
+func ExampleWithTask() {
+	var mu sync.Mutex
+	done := false
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /reports", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/jobs/r1")
+		w.WriteHeader(http.StatusAccepted)
+	})
+	mux.HandleFunc("GET /jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done {
+			io.WriteString(w, `{"status":"completed","result":"42 rows"}`)
+			return
+		}
+		io.WriteString(w, `{"status":"working"}`)
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "demo", Version: "1.0.0"})
+	srv.AddTool(mcp.Tool{Name: "report"}, "POST /reports", mux, mcp.WithTask(task.Config{Status: "GET /jobs/{id}"}))
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()})
+
+	post := func(method, name, params string) map[string]any {
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `,"_meta":{` +
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` +
+			`{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`
+		req := httptest.NewRequest("POST", "http://localhost/mcp", strings.NewReader(body))
+		req.Header = http.Header{"Content-Type": {"application/json"}, "Mcp-Protocol-Version": {"2026-07-28"},
+			"Mcp-Method": {method}, "Mcp-Name": {name}}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var out struct{ Result map[string]any }
+		json.Unmarshal(rec.Body.Bytes(), &out)
+		return out.Result
+	}
+	created := post("tools/call", "report", `"name":"report","arguments":{}`)
+	id := created["taskId"].(string)
+	fmt.Println(created["resultType"], created["status"])
+	fmt.Println(post("tasks/get", id, `"taskId":"`+id+`"`)["status"])
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	got := post("tasks/get", id, `"taskId":"`+id+`"`)
+	fmt.Println(got["status"], got["result"].(map[string]any)["content"])
+	// Output:
+	// task working
+	// working
+	// completed [map[text:42 rows type:text]]
 }
