@@ -299,6 +299,7 @@ func TestRegistrationErrors(t *testing.T) {
 		"bad name":           {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Name: "get order"})}, `GET /orders/{orderId} (getOrder): /paths/~1orders~1{orderId}/get/operationId: "get order" is not a valid tool name`},
 		"bad scope":          {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Scopes: []string{"a b"}})}, `GET /orders/{orderId} (getOrder): mcp: RequireScopes: invalid scope "a b"`},
 		"name taken":         {taken, spec, nil, `GET /orders/{orderId} (getOrder): mcp: tool getOrder registered twice`},
+		"two with one name":  {newServer(), spec, []openapi.Option{openapi.WithOverride("createOrder", openapi.Override{Name: "getOrder"})}, `mcp: tool getOrder registered twice`},
 		"frozen":             {frozen, spec, nil, `after NewHandler`},
 		"resource on POST":   {newServer(), spec, []openapi.Option{openapi.WithResource("createOrder", mcp.Resource{URI: "shop://x"})}, `POST /orders (createOrder): /paths/~1orders/post: only GET operations can be read as resources`},
 		"template variables": {newServer(), spec, []openapi.Option{openapi.WithResourceTemplate("getProduct", mcp.ResourceTemplate{URITemplate: "shop://p/{id}"})}, `template variable {id} is neither a path nor a query parameter`},
@@ -310,6 +311,17 @@ func TestRegistrationErrors(t *testing.T) {
 			_, err := openapi.Register(tc.srv, tc.spec, http.NotFoundHandler(), tc.opts...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+			if tc.srv != taken && tc.srv != frozen {
+				// Refused as a whole: the server holds no tool of the document.
+				h := mcp.NewHandler(tc.srv, []mcp.Era{era2025.New()})
+				ts := httptest.NewServer(h)
+				defer ts.Close()
+				c := mcptest.Dial(ts.URL, mcp.Version20250618)
+				r, err := c.Call(context.Background(), "tools/list", nil)
+				if err != nil || (r.Error == nil && strings.Contains(string(r.Result), `"name"`)) {
+					t.Errorf("after a refused Register: %v %s", err, r.Raw)
+				}
 			}
 		})
 	}

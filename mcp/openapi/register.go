@@ -159,6 +159,22 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		}
 		resources = append(resources, res)
 	}
+	if len(errs) == 0 {
+		// All of them together on one scratch server: two operations that
+		// would take one name (an override, say) fail here, before srv
+		// changes, rather than half-way through registering.
+		scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
+		for _, t := range tools {
+			if err := try(t.op, func() { scratch.AddTool(t.def, t.route, h, t.opts...) }); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		for _, res := range resources {
+			if err := try(res.op, func() { res.add(h)(scratch) }); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -166,7 +182,9 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	slices.SortStableFunc(report.Skipped, func(a, b Skipped) int { return r.index(ops, a) - r.index(ops, b) })
 
 	// Everything was checked on a scratch server; what can still fail
-	// here is a name srv already has, or a frozen srv.
+	// here is a name srv already has (registered by the host before), or a
+	// frozen srv: the error names the operation, and the tools before it
+	// stay registered, as with a failing AddTool of the host's own.
 	for _, t := range tools {
 		if err := try(t.op, func() { srv.AddTool(t.def, t.route, h, t.opts...) }); err != nil {
 			return nil, err
