@@ -1,7 +1,6 @@
 package era2026_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -10,8 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/mcpdual/mcpdual/internal/syncbuf"
 
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
@@ -46,22 +46,7 @@ func key(t *testing.T) []byte {
 }
 
 // logBuffer collects a handler's log while it serves.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type logBuffer = syncbuf.Buffer
 
 // replica serves a destructive tool over real HTTP with era e. Without
 // authentication, states are bound to the server's name.

@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"internal/schema":  {"internal/jsonrpc"},
 	"internal/seam":    {"headers", "internal/jsonrpc"},
 	"internal/local":   {"mcp/auth"},
+	"internal/syncbuf": {},
 	"mrtr":             {},
 	"mcp/auth":         {},
 	"mcp/content":      {"internal/jsonrpc"},
