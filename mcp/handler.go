@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -197,10 +198,12 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	var principal *auth.Principal
-	if loc != nil {
+	if loc != nil && loc.Principal != nil {
 		// The host named the identity when it started the transport.
 		principal = loc.Principal
 	} else if h.cfg.auth != nil {
+		// Over the network, or a local transport started without an
+		// identity: a request without a token is refused the same way.
 		p, f := h.cfg.auth.Authenticate(r)
 		if f != nil {
 			h.writeError(r.Context(), w, nil, "", h.failure(r.Context(), f))
@@ -273,7 +276,13 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		req.notify, w = n, n.w
 	}
 	if h.cfg.auth != nil {
-		if need := h.cfg.auth.MethodScopes(msg.Method); h.cfg.auth.Missing(principal, need) != nil {
+		need := h.cfg.auth.MethodScopes(msg.Method)
+		if row := methodsByName[msg.Method]; row != nil && row.Task {
+			// A task runs a tool's routes: whoever polls, updates or
+			// cancels it needs what calling the tool needs.
+			need = append(slices.Clip(need), h.cfg.auth.MethodScopes("tools/call")...)
+		}
+		if h.cfg.auth.Missing(principal, need) != nil {
 			h.writeError(r.Context(), w, msg.ID, version, h.failure(r.Context(), h.cfg.auth.InsufficientScope(need)))
 			return
 		}

@@ -90,6 +90,12 @@ type routeContext struct {
 	call *Call
 }
 
+// AfterFunc lets a context the route derives (WithCancel, WithTimeout)
+// hear of the MCP request's end without a goroutine of its own: the
+// context package asks its parent for this method when Value does not
+// lead it to a cancelable parent, as it does not here.
+func (c *routeContext) AfterFunc(f func()) func() bool { return context.AfterFunc(c.Context, f) }
+
 func (c *routeContext) Value(key any) any {
 	switch key.(type) {
 	case inProcessKey:

@@ -64,6 +64,9 @@ func WithTask(c task.Config) ItemOption {
 		if err != nil || rt.method == http.MethodGet || rt.method == http.MethodHead {
 			panic(fmt.Sprintf("mcp: WithTask: %s %q must be a POST, PUT, PATCH or DELETE route (%v)", what, pattern, err))
 		}
+		if len(rt.wildcards()) == 0 {
+			panic(fmt.Sprintf("mcp: WithTask: %s %q needs a wildcard naming the job", what, pattern))
+		}
 		for n := range rt.wildcards() {
 			if !names[n] {
 				panic(fmt.Sprintf("mcp: WithTask: %s %q has wildcard {%s}, which Status lacks", what, pattern, n))
@@ -124,10 +127,36 @@ func (rt route) match(escaped string) (map[string]string, bool) {
 	return vals, true
 }
 
-// jobReference finds which job a 202 answer started: the tool's Accepted
-// function, or the Location header, or the id in the body.
-func (sp *taskSpec) jobReference(rec *recorder) (map[string]string, bool) {
+// maxJobReference bounds the route values a task id seals (the id must
+// stay under mrtr.MaxMintBytes and fit a header).
+const maxJobReference = 1 << 10
+
+// jobReference finds which job a 202 answer started (the tool's Accepted
+// function, or the Location header, or the id in the body) and checks the
+// values name one job: every wildcard of the status route, each a valid
+// segment, together under maxJobReference bytes.
+func (sp *taskSpec) jobReference(rec *recorder) (vals map[string]string, ok bool) {
+	vals, ok = sp.findJob(rec)
+	if !ok {
+		return nil, false
+	}
+	size := 0
+	for k, v := range vals {
+		size += len(k) + len(v)
+	}
+	if _, _, bad := sp.status.fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok }); bad != "" || size > maxJobReference {
+		return nil, false
+	}
+	return vals, true
+}
+
+func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool) {
 	if sp.accepted != nil {
+		defer func() {
+			if recover() != nil {
+				vals, ok = nil, false
+			}
+		}()
 		return sp.accepted(rec.header, rec.buf.Bytes())
 	}
 	if loc := rec.header.Get("Location"); loc != "" {
@@ -208,8 +237,8 @@ func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 	sp := t.opts.task
 	vals, ok := sp.jobReference(rec)
 	if !ok {
-		r.logError("mcp: a task route answered 202 without a job reference the status route can read (Location, or an id in the body)",
-			"tool", t.def.Name)
+		r.logError("mcp: a task route answered 202 without a job reference the status route can read (Location, or an id in the body, "+
+			"filling every wildcard, under 1 KiB)", "tool", t.def.Name)
 		return textResult("The tool failed with an internal error.", true), nil
 	}
 	now := time.Now()
@@ -220,10 +249,14 @@ func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 	}
 	res := &seam.TaskCreated{Payload: payload, TTL: sp.ttl, PollInterval: sp.poll, Status: string(task.Working), Created: now}
 	// The 202 body often is the job already; its status is the task's
-	// first, when it reads as one.
-	if job, err := sp.read(rec.status, rec.header, rec.buf.Bytes()); err == nil && job.State.Valid() {
-		res.Status, res.Message = string(job.State), job.Message
-	}
+	// first, when it reads as one. Read was written for the status
+	// route's answers, so whatever it makes of this one is only a hint.
+	func() {
+		defer func() { _ = recover() }()
+		if job, err := sp.read(rec.status, rec.header, rec.buf.Bytes()); err == nil && job.State.Valid() {
+			res.Status, res.Message = string(job.State), job.Message
+		}
+	}()
 	return res, nil
 }
 
@@ -317,10 +350,16 @@ func (s *Server) getTask(req *request) (seam.Result, error) {
 		}
 		res.failure, _ = json.Marshal(e)
 	case task.InputRequired:
-		b, ok := inputRequestsJSON(job.InputRequests)
+		b, needs, ok := inputRequestsJSON(job.InputRequests)
 		if !ok {
 			req.logError("mcp: a job's inputRequests are not {key: {method, params}} with known methods", "tool", ot.tool.def.Name)
 			return nil, errInternal()
+		}
+		if missing := needs &^ req.capBits; missing != 0 {
+			// As in a multi round-trip call: ask only what the client
+			// said it can answer.
+			return nil, NewError(CodeMissingRequiredClientCapabilities, "The task waits for input the client's capabilities do not declare").
+				WithData(map[string]any{"requiredCapabilities": requiredCapabilities(missing)})
 		}
 		res.inputRequests = b
 	}
@@ -344,25 +383,42 @@ func (req *request) jobResult(t *tool, job task.Job) (*toolResult, error) {
 }
 
 // inputRequestsJSON renders a job's input requests, each checked to be
-// {"method": a method a server may ask, "params": {...}}.
-func inputRequestsJSON(reqs map[string]json.RawMessage) ([]byte, bool) {
+// {"method": a method a server may ask, "params": {...}}, with the client
+// capabilities they need.
+func inputRequestsJSON(reqs map[string]json.RawMessage) (_ []byte, needs Capability, ok bool) {
 	if len(reqs) == 0 {
-		return nil, false
+		return nil, 0, false
+	}
+	for key, v := range reqs {
+		if key == "" || len(key) > maxInputKey || jsonrpc.Validate(v, jsonrpc.DefaultMaxDepth) != nil || !isObject(v) {
+			return nil, 0, false
+		}
+		params, has := jsonrpc.Lookup(v, "params")
+		if has && !isObject(params) {
+			return nil, 0, false
+		}
+		m, _ := jsonrpc.Lookup(v, "method")
+		switch {
+		case jsonrpc.StringIs(m, "elicitation/create"):
+			mode, _ := jsonrpc.Lookup(params, "mode")
+			if jsonrpc.StringIs(mode, "url") {
+				needs |= CapElicitationURL
+			} else {
+				needs |= CapElicitationForm
+			}
+		case jsonrpc.StringIs(m, "sampling/createMessage"):
+			needs |= CapSampling
+		case jsonrpc.StringIs(m, "roots/list"):
+			needs |= CapRoots
+		default:
+			return nil, 0, false
+		}
 	}
 	b, err := json.Marshal(reqs)
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
-	for _, v := range reqs {
-		if jsonrpc.Validate(v, jsonrpc.DefaultMaxDepth) != nil || !isObject(v) {
-			return nil, false
-		}
-		m, _ := jsonrpc.Lookup(v, "method")
-		if !jsonrpc.StringIs(m, "elicitation/create") && !jsonrpc.StringIs(m, "sampling/createMessage") && !jsonrpc.StringIs(m, "roots/list") {
-			return nil, false
-		}
-	}
-	return b, true
+	return b, needs, true
 }
 
 // cancelTask answers tasks/cancel with a bare acknowledgement once the

@@ -71,6 +71,10 @@ func (s *jobStore) mux() *http.ServeMux {
 	}
 	mux.HandleFunc("POST /jobs", func(w http.ResponseWriter, r *http.Request) { start(w, r, true) })
 	mux.HandleFunc("POST /jobs/required", func(w http.ResponseWriter, r *http.Request) { start(w, r, false) })
+	mux.HandleFunc("POST /jobs/long", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/jobs/"+strings.Repeat("j", 2000))
+		w.WriteHeader(http.StatusAccepted)
+	})
 	mux.HandleFunc("GET /jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -129,7 +133,7 @@ type taskServer struct {
 	now   *fakeClock
 }
 
-func newTaskServer(t *testing.T) *taskServer {
+func newTaskServer(t *testing.T, configure ...func(*auth.Config)) *taskServer {
 	t.Helper()
 	ts := &taskServer{store: &jobStore{jobs: map[string]*testJob{}}, now: &fakeClock{t: time.Now()}}
 	mux := ts.store.mux()
@@ -142,6 +146,13 @@ func newTaskServer(t *testing.T) *taskServer {
 		required := routes
 		required.Support = task.Required
 		srv.AddTool(mcp.Tool{Name: "must", InputSchema: obj}, "POST /jobs/required", mux, mcp.WithTask(required))
+		badRef := routes
+		badRef.Accepted = func(http.Header, []byte) (map[string]string, bool) { return map[string]string{"job": "x"}, true }
+		srv.AddTool(mcp.Tool{Name: "badref", InputSchema: obj}, "POST /jobs", mux, mcp.WithTask(badRef))
+		panics := routes
+		panics.Accepted = func(http.Header, []byte) (map[string]string, bool) { panic("host bug") }
+		srv.AddTool(mcp.Tool{Name: "panics", InputSchema: obj}, "POST /jobs", mux, mcp.WithTask(panics))
+		srv.AddTool(mcp.Tool{Name: "longref", InputSchema: obj}, "POST /jobs/long", mux, mcp.WithTask(routes))
 		srv.AddTool(mcp.Tool{Name: "plain", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "GET /jobs/{id}", mux)
 		ring, err := mrtr.NewRing(mrtr.Key{ID: "k1", Secret: bytes.Repeat([]byte{secret}, 32)})
 		if err != nil {
@@ -150,8 +161,7 @@ func newTaskServer(t *testing.T) *taskServer {
 		sealer := mrtr.NewSealer(ring, mrtr.WithClock(ts.now.now))
 		h := mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(sealer)), era2025.New()},
 			mcp.WithLogger(slog.New(slog.DiscardHandler)),
-			mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(testVerifier), Resource: resourceURI,
-				Workspaces: auth.WorkspaceFunc(testWorkspaces)})))
+			mcp.WithAuth(auth.New(authConfig(configure))))
 		s := httptest.NewServer(h)
 		t.Cleanup(s.Close)
 		return s.URL
@@ -161,7 +171,16 @@ func newTaskServer(t *testing.T) *taskServer {
 	return ts
 }
 
-const metaTasks = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
+func authConfig(configure []func(*auth.Config)) auth.Config {
+	c := auth.Config{Verifier: auth.VerifierFunc(testVerifier), Resource: resourceURI, Workspaces: auth.WorkspaceFunc(testWorkspaces)}
+	for _, f := range configure {
+		f(&c)
+	}
+	return c
+}
+
+const metaTasks = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
+const metaTasksOnly = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
 const metaNoTasks = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
 
 type rpcReply struct {
@@ -562,6 +581,8 @@ func TestWithTask_Misuse(t *testing.T) {
 		"negative ttl":           {Status: "GET /jobs/{id}", TTL: -time.Second},
 		"unknown support":        {Status: "GET /jobs/{id}", Support: 7},
 		"invalid cancel pattern": {Status: "GET /jobs/{id}", Cancel: "POST jobs"},
+		"cancel names no job":    {Status: "GET /jobs/{id}", Cancel: "POST /jobs/cancel-all"},
+		"update names no job":    {Status: "GET /jobs/{id}", Update: "POST /jobs/input"},
 	} {
 		func() {
 			defer func() {
@@ -579,4 +600,49 @@ func TestWithTask_Misuse(t *testing.T) {
 	}()
 	srv := mcp.NewServer(mcp.Implementation{Name: "x", Version: "1"})
 	srv.AddResource(mcp.Resource{URI: "test://r", Name: "r"}, "GET /r", http.NotFoundHandler(), mcp.WithTask(task.Config{Status: "GET /jobs/{id}"}))
+}
+
+// TestTasks_Refusals: a 202 whose job reference cannot name the job (a
+// wildcard left empty, a reference over 1 KiB, an Accepted function that
+// panics) is a tool error, not a task that never opens; the tasks methods
+// need the tools/call method scope; a job may ask only what the client
+// declared it can answer.
+func TestTasks_Refusals(t *testing.T) {
+	t.Parallel()
+	ts := newTaskServer(t, func(c *auth.Config) { c.MethodScopes = map[string][]string{"tools/call": {"items:write"}} })
+	for _, tool := range []string{"badref", "longref", "panics"} {
+		r := rpc(t, ts.urls[0], tokWriter, "", "tools/call", tool, metaTasks, `"name":"`+tool+`","arguments":{}`)
+		if r.str("resultType") != "complete" || !strings.Contains(string(r.raw), `"isError":true`) {
+			t.Errorf("%s: %s", tool, r.raw)
+		}
+	}
+	id := ts.start(t, ts.urls[0], tokWriter, "")
+	ts.store.mu.Lock()
+	job := fmt.Sprintf("job-%d", ts.store.n)
+	ts.store.mu.Unlock()
+	// tokAlice lacks items:write: no tasks method, whatever the id.
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		r := rpc(t, ts.urls[0], tokAlice, "", method, id, metaTasks, `"taskId":`+quoteJSON(id)+`,"inputResponses":{}`)
+		if r.status != 403 || r.code() != -31403 || !strings.Contains(r.header.Get("WWW-Authenticate"), "items:write") {
+			t.Errorf("%s without the tools/call scope: %d %s %v", method, r.status, r.raw, r.header)
+		}
+	}
+	// The job asks for sampling; a client that declared only elicitation
+	// is told what it lacks; a malformed question is the host's bug.
+	ts.store.set(job, func(j *testJob) {
+		j.Status = task.InputRequired
+		j.InputRequests = map[string]json.RawMessage{"llm": json.RawMessage(`{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}`)}
+	})
+	if r := ts.get(t, ts.urls[0], tokWriter, "", id); r.status != 400 || r.code() != -32021 || string(r.Error.Data) != `{"requiredCapabilities":{"sampling":{}}}` {
+		t.Errorf("sampling not declared: %d %s", r.status, r.raw)
+	}
+	if r := rpc(t, ts.urls[0], tokWriter, "", "tasks/get", id, metaTasksOnly, `"taskId":`+quoteJSON(id)); r.code() != -32021 {
+		t.Errorf("nothing declared: %s", r.raw)
+	}
+	ts.store.set(job, func(j *testJob) {
+		j.InputRequests = map[string]json.RawMessage{"q": json.RawMessage(`{"method":"elicitation/create","params":[]}`)}
+	})
+	if r := ts.get(t, ts.urls[0], tokWriter, "", id); r.code() != -32603 {
+		t.Errorf("params not an object: %s", r.raw)
+	}
 }

@@ -106,7 +106,7 @@ type RouteEvent struct {
 	Start   time.Time
 	Method  string // the HTTP method
 	Pattern string // the route as registered, such as "GET /api/v1/emails/{id}"
-	Path    string // the path it was called with
+	Path    string // the path it was called with: it holds argument values (the path wildcards), so keep it out of what leaves the process unless they may
 	Target  string // the tool, prompt or resource it serves
 	// Status is what the route answered (500 when it panicked).
 	Status   int

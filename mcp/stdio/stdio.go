@@ -371,7 +371,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 		if initialize && w.status == http.StatusOK {
 			s.negotiated(w.body)
 		}
-		s.write(w.body)
+		s.write(withID(w.body, msg, parsed))
 	default:
 		if !panicked {
 			s.cfg.logger.ErrorContext(ctx, "stdio: the handler did not answer with a JSON-RPC message", "status", w.status,
@@ -495,3 +495,25 @@ var (
 	protocolHeader  = http.CanonicalHeaderKey(headers.ProtocolVersion)
 	workspaceHeader = http.CanonicalHeaderKey(auth.WorkspaceHeader)
 )
+
+// withID gives an error the endpoint answered before it read the message
+// (a refusal over HTTP carries no id: the body was not read) the id of
+// the message it answers: on stdio nothing else ties the two together.
+func withID(body []byte, msg *jsonrpc.Message, parsed bool) []byte {
+	if !parsed || msg.ID == nil {
+		return body
+	}
+	if _, has := jsonrpc.Lookup(body, "id"); has {
+		return body
+	}
+	const prefix = `{"jsonrpc":"2.0",`
+	if !bytes.HasPrefix(body, []byte(prefix)) {
+		return body
+	}
+	out := make([]byte, 0, len(body)+len(msg.ID)+6)
+	out = append(out, prefix...)
+	out = append(out, `"id":`...)
+	out = append(out, msg.ID...)
+	out = append(out, ',')
+	return append(out, body[len(prefix):]...)
+}

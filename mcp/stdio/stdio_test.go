@@ -743,7 +743,9 @@ func TestPrincipal(t *testing.T) {
 		{"alice without a workspace", []stdio.Option{stdio.WithPrincipal(alice)}, nil, -32602},
 		{"alice in another's workspace", []stdio.Option{stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_z")}, nil, -31403},
 		{"bob", []stdio.Option{stdio.WithPrincipal(bob), stdio.WithWorkspace("ws_a")}, nil, -31403},
-		{"anonymous", nil, nil, -31403},
+		// With WithAuth and no principal, the same refusal as a request
+		// without a token, with the message's id.
+		{"anonymous", nil, nil, -31401},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
