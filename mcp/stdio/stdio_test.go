@@ -482,7 +482,8 @@ func TestCancel(t *testing.T) {
 	t.Run("waiting", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
-		s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"), stdio.WithConcurrency(1))
+		s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"), stdio.WithConcurrency(1),
+			stdio.WithMaxMessageBytes(4096))
 		s.send(toolsCall(1, "slow", `{"id":"first"}`, ""))
 		expect(t, f.entered, "first")
 		s.send(toolsCall(2, "slow", `{"id":"second"}`, ""),
@@ -490,6 +491,10 @@ func TestCancel(t *testing.T) {
 			// The cancellation is handled as it is read; this ping waits
 			// for the slot behind it.
 			`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+		// An oversized line is answered by the reader itself, without a
+		// slot: once its answer is out, the cancellation before it was
+		// read, and only then is the slot released.
+		s.call(9, `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"`+strings.Repeat("x", 5000)+`"}}`)
 		close(f.release)
 		rest := s.finish()
 		var ids []string
