@@ -1,6 +1,8 @@
 package era2025
 
 import (
+	"slices"
+
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp"
@@ -52,11 +54,7 @@ func New(opts ...Option) *Era {
 		panic("era2025: no revision to serve")
 	}
 	// Newest first, whatever order WithVersions was given.
-	for i := 1; i < len(e.versions); i++ {
-		for j := i; j > 0 && e.versions[j].Compare(e.versions[j-1]) > 0; j-- {
-			e.versions[j], e.versions[j-1] = e.versions[j-1], e.versions[j]
-		}
-	}
+	slices.SortFunc(e.versions, func(a, b mcp.Version) int { return b.Compare(a) })
 	e.seam = seam.Era{Default: string(e.versions[0]), Serve: e.serve}
 	for _, v := range e.versions {
 		e.seam.Versions = append(e.seam.Versions, string(v))

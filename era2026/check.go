@@ -11,10 +11,10 @@ import (
 
 // The params._meta keys of this revision.
 const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaProtocolVersion    = seam.MetaProtocolVersion
+	metaClientCapabilities = seam.MetaClientCapabilities
+	metaClientInfo         = seam.MetaClientInfo
+	metaLogLevel           = seam.MetaLogLevel
 )
 
 var metaKeys = []string{metaProtocolVersion, metaClientCapabilities, metaClientInfo, metaLogLevel, "progressToken"}

@@ -96,5 +96,5 @@ func (e *Era) openTask(req seam.Request) error {
 		// In-band, like an unknown tool: the request was understood.
 		return &seam.Failure{Code: seam.CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
 	}
-	return req.SetTask(opened.Payload, opened.IssuedAt)
+	return req.SetTask(opened.Payload)
 }

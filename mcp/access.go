@@ -84,10 +84,7 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 	d, err := l.Take(r.Context(), key, 1)
 	if err != nil {
 		h.cfg.logger.ErrorContext(r.Context(), "mcp: rate limiter failed", "err", err)
-		e := httpError(http.StatusServiceUnavailable, codeUnavailable, "Server temporarily unavailable").
-			WithData(map[string]any{"reason": "rate_limiter_unavailable", "retryAfterMs": 1000})
-		e.retryAfter = time.Second
-		return e
+		return unavailable("Server temporarily unavailable", "rate_limiter_unavailable")
 	}
 	if d.Allowed && !report {
 		return nil
@@ -210,22 +207,24 @@ func (r *request) visible(kind, name string) bool {
 	if a == nil {
 		return true
 	}
-	// A tools/call asks about its tool twice (the 2026 header checks, then
-	// dispatch); the host's rule may be a database query, so the last
-	// answer is kept.
-	if m := &r.lastVisible; m.set && m.kind == kind && m.name == name {
-		return m.ok
-	}
 	ws, _ := r.Workspace()
-	ok := a.Permits(r.http.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
-	r.lastVisible = visibility{set: true, kind: kind, name: name, ok: ok}
-	return ok
+	return a.Permits(r.http.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
 }
 
-type visibility struct {
-	set        bool
-	kind, name string
-	ok         bool
+// visibleTool returns the tool named name when the caller may know it
+// exists, nil otherwise. A 2026-07-28 tools/call needs it twice (its
+// Mcp-Param-* headers, then dispatch), and the permission rule may be a
+// database query: the answer is kept for the request.
+func (r *request) visibleTool(name string) *tool {
+	if r.toolKnown && r.toolName == name {
+		return r.tool
+	}
+	t := r.server.byName[name]
+	if t != nil && !r.visible(auth.KindTool, name) {
+		t = nil
+	}
+	r.tool, r.toolName, r.toolKnown = t, name, true
+	return t
 }
 
 // scopeError returns the 403 challenge when the caller's token lacks a

@@ -59,14 +59,16 @@ func (s *served) run() {
 	s.h.ServeHTTP(&s.w, req)
 }
 
-// bytesPerRun is the bytes one run of f allocates, averaged over n runs
-// after a warm-up run (pools filled).
+// skipUnderRace skips a budget under the race detector, whose pools drop
+// what they are given at random.
 func skipUnderRace(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation budgets are measured without the race detector; .ci/run runs them without it")
 	}
 }
 
+// bytesPerRun is the bytes one run of f allocates, averaged over n runs
+// after a warm-up run (pools filled).
 func bytesPerRun(n int, f func()) uint64 {
 	total, _ := allocatedAfter(f, func() {
 		for range n {
@@ -219,7 +221,6 @@ func TestBudget_LargeBody(t *testing.T) {
 // confirmation.
 func TestBudget_MRTRRound(t *testing.T) {
 	skipUnderRace(t)
-	confirmed, plain := echoServer(), echoServer(mcp.WithoutConfirmation())
 	// The same tool, destructive, so it is confirmed.
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /echo", func(w http.ResponseWriter, r *http.Request) {
@@ -235,7 +236,7 @@ func TestBudget_MRTRRound(t *testing.T) {
 		return mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
 			mcp.WithoutReplayGuard("measured without a guard: its cost is the host's storage"))
 	}
-	confirmed, plain = build(), build(mcp.WithoutConfirmation())
+	confirmed, plain := build(), build(mcp.WithoutConfirmation())
 	headers := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"}
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"},` + meta2026
 	round1 := newServed(confirmed, headers, call+`}}`)

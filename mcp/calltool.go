@@ -11,7 +11,6 @@ import (
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
@@ -28,14 +27,15 @@ const maxViolations = 10
 // RequireInput, or it is destructive and not yet confirmed).
 func (s *Server) callTool(req *request) (seam.Result, error) {
 	raw, _ := req.Param("name")
-	t, name, ok := s.toolNamed(raw)
+	_, name, ok := s.toolNamed(raw)
 	if !ok {
 		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
 	}
 	if _, err := req.Workspace(); err != nil {
 		return nil, err
 	}
-	if t == nil || !req.visible(auth.KindTool, name) {
+	t := req.visibleTool(name)
+	if t == nil {
 		return nil, unknownTool(name)
 	}
 	if err := req.scopeError(t.opts.scopes); err != nil {

@@ -7,10 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -122,10 +120,7 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 		first, err := g.Consume(req.http.Context(), rd.nonce, rd.until)
 		if err != nil {
 			req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
-			e := httpError(http.StatusServiceUnavailable, codeUnavailable, "Server temporarily unavailable").
-				WithData(map[string]any{"reason": "replay_guard_unavailable", "retryAfterMs": 1000})
-			e.retryAfter = time.Second
-			return nil, e
+			return nil, unavailable("Server temporarily unavailable", "replay_guard_unavailable")
 		}
 		if !first {
 			req.confirmation = "already_used"

@@ -59,13 +59,15 @@ type request struct {
 	confirmation string
 	notify       *notifier // nil unless the request may stream
 
-	local       *local.Exchange // a message that did not come over HTTP, nil otherwise
-	task        *openTask       // the task a tasks/* request names, opened
-	principal   *auth.Principal
-	lastVisible visibility // the permission rule's last answer
-	wsDone      bool       // the workspace was resolved (ws, wsErr hold the outcome)
-	ws          string
-	wsErr       *Error
+	local     *local.Exchange // a message that did not come over HTTP, nil otherwise
+	task      *openTask       // the task a tasks/* request names, opened
+	principal *auth.Principal
+	tool      *tool  // the tool toolName names, if the caller may see it
+	toolName  string // what visibleTool was last asked
+	toolKnown bool
+	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)
+	ws        string
+	wsErr     *Error
 }
 
 func (r *request) HTTP() *http.Request { return r.http }
@@ -87,33 +89,30 @@ func (r *request) Method() *seam.Method {
 // Param returns the raw value of params member name, matched exactly
 // (never case-insensitively). The members are indexed on first use, so a
 // request's many lookups scan params once.
-func (r *request) Param(name string) ([]byte, bool) {
-	if r.msg.Params == nil {
-		return nil, false
-	}
+func (r *request) Param(name string) ([]byte, bool) { return member(r.params(), name) }
+
+// MetaParam returns the raw value of params._meta member name, matched
+// exactly; _meta's members are indexed once too.
+func (r *request) MetaParam(name string) ([]byte, bool) { return member(r.metaParams(), name) }
+
+func (r *request) params() []jsonrpc.Member {
 	if !r.indexed {
 		r.indexed = true
 		r.members = jsonrpc.Members(r.msg.Params, r.memBuf[:0])
 	}
-	for _, m := range r.members {
-		if string(m.Key) == name {
-			return m.Value, true
-		}
-	}
-	return nil, false
+	return r.members
 }
 
-// MetaParam returns the raw value of params._meta member name, matched
-// exactly; _meta's members are indexed once too.
-func (r *request) MetaParam(name string) ([]byte, bool) {
-	if r.meta == nil {
-		return nil, false
-	}
+func (r *request) metaParams() []jsonrpc.Member {
 	if !r.metaIndexed {
 		r.metaIndexed = true
 		r.metaMembers = jsonrpc.Members(r.meta, r.metaBuf[:0])
 	}
-	for _, m := range r.metaMembers {
+	return r.metaMembers
+}
+
+func member(members []jsonrpc.Member, name string) ([]byte, bool) {
+	for _, m := range members {
 		if string(m.Key) == name {
 			return m.Value, true
 		}
@@ -122,15 +121,10 @@ func (r *request) MetaParam(name string) ([]byte, bool) {
 }
 
 func (r *request) CaseVariant(inMeta bool, known []string) (got, want string, found bool) {
-	var ok bool
 	if inMeta {
-		r.MetaParam("")
-		got, want, ok = jsonrpc.MemberCaseVariant(r.metaMembers, known)
-	} else {
-		r.Param("")
-		got, want, ok = jsonrpc.MemberCaseVariant(r.members, known)
+		return jsonrpc.MemberCaseVariant(r.metaParams(), known)
 	}
-	return got, want, !ok
+	return jsonrpc.MemberCaseVariant(r.params(), known)
 }
 
 func (r *request) SetClientCapabilities(raw []byte) {
@@ -142,8 +136,8 @@ func (r *request) Instructions() string          { return r.server.instructions 
 func (r *request) ServerInfo(v string) []byte    { return r.server.infoJSON[featuresOf(Version(v)).shape] }
 
 func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
-	t, ok := r.server.byName[tool]
-	if !ok || !r.visible(auth.KindTool, tool) {
+	t := r.visibleTool(tool)
+	if t == nil {
 		return nil, false
 	}
 	return t.params, true

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -23,9 +24,9 @@ import (
 
 // The params._meta keys of revision 2026-07-28 the core reads.
 const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaProtocolVersion    = seam.MetaProtocolVersion
+	metaClientCapabilities = seam.MetaClientCapabilities
+	metaLogLevel           = seam.MetaLogLevel
 )
 
 // Handler is the MCP endpoint: one http.Handler that serves every era it was
@@ -38,13 +39,14 @@ const (
 // 2025-06-18 selects the handshake era) and lets that era answer.
 type Handler struct {
 	server    *Server
-	versions  []Version // every served revision, newest first
-	supported []string  // the same, as the eras see them
+	supported []string // every served revision, newest first
 	byVersion map[Version]*seam.Era
 	dflt      Version // revision assumed when nothing names one ("" if none)
 	audience  string  // what sealed state is bound to
 	cfg       handlerConfig
 	warned    sync.Map // targets whose route refused an in-process identity (logged once)
+	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
+	taskScopes map[string][]string
 }
 
 type handlerConfig struct {
@@ -121,7 +123,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 				panic(fmt.Sprintf("mcp: two eras serve version %s", v))
 			}
 			h.byVersion[Version(v)] = e
-			h.versions = append(h.versions, Version(v))
+			h.supported = append(h.supported, v)
 		}
 		if e.Default != "" {
 			if h.dflt != "" {
@@ -130,24 +132,22 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 			h.dflt = Version(e.Default)
 		}
 	}
-	sortVersions(h.versions)
-	for _, v := range h.versions {
-		h.supported = append(h.supported, string(v))
-	}
+	// Revisions are dates: newest first is descending string order.
+	slices.SortFunc(h.supported, func(a, b string) int { return strings.Compare(b, a) })
 	h.audience = "urn:mcpdual:" + srv.identity.Name
-	if h.cfg.auth != nil {
-		h.audience = h.cfg.auth.Resource()
+	if a := h.cfg.auth; a != nil {
+		h.audience = a.Resource()
+		// A task runs a tool's routes: whoever polls, updates or cancels
+		// it needs what calling the tool needs, besides its own scopes.
+		h.taskScopes = map[string][]string{}
+		for _, row := range methodTable {
+			if row.Task {
+				h.taskScopes[row.Name] = append(slices.Clone(a.MethodScopes(row.Name)), a.MethodScopes("tools/call")...)
+			}
+		}
 	}
 	srv.freeze()
 	return h
-}
-
-func sortVersions(vs []Version) {
-	for i := 1; i < len(vs); i++ {
-		for j := i; j > 0 && vs[j].Compare(vs[j-1]) > 0; j-- {
-			vs[j], vs[j-1] = vs[j-1], vs[j]
-		}
-	}
 }
 
 // ServeHTTP implements http.Handler. The order of the checks decides which
@@ -258,7 +258,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		}
 		defer a.release(caller)
 	}
-	era, version, meta, eerr := h.selectEra(req)
+	era, version, eerr := h.selectEra(req)
 	if eerr != nil {
 		h.writeError(r.Context(), w, msg.ID, "", eerr)
 		return
@@ -271,18 +271,16 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	req.meta, req.version, req.era = meta, version, era
-	if n := h.newNotifier(w, r, meta, version); n != nil {
+	req.version, req.era = version, era
+	if n := h.newNotifier(w, req); n != nil {
 		req.notify, w = n, n.w
 	}
 	if h.cfg.auth != nil {
-		need := h.cfg.auth.MethodScopes(msg.Method)
-		if row := methodsByName[msg.Method]; row != nil && row.Task {
-			// A task runs a tool's routes: whoever polls, updates or
-			// cancels it needs what calling the tool needs.
-			need = append(slices.Clip(need), h.cfg.auth.MethodScopes("tools/call")...)
+		need, isTask := h.taskScopes[msg.Method]
+		if !isTask {
+			need = h.cfg.auth.MethodScopes(msg.Method)
 		}
-		if h.cfg.auth.Missing(principal, need) != nil {
+		if !h.cfg.auth.Satisfies(principal, need) {
 			h.writeError(r.Context(), w, msg.ID, version, h.failure(r.Context(), h.cfg.auth.InsufficientScope(need)))
 			return
 		}
@@ -337,12 +335,11 @@ func (h *Handler) tooLarge() *Error {
 		WithData(map[string]int64{"maxBytes": h.cfg.limits.BodyBytes})
 }
 
-// readBody reads the body, at most the limit: one allocation when the
-// length is declared (one byte more than it, to see the end without
-// growing), growing from 4 KiB otherwise.
-// readBody reads the body into memory of its own, which nothing writes to
-// afterwards: what the request's Call, params and validated values hold
-// alias it (schema.DecodeShared relies on it).
+// readBody reads the body, at most the limit, into memory of its own: one
+// allocation when the length is declared (one byte more than it, to see
+// the end without growing), growing from 4 KiB otherwise. Nothing writes
+// to it afterwards: what the request's Call, params and validated values
+// hold alias it (schema.DecodeShared relies on it).
 func (h *Handler) readBody(r *http.Request) ([]byte, *Error) {
 	limit := h.cfg.limits.BodyBytes
 	size := int64(4096)
@@ -393,13 +390,13 @@ func parseError(e *jsonrpc.Error) *Error {
 // Any unknown revision, in the header or the envelope, is -32022 listing
 // every served revision.
 //
-// It also returns params._meta (nil when absent), found here once so the
-// era does not look it up again.
-func (h *Handler) selectEra(req *request) (*seam.Era, Version, []byte, *Error) {
+// It also sets req.meta, params._meta (nil when absent), found here once
+// so that nothing looks it up again.
+func (h *Handler) selectEra(req *request) (*seam.Era, Version, *Error) {
 	r, msg := req.http, &req.msg
 	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
 	if herr == headers.ErrDuplicate {
-		return nil, "", nil, mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
+		return nil, "", mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
 	var claim []byte
 	meta, _ := req.Param("_meta")
@@ -411,22 +408,22 @@ func (h *Handler) selectEra(req *request) (*seam.Era, Version, []byte, *Error) {
 		cv, ok := jsonrpc.String(claim)
 		switch {
 		case !ok:
-			return nil, "", nil, reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
+			return nil, "", reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
 		case req.local != nil && herr == headers.ErrMissing:
 			// No headers on stdio: _meta alone names the revision.
 		case herr == headers.ErrMissing:
-			return nil, "", nil, missingVersionHeader()
+			return nil, "", missingVersionHeader()
 		case hv != cv:
-			return nil, "", nil, mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
+			return nil, "", mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
 		}
 		era, ok := h.byVersion[Version(cv)]
 		if !ok {
-			return nil, "", nil, h.unsupported(cv)
+			return nil, "", h.unsupported(cv)
 		}
 		if !era.PerRequest {
-			return nil, "", nil, reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
+			return nil, "", reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
 		}
-		return era, Version(cv), meta, nil
+		return era, Version(cv), nil
 	}
 	if herr == nil {
 		era, ok := h.byVersion[Version(hv)]
@@ -435,21 +432,21 @@ func (h *Handler) selectEra(req *request) (*seam.Era, Version, []byte, *Error) {
 			// naming one this server does not know (a newer client's
 			// wish) must not stop it. notifications/initialized, its
 			// second half, carries nothing and runs nothing.
-			return h.byVersion[h.dflt], h.dflt, meta, nil
+			return h.byVersion[h.dflt], h.dflt, nil
 		}
 		if !ok {
-			return nil, "", nil, h.unsupported(hv)
+			return nil, "", h.unsupported(hv)
 		}
 		if era.PerRequest {
-			return nil, "", nil, reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
+			return nil, "", reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
 				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
 		}
-		return era, Version(hv), meta, nil
+		return era, Version(hv), nil
 	}
 	if h.dflt == "" {
-		return nil, "", nil, missingVersionHeader()
+		return nil, "", missingVersionHeader()
 	}
-	return h.byVersion[h.dflt], h.dflt, meta, nil
+	return h.byVersion[h.dflt], h.dflt, nil
 }
 
 // mismatch is seam.HeaderMismatch as the core's error.
@@ -463,8 +460,8 @@ func missingVersionHeader() *Error {
 }
 
 type unsupportedData struct {
-	Supported []Version `json:"supported"`
-	Requested string    `json:"requested"`
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
 }
 
 func (h *Handler) unsupported(requested string) *Error {
@@ -472,7 +469,7 @@ func (h *Handler) unsupported(requested string) *Error {
 		requested = requested[:64]
 	}
 	return reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
-		WithData(unsupportedData{Supported: h.versions, Requested: requested})
+		WithData(unsupportedData{Supported: h.supported, Requested: requested})
 }
 
 // writeError answers err for the request with raw id (nil when unknown).
@@ -570,13 +567,7 @@ func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Versi
 	size := len(head) + len(mid) + len(r.structured) + len(tail)
 	pieces(func(q []byte) { size += len(q) })
 
-	hdr := w.Header()
-	hdr["Content-Type"] = jsonType
-	hdr["Content-Length"] = lengthHeader(size)
-	if version != "" {
-		hdr[protoHeader] = versionHeader(version)
-	}
-	w.WriteHeader(http.StatusOK)
+	writeJSONHeader(w, http.StatusOK, version, size)
 	// A failed write is a client gone: the rest is not written.
 	var failed bool
 	write := func(b []byte) {
@@ -607,14 +598,20 @@ func (h *Handler) write(w http.ResponseWriter, status int, version Version, body
 }
 
 func writeJSON(w http.ResponseWriter, status int, version Version, body []byte) {
+	writeJSONHeader(w, status, version, len(body))
+	_, _ = w.Write(body)
+}
+
+// writeJSONHeader writes the status line and headers of a JSON answer of
+// size bytes.
+func writeJSONHeader(w http.ResponseWriter, status int, version Version, size int) {
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonType
-	hdr["Content-Length"] = lengthHeader(len(body))
+	hdr["Content-Length"] = lengthHeader(size)
 	if version != "" {
 		hdr[protoHeader] = versionHeader(version)
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 // Header values are shared between responses (net/http only reads them):

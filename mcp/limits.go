@@ -112,8 +112,12 @@ func (a *admission) release(caller string) {
 
 // overloaded is the 503 of a request that found no slot: the server's, or
 // the caller's share of them.
-func overloaded(reason string) *Error {
-	e := httpError(http.StatusServiceUnavailable, codeUnavailable, "Server overloaded").
+func overloaded(reason string) *Error { return unavailable("Server overloaded", reason) }
+
+// unavailable is a 503 with Retry-After: 1 s (the request may be retried
+// as it is), reason naming what could not serve it.
+func unavailable(message, reason string) *Error {
+	e := httpError(http.StatusServiceUnavailable, codeUnavailable, message).
 		WithData(map[string]any{"reason": reason, "retryAfterMs": 1000})
 	e.retryAfter = time.Second
 	return e

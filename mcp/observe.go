@@ -91,7 +91,7 @@ func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 	if req.principal != nil {
 		ev.Principal = req.principal.Key()
 	}
-	if meta, ok := jsonrpc.Lookup(msg.Params, "_meta"); ok && len(meta) > 0 && meta[0] == '{' {
+	if meta, ok := req.Param("_meta"); ok && isObject(meta) {
 		ev.RawMeta = meta
 	}
 	ev.Target, ev.TargetKnown = h.server.targetOf(req)
@@ -117,19 +117,13 @@ func (x *exchange) finish(req *request) {
 // targetOf returns the target a request names (tool or prompt name,
 // resource URI) and whether the server has an item of that name.
 func (s *Server) targetOf(req *request) (string, bool) {
-	var member string
-	switch req.msg.Method {
-	case "tools/call", "prompts/get":
-		member = "name"
-	case "resources/read":
-		member = "uri"
-	default:
+	// The method table names the member Mcp-Name mirrors; a task's id is
+	// no target.
+	row := methodsByName[req.msg.Method]
+	if row == nil || row.Member == "" || row.Task {
 		return "", false
 	}
-	raw, ok := jsonrpc.Lookup(req.msg.Params, member)
-	if !ok {
-		return "", false
-	}
+	raw, _ := req.Param(row.Member)
 	target, _ := jsonrpc.String(raw)
 	switch req.msg.Method {
 	case "tools/call":

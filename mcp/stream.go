@@ -45,16 +45,16 @@ type streamWriter struct {
 // newNotifier decides whether req may stream: the endpoint allows it, the
 // client accepts event streams, and the request asked for progress or
 // logs. It returns nil otherwise.
-func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byte, version Version) *notifier {
-	if !h.cfg.streaming || meta == nil || !acceptsEventStream(r) {
+func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
+	if !h.cfg.streaming || req.meta == nil || !acceptsEventStream(req.http) {
 		return nil
 	}
 	n := &notifier{minLevel: -1}
-	if tok, ok := jsonrpc.Lookup(meta, "progressToken"); ok && jsonrpc.CheckID(tok) == "" {
+	if tok, ok := req.MetaParam("progressToken"); ok && jsonrpc.CheckID(tok) == "" {
 		n.token = tok
 	}
-	if featuresOf(version).requestLogLevel {
-		if lv, ok := jsonrpc.Lookup(meta, metaLogLevel); ok {
+	if featuresOf(req.version).requestLogLevel {
+		if lv, ok := req.MetaParam(metaLogLevel); ok {
 			if s, isStr := jsonrpc.String(lv); isStr {
 				if l, known := seam.LogLevels[s]; known {
 					n.minLevel = l
@@ -65,7 +65,7 @@ func (h *Handler) newNotifier(w http.ResponseWriter, r *http.Request, meta []byt
 	if n.token == nil && n.minLevel < 0 {
 		return nil
 	}
-	n.w = &streamWriter{ResponseWriter: w, version: version}
+	n.w = &streamWriter{ResponseWriter: w, version: req.version}
 	return n
 }
 

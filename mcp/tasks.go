@@ -273,7 +273,7 @@ func (r *request) TaskBinding() (seam.Binding, error) {
 
 // SetTask implements seam.Request. A task whose tool is gone, no longer
 // runs as a task, or is no longer the caller's to use is unknown.
-func (r *request) SetTask(payload []byte, _ time.Time) error {
+func (r *request) SetTask(payload []byte) error {
 	var p taskPayload
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return unknownTask()

@@ -76,7 +76,10 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 		var decoded any
 		err := jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth)
 		if err == nil {
-			decoded, err = schema.Decode(body, 0) // the host's own output: not bounded like arguments
+			// The host's own output, not bounded like arguments; the
+			// recorder's buffer is not written to again, so its values may
+			// alias it.
+			decoded, err = schema.DecodeShared(body, 0)
 		}
 		if err != nil {
 			req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)

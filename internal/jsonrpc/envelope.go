@@ -164,30 +164,16 @@ func caseVariant(key []byte, known []string) string {
 	return ""
 }
 
-// MemberCaseVariant is CheckCaseVariants over members already indexed.
-func MemberCaseVariant(members []Member, known []string) (got, want string, ok bool) {
+// MemberCaseVariant finds, among an object's members, one whose name
+// differs from one of known only in letter case: it returns that name and
+// the one it imitates.
+func MemberCaseVariant(members []Member, known []string) (got, want string, found bool) {
 	for _, m := range members {
 		if v := caseVariant(m.Key, known); v != "" {
-			return string(m.Key), v, false
+			return string(m.Key), v, true
 		}
 	}
-	return "", "", true
-}
-
-// CheckCaseVariants refuses an object (already validated) holding a member
-// that differs from one of known only in letter case. It returns the
-// offending member name and the one it imitates.
-func CheckCaseVariants(obj []byte, known []string) (got, want string, ok bool) {
-	it := NewIter(obj)
-	for {
-		k, _, more := it.Next()
-		if !more {
-			return "", "", true
-		}
-		if v := caseVariant(k, known); v != "" {
-			return string(k), v, false
-		}
-	}
+	return "", "", false
 }
 
 func quoteShort(b []byte) string { return QuoteName(string(b)) }

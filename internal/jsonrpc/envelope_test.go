@@ -135,8 +135,11 @@ func TestIter_ExactNames(t *testing.T) {
 	if _, ok := Lookup(obj, "NAME"); ok {
 		t.Fatal("Lookup matched case-insensitively")
 	}
-	if got, want, ok := CheckCaseVariants(obj, []string{"name"}); ok || got != "Name" || want != "name" {
-		t.Fatalf("CheckCaseVariants = %q %q %v", got, want, ok)
+	if got, want, found := MemberCaseVariant(Members(obj, nil), []string{"name"}); !found || got != "Name" || want != "name" {
+		t.Fatalf("MemberCaseVariant = %q %q %v", got, want, found)
+	}
+	if _, _, found := MemberCaseVariant(Members(obj, nil), []string{"z"}); found {
+		t.Fatal("MemberCaseVariant found an exact name")
 	}
 }
 
@@ -214,7 +217,7 @@ func FuzzCutText(f *testing.F) {
 		if max < 4 || max > 64 {
 			max = 4 + abs(max)%61
 		}
-		want := AppendBytes(nil, b)
+		want := AppendString(nil, string(b))
 		got := []byte{'"'}
 		for rest := b; len(rest) > 0; {
 			n := CutText(rest, max)

@@ -162,11 +162,8 @@ func IsNull(raw []byte) bool { return string(raw) == "null" }
 // output is always valid.
 func AppendString(dst []byte, s string) []byte { return appendQuoted(dst, s, utf8.DecodeRuneInString) }
 
-// AppendBytes is AppendString for text in bytes, such as a route's
-// answer, quoted without a copy.
-func AppendBytes(dst []byte, b []byte) []byte { return appendQuoted(dst, b, utf8.DecodeRune) }
-
-// AppendEscaped is AppendBytes without the quotes, for a text written in
+// AppendEscaped is AppendString for text in bytes (a route's answer),
+// without a copy and without the quotes, so a text may be written in
 // pieces: each piece must end where a character ends (CutText).
 func AppendEscaped(dst []byte, b []byte) []byte { return appendEscaped(dst, b, utf8.DecodeRune) }
 

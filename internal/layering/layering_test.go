@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
 	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
-	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local"},
+	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
 }
 
 // examples may use the public packages only.

@@ -124,9 +124,9 @@ type Request interface {
 	// the server, not the method (the id is made by tools/call and read
 	// by tasks/*); the task's target is inside its sealed payload.
 	TaskBinding() (Binding, error)
-	// SetTask hands the core the opened payload of a task id and the
-	// instant it was sealed.
-	SetTask(payload []byte, created time.Time) error
+	// SetTask hands the core the opened payload of a task id (which holds
+	// its own creation time, to the millisecond).
+	SetTask(payload []byte) error
 }
 
 // Stamp holds the members revision 2026-07-28 adds to every result. The
@@ -270,6 +270,14 @@ type Era struct {
 	// only). The era words them; the core only logs them.
 	Warnings []string
 }
+
+// The params._meta keys of revision 2026-07-28.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+)
 
 // The codes eras report.
 const (

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/local"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -427,7 +428,7 @@ func namesRevision(params []byte) bool {
 	if !ok {
 		return false
 	}
-	_, ok = jsonrpc.Lookup(meta, metaProtocolVersion)
+	_, ok = jsonrpc.Lookup(meta, seam.MetaProtocolVersion)
 	return ok
 }
 
@@ -486,8 +487,6 @@ func truncate(b []byte, n int) []byte {
 	}
 	return b
 }
-
-const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 
 var (
 	jsonType        = []string{"application/json"}
