@@ -198,14 +198,21 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	var principal *auth.Principal
-	if loc != nil && loc.Principal != nil {
+	var localRefusal *auth.Failure
+	switch {
+	case loc != nil && loc.Principal != nil:
 		// The host named the identity when it started the transport.
 		principal = loc.Principal
-	} else if h.cfg.auth != nil {
+	case h.cfg.auth != nil:
 		// Over the network, or a local transport started without an
 		// identity: a request without a token is refused the same way.
 		p, f := h.cfg.auth.Authenticate(r)
-		if f != nil {
+		switch {
+		case f != nil && loc != nil:
+			// Nothing ties a local answer to its message but its id: refuse
+			// once the message is read (a local body costs nothing to read).
+			localRefusal = f
+		case f != nil:
 			h.writeError(r.Context(), w, nil, "", h.failure(r.Context(), f))
 			return
 		}
@@ -245,6 +252,10 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	if perr != nil {
 		h.writeError(r.Context(), w, perr.ID, "", parseError(perr))
+		return
+	}
+	if localRefusal != nil {
+		h.writeError(r.Context(), w, msg.ID, "", h.failure(r.Context(), localRefusal))
 		return
 	}
 	if a := h.cfg.admit; a != nil {

@@ -41,9 +41,17 @@ func TestLocal(t *testing.T) {
 	if len(events) != 1 || events[0].Transport != "stdio" || events[0].Principal != alice || events[0].ClientAddr != "" || len(routes) != 1 {
 		t.Errorf("local events: %+v %+v", events, routes)
 	}
-	if w := serve(context.Background()); w.Code == 200 {
+	// Over HTTP the Host check refuses it first (403), before the Origin
+	// and the missing token would.
+	if w := serve(context.Background()); w.Code != 403 || !strings.Contains(w.Body.String(), `"code":-31403`) {
 		b, _ := io.ReadAll(w.Body)
-		t.Errorf("the same request over HTTP was served: %s", b)
+		t.Errorf("the same request over HTTP: %d %s", w.Code, b)
+	}
+	// A local transport without a principal, on an endpoint with auth: the
+	// refusal of a request without a token, with the message's id.
+	w = serve(local.NewContext(context.Background(), &local.Exchange{Transport: "stdio"}))
+	if w.Code != 401 || !strings.Contains(w.Body.String(), `"id":1,`) || !strings.Contains(w.Body.String(), `"code":-31401`) {
+		t.Errorf("local without a principal: %d %s", w.Code, w.Body)
 	}
 }
 

@@ -192,19 +192,16 @@ func (pr *probe) step(c byte) {
 		switch {
 		case isSpace(c):
 		case c == '"':
-			pr.state, pr.key, pr.keyBig = probeKeyStr, pr.key[:0], false
+			// The key keeps its quotes, so it reads as a JSON string.
+			pr.state, pr.key, pr.keyBig = probeKeyStr, append(pr.key[:0], '"'), false
 		case c == '}':
 			pr.state = probeDone
 		default:
 			pr.broken = true
 		}
 	case probeKeyStr:
-		switch {
-		case pr.escape:
-			pr.escape = false
-		case c == '\\':
-			pr.escape = true
-		case c == '"':
+		if pr.strByte(c) {
+			pr.key = append(pr.key, '"')
 			pr.state = probeColon
 			return
 		}
@@ -219,11 +216,10 @@ func (pr *probe) step(c byte) {
 		case c == ':':
 			pr.state, pr.member = probeValue, 0
 			if !pr.keyBig {
-				quoted := append(append([]byte{'"'}, pr.key...), '"')
 				switch {
-				case jsonrpc.StringIs(quoted, "id"):
+				case jsonrpc.StringIs(pr.key, "id"):
 					pr.member = 1
-				case jsonrpc.StringIs(quoted, "method"):
+				case jsonrpc.StringIs(pr.key, "method"):
 					pr.member = 2
 				}
 			}
@@ -262,24 +258,16 @@ func (pr *probe) step(c byte) {
 		}
 	case probeTopStr:
 		pr.keep(c)
-		switch {
-		case pr.escape:
-			pr.escape = false
-		case c == '\\':
-			pr.escape = true
-		case c == '"':
+		if pr.strByte(c) {
 			pr.endValue()
 			pr.state = probeAfter
 		}
 	case probeNested:
 		switch {
-		case pr.inStr && pr.escape:
-			pr.escape = false
-		case pr.inStr && c == '\\':
-			pr.escape = true
-		case c == '"':
-			pr.inStr = !pr.inStr
 		case pr.inStr:
+			pr.inStr = !pr.strByte(c)
+		case c == '"':
+			pr.inStr = true
 		case c == '{' || c == '[':
 			pr.depth++
 		case c == '}' || c == ']':
@@ -344,4 +332,18 @@ func (pr *probe) ID() []byte {
 // object with a method and no id member.
 func (pr *probe) Notification() bool {
 	return !pr.broken && pr.ids == 0 && pr.hasMethod
+}
+
+// strByte takes byte c of a string (after its opening quote) and reports
+// whether it is the closing quote.
+func (pr *probe) strByte(c byte) bool {
+	switch {
+	case pr.escape:
+		pr.escape = false
+	case c == '\\':
+		pr.escape = true
+	case c == '"':
+		return true
+	}
+	return false
 }

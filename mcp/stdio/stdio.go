@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -113,6 +114,8 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
+	// Every message's context descends from this one, marked local once.
+	ctx = local.NewContext(ctx, &local.Exchange{Transport: "stdio", Principal: cfg.principal})
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	s := &server{
@@ -121,7 +124,6 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		out:     out,
 		ctx:     ctx,
 		stop:    cancel,
-		exch:    &local.Exchange{Transport: "stdio", Principal: cfg.principal},
 		lines:   make(chan []byte),
 		wdone:   make(chan struct{}),
 		slots:   make(chan struct{}, cfg.concurrent),
@@ -135,8 +137,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 type server struct {
 	h    http.Handler
 	cfg  config
-	exch *local.Exchange
-	ctx  context.Context // cancelled when Serve's ctx is, or when out fails
+	ctx  context.Context // marked local; cancelled when Serve's ctx is, or when out fails
 	stop context.CancelCauseFunc
 
 	out      io.Writer
@@ -239,13 +240,7 @@ func (s *server) tooLarge(o *oversized) {
 	if o.Notification() {
 		return
 	}
-	msg := make([]byte, 0, 160)
-	msg = append(msg, `{"jsonrpc":"2.0",`...)
-	if id := o.ID(); id != nil {
-		msg = append(msg, `"id":`...)
-		msg = append(msg, id...)
-		msg = append(msg, ',')
-	}
+	msg := appendEnvelope(make([]byte, 0, 160), o.ID())
 	msg = append(msg, `"error":{"code":-32600,"message":"Message too large: a line may hold at most `...)
 	msg = strconv.AppendInt(msg, int64(s.cfg.maxMessage), 10)
 	msg = append(msg, ` bytes","data":{"reason":"message_too_large","maxBytes":`...)
@@ -333,13 +328,10 @@ func (s *server) cancelled(params []byte) {
 
 // serve runs one message through the handler and writes what it answers.
 func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc.Message, parsed bool) {
-	r, err := http.NewRequestWithContext(local.NewContext(ctx, s.exch), http.MethodPost, "http://localhost/mcp", bytes.NewReader(line))
-	if err != nil {
-		panic(err) // a constant URL: unreachable
-	}
-	r.RequestURI = "/mcp"
-	r.Header["Content-Type"] = jsonType
-	r.Header["Accept"] = acceptTypes
+	u := *endpointURL // the handler may change its request's URL
+	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Host: endpointURL.Host, RequestURI: endpointURL.Path, ContentLength: int64(len(line)), Body: io.NopCloser(bytes.NewReader(line)),
+		Header: http.Header{"Content-Type": jsonType, "Accept": acceptTypes}}).WithContext(ctx)
 	if s.cfg.workspace != "" {
 		r.Header[workspaceHeader] = []string{s.cfg.workspace}
 	}
@@ -372,7 +364,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 		if initialize && w.status == http.StatusOK {
 			s.negotiated(w.body)
 		}
-		s.write(withID(w.body, msg, parsed))
+		s.write(w.body)
 	default:
 		if !panicked {
 			s.cfg.logger.ErrorContext(ctx, "stdio: the handler did not answer with a JSON-RPC message", "status", w.status,
@@ -471,22 +463,27 @@ func (s *server) writer() {
 }
 
 func internalError(id []byte) []byte {
-	b := make([]byte, 0, 96)
-	b = append(b, `{"jsonrpc":"2.0",`...)
-	if id != nil {
-		b = append(b, `"id":`...)
-		b = append(b, id...)
-		b = append(b, ',')
-	}
+	b := appendEnvelope(make([]byte, 0, 96), id)
 	return append(b, `"error":{"code":-32603,"message":"Internal error"}}`...)
 }
 
-func truncate(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
+// appendEnvelope opens an answer: the version, and the id when there is
+// one, each followed by a comma.
+func appendEnvelope(dst, id []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0",`...)
+	if id != nil {
+		dst = append(dst, `"id":`...)
+		dst = append(dst, id...)
+		dst = append(dst, ',')
 	}
-	return b
+	return dst
 }
+
+// truncate shortens b for a log line, never inside a character.
+func truncate(b []byte, n int) []byte { return b[:jsonrpc.CutText(b, max(n, 4))] }
+
+// endpointURL is where every synthetic request goes.
+var endpointURL = &url.URL{Scheme: "http", Host: "localhost", Path: "/mcp"}
 
 var (
 	jsonType        = []string{"application/json"}
@@ -494,25 +491,3 @@ var (
 	protocolHeader  = http.CanonicalHeaderKey(headers.ProtocolVersion)
 	workspaceHeader = http.CanonicalHeaderKey(auth.WorkspaceHeader)
 )
-
-// withID gives an error the endpoint answered before it read the message
-// (a refusal over HTTP carries no id: the body was not read) the id of
-// the message it answers: on stdio nothing else ties the two together.
-func withID(body []byte, msg *jsonrpc.Message, parsed bool) []byte {
-	if !parsed || msg.ID == nil {
-		return body
-	}
-	if _, has := jsonrpc.Lookup(body, "id"); has {
-		return body
-	}
-	const prefix = `{"jsonrpc":"2.0",`
-	if !bytes.HasPrefix(body, []byte(prefix)) {
-		return body
-	}
-	out := make([]byte, 0, len(body)+len(msg.ID)+6)
-	out = append(out, prefix...)
-	out = append(out, `"id":`...)
-	out = append(out, msg.ID...)
-	out = append(out, ',')
-	return append(out, body[len(prefix):]...)
-}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -762,24 +763,12 @@ func TestPrincipal(t *testing.T) {
 				if m.code() != c.code {
 					t.Errorf("got %s, want code %d", m.raw, c.code)
 				}
-			} else if who := whoami(t, m); !equalMaps(who, c.who) {
+			} else if who := whoami(t, m); !maps.Equal(who, c.who) {
 				t.Errorf("the route saw %v, want %v", who, c.who)
 			}
 			s.finish()
 		})
 	}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestContextCancelled: cancelling Serve's context stops reading at once,
