@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 type itemOptions struct {
@@ -30,8 +31,8 @@ func (f itemOptionFunc) applyItem(o *itemOptions) { f(o) }
 // request needs, so the client can step up.
 func RequireScopes(scopes ...string) ItemOption {
 	for _, s := range scopes {
-		if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
-			panic(fmt.Sprintf("mcp: RequireScopes: invalid scope %q", s))
+		if !auth.ValidScope(s) {
+			panic(fmt.Sprintf("mcp: RequireScopes: invalid scope %q: RFC 6750 allows printable ASCII without spaces, quotes or backslashes", s))
 		}
 	}
 	cp := append([]string(nil), scopes...)

@@ -156,3 +156,18 @@ func TestRegister_ResourcesAndPrompts(t *testing.T) {
 		mustPanic(t, c.name, c.want, c.f)
 	}
 }
+
+// TestRequireScopes_Invalid: a scope a challenge could not name as it is
+// (RFC 6750) is refused at registration, non-ASCII letters included.
+func TestRequireScopes_Invalid(t *testing.T) {
+	for _, s := range []string{"", "a b", `a"b`, "données:read", "a\x01"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RequireScopes(%q) did not panic", s)
+				}
+			}()
+			mcp.RequireScopes(s)
+		}()
+	}
+}

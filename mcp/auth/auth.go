@@ -502,15 +502,25 @@ func isLoopback(host string) bool {
 	return host == "localhost" || host == "127.0.0.1" || host == "::1"
 }
 
-// mustScope panics on a scope RFC 6750 §3 does not allow.
-func mustScope(s string) {
+// ValidScope reports whether s is a scope RFC 6750 §3 allows: one or more
+// printable ASCII characters, no space, double quote or backslash. Only
+// such a scope can be named in a challenge as it is.
+func ValidScope(s string) bool {
 	if s == "" {
-		panic("auth: empty scope")
+		return false
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
-			panic(fmt.Sprintf("auth: scope %q has a character RFC 6750 does not allow", s))
+			return false
 		}
+	}
+	return true
+}
+
+// mustScope panics on a scope RFC 6750 §3 does not allow.
+func mustScope(s string) {
+	if !ValidScope(s) {
+		panic(fmt.Sprintf("auth: scope %q is empty or has a character RFC 6750 does not allow", s))
 	}
 }
 

@@ -450,3 +450,14 @@ func TestResolveWorkspace(t *testing.T) {
 		t.Errorf("no resolver, header: %+v", f)
 	}
 }
+
+func TestValidScope(t *testing.T) {
+	for s, want := range map[string]bool{
+		"mcp:read": true, "items:write": true, "a!#$%&'()*+,-./:;<=>?@[]^_`{|}~z": true,
+		"": false, "a b": false, "a\tb": false, `a"b`: false, `a\b`: false, "données:read": false, "a\x7f": false, "a\x00": false,
+	} {
+		if got := ValidScope(s); got != want {
+			t.Errorf("ValidScope(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -286,8 +287,8 @@ func (r *registrar) scopes(o *operation) ([]string, error) {
 			}
 		}
 		for _, s := range scopes {
-			if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
-				return nil, o.fail(at+"/"+strconv.Itoa(i), "scope %q cannot be required: a scope has no spaces, quotes or backslashes", s)
+			if !auth.ValidScope(s) {
+				return nil, o.fail(at+"/"+strconv.Itoa(i), "scope %q cannot be required: RFC 6750 allows printable ASCII without spaces, quotes or backslashes", s)
 			}
 		}
 		if i == 0 {
@@ -564,17 +565,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		t.notes = append(t.notes, note)
 	}
 
-	scopes := ov.Scopes
-	if scopes == nil {
-		if scopes, err = r.scopes(o); err != nil {
-			return nil, err
-		}
-	}
-	if len(scopes) > 0 {
-		opt, err := requireScopes(o, scopes)
-		if err != nil {
-			return nil, err
-		}
+	if opt, err := r.scopeOption(o, ov); err != nil {
+		return nil, err
+	} else if opt != nil {
 		t.opts = append(t.opts, opt)
 	}
 	if placement != nil {
@@ -819,7 +812,18 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 
 // requireScopes is mcp.RequireScopes, whose panic on an invalid scope
 // becomes the operation's error.
-func requireScopes(o *operation, scopes []string) (opt mcp.ItemOption, err error) {
+// scopeOption is the RequireScopes option of an operation: the override's
+// scopes, or the document's security requirements; nil when none.
+func (r *registrar) scopeOption(o *operation, ov Override) (opt mcp.ItemOption, err error) {
+	scopes := ov.Scopes
+	if scopes == nil {
+		if scopes, err = r.scopes(o); err != nil {
+			return nil, err
+		}
+	}
+	if len(scopes) == 0 {
+		return nil, nil
+	}
 	err = try(o, func() { opt = mcp.RequireScopes(scopes...) })
 	return opt, err
 }

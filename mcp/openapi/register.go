@@ -348,17 +348,9 @@ func (r *registrar) buildResource(o *operation, rs resourceSpec, ov Override) (*
 		}
 		res.template = &tc
 	}
-	scopes := ov.Scopes
-	if scopes == nil {
-		if scopes, err = r.scopes(o); err != nil {
-			return nil, err
-		}
-	}
-	if len(scopes) > 0 {
-		opt, err := requireScopes(o, scopes)
-		if err != nil {
-			return nil, err
-		}
+	if opt, err := r.scopeOption(o, ov); err != nil {
+		return nil, err
+	} else if opt != nil {
 		res.opts = append([]mcp.ItemOption{opt}, res.opts...)
 	}
 	return res, nil

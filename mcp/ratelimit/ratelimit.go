@@ -1,8 +1,10 @@
 package ratelimit
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -60,9 +62,11 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithMaxKeys bounds how many keys are tracked (default 100 000). When the
-// bound is reached, full buckets are dropped first (they lose nothing);
-// if that is not enough, arbitrary buckets are dropped, which restores
-// their burst.
+// bound is reached, every bucket that is full again is dropped (it loses
+// nothing) and, if that leaves more than 7/8 of the bound, the fullest of
+// the rest, down to 7/8: the callers that spent the most keep their
+// debt, and the cost of a scan is spread over an eighth of the bound's
+// new keys.
 func WithMaxKeys(n int) Option {
 	if n <= 0 {
 		panic("ratelimit: WithMaxKeys needs a positive bound")
@@ -126,20 +130,29 @@ func (m *Memory) duration(tokens float64) time.Duration {
 	return time.Duration(math.Ceil(tokens / m.rate * float64(time.Second)))
 }
 
-// evict makes room: first every bucket that is full again, then, if the
-// map is still at its bound, arbitrary ones down to 7/8 of it.
+// evict makes room: every bucket that is full again, then the fullest of
+// the rest until 7/8 of the bound is left.
 func (m *Memory) evict(now time.Time) {
-	for k, b := range m.buckets {
-		if b.tokens+now.Sub(b.last).Seconds()*m.rate >= m.burst {
-			delete(m.buckets, k)
-		}
+	type level struct {
+		key    string
+		tokens float64
 	}
-	target := m.maxKeys - m.maxKeys/8 - 1
-	for k := range m.buckets {
-		if len(m.buckets) <= target {
-			break
+	rest := make([]level, 0, len(m.buckets))
+	for k, b := range m.buckets {
+		tokens := b.tokens + now.Sub(b.last).Seconds()*m.rate
+		if tokens >= m.burst {
+			delete(m.buckets, k)
+			continue
 		}
-		delete(m.buckets, k)
+		rest = append(rest, level{k, tokens})
+	}
+	extra := len(rest) - (m.maxKeys - m.maxKeys/8 - 1)
+	if extra <= 0 {
+		return
+	}
+	slices.SortFunc(rest, func(a, b level) int { return cmp.Compare(b.tokens, a.tokens) })
+	for _, l := range rest[:extra] {
+		delete(m.buckets, l.key)
 	}
 }
 

@@ -81,6 +81,30 @@ func TestMemory_MaxKeys(t *testing.T) {
 	}
 }
 
+// TestMemory_EvictionKeepsDebt: with few full buckets, the fullest of the
+// rest go: a caller that spent its burst keeps its debt.
+func TestMemory_EvictionKeepsDebt(t *testing.T) {
+	c := &clock{t: time.Unix(1_000_000, 0)}
+	m := NewMemory(0.001, 10, WithClock(c.now), WithMaxKeys(64))
+	ctx := context.Background()
+	for i := range 64 {
+		spend := 1 + i%9 // 1 to 9 of the burst of 10
+		if i < 32 {
+			spend = 10 // half the callers spent everything
+		}
+		m.Take(ctx, "k"+strconv.Itoa(i), spend)
+	}
+	m.Take(ctx, "new", 1) // at the bound: evicts down to 7/8
+	if n := m.Len(); n > 64-64/8 {
+		t.Fatalf("%d keys after eviction", n)
+	}
+	for i := range 32 {
+		if d, _ := m.Take(ctx, "k"+strconv.Itoa(i), 1); d.Allowed {
+			t.Errorf("k%d spent its burst and was admitted again after an eviction", i)
+		}
+	}
+}
+
 func TestMemory_Concurrent(t *testing.T) {
 	m := NewMemory(0.001, 100) // effectively no refill during the test
 	var wg sync.WaitGroup
