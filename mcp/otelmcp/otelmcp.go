@@ -174,7 +174,8 @@ func (o *observer) Route(outer, inner context.Context, ev *observe.RouteEvent) (
 		route = path
 	}
 	parent := trace.ContextWithSpan(inner, trace.SpanFromContext(outer))
-	ctx, span := o.tracer.Start(parent, ev.Method+" "+route,
+	// The registered pattern already reads "METHOD /path".
+	ctx, span := o.tracer.Start(parent, ev.Pattern,
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(ev.Start),
 		trace.WithAttributes(attribute.String(attrHTTPRequestMethod, ev.Method), attribute.String(attrHTTPRoute, route)))
 	return ctx, func() {
@@ -249,16 +250,23 @@ func startAttributes(ev *observe.Event, method string) []attribute.KeyValue {
 func transportAttributes(ev *observe.Event) []attribute.KeyValue {
 	switch ev.Transport {
 	case "stdio":
-		return []attribute.KeyValue{attribute.String(attrNetworkTransport, "pipe")}
+		return stdioAttributes
 	case "http":
-		return []attribute.KeyValue{attribute.String(attrNetworkTransport, "tcp"), attribute.String(attrNetworkProtocolName, "http")}
+		return httpAttributes
 	}
 	return nil
 }
 
-// endAttributes are what serving the message settled.
-func endAttributes(ev *observe.Event, errType string) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 8)
+// The transport's attributes, the same for every message (callers only
+// read them).
+var (
+	stdioAttributes = []attribute.KeyValue{attribute.String(attrNetworkTransport, "pipe")}
+	httpAttributes  = []attribute.KeyValue{attribute.String(attrNetworkTransport, "tcp"), attribute.String(attrNetworkProtocolName, "http")}
+)
+
+// appendOutcome appends what spans and metrics both say of the answer:
+// the revision, the JSON-RPC code and the error type.
+func appendOutcome(attrs []attribute.KeyValue, ev *observe.Event, errType string) []attribute.KeyValue {
 	if ev.Version != "" {
 		attrs = append(attrs, attribute.String(attrMCPProtocolVersion, ev.Version))
 	}
@@ -268,6 +276,12 @@ func endAttributes(ev *observe.Event, errType string) []attribute.KeyValue {
 	if errType != "" {
 		attrs = append(attrs, attribute.String(attrErrorType, errType))
 	}
+	return attrs
+}
+
+// endAttributes are what serving the message settled.
+func endAttributes(ev *observe.Event, errType string) []attribute.KeyValue {
+	attrs := appendOutcome(make([]attribute.KeyValue, 0, 8), ev, errType)
 	if ev.Transport == "http" && ev.Status != 0 {
 		attrs = append(attrs, attribute.Int(attrHTTPResponseStatusCode, ev.Status))
 	}
@@ -305,15 +319,7 @@ func metricAttributes(ev *observe.Event, method, errType string) attribute.Set {
 	if method == "tools/call" {
 		attrs = append(attrs, attribute.String(attrGenAIOperationName, "execute_tool"))
 	}
-	if ev.Version != "" {
-		attrs = append(attrs, attribute.String(attrMCPProtocolVersion, ev.Version))
-	}
-	if ev.Code != 0 {
-		attrs = append(attrs, attribute.String(attrRPCResponseStatusCode, strconv.Itoa(ev.Code)))
-	}
-	if errType != "" {
-		attrs = append(attrs, attribute.String(attrErrorType, errType))
-	}
+	attrs = appendOutcome(attrs, ev, errType)
 	attrs = append(attrs, transportAttributes(ev)...)
 	if ev.ResultType != "" {
 		attrs = append(attrs, attribute.String(attrResultType, ev.ResultType))
@@ -331,6 +337,8 @@ func requestID(raw string) (string, bool) {
 	switch {
 	case raw == "" || raw == "null":
 		return "", false
+	case raw[0] == '"' && !strings.Contains(raw, `\`):
+		return raw[1 : len(raw)-1], true
 	case raw[0] == '"':
 		var s string
 		if err := json.Unmarshal([]byte(raw), &s); err == nil {
