@@ -28,6 +28,7 @@ fi
 
 # --- The fixture, on a port the system picks, stopped by PID on exit.
 source .ci/fixture.sh
+CLEANUP_DIRS+=("$WORK")
 start_fixture "$WORK" -access-log
 ACCESS_LOG="$WORK/conformance.log"
 

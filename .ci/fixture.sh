@@ -4,12 +4,21 @@
 # waits at most 10 s for the "http://127.0.0.1:PORT/mcp" URL it prints,
 # and sets URL. Every process started here is stopped by its PID when the
 # script exits. start_fixture DIR is start_example conformance DIR.
+# CLEANUP_DIRS lists directories (the caller's WORK) removed on a clean
+# exit, after the processes are stopped; a failing run keeps them to read.
 STARTED_PIDS=()
+CLEANUP_DIRS=()
 stop_started() {
+  local rc=$?
   for pid in "${STARTED_PIDS[@]}"; do
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
+  if [ "$rc" -eq 0 ]; then
+    for dir in "${CLEANUP_DIRS[@]}"; do
+      rm -rf "$dir"
+    done
+  fi
 }
 trap stop_started EXIT
 

@@ -17,13 +17,14 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpdual-interop.XXXXXX")"
 NODE="$(bash .ci/node.sh)"
 
 source .ci/fixture.sh
+CLEANUP_DIRS+=("$WORK")
 start_example inbox "$WORK"
 INBOX_URL="$URL"
 start_fixture "$WORK"
 
 echo
 echo "== go-sdk v1.8.0 client (and an authenticated session on examples/inbox)"
-(cd internal/interop/goclient && go run . "$URL" "$INBOX_URL")
+(cd internal/interop/goclient && go vet ./... && timeout 120 go run . "$URL" "$INBOX_URL")
 
 echo
 echo "== TypeScript SDK clients (npm ci)"

@@ -18,6 +18,13 @@ case "$(uname -m)" in
 esac
 NODE="$CACHE/node-$NODE_VERSION/node_modules/node-linux-$arch/bin/node"
 if [ ! -x "$NODE" ]; then
+  if ! command -v npm >/dev/null; then
+    # A machine without Node at all: Debian's npm (and the node it pulls
+    # in) is only the installer of the pinned Node below.
+    echo "== installing npm from Debian" >&2
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >&2
+  fi
   echo "== installing Node $NODE_VERSION from the npm registry" >&2
   mkdir -p "$CACHE/node-$NODE_VERSION"
   echo '{"private":true}' > "$CACHE/node-$NODE_VERSION/package.json"

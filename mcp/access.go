@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/mcpdual/mcpdual/mcp/auth"
@@ -71,12 +70,6 @@ func ceilSeconds(d time.Duration) int64 {
 	return max(s, 1)
 }
 
-var (
-	rateLimitHeader     = http.CanonicalHeaderKey("X-RateLimit-Limit")
-	rateRemainingHeader = http.CanonicalHeaderKey("X-RateLimit-Remaining")
-	rateResetHeader     = http.CanonicalHeaderKey("X-RateLimit-Reset")
-)
-
 // takeRate spends one unit of key's budget and sets the X-RateLimit-*
 // headers; it returns the 429 or 503 to answer when the request may not
 // proceed.
@@ -89,14 +82,7 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 	if d.Allowed && !report {
 		return nil
 	}
-	hdr := w.Header()
-	hdr[rateLimitHeader] = []string{strconv.Itoa(d.Limit)}
-	hdr[rateRemainingHeader] = []string{strconv.Itoa(max(d.Remaining, 0))}
-	reset := d.Reset.Unix()
-	if d.Reset.Nanosecond() > 0 {
-		reset++
-	}
-	hdr[rateResetHeader] = []string{strconv.FormatInt(reset, 10)}
+	d.SetHeaders(w.Header())
 	if d.Allowed {
 		return nil
 	}
@@ -122,9 +108,9 @@ func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *a
 // verified principal, or the client without authentication.
 func (h *Handler) callerKey(r *http.Request, p *auth.Principal) string {
 	if p != nil {
-		return "principal|" + p.Key()
+		return ratelimit.PrincipalKey(p.Key())
 	}
-	return "client|" + h.cfg.clientKey(r)
+	return ratelimit.ClientKey(h.cfg.clientKey(r))
 }
 
 // failure turns an authentication or workspace refusal into the error the

@@ -185,6 +185,13 @@ func newAuthFixture(t testing.TB, o authOptions) *authFixture {
 
 func (f *authFixture) do(t testing.TB, c call, token string) *reply {
 	t.Helper()
+	return postCall(t, f.url, c, token)
+}
+
+// postCall sends c to the endpoint at url with a bearer token ("" for
+// none), as a client of c's revision would.
+func postCall(t testing.TB, url string, c call, token string) *reply {
+	t.Helper()
 	if token != "" {
 		if c.header == nil {
 			c.header = map[string]string{}
@@ -193,7 +200,7 @@ func (f *authFixture) do(t testing.TB, c call, token string) *reply {
 			c.header["Authorization"] = "Bearer " + token
 		}
 	}
-	req, err := http.NewRequest(http.MethodPost, f.url, strings.NewReader(c.body()))
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(c.body()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -184,7 +184,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if h.cfg.clientLimit != nil && loc == nil {
 		// With a per-principal limiter as well, that one's budget is what
 		// X-RateLimit-* report; this one speaks only when it refuses.
-		if err := h.takeRate(w, r, h.cfg.clientLimit, "client|"+h.cfg.clientKey(r), h.cfg.limiter == nil); err != nil {
+		if err := h.takeRate(w, r, h.cfg.clientLimit, ratelimit.ClientKey(h.cfg.clientKey(r)), h.cfg.limiter == nil); err != nil {
 			h.writeError(r.Context(), w, nil, "", err)
 			return
 		}

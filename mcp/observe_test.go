@@ -354,9 +354,9 @@ func TestObserver_AccessLog(t *testing.T) {
 	}
 }
 
-// TestObserver_UnsetCostsNothing: without an observer a call allocates
+// TestBudget_UnobservedCall: without an observer a call allocates
 // what it did before the hook existed (the budgets' figures).
-func TestObserver_UnsetCostsNothing(t *testing.T) {
+func TestBudget_UnobservedCall(t *testing.T) {
 	skipUnderRace(t)
 	h := echoServer()
 	for _, tc := range []struct {

@@ -433,7 +433,7 @@ func TestPrompts(t *testing.T) {
 			routed := string(get(`"name":"routed","arguments":{"topic":"a&b"}`).field(t, "messages"))
 			link := `{"type":"resource_link","uri":"inbox://readme","name":"readme"}`
 			if era == mcp.Version20250326 {
-				link = `{"type":"text","text":"Resource: inbox://readme"}`
+				link = `{"type":"text","text":"Resource readme: inbox://readme"}`
 			}
 			if routed != `[{"role":"user","content":{"type":"text","text":"About a&b"}},{"role":"assistant","content":`+link+`}]` {
 				t.Errorf("routed: %s", routed)

@@ -287,6 +287,9 @@ func TestTasks_Create(t *testing.T) {
 	if r.str("resultType") != "complete" || !strings.Contains(string(r.Result["content"]), "done at once") {
 		t.Errorf("without the extension: %s", r.raw)
 	}
+	if r := postCall(t, ts.urls[0], toolCall(mcp.Version20250618, "slow"), tokAlice); !strings.Contains(string(r.raw), "done at once") {
+		t.Errorf("2025-06-18: %s", r.raw)
+	}
 	// A legacy params.task asks for nothing.
 	r = rpc(t, ts.urls[0], tokAlice, "", "tools/call", "slow", metaNoTasks, `"name":"slow","arguments":{},"task":{"ttl":60000}`)
 	if r.str("resultType") != "complete" {
@@ -295,7 +298,7 @@ func TestTasks_Create(t *testing.T) {
 	ts.store.mu.Lock()
 	prefer := ts.store.prefer
 	ts.store.mu.Unlock()
-	if want := []string{"respond-async", "", ""}; fmt.Sprint(prefer) != fmt.Sprint(want) {
+	if want := []string{"respond-async", "", "", ""}; fmt.Sprint(prefer) != fmt.Sprint(want) {
 		t.Errorf("Prefer headers the route saw: %q, want %q", prefer, want)
 	}
 }
@@ -309,28 +312,18 @@ func TestTasks_Required(t *testing.T) {
 	if r.status != 400 || r.code() != -32021 || string(r.Error.Data) != `{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}` {
 		t.Errorf("2026 without the extension: %d %s", r.status, r.raw)
 	}
-	req, _ := http.NewRequest(http.MethodPost, ts.urls[0], strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"must","arguments":{}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-	req.Header.Set("Authorization", "Bearer "+tokAlice)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(b), `"isError":true`) || !strings.Contains(string(b), "task_required") {
-		t.Errorf("2025: %s", b)
+	if r := postCall(t, ts.urls[0], toolCall(mcp.Version20250618, "must"), tokAlice); !strings.Contains(string(r.raw), `"isError":true`) ||
+		!strings.Contains(string(r.raw), "task_required") {
+		t.Errorf("2025: %s", r.raw)
 	}
 	ts.store.mu.Lock()
-	defer ts.store.mu.Unlock()
-	if len(ts.store.prefer) != 0 {
-		t.Errorf("the route ran %d times", len(ts.store.prefer))
+	ran := len(ts.store.prefer)
+	ts.store.mu.Unlock()
+	if ran != 0 {
+		t.Errorf("the route ran %d times", ran)
 	}
 	// With the extension it is a task; its 202 named the job in its body.
-	ts.store.mu.Unlock()
 	r = rpc(t, ts.urls[0], tokAlice, "", "tools/call", "must", metaTasks, `"name":"must","arguments":{}`)
-	ts.store.mu.Lock()
 	if r.str("resultType") != "task" {
 		t.Errorf("with the extension: %s", r.raw)
 	}

@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -126,6 +125,16 @@ func TestREST_IdempotencyKey(t *testing.T) {
 	if st, body, _ := post("/api/v1/webhooks/whk_globex_ops/test", "k1"); st != 422 || !strings.Contains(body, "idempotency_key_reused") {
 		t.Errorf("key reused on another operation: %d %s", st, body)
 	}
+	// A keyed body over 1 MiB is refused, never cut and run.
+	big, _ := http.NewRequest("PUT", s.base+"/api/v1/inboxes/inb_globex_ops/allowed-senders", strings.NewReader(`{"senders":["`+strings.Repeat("a", 1<<20)+`"]}`))
+	big.Header.Set("Authorization", "Bearer dev-writer")
+	big.Header.Set("Content-Type", "application/json")
+	big.Header.Set("Idempotency-Key", "k-big")
+	if resp, err := http.DefaultClient.Do(big); err != nil || resp.StatusCode != 413 {
+		t.Errorf("a keyed body over 1 MiB: %v %v", err, resp)
+	} else {
+		resp.Body.Close()
+	}
 	var wg sync.WaitGroup
 	answers := make([]string, 50)
 	for i := range answers {
@@ -162,7 +171,7 @@ func TestREST_SharesTheMCPBudget(t *testing.T) {
 	if st != 429 || !strings.Contains(body, "rate_limited") {
 		t.Errorf("REST after the MCP budget was spent: %d %s", st, body)
 	}
-	// An in-process call is metered once, as the MCP request it is.
+	// The budget is the principal's: another one still gets through.
 	if st, _ := s.rest(t, "GET", "/api/v1/inboxes", writer, ""); st != 200 {
 		t.Errorf("another principal: %d", st)
 	}
@@ -262,10 +271,7 @@ func TestMain_ShutdownCutsRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "inbox")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := inboxBinary(t)
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-shutdown-timeout", "200ms")
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder

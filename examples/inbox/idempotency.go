@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -45,6 +46,10 @@ func newIdempotency() *idempotency {
 // maxKeyBytes bounds an Idempotency-Key.
 const maxKeyBytes = 255
 
+// maxIdempotentBody bounds the body a keyed write may have: it is read
+// whole to be fingerprinted.
+const maxIdempotentBody = 1 << 20
+
 func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
@@ -61,8 +66,14 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 			next(w, r) // the route refuses it
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err != nil {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxIdempotentBody))
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			// Never fingerprint, or run, a body cut short.
+			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the body is larger than 1 MiB")
+			return
+		case err != nil:
 			writeError(w, http.StatusBadRequest, "invalid_body", "could not read the body")
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/mcpdual/mcpdual/mcp"
@@ -125,18 +124,16 @@ func rateLimited(l ratelimit.Limiter, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		d, err := l.Take(r.Context(), "principal|"+p.Key(), 1)
+		// The endpoint's key for the principal's budget, and its headers:
+		// REST and MCP spend one budget and say so alike.
+		d, err := l.Take(r.Context(), ratelimit.PrincipalKey(p.Key()), 1)
 		if err != nil {
 			w.Header().Set("Retry-After", "1")
 			writeError(w, http.StatusServiceUnavailable, "rate_limiter_unavailable", "Server temporarily unavailable")
 			return
 		}
-		h := w.Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Add(time.Second-1).Unix(), 10))
+		d.SetHeaders(w.Header())
 		if !d.Allowed {
-			h.Set("Retry-After", strconv.FormatInt(int64(max(d.RetryAfter, time.Second)/time.Second), 10))
 			writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many requests")
 			return
 		}

@@ -15,18 +15,13 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mcpdual/mcpdual/era2025"
-	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/mcptest"
 	"github.com/mcpdual/mcpdual/mcp/openapi"
 )
@@ -88,31 +83,11 @@ func registerByHand(_ *testing.T, srv *mcp.Server, h http.Handler, st *store) {
 	addResources(srv, h, st)
 }
 
-// serve runs an inbox whose tools and resources register does, behind the
-// same authentication as the real one, on a loopback port.
+// serve runs the inbox with the tools and resources register adds, on a
+// loopback port: the same app as the command's, but for the registration.
 func serve(t *testing.T, register func(srv *mcp.Server, h http.Handler, st *store)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	st := seeded(1024)
-	stop := make(chan struct{})
-	go st.work(stop)
-	authn := auth.New(auth.Config{Verifier: devVerifier(base + "/mcp"), Resource: base + "/mcp", Scopes: []string{scopeRead}, Workspaces: workspaces})
-	routes := http.NewServeMux()
-	(&api{store: st, idem: newIdempotency()}).routes(routes)
-	restAPI := requireIdentity(authn, routes)
-	srv := mcp.NewServer(mcp.Implementation{Name: "autonomous-inbox", Title: "Autonomous Inbox", Version: "0.1.0"}, mcp.WithInstructions(instructions))
-	register(srv, restAPI, st)
-	mux := http.NewServeMux()
-	mux.Handle("/api/v1/", restAPI)
-	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(authn)))
-	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux}}
-	ts.Start()
-	t.Cleanup(func() { ts.Close(); close(stop) })
-	return base
+	return startWith(t, appConfig{queue: 1024, worker: true, perSecond: 50, burst: 100, register: register}).base
 }
 
 func TestOpenAPI_SameListsAsByHand(t *testing.T) {

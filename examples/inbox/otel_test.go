@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,10 +16,7 @@ import (
 // prints: the tool call's SERVER span in the client's trace, and the REST
 // route's span under it.
 func TestOtelStdout(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "inbox")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := inboxBinary(t)
 	cmd := exec.Command(bin, "-otel-stdout", "-addr", "127.0.0.1:0")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

@@ -49,6 +49,9 @@ type appConfig struct {
 	burst     int
 	shared    shared
 	observer  observe.Observer // nil: none
+	// register adds the tools and resources (nil: addTools and
+	// addResources); a test registers them from openapi.yaml instead.
+	register func(srv *mcp.Server, h http.Handler, st *store)
 }
 
 func newAppWith(resource string, cfg appConfig) *app {
@@ -80,8 +83,12 @@ func newAppWith(resource string, cfg appConfig) *app {
 
 	srv := mcp.NewServer(mcp.Implementation{Name: "autonomous-inbox", Title: "Autonomous Inbox", Version: "0.1.0"},
 		mcp.WithInstructions(instructions))
-	addTools(srv, restAPI, st)
-	addResources(srv, restAPI, st)
+	if cfg.register != nil {
+		cfg.register(srv, restAPI, st)
+	} else {
+		addTools(srv, restAPI, st)
+		addResources(srv, restAPI, st)
+	}
 	addPrompts(srv, st)
 
 	mux := http.NewServeMux()

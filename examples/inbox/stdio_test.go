@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpdual/mcpdual/internal/syncbuf"
 )
 
 // stdioProc is the inbox binary started with -stdio.
@@ -21,30 +21,13 @@ type stdioProc struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Scanner
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 	exited chan error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func startStdio(t *testing.T, bin string) *stdioProc {
 	t.Helper()
-	p := &stdioProc{t: t, cmd: exec.Command(bin, "-stdio"), stderr: &lockedBuffer{}, exited: make(chan error, 1)}
+	p := &stdioProc{t: t, cmd: exec.Command(bin, "-stdio"), stderr: &syncbuf.Buffer{}, exited: make(chan error, 1)}
 	p.cmd.Stderr = p.stderr
 	var err error
 	if p.in, err = p.cmd.StdinPipe(); err != nil {
@@ -138,10 +121,7 @@ func toolText(t *testing.T, m map[string]any) (string, bool, map[string]any) {
 // carries only the answers, the log goes to stderr, and the process ends
 // with stdin, or at SIGTERM.
 func TestStdio(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "inbox")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := inboxBinary(t)
 	t.Run("session", func(t *testing.T) {
 		p := startStdio(t, bin)
 		init := p.roundTrip(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)

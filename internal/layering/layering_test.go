@@ -40,6 +40,10 @@ var allowed = map[string][]string{
 // examples may use the public packages only.
 var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest", "mcp/stdio"}
 
+// integrations are the public packages of the modules of their own, which
+// examples may also use.
+var integrations = []string{"mcp/openapi", "mcp/typeschema", "mcp/redisstore", "mcp/otelmcp"}
+
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{
 	"internal/schema": {"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text/language", "golang.org/x/text/message"},
@@ -49,6 +53,7 @@ var thirdParty = map[string][]string{
 func TestLayering(t *testing.T) {
 	fset := token.NewFileSet()
 	checked := 0
+	var nested []string  // roots of the modules of their own walked, with a trailing "/"
 	const root = "../.." // the module root, from internal/layering
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -59,7 +64,13 @@ func TestLayering(t *testing.T) {
 		}
 		if d.IsDir() && path != root {
 			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-				return filepath.SkipDir // another module (internal/interop): not part of the library
+				rel, _ := filepath.Rel(root, path)
+				if strings.HasPrefix(filepath.ToSlash(rel), "internal/") {
+					return filepath.SkipDir // a harness (internal/bench, routertest, interop): not built on the library alone
+				}
+				// An example or an integration module of its own: it may
+				// use the public packages only, and its own dependencies.
+				nested = append(nested, filepath.ToSlash(rel)+"/")
 			}
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -70,6 +81,7 @@ func TestLayering(t *testing.T) {
 			return err
 		}
 		dir := filepath.ToSlash(filepath.Dir(rel))
+		inNested := slices.ContainsFunc(nested, func(n string) bool { return strings.HasPrefix(dir+"/", n) })
 		if dir == "." {
 			t.Errorf("%s: the module root holds no Go code (design card)", rel)
 			return nil
@@ -85,12 +97,18 @@ func TestLayering(t *testing.T) {
 				continue // standard library
 			}
 			if rel, ok := strings.CutPrefix(imp, module); ok {
+				if inNested {
+					if !slices.Contains(public, rel) && !slices.Contains(integrations, rel) {
+						t.Errorf("%s imports %s: a module of its own builds on the public packages only", path, imp)
+					}
+					continue
+				}
 				if !importAllowed(dir, rel) {
 					t.Errorf("%s imports %s, which the layering table forbids", path, imp)
 				}
 				continue
 			}
-			if !thirdPartyAllowed(dir, imp) {
+			if !inNested && !thirdPartyAllowed(dir, imp) {
 				t.Errorf("%s imports %s: third-party imports belong in internal/schema or mrtr only", path, imp)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/internal/syncbuf"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/mcptest"
@@ -222,7 +223,7 @@ func newEndpoint(tools http.Handler, prefix string, opts ...mcp.HandlerOption) h
 	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...)
 }
 
-var versions = []mcp.Version{mcp.Version20260728, mcp.Version20250618, mcp.Version20250326}
+var versions = []mcp.Version{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618, mcp.Version20250326}
 
 // confirm accepts a destructive tool's confirmation question.
 func confirm(key string, req mcptest.InputRequest) (json.RawMessage, bool) {
@@ -360,13 +361,8 @@ func TestIdentity_WithoutBridge(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			o := &orders{}
-			var log strings.Builder
-			var mu sync.Mutex
-			logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				return log.Write(p)
-			}), nil))
+			var log syncbuf.Buffer
+			logger := slog.New(slog.NewTextHandler(&log, nil))
 			handler, mcpPath, _, _ := v.build(o, func(tools http.Handler, prefix string) http.Handler {
 				return newEndpoint(tools, prefix, mcp.WithLogger(logger))
 			})
@@ -383,16 +379,10 @@ func TestIdentity_WithoutBridge(t *testing.T) {
 			if len(o.seen) != 0 {
 				t.Errorf("the route ran without an identity: %+v", o.seen)
 			}
-			mu.Lock()
 			out := log.String()
-			mu.Unlock()
 			if strings.Count(out, "did not see an identity it accepts") != 1 || !strings.Contains(out, "target=orders_get") {
 				t.Errorf("want one warning naming orders_get:\n%s", out)
 			}
 		})
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -82,8 +82,16 @@ func ResourceLink(uri, name, mimeType string) Block {
 		fields = append(fields, "mimeType", mimeType)
 	}
 	c := block("resource_link", fields...)
-	c.legacy = Text("Resource " + name + ": " + uri).raw
+	c.legacy = linkText(uri, name)
 	return c
+}
+
+// linkText is a resource link's 2025-03-26 fallback: a text naming it.
+func linkText(uri, name string) []byte {
+	if name == "" {
+		return Text("Resource: " + uri).raw
+	}
+	return Text("Resource " + name + ": " + uri).raw
 }
 
 // Parse reads a block a route wrote as JSON (an object with a string
@@ -107,7 +115,9 @@ func Parse(raw []byte) (b Block, ok bool) {
 	if kind == "resource_link" {
 		u, _ := jsonrpc.Lookup(raw, "uri")
 		uri, _ := jsonrpc.String(u)
-		b.legacy = Text("Resource: " + uri).raw
+		n, _ := jsonrpc.Lookup(raw, "name")
+		name, _ := jsonrpc.String(n)
+		b.legacy = linkText(uri, name)
 	}
 	return b, true
 }

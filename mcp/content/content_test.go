@@ -46,7 +46,7 @@ func TestBlocks(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	b, ok := content.Parse([]byte(` { "type" : "resource_link", "uri":"x://y", "name":"n" } `))
-	if !ok || string(b.JSON(false)) != `{"type":"resource_link","uri":"x://y","name":"n"}` || string(b.JSON(true)) != `{"type":"text","text":"Resource: x://y"}` {
+	if !ok || string(b.JSON(false)) != `{"type":"resource_link","uri":"x://y","name":"n"}` || string(b.JSON(true)) != `{"type":"text","text":"Resource n: x://y"}` {
 		t.Errorf("link: %v %s %s", ok, b.JSON(false), b.JSON(true))
 	}
 	for _, bad := range []string{`[]`, `{"text":"no type"}`, `{"type":3}`, `{`, `{"type":"text","type":"image"}`} {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -538,7 +538,7 @@ func (b *battery) readOnlyExamples(t tb) {
 			}
 			b.callExample(t, c, tl, args)
 		}
-		for _, name := range sortedKeys(b.cfg.examples) {
+		for _, name := range slices.Sorted(maps.Keys(b.cfg.examples)) {
 			if !names[name] {
 				t.Errorf("%s: WithToolExamples names %q, which tools/list does not show", c.Version(), name)
 			}
@@ -601,15 +601,6 @@ func (b *battery) callExample(t tb, c *Client, tl listedTool, args any) {
 	if violations := s.Validate(doc, 10); violations != nil {
 		t.Errorf("%s %s: the result does not match its outputSchema:\n  %s\nresult: %s", v, tl.Name, strings.Join(violations, "\n  "), truncate(data))
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func describe(r *Response) string {

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -28,6 +30,41 @@ type Decision struct {
 	Reset      time.Time     // when the budget is whole again
 	RetryAfter time.Duration // when refused: how long until cost units are available
 }
+
+// SetHeaders sets what the endpoint tells a caller of its budget:
+// X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (epoch
+// seconds, rounded up) and, when the request is refused, Retry-After
+// (whole seconds, rounded up). A host's own routes that spend the same
+// budget answer the same way.
+func (d Decision) SetHeaders(h http.Header) {
+	h[limitHeader] = []string{strconv.Itoa(d.Limit)}
+	h[remainingHeader] = []string{strconv.Itoa(max(d.Remaining, 0))}
+	reset := d.Reset.Unix()
+	if d.Reset.Nanosecond() > 0 {
+		reset++
+	}
+	h[resetHeader] = []string{strconv.FormatInt(reset, 10)}
+	if !d.Allowed {
+		h[retryAfterHeader] = []string{strconv.FormatInt(int64((max(d.RetryAfter, time.Millisecond)+time.Second-1)/time.Second), 10)}
+	}
+}
+
+var (
+	limitHeader      = http.CanonicalHeaderKey("X-RateLimit-Limit")
+	remainingHeader  = http.CanonicalHeaderKey("X-RateLimit-Remaining")
+	resetHeader      = http.CanonicalHeaderKey("X-RateLimit-Reset")
+	retryAfterHeader = http.CanonicalHeaderKey("Retry-After")
+)
+
+// PrincipalKey is the key of a verified principal's budget, given
+// auth.Principal.Key. The endpoint spends from it; a host's REST routes
+// that spend from it too share one budget with MCP.
+func PrincipalKey(principalKey string) string { return "principal|" + principalKey }
+
+// ClientKey is the key of a client's budget (its address, or whatever
+// WithClientRateLimit's key function names), before or without
+// authentication.
+func ClientKey(client string) string { return "client|" + client }
 
 // Memory is an in-process token bucket per key: each key holds up to burst
 // tokens and regains rate tokens per second. It is safe for concurrent

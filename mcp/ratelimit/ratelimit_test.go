@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"sync"
 	"testing"
@@ -142,5 +143,27 @@ func TestNewMemory_Misuse(t *testing.T) {
 			}()
 			NewMemory(c.rate, c.burst)
 		}()
+	}
+}
+
+func TestDecision_SetHeaders(t *testing.T) {
+	reset := time.Unix(2_000_000_000, 300_000_000)
+	h := http.Header{}
+	Decision{Allowed: true, Limit: 10, Remaining: 3, Reset: reset}.SetHeaders(h)
+	if h.Get("X-RateLimit-Limit") != "10" || h.Get("X-RateLimit-Remaining") != "3" || h.Get("X-RateLimit-Reset") != "2000000001" || h.Get("Retry-After") != "" {
+		t.Errorf("allowed: %v", h)
+	}
+	h = http.Header{}
+	Decision{Limit: 10, Remaining: -2, Reset: reset, RetryAfter: 1500 * time.Millisecond}.SetHeaders(h)
+	if h.Get("X-RateLimit-Remaining") != "0" || h.Get("Retry-After") != "2" {
+		t.Errorf("refused: %v", h)
+	}
+	h = http.Header{}
+	Decision{Limit: 10, Reset: reset}.SetHeaders(h)
+	if h.Get("Retry-After") != "1" {
+		t.Errorf("refused with no wait named: %v", h)
+	}
+	if PrincipalKey("k") == ClientKey("k") {
+		t.Error("a principal's and a client's budgets share a key")
 	}
 }

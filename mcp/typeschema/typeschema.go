@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -19,7 +20,7 @@ func For[T any]() (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("typeschema: %w", err)
 	}
-	if s.Type != "object" && !(len(s.Types) > 0 && contains(s.Types, "object")) {
+	if s.Type != "object" && !slices.Contains(s.Types, "object") {
 		return nil, fmt.Errorf("typeschema: %s is not a JSON object; a tool's schemas describe objects", t)
 	}
 	// A *Struct is "object or null"; a tool's arguments and structured
@@ -43,13 +44,4 @@ func MustFor[T any]() json.RawMessage {
 		panic(err)
 	}
 	return b
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
