@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"math"
 	"net/url"
@@ -69,6 +70,24 @@ func load(spec []byte) (*document, error) {
 
 // resolve finds the node a local reference ("#/components/schemas/Pet")
 // names, and returns it with its JSON pointer ("/components/schemas/Pet").
+// chain yields n and each schema its root $ref leads to, in turn, at
+// most maxDepth of them; it ends at a schema without $ref or one that
+// does not resolve (the conversion reports those).
+func (d *document) chain(n *yaml.Node) iter.Seq[*yaml.Node] {
+	return func(yield func(*yaml.Node) bool) {
+		for i := 0; i < maxDepth && n != nil; i++ {
+			if !yield(n) {
+				return
+			}
+			ref, ok := member(n, "$ref")
+			if !ok {
+				return
+			}
+			n, _, _ = d.resolve(ref.Value)
+		}
+	}
+}
+
 func (d *document) resolve(ref string) (*yaml.Node, string, error) {
 	frag, ok := strings.CutPrefix(ref, "#")
 	switch {

@@ -30,12 +30,20 @@ type operation struct {
 	op     *v3.Operation
 }
 
+// key is the operation as reports name it: "METHOD /path".
+func (o *operation) key() string { return o.method + " " + o.path }
+
 // label names the operation in errors and reports.
 func (o *operation) label() string {
 	if o.id != "" {
-		return o.method + " " + o.path + " (" + o.id + ")"
+		return o.key() + " (" + o.id + ")"
 	}
-	return o.method + " " + o.path
+	return o.key()
+}
+
+// skipped is o in a report of what was not registered, and why.
+func (o *operation) skipped(reason string) Skipped {
+	return Skipped{Operation: o.key(), OperationID: o.id, Reason: reason}
 }
 
 func (d *document) operations() []*operation {
@@ -62,11 +70,15 @@ type problem struct {
 	msg string
 }
 
-func (p *problem) Error() string {
+func (p *problem) Error() string { return "openapi: " + p.op + ": " + p.where() }
+
+// where is the problem without the operation: the pointer, then the
+// message.
+func (p *problem) where() string {
 	if p.ptr == "" {
-		return "openapi: " + p.op + ": " + p.msg
+		return p.msg
 	}
-	return "openapi: " + p.op + ": " + p.ptr + ": " + p.msg
+	return p.ptr + ": " + p.msg
 }
 
 // fail is how builders report a problem: the pointer leads the message
@@ -393,7 +405,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			if node == nil {
 				return nil, o.fail(at, "path parameter %q needs a schema of type string or integer", p.Name)
 			}
-			s, _, err := in.inline(node, at+"/schema")
+			s, err := in.inline(node, at+"/schema")
 			if err != nil {
 				return nil, o.wrap(err)
 			}
@@ -473,7 +485,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		node := schemaNode(mt.Schema)
 		var obj *object
 		if node != nil {
-			s, _, err := in.inline(node, mat+"/schema")
+			s, err := in.inline(node, mat+"/schema")
 			if err != nil {
 				return nil, o.wrap(err)
 			}
@@ -724,12 +736,8 @@ func mergeable(s *object) bool {
 // document says: objects need encoding contentType application/json
 // (sent as JSON text); arrays are repeated fields.
 func checkForm(o *operation, in *converter, mt *v3.MediaType, node *yaml.Node, at string) error {
-	for i := 0; i < maxDepth; i++ {
-		ref, ok := member(node, "$ref")
-		if !ok {
-			break
-		}
-		node, _, _ = in.doc.resolve(ref.Value)
+	for n := range in.doc.chain(node) {
+		node = n // the end of the chain
 	}
 	props, _ := member(node, "properties")
 	if props == nil {
@@ -793,7 +801,7 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 		return nil, fmt.Sprintf("no output schema: the 2xx answers %s do not share one JSON schema", strings.Join(append(withJSON, without...), ", ")), nil
 	}
 	out := r.doc.converter(response)
-	s, _, err := out.inline(node, at)
+	s, err := out.inline(node, at)
 	if err != nil {
 		return nil, "", o.wrap(err)
 	}

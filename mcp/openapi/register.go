@@ -129,7 +129,7 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	var tools []*tool
 	for _, o := range r.order(ops) {
 		if !r.selected(o) {
-			report.Skipped = append(report.Skipped, Skipped{Operation: o.method + " " + o.path, OperationID: o.id, Reason: "not selected"})
+			report.Skipped = append(report.Skipped, o.skipped("not selected"))
 			continue
 		}
 		t, err := r.buildTool(o, overrides[o])
@@ -141,7 +141,11 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 				errs = append(errs, err)
 				continue
 			}
-			report.Skipped = append(report.Skipped, Skipped{Operation: o.method + " " + o.path, OperationID: o.id, Reason: strings.TrimPrefix(err.Error(), "openapi: "+o.label()+": ")})
+			reason := err.Error()
+			if p, ok := errors.AsType[*problem](err); ok {
+				reason = p.where()
+			}
+			report.Skipped = append(report.Skipped, o.skipped(reason))
 			continue
 		}
 		tools = append(tools, t)
@@ -179,7 +183,11 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		return nil, errors.Join(errs...)
 	}
 	// Skipped operations are reported in document order.
-	slices.SortStableFunc(report.Skipped, func(a, b Skipped) int { return r.index(ops, a) - r.index(ops, b) })
+	docIndex := make(map[string]int, len(ops))
+	for i, o := range ops {
+		docIndex[o.key()] = i
+	}
+	slices.SortStableFunc(report.Skipped, func(a, b Skipped) int { return docIndex[a.Operation] - docIndex[b.Operation] })
 
 	// Everything was checked on a scratch server; what can still fail
 	// here is a name srv already has (registered by the host before), or a
@@ -189,24 +197,15 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		if err := try(t.op, func() { srv.AddTool(t.def, t.route, h, t.opts...) }); err != nil {
 			return nil, err
 		}
-		report.Tools = append(report.Tools, Registered{Operation: t.op.method + " " + t.op.path, OperationID: t.op.id, Name: t.def.Name, Notes: t.notes})
+		report.Tools = append(report.Tools, Registered{Operation: t.op.key(), OperationID: t.op.id, Name: t.def.Name, Notes: t.notes})
 	}
 	for _, res := range resources {
 		if err := try(res.op, func() { res.add(h)(srv) }); err != nil {
 			return nil, err
 		}
-		report.Resources = append(report.Resources, Registered{Operation: res.op.method + " " + res.op.path, OperationID: res.op.id, Name: res.name()})
+		report.Resources = append(report.Resources, Registered{Operation: res.op.key(), OperationID: res.op.id, Name: res.name()})
 	}
 	return report, nil
-}
-
-func (r *registrar) index(ops []*operation, s Skipped) int {
-	for i, o := range ops {
-		if o.method+" "+o.path == s.Operation {
-			return i
-		}
-	}
-	return len(ops)
 }
 
 // order puts the operations WithOperations names first, in its order.

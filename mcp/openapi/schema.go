@@ -299,15 +299,10 @@ func (c *converter) hidden(n *yaml.Node) bool {
 	if c.dir == response {
 		flag = "writeOnly"
 	}
-	for i := 0; i < maxDepth && n != nil; i++ {
+	for n := range c.doc.chain(n) {
 		if v, ok := member(n, flag); ok && v.Value == "true" {
 			return true
 		}
-		ref, ok := member(n, "$ref")
-		if !ok {
-			return false
-		}
-		n, _, _ = c.doc.resolve(ref.Value)
 	}
 	return false
 }
@@ -342,7 +337,7 @@ func (c *converter) ref(ref, at string) (string, error) {
 // inline converts the schema at n with its own keywords at the top: a
 // root that is only a $ref is replaced by what it names (MCP needs a
 // root "type": "object", and a path wildcard a "type" of its own).
-func (c *converter) inline(n *yaml.Node, ptr string) (*object, string, error) {
+func (c *converter) inline(n *yaml.Node, ptr string) (*object, error) {
 	for i := 0; ; i++ {
 		n = deref(n)
 		ref, ok := member(n, "$ref")
@@ -350,27 +345,27 @@ func (c *converter) inline(n *yaml.Node, ptr string) (*object, string, error) {
 			break
 		}
 		if i == maxDepth {
-			return nil, ptr, fmt.Errorf("%s: the $ref chain does not end", ptr)
+			return nil, fmt.Errorf("%s: the $ref chain does not end", ptr)
 		}
 		target, tptr, err := c.doc.resolve(ref.Value)
 		if err != nil {
-			return nil, ptr, fmt.Errorf("%s/$ref: %v", ptr, err)
+			return nil, fmt.Errorf("%s/$ref: %v", ptr, err)
 		}
 		n, ptr = target, tptr
 	}
 	s, err := c.schema(n, ptr, 0)
 	if err != nil {
-		return nil, ptr, err
+		return nil, err
 	}
 	o, ok := s.(*object)
 	if !ok {
 		o = newObject()
 		if isTrue(s) {
-			return o, ptr, nil
+			return o, nil
 		}
 		o.set("not", newObject()) // the false schema
 	}
-	return o, ptr, nil
+	return o, nil
 }
 
 // defs converts every schema copied so far, and those they reference,
@@ -394,7 +389,7 @@ func (c *converter) defs() (*object, error) {
 // typeOf returns the type the schema at n declares, following a root
 // $ref chain ("" when it declares none, or several).
 func (c *converter) typeOf(n *yaml.Node) string {
-	for i := 0; i < maxDepth && n != nil; i++ {
+	for n := range c.doc.chain(n) {
 		if t, ok := member(n, "type"); ok {
 			if t.Kind == yaml.ScalarNode {
 				return t.Value
@@ -411,11 +406,6 @@ func (c *converter) typeOf(n *yaml.Node) string {
 			}
 			return ""
 		}
-		ref, ok := member(n, "$ref")
-		if !ok {
-			break
-		}
-		n, _, _ = c.doc.resolve(ref.Value)
 	}
 	return ""
 }
