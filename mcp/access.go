@@ -105,10 +105,11 @@ func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *a
 }
 
 // callerKey names who is calling, for rate budgets and slot shares: the
-// verified principal, or the client without authentication.
+// verified principal's rate key (issuer and subject unless the host asks
+// for the client too), or the client without authentication.
 func (h *Handler) callerKey(r *http.Request, p *auth.Principal) string {
 	if p != nil {
-		return ratelimit.PrincipalKey(p.Key())
+		return ratelimit.PrincipalKey(h.cfg.auth.RateKey(p))
 	}
 	return ratelimit.ClientKey(h.cfg.clientKey(r))
 }

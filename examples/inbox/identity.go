@@ -117,7 +117,7 @@ func (id identity) can(scope string) bool {
 // the one the MCP endpoint meters its requests against (the same limiter,
 // the same key), so the same token cannot spend twice. An in-process call
 // was metered when it arrived at /mcp.
-func rateLimited(l ratelimit.Limiter, next http.Handler) http.Handler {
+func rateLimited(a *auth.Authenticator, l ratelimit.Limiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := auth.FromContext(r.Context())
 		if mcp.InProcess(r) || p == nil {
@@ -126,7 +126,7 @@ func rateLimited(l ratelimit.Limiter, next http.Handler) http.Handler {
 		}
 		// The endpoint's key for the principal's budget, and its headers:
 		// REST and MCP spend one budget and say so alike.
-		d, err := l.Take(r.Context(), ratelimit.PrincipalKey(p.Key()), 1)
+		d, err := l.Take(r.Context(), ratelimit.PrincipalKey(a.RateKey(p)), 1)
 		if err != nil {
 			w.Header().Set("Retry-After", "1")
 			writeError(w, http.StatusServiceUnavailable, "rate_limiter_unavailable", "Server temporarily unavailable")

@@ -79,7 +79,7 @@ func newAppWith(resource string, cfg appConfig) *app {
 	perPrincipal := cfg.shared.principalLimiter(cfg.perSecond, cfg.burst)
 	routes := http.NewServeMux()
 	(&api{store: st, idem: newIdempotency()}).routes(routes)
-	restAPI := requireIdentity(authn, rateLimited(perPrincipal, routes))
+	restAPI := requireIdentity(authn, rateLimited(authn, perPrincipal, routes))
 
 	srv := mcp.NewServer(mcp.Implementation{Name: "autonomous-inbox", Title: "Autonomous Inbox", Version: "0.1.0"},
 		mcp.WithInstructions(instructions))

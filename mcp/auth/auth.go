@@ -135,6 +135,13 @@ type Config struct {
 	// permit is answered exactly like using something that does not exist.
 	// nil permits everything the token's scopes allow.
 	Permit func(ctx context.Context, a Access) bool
+	// RateByClient keys rate budgets and concurrency slot shares by
+	// issuer, subject and client id (Principal.Key) instead of by issuer
+	// and subject (Principal.RateKey): each OAuth client of a user then
+	// has a budget of its own. Choose it only where clients are
+	// registered by hand; with dynamic registration a user multiplies
+	// the budget by registering clients.
+	RateByClient bool
 }
 
 // Authenticator enforces a Config. Create it with New; it is safe for
@@ -189,6 +196,17 @@ func New(cfg Config) *Authenticator {
 		a.challenge += `, scope=` + quoted(strings.Join(cfg.Scopes, " "))
 	}
 	return a
+}
+
+// RateKey returns the key p's rate budget and slot share are kept under:
+// p.RateKey(), or p.Key() with Config.RateByClient. A nil Authenticator
+// answers p.RateKey(). A host's own routes that meter the same principal
+// use it, to spend from the endpoint's budget.
+func (a *Authenticator) RateKey(p *Principal) string {
+	if a != nil && a.cfg.RateByClient {
+		return p.Key()
+	}
+	return p.RateKey()
 }
 
 // Resource returns the canonical resource URI.

@@ -26,15 +26,42 @@ type Principal struct {
 	Claims map[string]any
 }
 
-// Key identifies the principal by issuer, subject and client. Rate limits
-// are keyed by it and sealed request state is bound to it. The parts are
-// length-prefixed, so no two different triples share a key.
+// Key identifies the principal by issuer, subject and client. Sealed
+// request state and task ids are bound to it, so a state issued to one
+// client is refused to another client of the same user. Rate budgets are
+// not keyed by it unless Config.RateByClient says so (see RateKey). The
+// parts are length-prefixed, so no two different triples share a key.
 func (p *Principal) Key() string {
 	if p == nil {
 		return ""
 	}
-	b := make([]byte, 0, len(p.Issuer)+len(p.Subject)+len(p.ClientID)+16)
-	for _, s := range [...]string{p.Issuer, p.Subject, p.ClientID} {
+	return lengthPrefixed(p.Issuer, p.Subject, p.ClientID)
+}
+
+// RateKey identifies who spends a rate budget and holds concurrency
+// slots: the issuer and the subject, or the issuer and the client id when
+// the token has no subject (a client-credentials token acts for the
+// client itself). The client id of a user's token is left out because
+// dynamic client registration makes client ids free: a budget per client
+// would let one user multiply it by registering clients. The two forms
+// are marked apart, so a subject never shares a key with a client id.
+func (p *Principal) RateKey() string {
+	if p == nil {
+		return ""
+	}
+	if p.Subject == "" {
+		return lengthPrefixed(p.Issuer, "client", p.ClientID)
+	}
+	return lengthPrefixed(p.Issuer, "subject", p.Subject)
+}
+
+func lengthPrefixed(parts ...string) string {
+	n := 16
+	for _, s := range parts {
+		n += len(s)
+	}
+	b := make([]byte, 0, n)
+	for _, s := range parts {
 		b = strconv.AppendInt(b, int64(len(s)), 10)
 		b = append(b, ':')
 		b = append(b, s...)

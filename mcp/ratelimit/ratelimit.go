@@ -57,7 +57,7 @@ var (
 )
 
 // PrincipalKey is the key of a verified principal's budget, given
-// auth.Principal.Key. The endpoint spends from it; a host's REST routes
+// auth.Authenticator.RateKey. The endpoint spends from it; a host's REST routes
 // that spend from it too share one budget with MCP.
 func PrincipalKey(principalKey string) string { return "principal|" + principalKey }
 
