@@ -282,8 +282,15 @@ func (r *request) SetTask(payload []byte) error {
 	if t == nil || t.opts.task == nil || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
 		return unknownTask()
 	}
-	r.task = &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
+	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
 		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}
+	// The sealer accepts an id up to its skew past its expiry; the task
+	// itself lives its TTL (a job store keeps the job that long, no
+	// longer), so it is unknown from then on.
+	if !time.Now().Before(ot.created.Add(ot.ttl)) {
+		return unknownTask()
+	}
+	r.task = ot
 	return nil
 }
 
