@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
+	"log"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -131,14 +133,17 @@ func (a *api) reprocess(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "email")
 		return
 	}
-	a.accepted(w, r, id.workspace, "email.reprocess", e.ID)
+	a.accepted(w, r, id, "email.reprocess", e.ID)
 }
 
-// accepted queues a job and answers 202 with it, or 503 when the queue is
-// full (the request's context ends the wait).
-func (a *api) accepted(w http.ResponseWriter, r *http.Request, ws, kind, target string) {
-	j, err := a.store.enqueue(r.Context(), ws, kind, target)
+// accepted queues a job for the caller's tenant and answers 202 with it,
+// or 503 when the queue, or the tenant's share of it, is full.
+func (a *api) accepted(w http.ResponseWriter, r *http.Request, id identity, kind, target string) {
+	j, err := a.store.enqueueFor(r.Context(), tenantOf(id.principal), id.workspace, kind, target)
 	if err != nil {
+		if !errors.Is(err, errBusy) {
+			log.Printf("inbox: job queue: %v", err)
+		}
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "busy", "The job queue is full; retry shortly")
 		return
@@ -236,7 +241,7 @@ func (a *api) resend(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "delivery")
 		return
 	}
-	a.accepted(w, r, id.workspace, "webhook.resend", d.ID)
+	a.accepted(w, r, id, "webhook.resend", d.ID)
 }
 
 // rotate shows the new secret once, in this answer only.
@@ -253,7 +258,23 @@ func (a *api) rotate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, envelope{Data: map[string]any{"webhook": wh, "secret": secret}})
 }
 
-func (a *api) getJob(w http.ResponseWriter, r *http.Request) { getOne(w, r, "job", a.store.job) }
+func (a *api) getJob(w http.ResponseWriter, r *http.Request) {
+	id, ok := allowed(w, r, scopeRead)
+	if !ok {
+		return
+	}
+	j, found, err := a.store.jobOf(r.Context(), id.workspace, r.PathValue("id"))
+	switch {
+	case err != nil:
+		log.Printf("inbox: job store: %v", err)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
+	case !found:
+		notFound(w, "job")
+	default:
+		writeJSON(w, http.StatusOK, envelope{Data: j})
+	}
+}
 
 const gettingStartedText = `# Autonomous Inbox over MCP
 

@@ -35,6 +35,7 @@ func inboxBinary(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	stopTestRedis() // tenants_test.go
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}

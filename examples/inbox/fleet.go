@@ -152,7 +152,7 @@ func (f fleetFlags) setup(listen net.Addr) (*fleet, error) {
 		fl.say("state keys     %s from %s, sealing with %s", strings.Join(ids, ","), from, ids[0])
 	}
 
-	budget := fmt.Sprintf("rate budgets (%s/s, burst %d per principal) and used confirmations",
+	budget := fmt.Sprintf("rate budgets (%s/s, burst %d per principal), used confirmations, Idempotency-Keys and jobs",
 		strconv.FormatFloat(fl.perSecond, 'f', -1, 64), fl.burst)
 	if f.redisURL == "" {
 		fl.say("shared state   none: %s in this process; -redis shares them", budget)

@@ -231,10 +231,10 @@ func TestStore_Bounded(t *testing.T) {
 		t.Error("a job finished long ago was kept")
 	}
 
-	m := newIdempotency()
+	m := newMemoryIdem()
 	m.maxKeys = 3
 	for i := range 5 {
-		m.add(fmt.Sprint(i), &idemEntry{expires: time.Now().Add(time.Hour)})
+		m.add("o", fmt.Sprint(i), &idemEntry{owner: "o", expires: time.Now().Add(time.Hour)})
 	}
 	if len(m.entries) != 3 {
 		t.Errorf("%d idempotency records, want 3", len(m.entries))

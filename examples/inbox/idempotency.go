@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -14,33 +16,65 @@ import (
 // idempotency makes the API's writes safe to repeat: a request carrying
 // an Idempotency-Key runs once, and every later request with the same key
 // (from the same principal, in the same workspace) gets the first answer
-// again — also while the first one is still running. A key reused for
-// another request (another route, target or body) is refused with 422.
-// The MCP endpoint sends one with every confirmed destructive call, the
-// same for every replay of one confirmation.
+// again — also while the first one is still running, and, with -redis, on
+// any replica. A key reused for another request (another route, target or
+// body) is refused with 422. The MCP endpoint sends one with every
+// confirmed destructive call, the same for every replay of one
+// confirmation.
 //
-// Keys are remembered for a day, at most maxKeys of them (the oldest go
-// first); an answer of 5xx is forgotten, so a retry may try again.
+// Only an answer that changed something is remembered: a 2xx. A refused
+// call (401, 403, 404, 422, 429, 503...) records nothing and a retry runs
+// again; a call the token's scopes do not allow is refused before the
+// store is touched, so a read-only token cannot fill it. Keys are
+// remembered for a day, at most perOwner of them for one caller (issuer
+// and subject: its oldest go first), and in memory at most maxKeys in all,
+// taken from the caller holding the most when full, so one tenant's
+// traffic never evicts another's keys while it holds more than they do.
 type idempotency struct {
-	mu      sync.Mutex
-	entries map[string]*idemEntry
-	order   []string // keys, oldest first
-	ttl     time.Duration
-	maxKeys int
-	now     func() time.Time
+	store idemStore
 }
 
-type idemEntry struct {
-	fingerprint [32]byte
-	done        chan struct{} // closed once the first answer is stored
-	status      int
-	header      http.Header
-	body        []byte
-	expires     time.Time
+// idemAnswer is a remembered answer.
+type idemAnswer struct {
+	Status int         `json:"s"`
+	Header http.Header `json:"h"`
+	Body   []byte      `json:"b"`
 }
 
-func newIdempotency() *idempotency {
-	return &idempotency{entries: map[string]*idemEntry{}, ttl: 24 * time.Hour, maxKeys: 10_000, now: time.Now}
+// claim is what begin found for a key: run (this request is the first
+// and must call finish), an answer to replay, or a key used for another
+// request.
+type claim struct {
+	run      bool
+	answer   *idemAnswer
+	mismatch bool
+	// Redis: the run's claim and the request's fingerprint, for finish.
+	token, fingerprint string
+	entry              *idemEntry // memory: the run's entry, for finish
+}
+
+// idemStore keeps the keys. begin waits while another request holds the
+// key and is running; its error means the store cannot say (Redis does
+// not answer), and nothing may run. finish hands the answer of a run to
+// the requests waiting for it, and keeps it for later ones when keep is
+// true (otherwise the key is forgotten).
+type idemStore interface {
+	begin(ctx context.Context, owner, key string, fp [32]byte) (claim, error)
+	finish(ctx context.Context, owner, key string, c claim, a *idemAnswer, keep bool) error
+}
+
+// Bounds of the store.
+const (
+	idemTTL      = 24 * time.Hour
+	idemPerOwner = 1_000
+	idemMaxKeys  = 10_000
+)
+
+func newIdempotency(s shared) *idempotency {
+	if s.rdb != nil {
+		return &idempotency{store: newRedisIdem(s.rdb, redisPrefix)}
+	}
+	return &idempotency{store: newMemoryIdem()}
 }
 
 // maxKeyBytes bounds an Idempotency-Key.
@@ -50,6 +84,8 @@ const maxKeyBytes = 255
 // whole to be fingerprinted.
 const maxIdempotentBody = 1 << 20
 
+// wrap makes next, a write (every keyed route needs scopeWrite), honour
+// Idempotency-Key.
 func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
@@ -62,8 +98,8 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		id := identityOf(r)
-		if id.principal == nil {
-			next(w, r) // the route refuses it
+		if !id.can(scopeWrite) || id.workspace == "" {
+			next(w, r) // the route refuses it; nothing is recorded
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxIdempotentBody))
@@ -79,73 +115,173 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		fp := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
+		// The record is the principal's own (Key, with its client); the
+		// cap is the caller's (RateKey), so registering clients does not
+		// multiply it.
+		owner := id.principal.RateKey()
 		scope := id.principal.Key() + "|" + id.workspace + "|" + key
 
-		m.mu.Lock()
-		e, seen := m.entries[scope]
-		if seen && m.now().After(e.expires) {
-			delete(m.entries, scope)
-			seen = false
-		}
-		if !seen {
-			e = &idemEntry{fingerprint: fp, done: make(chan struct{}), expires: m.now().Add(m.ttl)}
-			m.add(scope, e)
-		}
-		m.mu.Unlock()
-
-		if seen {
-			if e.fingerprint != fp {
-				writeError(w, http.StatusUnprocessableEntity, "idempotency_key_reused", "This Idempotency-Key was used for another request")
-				return
-			}
-			select {
-			case <-e.done:
-			case <-r.Context().Done():
-				return
-			}
-			for k, v := range e.header {
+		c, err := m.store.begin(r.Context(), owner, scope, fp)
+		switch {
+		case err != nil && r.Context().Err() != nil:
+			return // the caller left while waiting for the first answer
+		case err != nil:
+			log.Printf("inbox: idempotency store: %v", err)
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, "idempotency_unavailable", "Server temporarily unavailable; retry with the same Idempotency-Key")
+			return
+		case c.mismatch:
+			writeError(w, http.StatusUnprocessableEntity, "idempotency_key_reused", "This Idempotency-Key was used for another request")
+			return
+		case !c.run:
+			for k, v := range c.answer.Header {
 				w.Header()[k] = v
 			}
 			w.Header().Set("Idempotent-Replayed", "true")
-			w.WriteHeader(e.status)
-			_, _ = w.Write(e.body)
+			w.WriteHeader(c.answer.Status)
+			_, _ = w.Write(c.answer.Body)
 			return
 		}
 		rec := httptest.NewRecorder()
 		next(rec, r)
-		e.status, e.header, e.body = rec.Code, rec.Header().Clone(), rec.Body.Bytes()
-		if e.status >= 500 {
-			m.mu.Lock()
-			if m.entries[scope] == e {
-				delete(m.entries, scope)
-			}
-			m.mu.Unlock()
+		a := &idemAnswer{Status: rec.Code, Header: rec.Header().Clone(), Body: rec.Body.Bytes()}
+		keep := a.Status/100 == 2 // otherwise nothing changed: forget the key
+		// The answer is stored even when the caller has gone, so its
+		// retry replays it: a context of its own, bounded.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 2*time.Second)
+		if err := m.store.finish(ctx, owner, scope, c, a, keep); err != nil {
+			// The claim lapses after its lease and a retry runs again.
+			log.Printf("inbox: idempotency store: the answer was not recorded: %v", err)
 		}
-		close(e.done)
-		for k, v := range e.header {
+		cancel()
+		for k, v := range a.Header {
 			w.Header()[k] = v
 		}
-		w.WriteHeader(e.status)
-		_, _ = w.Write(e.body)
+		w.WriteHeader(a.Status)
+		_, _ = w.Write(a.Body)
 	}
 }
 
-// add remembers e under scope, first dropping the oldest keys that have
-// expired, and the oldest live ones while there are maxKeys; the caller
-// holds m.mu.
-func (m *idempotency) add(scope string, e *idemEntry) {
+// memoryIdem keeps the keys of one process.
+type memoryIdem struct {
+	mu       sync.Mutex
+	entries  map[string]*idemEntry
+	owners   map[string][]string // owner → its keys, oldest first
+	perOwner int
+	maxKeys  int
+	ttl      time.Duration
+	now      func() time.Time
+}
+
+type idemEntry struct {
+	owner       string
+	fingerprint [32]byte
+	done        chan struct{} // closed once the first answer is known
+	answer      *idemAnswer
+	expires     time.Time
+}
+
+func newMemoryIdem() *memoryIdem {
+	return &memoryIdem{entries: map[string]*idemEntry{}, owners: map[string][]string{},
+		perOwner: idemPerOwner, maxKeys: idemMaxKeys, ttl: idemTTL, now: time.Now}
+}
+
+func (m *memoryIdem) begin(ctx context.Context, owner, key string, fp [32]byte) (claim, error) {
+	m.mu.Lock()
+	e, seen := m.entries[key]
+	if seen && m.now().After(e.expires) {
+		m.remove(key)
+		seen = false
+	}
+	if !seen {
+		e = &idemEntry{owner: owner, fingerprint: fp, done: make(chan struct{}), expires: m.now().Add(m.ttl)}
+		m.add(owner, key, e)
+		m.mu.Unlock()
+		return claim{run: true, entry: e}, nil
+	}
+	m.mu.Unlock()
+	if e.fingerprint != fp {
+		return claim{mismatch: true}, nil
+	}
+	select {
+	case <-e.done:
+		// A first answer that was forgotten (not a 2xx) is still the
+		// answer of the requests that waited for it.
+		return claim{answer: e.answer}, nil
+	case <-ctx.Done():
+		return claim{}, ctx.Err()
+	}
+}
+
+func (m *memoryIdem) finish(_ context.Context, _, key string, c claim, a *idemAnswer, keep bool) error {
+	m.mu.Lock()
+	if !keep && m.entries[key] == c.entry {
+		m.remove(key)
+	}
+	m.mu.Unlock()
+	// The waiters hold the entry, so they get the answer even when it
+	// was forgotten or evicted while it ran.
+	c.entry.answer = a
+	close(c.entry.done)
+	return nil
+}
+
+// add remembers e under key for owner: the owner's expired keys go first,
+// then its oldest while it holds perOwner; when the store holds maxKeys,
+// expired keys of every owner go, then the oldest key of the owner holding
+// the most. The caller holds m.mu.
+func (m *memoryIdem) add(owner, key string, e *idemEntry) {
+	m.pruneOwner(owner)
+	for len(m.owners[owner]) >= m.perOwner {
+		m.remove(m.owners[owner][0])
+	}
+	if len(m.entries) >= m.maxKeys {
+		for o := range m.owners {
+			m.pruneOwner(o)
+		}
+	}
+	for len(m.entries) >= m.maxKeys {
+		fullest, n := "", 0
+		for o, keys := range m.owners {
+			if len(keys) > n || (len(keys) == n && o < fullest) {
+				fullest, n = o, len(keys)
+			}
+		}
+		m.remove(m.owners[fullest][0])
+	}
+	m.entries[key] = e
+	m.owners[owner] = append(m.owners[owner], key)
+}
+
+// pruneOwner drops owner's expired keys (its oldest); the caller holds
+// m.mu.
+func (m *memoryIdem) pruneOwner(owner string) {
 	now := m.now()
-	for len(m.order) > 0 {
-		k := m.order[0]
-		old, ok := m.entries[k]
-		if ok && !now.After(old.expires) && len(m.entries) < m.maxKeys {
+	for keys := m.owners[owner]; len(keys) > 0; keys = m.owners[owner] {
+		if !now.After(m.entries[keys[0]].expires) {
+			return
+		}
+		m.remove(keys[0])
+	}
+}
+
+// remove forgets key; the caller holds m.mu.
+func (m *memoryIdem) remove(key string) {
+	e := m.entries[key]
+	if e == nil {
+		return
+	}
+	delete(m.entries, key)
+	keys := m.owners[e.owner]
+	for i, k := range keys {
+		if k == key {
+			keys = append(keys[:i:i], keys[i+1:]...)
 			break
 		}
-		if ok {
-			delete(m.entries, k)
-		}
-		m.order = m.order[1:]
 	}
-	m.entries[scope] = e
-	m.order = append(m.order, scope)
+	if len(keys) == 0 {
+		delete(m.owners, e.owner)
+	} else {
+		m.owners[e.owner] = keys
+	}
 }

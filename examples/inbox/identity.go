@@ -102,6 +102,16 @@ func requireIdentity(a *auth.Authenticator, next http.Handler) http.Handler {
 	})
 }
 
+// tenantOf names the tenant a principal acts for, whose share of the job
+// queue its jobs take: its organization (the org claim of the development
+// tokens), or the principal itself when it names none.
+func tenantOf(p *auth.Principal) string {
+	if org, _ := p.Claims["org"].(string); org != "" {
+		return "org|" + org
+	}
+	return "principal|" + p.RateKey()
+}
+
 func identityOf(r *http.Request) identity {
 	ws, _ := auth.WorkspaceFromContext(r.Context())
 	return identity{principal: auth.FromContext(r.Context()), workspace: ws}

@@ -47,7 +47,7 @@ func run() int {
 	grace := flag.Duration("shutdown-timeout", 10*time.Second, "how long requests in flight may take to finish at shutdown")
 	var ff fleetFlags
 	flag.StringVar(&ff.publicURL, "public-url", "", "the URL clients reach the service at (default: from -addr); its /mcp is the resource URI tokens are issued for")
-	flag.StringVar(&ff.redisURL, "redis", "", "redis:// URL of the Redis that keeps rate budgets and used confirmations for every replica (default: in this process)")
+	flag.StringVar(&ff.redisURL, "redis", "", "redis:// URL of the Redis that keeps rate budgets, used confirmations, Idempotency-Keys and jobs for every replica (default: in this process)")
 	flag.StringVar(&ff.rate, "rate", "50,100", "each principal's rate budget: requests per second,burst")
 	flag.Parse()
 	if *stdioFlag {

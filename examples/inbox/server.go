@@ -27,6 +27,7 @@ Long operations answer with a job; read it with jobs_get.`
 type app struct {
 	handler http.Handler
 	store   *store
+	idem    *idempotency // the REST API's Idempotency-Keys
 	stop    chan struct{}
 }
 
@@ -56,6 +57,9 @@ type appConfig struct {
 
 func newAppWith(resource string, cfg appConfig) *app {
 	st := seeded(cfg.queue)
+	if cfg.shared.rdb != nil {
+		st.shared = newRedisJobs(cfg.shared.rdb, redisPrefix, cfg.queue) // jobs for every replica
+	}
 	a := &app{store: st, stop: make(chan struct{})}
 	if cfg.worker {
 		go st.work(a.stop)
@@ -78,7 +82,8 @@ func newAppWith(resource string, cfg appConfig) *app {
 	// directly (an in-process call was metered as an MCP request).
 	perPrincipal := cfg.shared.principalLimiter(cfg.perSecond, cfg.burst)
 	routes := http.NewServeMux()
-	(&api{store: st, idem: newIdempotency()}).routes(routes)
+	a.idem = newIdempotency(cfg.shared)
+	(&api{store: st, idem: a.idem}).routes(routes)
 	restAPI := requireIdentity(authn, rateLimited(authn, perPrincipal, routes))
 
 	srv := mcp.NewServer(mcp.Implementation{Name: "autonomous-inbox", Title: "Autonomous Inbox", Version: "0.1.0"},

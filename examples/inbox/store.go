@@ -64,6 +64,7 @@ type job struct {
 	Status     string     `json:"status"` // queued, succeeded
 	CreatedAt  time.Time  `json:"created_at"`
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
+	tenant     string     // whose share of the queue it holds while queued
 }
 
 type store struct {
@@ -73,7 +74,10 @@ type store struct {
 	webhooks   map[string]*webhook
 	deliveries map[string]*delivery
 	jobs       map[string]*job
-	queue      chan string // job ids for the worker
+	queue      chan string    // job ids for the worker
+	held       map[string]int // tenant → its jobs queued and not finished
+	share      int            // the most one tenant may hold
+	shared     *redisJobs     // non-nil: jobs live in Redis (redisjobs.go), not above
 }
 
 // Retention: the store forgets finished jobs after jobTTL (and keeps at
@@ -89,7 +93,8 @@ const (
 // same on every start.
 func seeded(queue int) *store {
 	s := &store{inboxes: map[string]*inbox{}, emails: map[string]*email{}, webhooks: map[string]*webhook{},
-		deliveries: map[string]*delivery{}, jobs: map[string]*job{}, queue: make(chan string, queue)}
+		deliveries: map[string]*delivery{}, jobs: map[string]*job{}, queue: make(chan string, queue),
+		held: map[string]int{}, share: queueShare(queue)}
 	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	add := func(e *email) { s.emails[e.ID] = e }
 	for _, ib := range []*inbox{
@@ -328,19 +333,40 @@ func (s *store) delivery(ws, webhookID, id string) (delivery, bool) {
 	return *d, true
 }
 
-// errBusy is enqueue's answer when the worker's queue is full.
+// errBusy is enqueue's answer when the worker's queue is full, or the
+// tenant holds its share of it.
 var errBusy = errors.New("inbox: job queue full")
 
-// enqueue creates a job and hands it to the worker. A full queue is not
-// waited for: the job is dropped and errBusy returned at once.
+// queueShare is the most jobs one tenant may have queued at once: a
+// quarter of the queue, so that one tenant (or two) cannot fill it for
+// everyone, as the MCP endpoint's concurrency slots are shared.
+func queueShare(queue int) int { return max(1, queue/4) }
+
+// enqueue is enqueueFor with the workspace as the tenant.
 func (s *store) enqueue(ctx context.Context, ws, kind, target string) (job, error) {
+	return s.enqueueFor(ctx, ws, ws, kind, target)
+}
+
+// enqueueFor creates a job of tenant (whose share of the queue it holds
+// until it finishes) and hands it to the worker. A full queue, or a full
+// share, is not waited for: the job is dropped and errBusy returned at
+// once.
+func (s *store) enqueueFor(ctx context.Context, tenant, ws, kind, target string) (job, error) {
 	if err := ctx.Err(); err != nil {
 		return job{}, err
 	}
+	if s.shared != nil {
+		return s.shared.enqueue(ctx, tenant, ws, kind, target)
+	}
 	s.mu.Lock()
+	if s.held[tenant] >= s.share {
+		s.mu.Unlock()
+		return job{}, errBusy
+	}
 	s.pruneJobs(time.Now())
-	j := &job{ID: newID("job_"), Workspace: ws, Kind: kind, Target: target, Status: "queued", CreatedAt: time.Now().UTC()}
+	j := &job{ID: newID("job_"), Workspace: ws, Kind: kind, Target: target, Status: "queued", CreatedAt: time.Now().UTC(), tenant: tenant}
 	s.jobs[j.ID] = j
+	s.held[tenant]++
 	c := *j
 	s.mu.Unlock()
 	select {
@@ -349,8 +375,16 @@ func (s *store) enqueue(ctx context.Context, ws, kind, target string) (job, erro
 	default:
 		s.mu.Lock()
 		delete(s.jobs, j.ID)
+		s.release(tenant)
 		s.mu.Unlock()
 		return job{}, errBusy
+	}
+}
+
+// release gives back one job of tenant's share; the caller holds s.mu.
+func (s *store) release(tenant string) {
+	if s.held[tenant]--; s.held[tenant] <= 0 {
+		delete(s.held, tenant)
 	}
 }
 
@@ -376,6 +410,16 @@ func (s *store) pruneJobs(now time.Time) {
 	}
 }
 
+// jobOf reads a job of workspace ws, from Redis when jobs live there; its
+// error means Redis did not answer.
+func (s *store) jobOf(ctx context.Context, ws, id string) (job, bool, error) {
+	if s.shared != nil {
+		return s.shared.get(ctx, ws, id)
+	}
+	j, ok := s.job(ws, id)
+	return j, ok, nil
+}
+
 func (s *store) job(ws, id string) (job, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -388,27 +432,47 @@ func (s *store) job(ws, id string) (job, bool) {
 
 // work completes queued jobs until stop is closed.
 func (s *store) work(stop <-chan struct{}) {
+	if s.shared != nil {
+		s.shared.work(stop, s.apply)
+		return
+	}
 	for {
 		select {
 		case <-stop:
 			return
 		case id := <-s.queue:
-			time.Sleep(20 * time.Millisecond) // the "long" operation
+			time.Sleep(jobDuration) // the "long" operation
 			s.mu.Lock()
 			j := s.jobs[id]
-			switch j.Kind {
-			case "email.reprocess":
-				if e, ok := s.emails[j.Target]; ok {
-					e.Status = "processed"
-				}
-			case "webhook.resend":
-				if d, ok := s.deliveries[j.Target]; ok {
-					d.Status, d.Attempts, d.At = "delivered", d.Attempts+1, time.Now().UTC()
-				}
-			}
+			s.applyLocked(j.Kind, j.Target)
 			now := time.Now().UTC()
 			j.Status, j.FinishedAt = "succeeded", &now
+			s.release(j.tenant)
 			s.mu.Unlock()
+		}
+	}
+}
+
+// jobDuration is how long a job takes.
+const jobDuration = 20 * time.Millisecond
+
+// apply does what a job of kind does to target, in this process's
+// records.
+func (s *store) apply(kind, target string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applyLocked(kind, target)
+}
+
+func (s *store) applyLocked(kind, target string) {
+	switch kind {
+	case "email.reprocess":
+		if e, ok := s.emails[target]; ok {
+			e.Status = "processed"
+		}
+	case "webhook.resend":
+		if d, ok := s.deliveries[target]; ok {
+			d.Status, d.Attempts, d.At = "delivered", d.Attempts+1, time.Now().UTC()
 		}
 	}
 }
