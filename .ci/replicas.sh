@@ -236,8 +236,12 @@ fi
 echo "== $("$NGINX" -v 2>&1 | cut -d' ' -f3) balancing at $PUBLIC"
 
 export INBOX_REPLICAS_URL="$PUBLIC" INBOX_REPLICAS_WORK="$WORK" INBOX_REPLICAS_CTL="$PWD/.ci/replicas.sh"
-export INBOX_REPLICAS_COUNT="$REPLICAS" INBOX_REPLICAS_RATE="$RATE"
+export INBOX_REPLICAS_COUNT="$REPLICAS" INBOX_REPLICAS_RATE="$RATE" INBOX_REPLICAS_PORTS="${PORTS[*]}"
 status=0
+# The inbox's own Redis tests (tenants_test.go: Idempotency-Keys and jobs
+# in Redis) on this Redis, in databases 1 and up; the fleet uses 0.
+MCPDUAL_REDIS_ADDR="127.0.0.1:$REDIS_PORT" go -C examples/inbox test -count=1 \
+  -run '^(TestIdempotency_|TestQueue_|TestTasks_RedisAcrossReplicas|TestRedisJobs_)' . || status=$?
 go -C examples/inbox test -count=1 -v -run '^TestReplicas$' . || status=$?
 if [ "$status" != 0 ]; then
   for i in $(seq 0 $((REPLICAS - 1))); do
