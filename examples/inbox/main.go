@@ -14,8 +14,9 @@
 // INBOX_STATE_KEYS (or a file named by INBOX_STATE_KEYS_FILE) is the
 // requestState key ring, in the text form of mrtr.ParseKeys; -public-url
 // is the URL clients reach the service at, whose /mcp is the resource URI
-// tokens are issued for; -redis keeps rate budgets and used confirmations
-// in Redis. The README's "Running several replicas" has the details.
+// tokens are issued for; -redis keeps rate budgets, used confirmations,
+// Idempotency-Keys and the job queue in Redis. The README's "Running
+// several replicas" has the details.
 //
 // Development tokens (printed at start): dev-admin (organization Acme, two
 // workspaces, all scopes: send X-Workspace-Id), dev-writer and dev-reader
