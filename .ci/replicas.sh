@@ -241,7 +241,7 @@ status=0
 # The inbox's own Redis tests (tenants_test.go: Idempotency-Keys and jobs
 # in Redis) on this Redis, in databases 1 and up; the fleet uses 0.
 MCPDUAL_REDIS_ADDR="127.0.0.1:$REDIS_PORT" go -C examples/inbox test -count=1 \
-  -run '^(TestIdempotency_|TestQueue_|TestTasks_RedisAcrossReplicas|TestRedisJobs_)' . || status=$?
+  -run '^(TestIdempotency_|TestQueue_|TestTasks_RedisAcrossReplicas|TestRedisJobs_|TestJobs_)' . || status=$?
 go -C examples/inbox test -count=1 -v -run '^TestReplicas$' . || status=$?
 if [ "$status" != 0 ]; then
   for i in $(seq 0 $((REPLICAS - 1))); do

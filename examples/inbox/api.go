@@ -36,6 +36,7 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", once(a.resend))
 	mux.HandleFunc("POST /api/v1/webhooks/{id}/rotate-secret", once(a.rotate))
 	mux.HandleFunc("GET /api/v1/jobs/{id}", a.getJob)
+	mux.HandleFunc("POST /api/v1/jobs/{id}/cancel", a.cancelJob)
 	mux.HandleFunc("GET /api/v1/docs/getting-started", gettingStarted)
 }
 
@@ -271,6 +272,28 @@ func (a *api) getJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
 	case !found:
 		notFound(w, "job")
+	default:
+		writeJSON(w, http.StatusOK, envelope{Data: j})
+	}
+}
+
+// cancelJob cancels a queued job: 200 with the job (cancelled, or already
+// cancelled), 409 when it has finished, 404 when there is no such job.
+func (a *api) cancelJob(w http.ResponseWriter, r *http.Request) {
+	id, ok := allowed(w, r, scopeWrite)
+	if !ok {
+		return
+	}
+	j, found, err := a.store.cancel(r.Context(), id.workspace, r.PathValue("id"))
+	switch {
+	case err != nil:
+		log.Printf("inbox: job store: %v", err)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
+	case !found:
+		notFound(w, "job")
+	case j.Status != "cancelled":
+		writeError(w, http.StatusConflict, "job_finished", "The job has finished; it cannot be cancelled")
 	default:
 		writeJSON(w, http.StatusOK, envelope{Data: j})
 	}

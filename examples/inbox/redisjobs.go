@@ -106,6 +106,19 @@ redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 return 1
 `)
 
+// jobCancel: KEYS the queue, the tenant's set, the job; ARGV the id, the
+// cancelled job, its TTL (ms). Only a queued job is cancelled; it returns
+// the job as it is then.
+var jobCancel = redis.NewScript(`
+local v = redis.call('GET', KEYS[3])
+if not v then return false end
+if cjson.decode(v)['job']['status'] ~= 'queued' then return v end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+return ARGV[2]
+`)
+
 func (q *redisJobs) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, q.timeout)
 }
@@ -148,6 +161,44 @@ func (q *redisJobs) get(ctx context.Context, ws, id string) (job, bool, error) {
 	}
 	if sj.Job.Workspace != ws {
 		return job{}, false, nil
+	}
+	return sj.Job, true, nil
+}
+
+// cancel cancels a queued job of workspace ws (a job a worker has claimed
+// already finishes as cancelled: its result is not recorded).
+func (q *redisJobs) cancel(ctx context.Context, ws, id string) (job, bool, error) {
+	j, found, err := q.get(ctx, ws, id)
+	if err != nil || !found || j.Status != "queued" {
+		return j, found, err
+	}
+	// The tenant is in the stored job; get's answer leaves it out.
+	cctx, cancel := q.ctx(ctx)
+	defer cancel()
+	v, err := q.rdb.Get(cctx, q.jobKey(id)).Bytes()
+	if err != nil {
+		return job{}, false, fmt.Errorf("cancel: %w", err)
+	}
+	var sj storedJob
+	if err := json.Unmarshal(v, &sj); err != nil {
+		return job{}, false, fmt.Errorf("cancel: a job that does not parse: %w", err)
+	}
+	now := time.Now().UTC()
+	sj.Job.Status, sj.Job.FinishedAt = "cancelled", &now
+	cancelled, err := json.Marshal(sj)
+	if err != nil {
+		return job{}, false, err
+	}
+	res, err := jobCancel.Run(cctx, q.rdb, []string{q.queueKey(), q.tenantKey(sj.Tenant), q.jobKey(id)},
+		id, cancelled, jobTTL.Milliseconds()).Text()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return job{}, false, nil // expired meanwhile
+	case err != nil:
+		return job{}, false, fmt.Errorf("cancel: %w", err)
+	}
+	if err := json.Unmarshal([]byte(res), &sj); err != nil {
+		return job{}, false, fmt.Errorf("cancel: a job that does not parse: %w", err)
 	}
 	return sj.Job, true, nil
 }

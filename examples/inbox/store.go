@@ -61,7 +61,7 @@ type job struct {
 	Workspace  string     `json:"workspace_id"`
 	Kind       string     `json:"kind"` // email.reprocess, webhook.resend
 	Target     string     `json:"target_id"`
-	Status     string     `json:"status"` // queued, succeeded
+	Status     string     `json:"status"` // queued, succeeded, cancelled
 	CreatedAt  time.Time  `json:"created_at"`
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 	tenant     string     // whose share of the queue it holds while queued
@@ -420,6 +420,27 @@ func (s *store) jobOf(ctx context.Context, ws, id string) (job, bool, error) {
 	return j, ok, nil
 }
 
+// cancel cancels a queued job of workspace ws and gives its tenant's share
+// back; a finished job is returned as it is. found is false when ws has no
+// such job; the error means Redis did not answer.
+func (s *store) cancel(ctx context.Context, ws, id string) (_ job, found bool, _ error) {
+	if s.shared != nil {
+		return s.shared.cancel(ctx, ws, id)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok || j.Workspace != ws {
+		return job{}, false, nil
+	}
+	if j.Status == "queued" {
+		now := time.Now().UTC()
+		j.Status, j.FinishedAt = "cancelled", &now
+		s.release(j.tenant)
+	}
+	return *j, true, nil
+}
+
 func (s *store) job(ws, id string) (job, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -441,9 +462,18 @@ func (s *store) work(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case id := <-s.queue:
-			time.Sleep(jobDuration) // the "long" operation
 			s.mu.Lock()
 			j := s.jobs[id]
+			s.mu.Unlock()
+			if j == nil || j.Status != "queued" {
+				continue // cancelled (its share was given back then)
+			}
+			time.Sleep(jobDuration) // the "long" operation
+			s.mu.Lock()
+			if j.Status != "queued" {
+				s.mu.Unlock()
+				continue // cancelled while it ran: its effect is not applied
+			}
 			s.applyLocked(j.Kind, j.Target)
 			now := time.Now().UTC()
 			j.Status, j.FinishedAt = "succeeded", &now

@@ -12,11 +12,13 @@ import (
 
 // jobTask makes a route that answers 202 with a job a task for 2026-07-28
 // clients that declare the tasks extension: tasks/get reads the job
-// through GET /api/v1/jobs/{id} with the caller's identity, on whichever
-// replica is asked. The job's id comes from the 202 body's data.id (the
+// through GET /api/v1/jobs/{id} and tasks/cancel cancels it through POST
+// /api/v1/jobs/{id}/cancel, with the caller's identity, on whichever
+// replica is asked (with -redis the jobs are every replica's). The job's id comes from the 202 body's data.id (the
 // default). Older clients get the 202 body, the job, as before.
 var jobTask = mcp.WithTask(task.Config{
 	Status:       "GET /api/v1/jobs/{id}",
+	Cancel:       "POST /api/v1/jobs/{id}/cancel",
 	TTL:          jobTTL,
 	PollInterval: 500 * time.Millisecond,
 	Read:         readJob,
@@ -39,6 +41,8 @@ func readJob(status int, _ http.Header, body []byte) (task.Job, error) {
 	switch j.Status {
 	case "queued":
 		return task.Job{State: task.Working, Message: "queued"}, nil
+	case "cancelled":
+		return task.Job{State: task.Cancelled, Message: "cancelled"}, nil
 	case "succeeded":
 		out := task.Job{State: task.Completed, Result: env.Data}
 		if j.FinishedAt != nil {

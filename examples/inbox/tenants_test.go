@@ -559,3 +559,93 @@ func TestRedisJobs_LeaseLapses(t *testing.T) {
 		t.Errorf("the share after a job finished: %v", err)
 	}
 }
+
+// TestJobs_Cancel: a queued job is cancelled (its share given back, and
+// it never runs), again is the same answer, a finished job is 409 and
+// another workspace's is 404, in memory and in Redis; with Redis, a task
+// created on one replica is cancelled through tasks/cancel on another and
+// reads cancelled on the first.
+func TestJobs_Cancel(t *testing.T) {
+	for _, mode := range []string{"memory", "redis"} {
+		t.Run(mode, func(t *testing.T) {
+			var sh shared
+			n := 1
+			if mode == "redis" {
+				sh, n = shared{rdb: testRedis(t), ring: testRing(t)}, 2
+			}
+			fleet := startFleet(t, n, sh, appConfig{queue: 8, perSecond: 1000, burst: 1000}) // no worker
+			a, b := fleet[0], fleet[n-1]
+			var created struct{ Data job }
+			for range 2 { // Globex's share
+				st, body := a.rest(t, "POST", "/api/v1/emails/eml_globex_0003/reprocess", writer, "")
+				if st != 202 || json.Unmarshal([]byte(body), &created) != nil {
+					t.Fatalf("enqueue: %d %s", st, body)
+				}
+			}
+			path := "/api/v1/jobs/" + created.Data.ID + "/cancel"
+			for range 2 {
+				if st, body := b.rest(t, "POST", path, writer, ""); st != 200 || !strings.Contains(body, `"status":"cancelled"`) {
+					t.Errorf("cancel: %d %s", st, body)
+				}
+			}
+			if st, _ := b.rest(t, "POST", path, admin, ""); st != 404 {
+				t.Errorf("another workspace's cancel: %d", st)
+			}
+			if st, _ := b.rest(t, "POST", path, reader, ""); st != 403 {
+				t.Errorf("the read-only token's cancel: %d", st)
+			}
+			// The share it held is free; a worker then runs only the
+			// other job, and a finished job cannot be cancelled.
+			st, body := a.rest(t, "POST", "/api/v1/emails/eml_globex_0002/reprocess", writer, "")
+			if st != 202 {
+				t.Fatalf("after the cancel, the share: %d %s", st, body)
+			}
+			var last struct{ Data job }
+			_ = json.Unmarshal([]byte(body), &last)
+			stop := make(chan struct{})
+			go a.app.store.work(stop)
+			var once sync.Once
+			stopWorker := func() { once.Do(func() { close(stop) }) }
+			defer stopWorker()
+			for i := 0; ; i++ {
+				if _, body := a.rest(t, "GET", "/api/v1/jobs/"+last.Data.ID, writer, ""); strings.Contains(body, `"succeeded"`) {
+					break
+				}
+				if i == 200 {
+					t.Fatal("the job after the cancelled one did not run")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if st, body := b.rest(t, "POST", "/api/v1/jobs/"+last.Data.ID+"/cancel", writer, ""); st != 409 {
+				t.Errorf("cancelling a finished job: %d %s", st, body)
+			}
+			if _, body := a.rest(t, "GET", "/api/v1/jobs/"+created.Data.ID, writer, ""); !strings.Contains(body, `"status":"cancelled"`) {
+				t.Errorf("the cancelled job ran: %s", body)
+			}
+			if mode != "redis" {
+				return
+			}
+			dial := func(s *testServer) *mcptest.Client {
+				return mcptest.Dial(s.base+"/mcp", mcp.Version20260728, mcptest.WithHeader("Authorization", "Bearer dev-writer"),
+					mcptest.WithCapabilities(json.RawMessage(`{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`)),
+					mcptest.WithAnswers(func(string, mcptest.InputRequest) (json.RawMessage, bool) {
+						return json.RawMessage(`{"action":"accept","content":{"confirm":true}}`), true
+					}))
+			}
+			stopWorker() // no worker from here: the task stays queued
+			r, err := dial(a).CallTool(context.Background(), "webhooks_resend", map[string]any{"id": "whk_globex_ops", "delivery_id": "dlv_globex_0001"})
+			var task struct{ ResultType, TaskID string }
+			if err != nil || json.Unmarshal(r.Result, &task) != nil || task.ResultType != "task" {
+				t.Fatalf("tools/call: %v %s", err, rawOf(r))
+			}
+			if c := call(t, dial(b), "tasks/cancel", map[string]any{"taskId": task.TaskID}); c.Error != nil {
+				t.Fatalf("tasks/cancel on the other replica: %s", c.Raw)
+			}
+			g := call(t, dial(a), "tasks/get", map[string]any{"taskId": task.TaskID})
+			var got struct{ Status string }
+			if g.Error != nil || json.Unmarshal(g.Result, &got) != nil || got.Status != "cancelled" {
+				t.Errorf("tasks/get after the cancel: %s", g.Raw)
+			}
+		})
+	}
+}
