@@ -142,18 +142,28 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 			_, _ = w.Write(c.answer.Body)
 			return
 		}
+		// The answer is stored even when the caller has gone, so its
+		// retry replays it: a context of its own, bounded.
+		finish := func(a *idemAnswer, keep bool) {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 2*time.Second)
+			defer cancel()
+			if err := m.store.finish(ctx, owner, scope, c, a, keep); err != nil {
+				// The claim lapses after its lease and a retry runs again.
+				log.Printf("inbox: idempotency store: the answer was not recorded: %v", err)
+			}
+		}
+		finished := false
+		defer func() {
+			if !finished { // next panicked: free the key, answer its waiters
+				finish(&idemAnswer{Status: http.StatusInternalServerError, Header: http.Header{"Content-Type": {"application/json"}},
+					Body: []byte(`{"error":{"code":"internal","message":"Internal error"}}` + "\n")}, false)
+			}
+		}()
 		rec := httptest.NewRecorder()
 		next(rec, r)
 		a := &idemAnswer{Status: rec.Code, Header: rec.Header().Clone(), Body: rec.Body.Bytes()}
-		keep := a.Status/100 == 2 // otherwise nothing changed: forget the key
-		// The answer is stored even when the caller has gone, so its
-		// retry replays it: a context of its own, bounded.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 2*time.Second)
-		if err := m.store.finish(ctx, owner, scope, c, a, keep); err != nil {
-			// The claim lapses after its lease and a retry runs again.
-			log.Printf("inbox: idempotency store: the answer was not recorded: %v", err)
-		}
-		cancel()
+		finish(a, a.Status/100 == 2) // anything else changed nothing: forget the key
+		finished = true
 		for k, v := range a.Header {
 			w.Header()[k] = v
 		}

@@ -26,9 +26,11 @@ import (
 //	                          lease ahead)
 //	<prefix>jobs:tenant:<h>   sorted set of one tenant's queued job ids,
 //	                          by creation: its share
+//	<prefix>jobs:done         sorted set of finished job ids, by when
 //
 // The queue holds at most capacity jobs and a tenant at most share, as in
-// memory. The effects of a job are this example's in-memory records, so
+// memory; at most maxJobs finished jobs are kept (the oldest go first),
+// each for jobTTL. The effects of a job are this example's in-memory records, so
 // they happen on the replica whose worker ran it; the job and its result
 // are the fleet's.
 type redisJobs struct {
@@ -36,6 +38,7 @@ type redisJobs struct {
 	prefix   string
 	capacity int
 	share    int
+	maxDone  int           // finished jobs kept, at most
 	lease    time.Duration // a claim's, before another worker may take the job
 	queued   time.Duration // how long a job may wait, at most
 	poll     time.Duration // an idle worker's pause between claims
@@ -43,7 +46,7 @@ type redisJobs struct {
 }
 
 func newRedisJobs(rdb redis.UniversalClient, prefix string, capacity int) *redisJobs {
-	return &redisJobs{rdb: rdb, prefix: prefix, capacity: capacity, share: queueShare(capacity),
+	return &redisJobs{rdb: rdb, prefix: prefix, capacity: capacity, share: queueShare(capacity), maxDone: maxJobs,
 		lease: 10 * time.Second, queued: 24 * time.Hour, poll: 50 * time.Millisecond, timeout: 500 * time.Millisecond}
 }
 
@@ -55,6 +58,16 @@ type storedJob struct {
 
 func (q *redisJobs) jobKey(id string) string { return q.prefix + "job:" + id }
 func (q *redisJobs) queueKey() string        { return q.prefix + "jobs:queue" }
+func (q *redisJobs) doneKey() string         { return q.prefix + "jobs:done" }
+
+// finishKeys and finishArgs are what jobFinish and jobCancel take.
+func (q *redisJobs) finishKeys(tenant, id string) []string {
+	return []string{q.queueKey(), q.tenantKey(tenant), q.jobKey(id), q.doneKey()}
+}
+
+func (q *redisJobs) finishArgs(id string, v []byte) []any {
+	return []any{id, v, jobTTL.Milliseconds(), time.Now().UnixMilli(), q.maxDone, q.prefix + "job:"}
+}
 func (q *redisJobs) tenantKey(tenant string) string {
 	h := sha256.Sum256([]byte(tenant))
 	return q.prefix + "jobs:tenant:" + hex.EncodeToString(h[:16])
@@ -94,21 +107,39 @@ end
 return false
 `)
 
-// jobFinish: KEYS the queue, the tenant's set, the job; ARGV the id, the
-// finished job, its TTL (ms). A job finished already (by a worker whose
-// lease lapsed, then another) stays as it was.
+// jobFinish: KEYS the queue, the tenant's set, the job, the finished set;
+// ARGV the id, the finished job, its TTL (ms), now (ms), maxJobs, the job
+// key prefix. A job finished already (by a worker whose lease lapsed, then
+// another) stays as it was.
 var jobFinish = redis.NewScript(`
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 local v = redis.call('GET', KEYS[3])
 if not v or cjson.decode(v)['job']['status'] ~= 'queued' then return 0 end
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+` + keepFinished + `
 return 1
 `)
 
-// jobCancel: KEYS the queue, the tenant's set, the job; ARGV the id, the
-// cancelled job, its TTL (ms). Only a queued job is cancelled; it returns
-// the job as it is then.
+// keepFinished records ARGV[1] as finished at ARGV[4] in KEYS[4], forgets
+// what finished more than ARGV[3] ms ago, and the oldest past ARGV[5]
+// (their jobs too, under the prefix ARGV[6]).
+const keepFinished = `
+local now = tonumber(ARGV[4])
+redis.call('ZADD', KEYS[4], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[3]))
+local over = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[5])
+if over > 0 then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, over - 1)) do
+    redis.call('DEL', ARGV[6] .. id)
+  end
+  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, over - 1)
+end
+redis.call('PEXPIRE', KEYS[4], ARGV[3])
+`
+
+// jobCancel: KEYS and ARGV as jobFinish's, with the cancelled job. Only a
+// queued job is cancelled; it returns the job as it is then.
 var jobCancel = redis.NewScript(`
 local v = redis.call('GET', KEYS[3])
 if not v then return false end
@@ -116,6 +147,7 @@ if cjson.decode(v)['job']['status'] ~= 'queued' then return v end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+` + keepFinished + `
 return ARGV[2]
 `)
 
@@ -189,8 +221,7 @@ func (q *redisJobs) cancel(ctx context.Context, ws, id string) (job, bool, error
 	if err != nil {
 		return job{}, false, err
 	}
-	res, err := jobCancel.Run(cctx, q.rdb, []string{q.queueKey(), q.tenantKey(sj.Tenant), q.jobKey(id)},
-		id, cancelled, jobTTL.Milliseconds()).Text()
+	res, err := jobCancel.Run(cctx, q.rdb, q.finishKeys(sj.Tenant, id), q.finishArgs(id, cancelled)...).Text()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return job{}, false, nil // expired meanwhile
@@ -230,8 +261,7 @@ func (q *redisJobs) finish(ctx context.Context, sj *storedJob) error {
 	}
 	cctx, cancel := q.ctx(ctx)
 	defer cancel()
-	err = jobFinish.Run(cctx, q.rdb, []string{q.queueKey(), q.tenantKey(sj.Tenant), q.jobKey(sj.Job.ID)},
-		sj.Job.ID, v, jobTTL.Milliseconds()).Err()
+	err = jobFinish.Run(cctx, q.rdb, q.finishKeys(sj.Tenant, sj.Job.ID), q.finishArgs(sj.Job.ID, v)...).Err()
 	if err != nil {
 		return fmt.Errorf("finish: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/mcptest"
 )
 
@@ -647,5 +648,70 @@ func TestJobs_Cancel(t *testing.T) {
 				t.Errorf("tasks/get after the cancel: %s", g.Raw)
 			}
 		})
+	}
+}
+
+// TestRedisJobs_FinishedBounded: at most maxDone finished jobs are kept;
+// the oldest go, job and all.
+func TestRedisJobs_FinishedBounded(t *testing.T) {
+	q := newRedisJobs(testRedis(t), "t:", 8)
+	q.maxDone = 2
+	ctx := context.Background()
+	var ids []string
+	for i := range 3 {
+		j, err := q.enqueue(ctx, fmt.Sprint("org|", i), "ws", "email.reprocess", "e")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sj, err := q.claim(ctx)
+		if err != nil || sj == nil || sj.Job.ID != j.ID {
+			t.Fatalf("claim: %+v %v", sj, err)
+		}
+		if err := q.finish(ctx, sj); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+		time.Sleep(2 * time.Millisecond) // distinct finishing times
+	}
+	for i, id := range ids {
+		if _, found, err := q.get(ctx, "ws", id); err != nil || found != (i > 0) {
+			t.Errorf("job %d: found %v, %v", i, found, err)
+		}
+	}
+}
+
+// TestIdempotency_PanicFreesTheKey: a route that panics leaves no key
+// held: a retry with the key runs (rather than waiting for an answer that
+// never comes).
+func TestIdempotency_PanicFreesTheKey(t *testing.T) {
+	m := newIdempotency(shared{})
+	p, err := devVerifier("http://127.0.0.1:9/mcp").VerifyAccessToken(context.Background(), "dev-writer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(h http.HandlerFunc) (code int, panicked bool) {
+		defer func() { panicked = recover() != nil }()
+		req := httptest.NewRequest("POST", "/api/v1/webhooks/whk_globex_ops/test", nil)
+		req.Header.Set("Idempotency-Key", "k")
+		req = req.WithContext(auth.NewWorkspaceContext(auth.NewContext(req.Context(), p), "ws_globex"))
+		rec := httptest.NewRecorder()
+		m.wrap(h)(rec, req)
+		return rec.Code, false
+	}
+	if _, panicked := send(func(http.ResponseWriter, *http.Request) { panic("route bug") }); !panicked {
+		t.Fatal("the panic was swallowed")
+	}
+	done := make(chan int, 1)
+	go func() {
+		code, _ := send(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != 200 {
+			t.Errorf("the retry: %d", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the retry waits for the panicked request's answer")
 	}
 }
