@@ -26,10 +26,12 @@ import (
 // call (401, 403, 404, 422, 429, 503...) records nothing and a retry runs
 // again; a call the token's scopes do not allow is refused before the
 // store is touched, so a read-only token cannot fill it. Keys are
-// remembered for a day, at most perOwner of them for one caller (issuer
-// and subject: its oldest go first), and in memory at most maxKeys in all,
-// taken from the caller holding the most when full, so one tenant's
-// traffic never evicts another's keys while it holds more than they do.
+// remembered for a day, at most idemPerOwner of them for one caller
+// (issuer and subject: its oldest go first), and in memory at most
+// idemMaxKeys in all, taken from the caller holding the most when full:
+// one tenant's traffic evicts only its own keys while it holds more than
+// the others. Requests that waited for a first answer that is not kept
+// get it too in memory; with Redis they run again.
 type idempotency struct {
 	store idemStore
 }
