@@ -103,6 +103,7 @@ func startRedisServer() (string, error) {
 	}
 	redisDir = dir
 	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--appendonly", "no", "--dir", dir)
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return "", err
 	}
