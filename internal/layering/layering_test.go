@@ -18,31 +18,33 @@ const module = "github.com/mcpdual/mcpdual/"
 // module packages its non-test files may import. Test files are exempt, so
 // external tests may combine the eras.
 var allowed = map[string][]string{
-	"headers":          {},
-	"internal/jsonrpc": {},
-	"internal/schema":  {"internal/jsonrpc"},
-	"internal/seam":    {"headers", "internal/jsonrpc"},
-	"internal/local":   {"mcp/auth"},
-	"internal/syncbuf": {},
-	"mrtr":             {},
-	"mcp/auth":         {},
-	"mcp/content":      {"internal/jsonrpc"},
-	"mcp/ratelimit":    {},
-	"mcp/observe":      {"internal/jsonrpc"},
-	"mcp/task":         {},
-	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
-	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
-	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
-	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
-	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
+	"headers":             {},
+	"internal/jsonrpc":    {},
+	"internal/schema":     {"internal/jsonrpc"},
+	"internal/seam":       {"headers", "internal/jsonrpc"},
+	"internal/local":      {"mcp/auth"},
+	"internal/syncbuf":    {},
+	"mrtr":                {},
+	"mcp/auth":            {},
+	"mcp/content":         {"internal/jsonrpc"},
+	"mcp/ratelimit":       {},
+	"mcp/observe":         {"internal/jsonrpc"},
+	"mcp/task":            {},
+	"internal/typeschema": {},
+	"mcp/typeschema":      {"internal/typeschema"},
+	"mcp":                 {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema"},
+	"era2025":             {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
+	"era2026":             {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
+	"mcp/mcptest":         {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
+	"mcp/stdio":           {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest", "mcp/stdio"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest", "mcp/stdio", "mcp/typeschema"}
 
 // integrations are the public packages of the modules of their own, which
 // examples may also use.
-var integrations = []string{"mcp/openapi", "mcp/typeschema", "mcp/redisstore", "mcp/otelmcp"}
+var integrations = []string{"mcp/openapi", "mcp/redisstore", "mcp/otelmcp"}
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{
