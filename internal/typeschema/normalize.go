@@ -10,9 +10,9 @@ import (
 // null where the schema says array, object or string, and a nil pointer
 // field without omitempty as a null member the schema does not admit.
 type node struct {
-	kind    byte              // 'a' array, 'm' map, 's' struct, 0 anything else
-	nullTo  string            // what a null becomes here ("" keeps it)
-	elem    *node             // items, map values
+	kind    byte   // 'a' array, 'm' map, 's' struct, 0 anything else
+	nullTo  string // what a null becomes here ("" keeps it)
+	elem    *node  // items, map values
 	members map[string]*node
 	drop    map[string]bool // members dropped when null
 }
