@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpdual/mcpdual/era2025"
@@ -18,6 +22,7 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
 	"github.com/mcpdual/mcpdual/mcp/mcptest"
+	"github.com/mcpdual/mcpdual/mcp/observe"
 )
 
 type fnAddress struct {
@@ -485,8 +490,11 @@ func TestFunc_Output(t *testing.T) {
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "o", Version: "1"})
 	mcp.AddFunc(srv, mcp.Tool{Name: "level"}, func(ctx context.Context, in level) (level, error) { return in, nil })
-	mcp.AddFunc(srv, mcp.Tool{Name: "bad"}, func(ctx context.Context, in fnEmpty) (level, error) { return level{"medium"}, nil })
-	mcp.AddFunc(srv, mcp.Tool{Name: "nil"}, func(ctx context.Context, in fnEmpty) (*level, error) { return nil, nil })
+	mcp.AddFunc(srv, mcp.Tool{Name: "bad"}, func(ctx context.Context, in map[string]any) (level, error) { return level{"medium"}, nil })
+	mcp.AddFunc(srv, mcp.Tool{Name: "nil"}, func(ctx context.Context, in map[string]any) (*level, error) { return nil, nil })
+	// A given output schema with a constraint of its own is checked too.
+	mcp.AddFunc(srv, mcp.Tool{Name: "short", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","maxLength":2}}}`)},
+		func(ctx context.Context, in fnID) (fnID, error) { return in, nil })
 	log := &syncBuffer{}
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
 	for _, v := range funcEras {
@@ -494,13 +502,201 @@ func TestFunc_Output(t *testing.T) {
 		if res := decodeTool(t)(c.CallTool(context.Background(), "level", map[string]string{"level": "high"})); res.IsError || res.Content[0].Text != `{"level":"high"}` {
 			t.Errorf("%s: %+v", v, res)
 		}
-		for _, tool := range []string{"bad", "nil"} {
-			if res := decodeTool(t)(c.CallTool(context.Background(), tool, nil)); !res.IsError || res.Content[0].Text != "The tool failed with an internal error." {
+		if res := decodeTool(t)(c.CallTool(context.Background(), "short", map[string]string{"id": "ab"})); res.IsError {
+			t.Errorf("%s short: %+v", v, res)
+		}
+		for _, tool := range []string{"bad", "nil", "short"} {
+			if res := decodeTool(t)(c.CallTool(context.Background(), tool, map[string]string{"id": "abc"})); !res.IsError || res.Content[0].Text != "The tool failed with an internal error." {
 				t.Errorf("%s %s: %+v", v, tool, res)
 			}
 		}
 	}
 	if !strings.Contains(log.String(), "does not match its outputSchema") || !strings.Contains(log.String(), "nil result") {
 		t.Errorf("log: %s", log)
+	}
+}
+
+// Seven distinct types, six levels of eight fields of the next one: 8^6
+// paths to the leaf type, which inlining would have written out 262,144
+// times.
+type (
+	fnDeep0 struct{ A, B, C, D, E, F, G, H fnDeep1 }
+	fnDeep1 struct{ A, B, C, D, E, F, G, H fnDeep2 }
+	fnDeep2 struct{ A, B, C, D, E, F, G, H fnDeep3 }
+	fnDeep3 struct{ A, B, C, D, E, F, G, H fnDeep4 }
+	fnDeep4 struct{ A, B, C, D, E, F, G, H fnDeep5 }
+	fnDeep5 struct{ A, B, C, D, E, F, G, H fnDeep6 }
+	fnDeep6 struct{ A, B, C, D, E, F, G, H int }
+)
+
+// TestFunc_DeepTypes: registering a function over deeply nested, repeated
+// types costs what its seven types cost.
+func TestFunc_DeepTypes(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "deep", Version: "1"})
+	start := time.Now()
+	mcp.AddFunc(srv, mcp.Tool{Name: "deep"}, func(ctx context.Context, in fnDeep0) (fnDeep0, error) { return in, nil })
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("registering took %s", d)
+	}
+	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()})
+	r, err := mcptest.New(h, mcp.Version20250618).Call(context.Background(), "tools/list", nil)
+	if err != nil || len(r.Raw) > 8192 {
+		t.Fatalf("%v: a %d-byte list", err, len(r.Raw))
+	}
+	if n := strings.Count(string(r.Result), `"type":"object"`); n != 14 {
+		t.Errorf("%d object schemas, want 7 in each of the two schemas: %s", n, r.Result)
+	}
+}
+
+type fnGreetArgs struct {
+	Name  string  `json:"name" jsonschema:"Who to greet"`
+	Times int     `json:"times,omitempty"`
+	Tone  *string `json:"tone"`
+}
+
+type fnNoteVars struct {
+	Folder string `json:"folder"`
+	ID     int    `json:"id"`
+}
+
+// TestFunc_PromptsAndTemplates: a prompt's arguments and a template's URI
+// variables decoded into structs, in every era.
+func TestFunc_PromptsAndTemplates(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "pt", Version: "1"})
+	mcp.AddPromptFunc(srv, mcp.Prompt{Name: "greet"}, func(ctx context.Context, a fnGreetArgs) (*mcp.PromptResult, error) {
+		tone := "plain"
+		if a.Tone != nil {
+			tone = *a.Tone
+		}
+		who := auth.FromContext(ctx).Subject
+		text := fmt.Sprintf("greet %s x%d (%s) for %s", a.Name, a.Times, tone, who)
+		return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text(text)}}}, nil
+	})
+	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "notes://{folder}/{id}", Name: "note"},
+		func(ctx context.Context, v fnNoteVars) (fnNote, error) {
+			if v.ID == 404 {
+				return fnNote{}, fmt.Errorf("note %d: %w", v.ID, fs.ErrNotExist)
+			}
+			if v.ID == 500 {
+				return fnNote{}, errors.New("db password=hunter2")
+			}
+			return fnNote{ID: strconv.Itoa(v.ID), Text: v.Folder, Owner: auth.FromContext(ctx).Subject}, nil
+		})
+	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "text://{folder}", Name: "text", MIMEType: "text/markdown"},
+		func(ctx context.Context, v struct {
+			Folder string `json:"folder"`
+		}) (string, error) {
+			return "# " + v.Folder, nil
+		})
+	log := &syncBuffer{}
+	authn := auth.New(auth.Config{Verifier: auth.VerifierFunc(testVerifier), Resource: resourceURI})
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(authn), mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	ctx := context.Background()
+	for _, v := range funcEras {
+		c := mcptest.New(h, v, mcptest.WithHeader("Authorization", "Bearer "+tokAlice))
+		r, err := c.Call(ctx, "prompts/list", nil)
+		if err != nil || !strings.Contains(string(r.Result), `"arguments":[{"name":"name","description":"Who to greet","required":true},{"name":"times","required":false},{"name":"tone","required":false}]`) {
+			t.Errorf("%s prompts/list: %v %s", v, err, r.Raw)
+		}
+		for _, tc := range []struct {
+			args map[string]string
+			want string // in the result, or the error code
+		}{
+			{map[string]string{"name": "Ada", "times": "2", "tone": "warm"}, "greet Ada x2 (warm) for alice"},
+			{map[string]string{"name": "Ada"}, "greet Ada x0 (plain) for alice"},
+			{map[string]string{"name": "Ada", "times": "two"}, "-32602"},
+			{map[string]string{"times": "2"}, "-32602"},
+		} {
+			r, err := c.GetPrompt(ctx, "greet", tc.args)
+			got := string(r.Result)
+			if r.Error != nil {
+				got = strconv.Itoa(int(r.Error.Code))
+			}
+			if err != nil || !strings.Contains(got, tc.want) {
+				t.Errorf("%s prompts/get %v: %v %s", v, tc.args, err, r.Raw)
+			}
+		}
+		notFound := "-32002"
+		if v == mcp.Version20260728 {
+			notFound = "-32602"
+		}
+		for _, tc := range []struct{ uri, want string }{
+			{"notes://inbox/7", `"contents":[{"uri":"notes://inbox/7","mimeType":"application/json","text":"{\"id\":\"7\",\"text\":\"inbox\",\"tags\":null,\"meta\":null,\"parent\":null,\"owner\":\"alice\",\"workspace\":\"\"}"}]`},
+			{"text://a%20b", `"contents":[{"uri":"text://a%20b","mimeType":"text/markdown","text":"# a b"}]`},
+			{"notes://inbox/seven", notFound},
+			{"notes://inbox/404", notFound},
+			{"notes://inbox/500", "-32603"},
+		} {
+			r, err := c.ReadResource(ctx, tc.uri)
+			got := string(r.Result)
+			if r.Error != nil {
+				got = strconv.Itoa(int(r.Error.Code))
+			}
+			if err != nil || !strings.Contains(got, tc.want) || strings.Contains(string(r.Raw), "hunter2") {
+				t.Errorf("%s resources/read %s: %v %s", v, tc.uri, err, r.Raw)
+			}
+		}
+	}
+	if !strings.Contains(log.String(), `msg="mcp: resource function failed" uri=notes://inbox/500`) {
+		t.Errorf("log: %s", log)
+	}
+	for name, add := range map[string]func(){
+		"a field that is no variable": func() {
+			mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "x://{a}", Name: "x"}, func(ctx context.Context, v fnNoteVars) (string, error) { return "", nil })
+		},
+		"a float argument": func() {
+			mcp.AddPromptFunc(srv, mcp.Prompt{Name: "p"}, func(ctx context.Context, a struct{ F float64 }) (*mcp.PromptResult, error) { return nil, nil })
+		},
+		"a declared argument that is no field": func() {
+			mcp.AddPromptFunc(srv, mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "name"}, {Name: "times"}, {Name: "tone"}, {Name: "x"}}},
+				func(ctx context.Context, a fnGreetArgs) (*mcp.PromptResult, error) { return nil, nil })
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: registered", name)
+				}
+			}()
+			add()
+		}()
+	}
+}
+
+// TestFunc_ObservedAndCanceled: a function call is the request the
+// observer sees, and its context ends when the client goes away.
+func TestFunc_ObservedAndCanceled(t *testing.T) {
+	entered, ended := make(chan struct{}), make(chan error, 1)
+	srv := mcp.NewServer(mcp.Implementation{Name: "oc", Version: "1"})
+	mcp.AddFunc(srv, mcp.Tool{Name: "wait"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) {
+		close(entered)
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return fnEmpty{}, ctx.Err()
+	})
+	mcp.AddFunc(srv, mcp.Tool{Name: "refuse"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) {
+		return fnEmpty{}, mcp.ToolError("refused")
+	})
+	access := &syncBuffer{}
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithObserver(observe.AccessLog(slog.New(slog.NewTextHandler(access, nil)))))
+	url := newTestServer(t, h)
+	res := decodeTool(t)(mcptest.Dial(url, mcp.Version20260728).CallTool(context.Background(), "refuse", nil))
+	if !res.IsError || !strings.Contains(access.String(), "method=tools/call") || !strings.Contains(access.String(), "target=refuse") ||
+		!strings.Contains(access.String(), "toolError=true") {
+		t.Errorf("%+v\n%s", res, access)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-entered; cancel() }()
+	if _, err := mcptest.Dial(url, mcp.Version20250618).CallTool(ctx, "wait", nil); err == nil {
+		t.Error("the call answered")
+	}
+	select {
+	case err := <-ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the function's context ended with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the function's context did not end when the client went away")
 	}
 }

@@ -178,3 +178,51 @@ func strs(v any) []string {
 	}
 	return out
 }
+
+// structural lists the keywords that only describe a value's shape: a
+// given schema using nothing else, once Compatible with a type's own,
+// admits every value the type encodes, so those values need no
+// validation.
+var structural = map[string]bool{"type": true, "properties": true, "required": true, "items": true, "$defs": true, "$ref": true,
+	"$schema": true, "description": true, "title": true, "default": true, "examples": true, "deprecated": true, "readOnly": true, "writeOnly": true}
+
+// Structural reports whether schema (a given output schema) asserts
+// nothing but types, properties and required members, and
+// "additionalProperties": false: what Compatible checks in the Output
+// direction.
+func Structural(schema []byte) bool {
+	var v any
+	if json.Unmarshal(schema, &v) != nil {
+		return false
+	}
+	var walk func(v any, depth int) bool
+	walk = func(v any, depth int) bool {
+		s, ok := v.(map[string]any)
+		if !ok || depth > 64 {
+			return false
+		}
+		for k, sub := range s {
+			switch {
+			case k == "additionalProperties":
+				if sub != false {
+					return false
+				}
+			case !structural[k] && !strings.HasPrefix(k, "x-"):
+				return false
+			case k == "properties" || k == "$defs":
+				m, _ := sub.(map[string]any)
+				for _, p := range m {
+					if !walk(p, depth+1) {
+						return false
+					}
+				}
+			case k == "items":
+				if !walk(sub, depth+1) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(v, 0)
+}
