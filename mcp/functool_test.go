@@ -511,6 +511,17 @@ func TestFunc_Output(t *testing.T) {
 			}
 		}
 	}
+	// Valid for the schema, too large for the Go type: the client's
+	// mistake, named, and the function never runs.
+	type small struct {
+		N int64 `json:"n"`
+	}
+	srv2 := mcp.NewServer(mcp.Implementation{Name: "o", Version: "1"})
+	mcp.AddFunc(srv2, mcp.Tool{Name: "small"}, func(ctx context.Context, in small) (small, error) { panic("ran") })
+	res := decodeTool(t)(mcptest.New(mcp.NewHandler(srv2, []mcp.Era{era2025.New()}), mcp.Version20250618).CallTool(context.Background(), "small", json.RawMessage(`{"n":100000000000000000000}`)))
+	if !res.IsError || res.Content[0].Text != `Invalid arguments for tool small: a value does not fit "n"` {
+		t.Errorf("%+v", res)
+	}
 	if !strings.Contains(log.String(), "does not match its outputSchema") || !strings.Contains(log.String(), "nil result") {
 		t.Errorf("log: %s", log)
 	}

@@ -326,9 +326,15 @@ func (g *gen) schema(b []byte, t reflect.Type, at string, top bool) ([]byte, err
 	switch t.Kind() {
 	case reflect.Bool:
 		return append(b, `{"type":"boolean"}`...), nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+	case reflect.Int8, reflect.Int16, reflect.Int32:
+		// A value outside the type's range would fail to decode: say so.
+		bits := t.Bits()
+		return append(b, `{"type":"integer","minimum":`+strconv.FormatInt(-1<<(bits-1), 10)+`,"maximum":`+strconv.FormatInt(1<<(bits-1)-1, 10)+`}`...), nil
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return append(b, `{"type":"integer","minimum":0,"maximum":`+strconv.FormatUint(1<<t.Bits()-1, 10)+`}`...), nil
+	case reflect.Int, reflect.Int64:
 		return append(b, `{"type":"integer"}`...), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
 		return append(b, `{"type":"integer","minimum":0}`...), nil
 	case reflect.Float32, reflect.Float64:
 		return append(b, `{"type":"number"}`...), nil

@@ -45,11 +45,12 @@ func TestFor(t *testing.T) {
 			B bool    `json:"b"`
 			I int8    `json:"i"`
 			U uint    `json:"u"`
+			W uint16  `json:"w,omitempty"`
 			F float64 `json:"f"`
 			S string  `json:"s,omitempty"`
 			N int     `json:"n,string"`
 			x int
-		}](), `{"type":"object","properties":{"b":{"type":"boolean"},"i":{"type":"integer"},"u":{"type":"integer","minimum":0},"f":{"type":"number"},"s":{"type":"string"},"n":{"type":"string"}},"required":["b","i","u","f","n"],"additionalProperties":false}`},
+		}](), `{"type":"object","properties":{"b":{"type":"boolean"},"i":{"type":"integer","minimum":-128,"maximum":127},"u":{"type":"integer","minimum":0},"w":{"type":"integer","minimum":0,"maximum":65535},"f":{"type":"number"},"s":{"type":"string"},"n":{"type":"string"}},"required":["b","i","u","f","n"],"additionalProperties":false}`},
 		{"pointers are optional, not nullable", reflect.TypeFor[struct {
 			P *string `json:"p"`
 			Q *point  `json:"q"`

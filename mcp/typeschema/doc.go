@@ -19,7 +19,7 @@
 //   - A field is required unless it is omitempty or omitzero, or a
 //     pointer (fields promoted through an embedded pointer too).
 //   - Types: bool "boolean"; integers "integer" (unsigned ones with
-//     "minimum": 0); floats "number"; strings "string"; []byte a base64
+//     "minimum": 0, 8- to 32-bit ones with their range); floats "number"; strings "string"; []byte a base64
 //     "string"; slices and arrays "array" (never null: mcp.AddFunc sends
 //     a nil slice as []); maps with string, integer or text keys "object"
 //     with "additionalProperties"; time.Time a "date-time" string;
