@@ -285,5 +285,9 @@ func (req *request) readFunc(t *template, call *Call, uri string, vals map[strin
 		req.logError("mcp: resource function failed", "uri", uri, "err", err)
 		return nil, errInternal()
 	}
+	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(contents)) > limit {
+		req.logError("mcp: resource response over the size limit", "uri", uri, "limit", limit)
+		return nil, errInternal()
+	}
 	return &readResult{contents: contents}, nil
 }

@@ -283,6 +283,10 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	if full != nil {
 		return req.fullResult(t, full, f)
 	}
+	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(out)) > limit {
+		req.logError("mcp: tool response over the size limit", "tool", name, "limit", limit)
+		return textResult("The tool's response was too large.", true), nil
+	}
 	if t.fn.validate && t.output != nil && !req.outputValid(t, out) {
 		return textResult(internalToolError, true), nil
 	}
@@ -331,6 +335,10 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 			b = append(b, ',')
 		}
 		b = append(b, c.JSON(!f.resourceLinks)...)
+	}
+	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(b)) > limit {
+		req.logError("mcp: tool response over the size limit", "tool", t.def.Name, "limit", limit)
+		return textResult("The tool's response was too large.", true), nil
 	}
 	res := &toolResult{content: append(b, ']'), isError: r.IsError}
 	if r.StructuredContent != nil && f.outputSchema {

@@ -711,3 +711,35 @@ func TestFunc_ObservedAndCanceled(t *testing.T) {
 		t.Error("the function's context did not end when the client went away")
 	}
 }
+
+// TestFunc_ResponseLimit: what a function returns is bounded like what a
+// route writes.
+func TestFunc_ResponseLimit(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "l", Version: "1"})
+	mcp.AddFunc(srv, mcp.Tool{Name: "big"}, func(ctx context.Context, in fnID) (fnID, error) {
+		return fnID{ID: strings.Repeat(in.ID, 100)}, nil
+	})
+	mcp.AddFunc(srv, mcp.Tool{Name: "blocks"}, func(ctx context.Context, in fnID) (*mcp.ToolResult, error) {
+		return &mcp.ToolResult{Content: []content.Block{content.Text(strings.Repeat(in.ID, 100))}}, nil
+	})
+	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "big://{id}", Name: "big"}, func(ctx context.Context, v fnID) (string, error) {
+		return strings.Repeat(v.ID, 100), nil
+	})
+	log := &syncBuffer{}
+	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()}, mcp.WithLimits(mcp.Limits{ResponseBytes: 300}), mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	c := mcptest.New(h, mcp.Version20250618)
+	for _, tool := range []string{"big", "blocks"} {
+		if res := decodeTool(t)(c.CallTool(context.Background(), tool, map[string]string{"id": "a"})); res.IsError {
+			t.Errorf("%s: 100 bytes: %+v", tool, res)
+		}
+		if res := decodeTool(t)(c.CallTool(context.Background(), tool, map[string]string{"id": "abcd"})); !res.IsError || res.Content[0].Text != "The tool's response was too large." {
+			t.Errorf("%s: 400 bytes: %+v", tool, res)
+		}
+	}
+	if r, err := c.ReadResource(context.Background(), "big://abcd"); err != nil || r.Error == nil || r.Error.Code != -32603 {
+		t.Errorf("resource over the limit: %v %s", err, r.Raw)
+	}
+	if n := strings.Count(log.String(), "over the size limit"); n != 3 {
+		t.Errorf("%d log lines:\n%s", n, log)
+	}
+}
