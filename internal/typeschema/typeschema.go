@@ -117,11 +117,11 @@ func special(t reflect.Type) []byte {
 	case t == timeType:
 		return []byte(`{"type":"string","format":"date-time"}`)
 	case t == rawType:
-		return []byte(`{}`)
+		return []byte(anyValue)
 	case t == numberType:
 		return []byte(`{"type":"number"}`)
 	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType):
-		return []byte(`{}`) // it writes what it likes
+		return []byte(anyValue) // it writes what it likes
 	case t.Implements(textType) || reflect.PointerTo(t).Implements(textType):
 		return []byte(`{"type":"string"}`)
 	}
@@ -341,7 +341,7 @@ func (g *gen) schema(b []byte, t reflect.Type, at string, top bool) ([]byte, err
 	case reflect.String:
 		return append(b, `{"type":"string"}`...), nil
 	case reflect.Interface:
-		return append(b, `{}`...), nil
+		return append(b, anyValue...), nil
 	case reflect.Slice, reflect.Array:
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
 			return append(b, `{"type":"string","contentEncoding":"base64"}`...), nil
@@ -393,14 +393,16 @@ func (g *gen) element(b []byte, t reflect.Type, at string) ([]byte, error) {
 	return append(b, nullable(s)...), nil
 }
 
-// nullable admits null besides what s admits.
+// anyValue admits any JSON value. It names every type rather than being
+// {}, which portability checkers flag as constraining nothing; each branch
+// has one type, since some clients take only one type per schema.
+const anyValue = `{"anyOf":[{"type":"object"},{"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]}`
+
+// nullable admits null besides what s admits: anyOf branches of one type
+// each, never a type array, for the same clients.
 func nullable(s []byte) []byte {
-	if string(s) == "{}" {
+	if string(s) == anyValue {
 		return s
-	}
-	if rest, ok := strings.CutPrefix(string(s), `{"type":"`); ok && !strings.HasPrefix(string(s), `{"type":"object","properties"`) {
-		typ, tail, _ := strings.Cut(rest, `"`)
-		return []byte(`{"type":["` + typ + `","null"]` + tail)
 	}
 	return []byte(`{"anyOf":[` + string(s) + `,{"type":"null"}]}`)
 }

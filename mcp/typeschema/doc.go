@@ -24,8 +24,8 @@
 //     a nil slice as []); maps with string, integer or text keys "object"
 //     with "additionalProperties"; time.Time a "date-time" string;
 //     json.RawMessage, interfaces and types with their own MarshalJSON
-//     any value ({}); other encoding.TextMarshaler types "string"; a
-//     ",string" field "string".
+//     any value (an anyOf naming every JSON type); other
+//     encoding.TextMarshaler types "string"; a ",string" field "string".
 //   - A struct type used in more than one place, or inside itself, is
 //     described once under "$defs" and referred to with "$ref" ("#" for
 //     the root type); one used once is written in place. The work and the
@@ -34,6 +34,9 @@
 //   - A pointer inside a slice or map may be null there (encoding/json
 //     writes nil as null and nothing can leave an item out). Nothing else
 //     admits null unless the field says so (the nullable key below).
+//     Null is admitted with anyOf branches of one type each, never with a
+//     type array, and no schema is the bare {}: the schemas raise no
+//     warning in the MCP Inspector's strict mode (.ci/schema-strict.sh).
 //
 // The jsonschema tag is the field's description, as in the official MCP
 // Go SDK:
