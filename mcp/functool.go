@@ -91,7 +91,7 @@ func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 // routes (WithPlacement, WithTask).
 func AddFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In) (Out, error), opts ...ItemOption) {
 	if err := addFunc(s, t, fn, opts); err != nil {
-		panic(err)
+		panic(err.Error()) // as AddTool panics
 	}
 }
 
