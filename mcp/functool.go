@@ -142,7 +142,7 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 		var in In
 		if err := json.Unmarshal(args, &in); err != nil {
 			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
+			if errors.As(err, &te) && te.Field != "" {
 				return nil, nil, &errDecode{te.Field}
 			}
 			return nil, nil, &errDecode{"the input type"}
