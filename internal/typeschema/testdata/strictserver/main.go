@@ -39,12 +39,12 @@ type input struct {
 	Text   string            `json:"text" mcp:"minLength=1,maxLength=20"`
 	Tags   []string          `json:"tags,omitempty" mcp:"enum=red|blue,maxItems=3,uniqueItems"`
 	Ship   *address          `json:"ship,omitempty"`
-	Bill   address           `json:"bill"`
+	Bill   address           `json:"bill" jsonschema:"Where the bill goes"`
 	When   time.Time         `json:"when,omitzero"`
 	Raw    json.RawMessage   `json:"raw,omitempty"`
 	Any    any               `json:"any,omitempty"`
 	Meta   map[string]string `json:"meta,omitempty"`
-	Tree   node              `json:"tree"`
+	Tree   node              `json:"tree" jsonschema:"A tree" mcp:"nullable"`
 	Small  int8              `json:"small" mcp:"default=3,example=4"`
 	Count  uint              `json:"count,omitempty" mcp:"maximum=100"`
 	Ratio  float64           `json:"ratio,omitempty" mcp:"exclusiveMinimum=0"`
