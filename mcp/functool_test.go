@@ -752,3 +752,33 @@ func TestFunc_ResponseLimit(t *testing.T) {
 		t.Errorf("%d log lines:\n%s", n, log)
 	}
 }
+
+// TestConfirmWithInput_Route: ConfirmWithInput words a route tool's
+// question from its decoded arguments too.
+func TestConfirmWithInput_Route(t *testing.T) {
+	var ran atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("DELETE /notes/{id}", func(w http.ResponseWriter, r *http.Request) { ran.Add(1) })
+	srv := mcp.NewServer(mcp.Implementation{Name: "c", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "notes_delete", Annotations: mcp.Annotations{Destructive: true},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "DELETE /notes/{id}", mux,
+		mcp.ConfirmWithInput(func(ctx context.Context, in fnID) (string, error) {
+			if in.ID == "locked" {
+				return "", errors.New("note locked is locked")
+			}
+			return "Delete " + mcp.Quote(in.ID) + "?", nil
+		}))
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()})
+	c := mcptest.New(h, mcp.Version20260728, mcptest.WithCapabilities(json.RawMessage(`{"elicitation":{}}`)))
+	r, err := c.CallTool(context.Background(), "notes_delete", map[string]string{"id": "n7"})
+	if err != nil || r.ResultType() != "input_required" || !strings.Contains(string(r.Result), `Delete \"n7\"?`) {
+		t.Errorf("%v %s", err, r.Raw)
+	}
+	res := decodeTool(t)(c.CallTool(context.Background(), "notes_delete", map[string]string{"id": "locked"}))
+	if !res.IsError || res.Content[0].Text != "Not executed: note locked is locked" {
+		t.Errorf("%+v", res)
+	}
+	if ran.Load() != 0 {
+		t.Error("the route ran before any confirmation")
+	}
+}
