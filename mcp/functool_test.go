@@ -782,3 +782,30 @@ func TestConfirmWithInput_Route(t *testing.T) {
 		t.Error("the route ran before any confirmation")
 	}
 }
+
+// TestFunc_Battery: the public test kit's battery over function tools,
+// each read-only one called with an example in every revision and its
+// result checked against its derived output schema.
+func TestFunc_Battery(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "battery", Version: "1"})
+	mcp.AddFunc(srv, mcp.Tool{Name: "notes_add", Description: "Adds a note."}, func(ctx context.Context, in fnNoteIn) (fnNote, error) {
+		return fnNote{ID: "n1", Text: in.Text, Tags: in.Tags}, nil
+	})
+	mcp.AddFunc(srv, mcp.Tool{Name: "notes_find", Description: "Finds notes.", Annotations: mcp.Annotations{ReadOnly: true}},
+		func(ctx context.Context, in fnNoteIn) (fnNote, error) {
+			return fnNote{ID: "n1", Text: in.Text, Tags: in.Tags, Parent: in.Ship}, nil
+		})
+	mcp.AddFunc(srv, mcp.Tool{Name: "tree", Description: "Echoes a tree.", Annotations: mcp.Annotations{ReadOnly: true}},
+		func(ctx context.Context, in tree) (tree, error) { return in, nil })
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+	mcptest.Run(t, h, mcptest.WithToolExamples(map[string]any{
+		"notes_find": map[string]any{"text": "hi", "ship": map[string]string{"city": "Porto", "country": "PT"}},
+		"tree":       map[string]any{"name": "a", "kids": []any{map[string]any{"name": "b"}}},
+	}))
+}
+
+// tree is a recursive function argument and result.
+type tree struct {
+	Name string  `json:"name"`
+	Kids []*tree `json:"kids,omitempty"`
+}
