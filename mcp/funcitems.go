@@ -213,27 +213,31 @@ func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx
 		c := append([]byte{'['}, object(fields...)...)
 		return append(c, ']'), nil
 	}
-	s.addTemplateFunc(e, fields, opts)
+	if err := s.addTemplateFunc(e, fields, opts); err != nil {
+		panic(err.Error()) // as AddResourceTemplate panics
+	}
 }
 
 // addTemplateFunc registers a template read by a function: what
 // AddResourceTemplate checks, without a route.
-func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemOption) {
+func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemOption) (err error) {
 	t := e.def
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mustNotBeFrozen("AddTemplateFunc")
+	if s.frozen {
+		return errors.New("mcp: AddTemplateFunc after NewHandler: register everything first")
+	}
 	if t.Name == "" {
-		panic("mcp: resource template " + t.URITemplate + " needs a name")
+		return errors.New("mcp: resource template " + t.URITemplate + " needs a name")
 	}
 	for _, other := range s.templates {
 		if other.def.URITemplate == t.URITemplate {
-			panic("mcp: resource template " + t.URITemplate + " registered twice")
+			return errors.New("mcp: resource template " + t.URITemplate + " registered twice")
 		}
 	}
 	re, vars, err := compileTemplate(t.URITemplate)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: resource template %q: %v", t.URITemplate, err))
+		return fmt.Errorf("mcp: resource template %q: %v", t.URITemplate, err)
 	}
 	isVar := map[string]bool{}
 	for _, v := range vars {
@@ -241,23 +245,28 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 	}
 	for _, f := range fields {
 		if !isVar[f.name] {
-			panic(fmt.Sprintf("mcp: resource template %q: field %q is not a template variable", t.URITemplate, f.name))
+			return fmt.Errorf("mcp: resource template %q: field %q is not a template variable", t.URITemplate, f.name)
 		}
 		delete(isVar, f.name)
 	}
 	for v := range isVar {
-		panic(fmt.Sprintf("mcp: resource template %q: variable {%s} is no field", t.URITemplate, v))
+		return fmt.Errorf("mcp: resource template %q: variable {%s} is no field", t.URITemplate, v)
 	}
 	for _, v := range vars {
 		isVar[v] = true
 	}
+	if err := iconsError("resource template "+t.URITemplate, t.Icons); err != nil {
+		return err
+	}
+	// applyItemOptions panics on options a template cannot take, as the
+	// other registrations do.
 	e.match, e.vars = re, vars
 	e.opts = applyItemOptions(opts, "resource template "+t.URITemplate, isVar)
-	checkIcons("resource template "+t.URITemplate, t.Icons)
 	for i := range e.shapes {
 		e.shapes[i] = renderTemplate(t, i)
 	}
 	s.templates = append(s.templates, e)
+	return nil
 }
 
 // readFunc reads a resource of a template served by a function.

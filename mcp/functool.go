@@ -171,7 +171,9 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mustNotBeFrozen("AddFunc")
+	if s.frozen {
+		return errors.New("mcp: AddFunc after NewHandler: register everything first")
+	}
 	if !toolName.MatchString(t.Name) {
 		return fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name)
 	}
@@ -181,7 +183,9 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("mcp: tool %s: %s", t.Name, fmt.Sprintf(format, args...))
 	}
-	checkIcons("tool "+t.Name, t.Icons)
+	if err := iconsError("tool "+t.Name, t.Icons); err != nil {
+		return err
+	}
 	in, inDoc, err := s.compileSchema(t.InputSchema)
 	if err != nil {
 		return fail("inputSchema: %v", err)
@@ -220,6 +224,17 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	}
 	s.tools = append(s.tools, entry)
 	s.byName[t.Name] = entry
+	return nil
+}
+
+// iconsError is checkIcons's rule as an error, for registrations that
+// return one.
+func iconsError(what string, icons []Icon) (err error) {
+	for _, ic := range icons {
+		if ic.Src == "" || (ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark") {
+			return errors.New("mcp: " + what + ": an icon needs a src, and a theme of light or dark if any")
+		}
+	}
 	return nil
 }
 
