@@ -108,7 +108,7 @@ func AddPromptFunc[Args any](s *Server, p Prompt, render func(ctx context.Contex
 	t := reflect.TypeFor[Args]()
 	fields, err := stringFields(t, "prompt "+p.Name)
 	if err != nil {
-		panic(err)
+		panic(err.Error())
 	}
 	if p.Arguments == nil {
 		for _, f := range fields {
@@ -163,7 +163,7 @@ func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx
 	vt := reflect.TypeFor[Vars]()
 	fields, err := stringFields(vt, "resource template "+t.URITemplate)
 	if err != nil {
-		panic(err)
+		panic(err.Error())
 	}
 	mime := t.MIMEType
 	var encode func(Out) (text string, blob []byte, err error)
