@@ -18,25 +18,32 @@ const module = "github.com/mcpdual/mcpdual/"
 // module packages its non-test files may import. Test files are exempt, so
 // external tests may combine the eras.
 var allowed = map[string][]string{
-	"headers":             {},
-	"internal/jsonrpc":    {},
-	"internal/schema":     {"internal/jsonrpc"},
-	"internal/seam":       {"headers", "internal/jsonrpc"},
-	"internal/local":      {"mcp/auth"},
-	"internal/syncbuf":    {},
-	"mrtr":                {},
-	"mcp/auth":            {},
-	"mcp/content":         {"internal/jsonrpc"},
-	"mcp/ratelimit":       {},
-	"mcp/observe":         {"internal/jsonrpc"},
-	"mcp/task":            {},
-	"internal/typeschema": {},
-	"mcp/typeschema":      {"internal/typeschema"},
-	"mcp":                 {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema"},
-	"era2025":             {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
-	"era2026":             {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
-	"mcp/mcptest":         {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
-	"mcp/stdio":           {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
+	"headers":          {},
+	"internal/jsonrpc": {},
+	"internal/schema":  {"internal/jsonrpc"},
+	"internal/seam":    {"headers", "internal/jsonrpc"},
+	"internal/local":   {"mcp/auth"},
+	"internal/syncbuf": {},
+	"mrtr":             {},
+	"mcp/auth":         {},
+	"mcp/content":      {"internal/jsonrpc"},
+	"mcp/ratelimit":    {},
+	"mcp/observe":      {"internal/jsonrpc"},
+	"mcp/task":         {},
+	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
+	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
+	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
+	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
+	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
+}
+
+// typeschema (design record 024): a core package since schemas come from
+// types on the standard library alone; the engine is internal, and mcp
+// uses it for AddFunc.
+func init() {
+	allowed["internal/typeschema"] = []string{}
+	allowed["mcp/typeschema"] = []string{"internal/typeschema"}
+	allowed["mcp"] = append(allowed["mcp"], "internal/typeschema")
 }
 
 // examples may use the public packages only.
