@@ -75,6 +75,9 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	} else if err := req.attachRound(call); err != nil {
 		return nil, err
 	}
+	if t.fn != nil {
+		return req.runFunc(t, call)
+	}
 	in, msg := t.place(call)
 	if msg != "" {
 		return textResult(msg, true), nil

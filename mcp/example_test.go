@@ -34,6 +34,10 @@ func Example() {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 		Annotations: mcp.Annotations{ReadOnly: true, Idempotent: true},
 	}, "GET /api/greetings/{name}", mux)
+	mcp.AddFunc(srv, mcp.Tool{Name: "add", Description: "Adds two integers."},
+		func(ctx context.Context, in struct{ A, B int }) (struct{ Sum int }, error) {
+			return struct{ Sum int }{in.A + in.B}, nil
+		})
 	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
 
 	server := &http.Server{Addr: "127.0.0.1:8080", Handler: mux, ReadHeaderTimeout: 5 * time.Second,
@@ -57,8 +61,23 @@ func Example() {
 	out, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	fmt.Println(resp.StatusCode, string(out))
+
+	// The function tool: its schemas come from its types, its result is
+	// structured.
+	body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"A":2,"B":3}}}`
+	req, _ = http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	out, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, string(out))
 	// Output:
 	// 200 {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"greeting\":\"Hello, Ada!\"}"}]}}
+	// 200 {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"Sum\":5}"}],"structuredContent":{"Sum":5}}}
 }
 
 // A tool handler reads the call it serves from its request's context.

@@ -22,8 +22,9 @@ type Limits struct {
 	// principal, or one client key without authentication — so no caller
 	// can take every slot (default: a quarter of Concurrent, at least 1).
 	PerCaller int
-	// ResponseBytes bounds what one route may write for one call (default
-	// 4 MiB); a larger response becomes an internal error, logged.
+	// ResponseBytes bounds what one route may write, or one function
+	// return, for one call (default 4 MiB); a larger response becomes an
+	// internal error, logged.
 	ResponseBytes int64
 	// ArgumentValues bounds the JSON values (objects, arrays, strings,
 	// numbers, literals) in one call's arguments (default 10,000), so

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -62,6 +63,8 @@ type template struct {
 	vars    []string
 	inPath  map[string]bool
 	shapes  [nShapes]json.RawMessage
+	// read is AddTemplateFunc's function, instead of route and handler.
+	read func(ctx context.Context, uri string, vals map[string]string) ([]byte, error)
 }
 
 // maxURIBytes bounds a URI a client may ask to read.
@@ -308,6 +311,8 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	var h http.Handler
 	var in inner
 	var scopes []string
+	var fn *template // a template read by a function, and its variables
+	var fnVals map[string]string
 	args := json.RawMessage(`{}`)
 	if r, ok := s.byURI[uri]; ok && req.visible(auth.KindResource, uri) {
 		h, scopes = r.handler, r.opts.scopes
@@ -324,10 +329,13 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 			}
 			h, scopes = t.handler, t.opts.scopes
 			in, args = t.request(vals)
+			if t.read != nil {
+				fn, fnVals = t, vals
+			}
 			break
 		}
 	}
-	if h == nil {
+	if h == nil && fn == nil {
 		return nil, resourceNotFound(req, uri)
 	}
 	if err := req.scopeError(scopes); err != nil {
@@ -336,6 +344,9 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	call := req.newCall(uri, args)
 	if err := req.attachRound(call); err != nil {
 		return nil, err
+	}
+	if fn != nil {
+		return req.readFunc(fn, call, uri, fnVals)
 	}
 	in.method = http.MethodGet
 	rec, p := req.runRoute(h, call, in)

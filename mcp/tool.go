@@ -57,6 +57,7 @@ type tool struct {
 	pathParams map[string]bool
 	queryArgs  nameSet // arguments sent in the query whatever the method
 	opts       itemOptions
+	fn         *funcTool // AddFunc's function, instead of route and handler
 }
 
 // Placement says where a tool's arguments go in its route's request, for

@@ -1,5 +1,7 @@
 // Command hello exposes a small REST API as MCP tools on /mcp, serving
-// revisions 2026-07-28, 2025-06-18 and 2025-03-26 on one endpoint.
+// revisions 2026-07-28, 2025-06-18 and 2025-03-26 on one endpoint: its
+// routes (greet, notes_create, notes_get, notes_delete), and one Go
+// function (notes_search).
 //
 //	go run ./examples/hello            # listens on 127.0.0.1:8080
 //	go run ./examples/hello -addr 127.0.0.1:9090
@@ -15,7 +17,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -90,6 +94,15 @@ func newApp() http.Handler {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}`),
 		Annotations: mcp.Annotations{Destructive: true, Idempotent: true},
 	}, "DELETE /api/notes/{id}", mux, mcp.ConfirmWith(api.confirmDelete))
+	// The other way to write a tool: a Go function, its schemas from its
+	// types. It gets the same identity, scopes, validation and
+	// confirmation as a route; no HTTP request is built for it.
+	mcp.AddFunc(srv, mcp.Tool{
+		Name:        "notes_search",
+		Title:       "Search notes",
+		Description: "Returns the notes whose text contains a word.",
+		Annotations: mcp.Annotations{ReadOnly: true, Idempotent: true},
+	}, api.search)
 
 	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
 	return mux
@@ -143,6 +156,37 @@ func (a *notesAPI) confirmDelete(ctx context.Context, call *mcp.Call) (string, e
 		return "", errors.New("there is no note " + mcp.Quote(args.ID))
 	}
 	return "Delete note " + mcp.Quote(n.ID) + " with text " + mcp.Quote(n.Text) + "? This cannot be undone.", nil
+}
+
+type searchIn struct {
+	Word  string `json:"word" jsonschema:"The word to look for, case-insensitively" mcp:"minLength=1,maxLength=100"`
+	Limit int    `json:"limit,omitempty" jsonschema:"At most this many notes" mcp:"minimum=1,maximum=50,default=10"`
+}
+
+type searchOut struct {
+	Notes []note `json:"notes"`
+}
+
+// search is the notes_search tool: in has passed its schema before it is
+// called, and a nil Notes is sent as [].
+func (a *notesAPI) search(ctx context.Context, in searchIn) (searchOut, error) {
+	if in.Limit == 0 {
+		in.Limit = 10
+	}
+	word := strings.ToLower(in.Word)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out searchOut
+	for _, n := range a.notes {
+		if strings.Contains(strings.ToLower(n.Text), word) {
+			out.Notes = append(out.Notes, n)
+		}
+	}
+	slices.SortFunc(out.Notes, func(x, y note) int { return strings.Compare(x.ID, y.ID) })
+	if len(out.Notes) > in.Limit {
+		out.Notes = out.Notes[:in.Limit]
+	}
+	return out, nil
 }
 
 func (a *notesAPI) get(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/mcptest"
 )
 
@@ -106,6 +108,46 @@ func TestHelloConfirmedDelete(t *testing.T) {
 	}
 	if resp, _ := http.Get(ts.URL + "/api/notes/n1"); resp.StatusCode != 404 {
 		t.Errorf("note still there after the confirmed delete: %d", resp.StatusCode)
+	}
+}
+
+// TestHelloSearch: the function tool and a route tool, side by side in
+// every revision through the test kit.
+func TestHelloSearch(t *testing.T) {
+	h := newApp()
+	ctx := context.Background()
+	for _, v := range []mcp.Version{mcp.Version20260728, mcp.Version20250618, mcp.Version20250326} {
+		c := mcptest.New(h, v)
+		r, err := c.CallTool(ctx, "notes_create", map[string]string{"text": "Buy milk " + string(v)})
+		if err != nil || r.Error != nil || strings.Contains(string(r.Result), `"isError"`) {
+			t.Fatalf("%s notes_create: %v %s", v, err, r.Raw)
+		}
+		for _, tc := range []struct {
+			args    map[string]any
+			isError bool
+			text    string
+		}{
+			{map[string]any{"word": "MILK " + string(v)}, false, `{"notes":[{"id":`},
+			{map[string]any{"word": "bread"}, false, `{"notes":[]}`},
+			{map[string]any{"word": ""}, true, "Invalid arguments"},
+			{map[string]any{"word": "milk", "limit": 0}, true, "Invalid arguments"},
+		} {
+			r, err := c.CallTool(ctx, "notes_search", tc.args)
+			var res struct {
+				Content    []struct{ Text string } `json:"content"`
+				Structured json.RawMessage         `json:"structuredContent"`
+				IsError    bool                    `json:"isError"`
+			}
+			if err != nil || r.Error != nil || json.Unmarshal(r.Result, &res) != nil {
+				t.Fatalf("%s: %v %s", v, err, r.Raw)
+			}
+			if res.IsError != tc.isError || !strings.HasPrefix(res.Content[0].Text, tc.text) && !strings.Contains(res.Content[0].Text, tc.text) {
+				t.Errorf("%s notes_search %v: %s", v, tc.args, r.Result)
+			}
+			if !tc.isError && (v == mcp.Version20250326) != (res.Structured == nil) {
+				t.Errorf("%s: structuredContent %s", v, res.Structured)
+			}
+		}
 	}
 }
 

@@ -37,12 +37,21 @@ var allowed = map[string][]string{
 	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
 }
 
+// typeschema (design record 024): a core package since schemas come from
+// types on the standard library alone; the engine is internal, and mcp
+// uses it for AddFunc.
+func init() {
+	allowed["internal/typeschema"] = []string{}
+	allowed["mcp/typeschema"] = []string{"internal/typeschema"}
+	allowed["mcp"] = append(allowed["mcp"], "internal/typeschema")
+}
+
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest", "mcp/stdio"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest", "mcp/stdio", "mcp/typeschema"}
 
 // integrations are the public packages of the modules of their own, which
 // examples may also use.
-var integrations = []string{"mcp/openapi", "mcp/typeschema", "mcp/redisstore", "mcp/otelmcp"}
+var integrations = []string{"mcp/openapi", "mcp/redisstore", "mcp/otelmcp"}
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{

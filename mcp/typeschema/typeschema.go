@@ -2,37 +2,22 @@ package typeschema
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
-	"slices"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpdual/mcpdual/internal/typeschema"
 )
 
 // For returns the JSON Schema of T, which must be a struct (or a pointer
 // to one, or a map with string keys): a tool's input and output schemas
 // have root type "object". It fails on types JSON cannot carry (channels,
-// functions, complex numbers, maps keyed by non-strings) and on recursive
-// types.
+// functions, complex numbers, maps keyed by anything but strings, integers
+// or text), and on an mcp tag it cannot read, naming the field.
 func For[T any]() (json.RawMessage, error) {
-	t := reflect.TypeFor[T]()
-	s, err := jsonschema.For[T](nil)
+	s, err := typeschema.For(reflect.TypeFor[T]())
 	if err != nil {
-		return nil, fmt.Errorf("typeschema: %w", err)
+		return nil, err
 	}
-	if s.Type != "object" && !slices.Contains(s.Types, "object") {
-		return nil, fmt.Errorf("typeschema: %s is not a JSON object; a tool's schemas describe objects", t)
-	}
-	// A *Struct is "object or null"; a tool's arguments and structured
-	// results are always objects.
-	if len(s.Types) > 0 {
-		s.Type, s.Types = "object", nil
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("typeschema: %s: %w", t, err)
-	}
-	return b, nil
+	return s.JSON, nil
 }
 
 // MustFor is For for package-level variables and registration code: it

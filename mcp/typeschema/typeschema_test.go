@@ -80,11 +80,10 @@ func TestFor_Refuses(t *testing.T) {
 	if _, err := typeschema.For[struct{ C chan int }](); err == nil {
 		t.Error("a channel field was accepted")
 	}
-	type node struct {
-		Next *node `json:"next"`
-	}
-	if _, err := typeschema.For[node](); err == nil {
-		t.Error("a recursive type was accepted")
+	if _, err := typeschema.For[struct {
+		N int `json:"n" mcp:"pattern=x"`
+	}](); err == nil || !strings.Contains(err.Error(), "pattern needs a string field") {
+		t.Errorf("a pattern on an integer: %v", err)
 	}
 	defer func() {
 		if recover() == nil {
@@ -125,7 +124,9 @@ func TestAddTool(t *testing.T) {
 			text    string
 		}{
 			{`{"order_id":"o1","text":"hello","tags":["a"],"ship_to":{"city":"Porto","country":"PT"},"due":"2026-12-01T00:00:00Z"}`, false, `{"id":"n_o1","text":"hello"}`},
-			{`{"order_id":"o1","text":"hi","ship_to":null}`, false, `{"id":"n_o1","text":"hi"}`},
+			{`{"order_id":"o1","text":"hi"}`, false, `{"id":"n_o1","text":"hi"}`},
+			// A pointer makes a field optional, not nullable (mcp:"nullable" would).
+			{`{"order_id":"o1","text":"hi","ship_to":null}`, true, "/ship_to"},
 			{`{"text":"no order"}`, true, "order_id"},
 			{`{"order_id":"o1","text":"x","extra":1}`, true, "extra"},
 			{`{"order_id":"o1","text":"x","tags":"a"}`, true, "/tags"},

@@ -1,0 +1,371 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/schema"
+	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/internal/typeschema"
+	"github.com/mcpdual/mcpdual/mcp/content"
+)
+
+// ToolResult is a function tool's result under its own control: the
+// content blocks (text, images, audio, resource links...) as they are,
+// for a function whose Out is *ToolResult.
+type ToolResult struct {
+	Content []content.Block
+	// StructuredContent, when not nil, is encoded as JSON (it must encode
+	// as an object) and sent as structuredContent from revision
+	// 2025-06-18 on; with an OutputSchema it must validate against it.
+	StructuredContent any
+	// IsError marks a failure the model can act on.
+	IsError bool
+}
+
+// ToolError returns an error a function tool returns to end its call with
+// an isError result whose one text block is msg, for the model to read
+// and act on ("no note has that id", "the date is in the past"). It may be
+// wrapped. Any other error is a server failure: logged, and answered with
+// a generic text that never repeats the error's own.
+func ToolError(msg string) error { return &toolError{msg} }
+
+type toolError struct{ msg string }
+
+func (e *toolError) Error() string { return e.msg }
+
+// funcTool is a tool served by a Go function: the untyped form AddFunc
+// builds over its typed function. run decodes the arguments (validated
+// against the input schema already), calls the function and encodes what
+// it returned.
+type funcTool struct {
+	run func(ctx context.Context, args []byte) (out []byte, full *ToolResult, err error)
+	// validate: the output may fail the output schema (constraints of a
+	// given schema or of the type's own), so it is checked before it is
+	// sent. Without it the encoding alone guarantees the schema holds.
+	validate bool
+}
+
+// errDecode marks arguments that passed the schema but do not fit the Go
+// type (a number too large for its field).
+type errDecode struct{ field string }
+
+func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
+
+// AddFunc registers t as a tool served by fn, a Go function: no HTTP
+// request is built for a call. The input schema is In's and the output
+// schema Out's (see package mcp/typeschema for the rules and the struct
+// tags) unless t gives them; a given schema wins, and must fit the type:
+// every property of the type's schema must be in it with a compatible
+// type.
+//
+// A call runs through the same pipeline as a route's: the caller's scopes
+// and permissions, the arguments validated against the input schema
+// before fn runs (so in is always valid), the confirmation of a
+// destructive tool before fn runs (ConfirmWithInput words it from in),
+// limits, the observer, and a ctx that is canceled when the client goes
+// and carries the verified identity (auth.FromContext,
+// auth.WorkspaceFromContext) and the Call (CallFromContext: input
+// requests through RequireInput — return the zero Out and nil after it —
+// progress and log messages with WithStreaming).
+//
+// What fn returns is sent as structuredContent and as its JSON text
+// (2025-06-18 on; only the text on 2025-03-26), encoded so that it
+// validates against its schema: a nil slice or map is sent as [] or {},
+// a nil pointer field is left out. An Out of *ToolResult sends the
+// function's own content blocks instead. An error made with ToolError is
+// an isError result with its text; any other error, and a panic, is
+// logged with the tool's name and answered with a generic isError text.
+//
+// In and Out must be structs (or pointers to one) or maps with string
+// keys, as structuredContent and arguments are objects. AddFunc panics
+// where AddTool does, on such another type, on a given schema that does
+// not fit the type (naming the field), and on options that only apply to
+// routes (WithPlacement, WithTask).
+func AddFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In) (Out, error), opts ...ItemOption) {
+	if err := addFunc(s, t, fn, opts); err != nil {
+		panic(err.Error()) // as AddTool panics
+	}
+}
+
+func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In) (Out, error), opts []ItemOption) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("mcp: tool %s: %s", t.Name, fmt.Sprintf(format, args...))
+	}
+	if fn == nil {
+		return fail("nil function")
+	}
+	inSchema, err := typeschema.For(reflect.TypeFor[In]())
+	if err != nil {
+		return fail("input: %v", err)
+	}
+	if t.InputSchema == nil {
+		t.InputSchema = inSchema.JSON
+	} else if err := typeschema.Compatible(t.InputSchema, inSchema.JSON, typeschema.Input); err != nil {
+		return fail("inputSchema does not fit %s: %v", reflect.TypeFor[In](), err)
+	}
+	ft := &funcTool{}
+	var encode func(Out) ([]byte, error)
+	if rt := reflect.TypeFor[Out](); rt == reflect.TypeFor[*ToolResult]() {
+		ft.validate = t.OutputSchema != nil
+	} else {
+		outSchema, err := typeschema.For(rt)
+		if err != nil {
+			return fail("output: %v", err)
+		}
+		if t.OutputSchema == nil {
+			t.OutputSchema = outSchema.JSON
+			ft.validate = outSchema.Constrained
+		} else if err := typeschema.Compatible(t.OutputSchema, outSchema.JSON, typeschema.Output); err != nil {
+			return fail("outputSchema does not fit %s: %v", rt, err)
+		} else {
+			// A given schema that fits the type and asserts nothing but
+			// its shape admits whatever the type encodes.
+			ft.validate = !typeschema.Structural(t.OutputSchema)
+		}
+		isPtr := rt.Kind() == reflect.Pointer
+		encode = func(out Out) ([]byte, error) {
+			if isPtr && reflect.ValueOf(&out).Elem().IsNil() {
+				return nil, errors.New("the function returned a nil result and no error")
+			}
+			return outSchema.Encode(out)
+		}
+	}
+	ft.run = func(ctx context.Context, args []byte) ([]byte, *ToolResult, error) {
+		var in In
+		if err := json.Unmarshal(args, &in); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return nil, nil, &errDecode{te.Field}
+			}
+			return nil, nil, &errDecode{"the input type"}
+		}
+		out, err := fn(ctx, in)
+		if err != nil || CallFromContext(ctx).pending {
+			return nil, nil, err
+		}
+		if encode == nil {
+			full := any(out).(*ToolResult)
+			if full == nil {
+				return nil, nil, errors.New("the function returned a nil *ToolResult and no error")
+			}
+			return nil, full, nil
+		}
+		b, err := encode(out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encoding the result: %w", err)
+		}
+		return b, nil, nil
+	}
+	return s.addFuncTool(t, ft, opts)
+}
+
+// addFuncTool registers a function tool: AddTool's checks, without a route.
+func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.frozen {
+		return errors.New("mcp: AddFunc after NewHandler: register everything first")
+	}
+	if !toolName.MatchString(t.Name) {
+		return fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name)
+	}
+	if _, dup := s.byName[t.Name]; dup {
+		return errors.New("mcp: tool " + t.Name + " registered twice")
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("mcp: tool %s: %s", t.Name, fmt.Sprintf(format, args...))
+	}
+	if err := iconsError("tool "+t.Name, t.Icons); err != nil {
+		return err
+	}
+	in, inDoc, err := s.compileSchema(t.InputSchema)
+	if err != nil {
+		return fail("inputSchema: %v", err)
+	}
+	if inDoc["type"] != "object" {
+		return fail(`inputSchema must have root "type": "object"`)
+	}
+	params, err := headers.ParseAnnotations(inDoc)
+	if err != nil {
+		return fail("inputSchema: %v", err)
+	}
+	var out *schema.Schema
+	if t.OutputSchema != nil {
+		if out, _, err = s.compileSchema(t.OutputSchema); err != nil {
+			return fail("outputSchema: %v", err)
+		}
+	}
+	entry := &tool{def: t, input: in, output: out, params: params, fn: ft}
+	for _, o := range opts {
+		o.applyItem(&entry.opts)
+	}
+	switch {
+	case entry.opts.completions != nil:
+		return fail("Complete applies to prompts and resource templates, not tools")
+	case entry.opts.placement != nil:
+		return fail("WithPlacement applies to route tools: a function gets its arguments decoded")
+	case entry.opts.task != nil:
+		return fail("WithTask applies to route tools whose job routes answer 202")
+	}
+	input, output := compact(t.InputSchema), compact(t.OutputSchema)
+	for i := range entry.shapes {
+		entry.shapes[i] = renderTool(&t, input, output, i)
+		if i > 0 && bytes.Equal(entry.shapes[i], entry.shapes[i-1]) {
+			entry.shapes[i] = entry.shapes[i-1]
+		}
+	}
+	s.tools = append(s.tools, entry)
+	s.byName[t.Name] = entry
+	return nil
+}
+
+// iconsError is checkIcons's rule as an error, for registrations that
+// return one.
+func iconsError(what string, icons []Icon) (err error) {
+	for _, ic := range icons {
+		if ic.Src == "" || (ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark") {
+			return errors.New("mcp: " + what + ": an icon needs a src, and a theme of light or dark if any")
+		}
+	}
+	return nil
+}
+
+// ConfirmWithInput is ConfirmWith for a tool whose arguments decode into
+// In (AddFunc's, or a route's request type): prepare gets them decoded,
+// after they passed the input schema, to word the question from server
+// data. Everything ConfirmWith says holds.
+func ConfirmWithInput[In any](prepare func(ctx context.Context, in In) (message string, err error)) ItemOption {
+	if prepare == nil {
+		panic("mcp: ConfirmWithInput needs a function")
+	}
+	return ConfirmWith(func(ctx context.Context, call *Call) (string, error) {
+		var in In
+		if err := json.Unmarshal(call.Arguments(), &in); err != nil {
+			return "", errors.New("the arguments do not fit the tool's input")
+		}
+		return prepare(ctx, in)
+	})
+}
+
+// internalToolError is the text of a tool that failed on the server's side.
+const internalToolError = "The tool failed with an internal error."
+
+// runFunc runs a function tool once the call passed every check a route
+// call passes (scopes, validation, confirmation). Its context keeps the
+// MCP request's values (there is no router to confuse) and adds the
+// identity and the Call.
+func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
+	ctx := req.identityContext(context.WithValue(req.http.Context(), callKey{}, call))
+	out, full, err, p := t.fn.call(ctx, call.args)
+	if call.idemKey != "" {
+		outcome := "returned"
+		switch {
+		case p != nil:
+			outcome = "panicked"
+		case err != nil:
+			outcome = "failed"
+		}
+		req.audit(t, call, "executed, "+outcome)
+	}
+	name := t.def.Name
+	if p != nil {
+		req.logError("mcp: tool function panicked", "tool", name, "panic", p)
+		return textResult(internalToolError, true), nil
+	}
+	if call.pending {
+		return req.pendingTool(t, call)
+	}
+	var te *toolError
+	var de *errDecode
+	switch {
+	case errors.As(err, &te):
+		return textResult(te.msg, true), nil
+	case errors.As(err, &de):
+		return textResult("Invalid arguments for tool "+name+": a value does not fit "+strconv.Quote(de.field), true), nil
+	case err != nil:
+		req.logError("mcp: tool function failed", "tool", name, "err", err)
+		return textResult(internalToolError, true), nil
+	}
+	f := featuresOf(req.version)
+	if full != nil {
+		return req.fullResult(t, full, f)
+	}
+	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(out)) > limit {
+		req.logError("mcp: tool response over the size limit", "tool", name, "limit", limit)
+		return textResult("The tool's response was too large.", true), nil
+	}
+	if t.fn.validate && t.output != nil && !req.outputValid(t, out) {
+		return textResult(internalToolError, true), nil
+	}
+	req.toolRes = toolResult{text: out, isText: true}
+	if f.outputSchema {
+		req.toolRes.structured = out
+	}
+	return &req.toolRes, nil
+}
+
+// call runs the function, recovering a panic.
+func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *ToolResult, err error, panicked any) {
+	defer func() {
+		if v := recover(); v != nil {
+			panicked = v
+		}
+	}()
+	out, full, err = ft.run(ctx, args)
+	return out, full, err, nil
+}
+
+// outputValid checks an encoded result against the tool's output schema,
+// logging why it fails.
+func (req *request) outputValid(t *tool, out []byte) bool {
+	decoded, err := schema.DecodeShared(out, 0)
+	if err != nil {
+		req.logError("mcp: tool function's result is not JSON", "tool", t.def.Name)
+		return false
+	}
+	if v := t.output.Validate(decoded, maxViolations); v != nil {
+		req.logError("mcp: tool function's result does not match its outputSchema", "tool", t.def.Name, "violations", v)
+		return false
+	}
+	return true
+}
+
+// fullResult renders a *ToolResult.
+func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result, error) {
+	b := []byte{'['}
+	for i, c := range r.Content {
+		if c.IsZero() {
+			req.logError("mcp: tool function returned an empty content block", "tool", t.def.Name)
+			return textResult(internalToolError, true), nil
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, c.JSON(!f.resourceLinks)...)
+	}
+	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(b)) > limit {
+		req.logError("mcp: tool response over the size limit", "tool", t.def.Name, "limit", limit)
+		return textResult("The tool's response was too large.", true), nil
+	}
+	res := &toolResult{content: append(b, ']'), isError: r.IsError}
+	if r.StructuredContent != nil && f.outputSchema {
+		s, err := json.Marshal(r.StructuredContent)
+		if err != nil || !isObject(s) || jsonrpc.Validate(s, jsonrpc.DefaultMaxDepth) != nil {
+			req.logError("mcp: tool function's StructuredContent is not a JSON object", "tool", t.def.Name, "err", err)
+			return textResult(internalToolError, true), nil
+		}
+		if t.output != nil && !r.IsError && !req.outputValid(t, s) {
+			return textResult(internalToolError, true), nil
+		}
+		res.structured = s
+	}
+	return res, nil
+}
