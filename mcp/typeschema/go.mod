@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/jsonschema-go v0.4.3
-	github.com/mcpdual/mcpdual v0.0.0
+	github.com/mcpdual/mcpdual v0.5.0
 )
 
 require (
