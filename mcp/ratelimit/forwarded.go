@@ -62,6 +62,10 @@ func forwardedKey(fn, header string, quotes bool, hops int, proxies []netip.Pref
 		if !p.IsValid() {
 			panic("ratelimit: " + fn + " was given an invalid network")
 		}
+		if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+			// Peers are compared unmapped, so their networks are too.
+			p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+		}
 		nets[i] = p.Masked()
 	}
 	header = http.CanonicalHeaderKey(header)

@@ -125,6 +125,21 @@ func TestForwarded(t *testing.T) {
 	}
 }
 
+// TestForwardedForMappedNetwork: a proxy network written as IPv4-mapped
+// IPv6 admits the IPv4 peers it means.
+func TestForwardedForMappedNetwork(t *testing.T) {
+	key := ratelimit.ForwardedFor(1, netip.MustParsePrefix("::ffff:10.0.0.0/104"))
+	for peer, want := range map[string]string{
+		"10.1.2.3:4000":          "192.0.2.7",
+		"[::ffff:10.1.2.3]:4000": "192.0.2.7",
+		"11.0.0.1:4000":          "11.0.0.1",
+	} {
+		if got := key(request(peer, "X-Forwarded-For", "192.0.2.7")); got != want {
+			t.Errorf("from %s: key = %q, want %q", peer, got, want)
+		}
+	}
+}
+
 func TestForwardedForMisuse(t *testing.T) {
 	for name, f := range map[string]func(){
 		"no hops":       func() { ratelimit.ForwardedFor(0, loopbacks...) },
