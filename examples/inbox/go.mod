@@ -3,9 +3,9 @@ module github.com/mcpdual/mcpdual/examples/inbox
 go 1.26.0
 
 require (
-	github.com/mcpdual/mcpdual v0.0.0
-	github.com/mcpdual/mcpdual/mcp/openapi v0.0.0
-	github.com/mcpdual/mcpdual/mcp/redisstore v0.0.0
+	github.com/mcpdual/mcpdual v0.5.0
+	github.com/mcpdual/mcpdual/mcp/openapi v0.5.0
+	github.com/mcpdual/mcpdual/mcp/redisstore v0.5.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.47.0
@@ -27,7 +27,7 @@ require (
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-redis/redis_rate/v10 v10.0.1 // indirect
-	github.com/mcpdual/mcpdual/mcp/otelmcp v0.0.0
+	github.com/mcpdual/mcpdual/mcp/otelmcp v0.5.0
 	github.com/pb33f/go-yaml v0.1.1 // indirect
 	github.com/pb33f/jsonpath v0.8.5 // indirect
 	github.com/pb33f/libopenapi v0.42.4 // indirect

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/mcpdual/mcpdual/mcp/stdio"
@@ -33,13 +34,22 @@ const stdioAccount = "dev-writer"
 const stdioResource = "http://127.0.0.1/mcp"
 
 // serveStdio serves until stdin ends (0), SIGINT or SIGTERM (0), or
-// stdout fails (1).
-func serveStdio() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+// stdout fails (1), and gives the session the principal's budget rate
+// sets (-rate, as over HTTP); a rate it cannot read exits 2.
+func serveStdio(rate string) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	slog.SetDefault(logger) // nothing the endpoint logs may reach stdout
-	err := runStdio(ctx, os.Stdin, os.Stdout, logger)
+	perSecond, burst, err := parseRate(rate)
+	if err != nil {
+		logger.Error("inbox: " + err.Error())
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A client that closes its end of stdout fails the next write (Serve
+	// catches the SIGPIPE that would otherwise end the process unlogged):
+	// the failure is logged below and the status is 1.
+	err = runStdio(ctx, os.Stdin, os.Stdout, logger, perSecond, burst)
 	if err != nil && ctx.Err() == nil {
 		logger.Error("inbox: stdio session failed", "err", err)
 		return 1
@@ -47,14 +57,16 @@ func serveStdio() int {
 	return 0
 }
 
-// runStdio serves a fresh inbox over in and out as stdioAccount.
-func runStdio(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger) error {
-	a := newApp(stdioResource)
+// runStdio serves a fresh inbox over in and out as stdioAccount, whose
+// budget is perSecond requests a second with burst.
+func runStdio(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger, perSecond float64, burst int) error {
+	a := newAppWith(stdioResource, appConfig{queue: 1024, worker: true, perSecond: perSecond, burst: burst})
 	defer a.close()
 	p, err := devVerifier(stdioResource).VerifyAccessToken(ctx, stdioAccount, nil)
 	if err != nil {
 		return err
 	}
-	logger.Info("inbox: serving MCP over stdio", "account", stdioAccount, "subject", p.Subject)
+	logger.Info("inbox: serving MCP over stdio", "account", stdioAccount, "subject", p.Subject,
+		"budget", strconv.FormatFloat(perSecond, 'f', -1, 64)+"/s, burst "+strconv.Itoa(burst))
 	return stdio.Serve(ctx, a.handler, in, out, stdio.WithPrincipal(p), stdio.WithLogger(logger))
 }

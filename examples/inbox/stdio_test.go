@@ -21,23 +21,23 @@ type stdioProc struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Scanner
+	stdout io.ReadCloser // what out reads: closing it closes the process's stdout for reading
 	stderr *syncbuf.Buffer
 	exited chan error
 }
 
-func startStdio(t *testing.T, bin string) *stdioProc {
+func startStdio(t *testing.T, bin string, args ...string) *stdioProc {
 	t.Helper()
-	p := &stdioProc{t: t, cmd: exec.Command(bin, "-stdio"), stderr: &syncbuf.Buffer{}, exited: make(chan error, 1)}
+	p := &stdioProc{t: t, cmd: exec.Command(bin, append([]string{"-stdio"}, args...)...), stderr: &syncbuf.Buffer{}, exited: make(chan error, 1)}
 	p.cmd.Stderr = p.stderr
 	var err error
 	if p.in, err = p.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
+	if p.stdout, err = p.cmd.StdoutPipe(); err != nil {
 		t.Fatal(err)
 	}
-	p.out = bufio.NewScanner(stdout)
+	p.out = bufio.NewScanner(p.stdout)
 	p.out.Buffer(nil, 8<<20)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -177,6 +177,85 @@ func TestStdio(t *testing.T) {
 		}
 		if code := p.exit(); code != 0 {
 			t.Errorf("exit %d; stderr: %s", code, p.stderr)
+		}
+	})
+}
+
+// TestStdioStdoutClosed: a client that closes its end of stdout gets the
+// process to stop with status 1 and say why on stderr, not to be killed
+// by SIGPIPE (status 141, nothing logged) at the next answer it writes.
+func TestStdioStdoutClosed(t *testing.T) {
+	p := startStdio(t, inboxBinary(t))
+	p.roundTrip(1, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if err := p.stdout.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The answer to this one meets a pipe nobody reads. Writing it may
+	// fail too if the process has already gone, which is fine.
+	io.WriteString(p.in, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	if code := p.exit(); code != 1 {
+		t.Errorf("exit %d, want 1; stderr: %s", code, p.stderr)
+	}
+	for _, want := range []string{`msg="inbox: stdio session failed"`, "broken pipe"} {
+		if !strings.Contains(p.stderr.String(), want) {
+			t.Errorf("stderr lacks %q: %s", want, p.stderr)
+		}
+	}
+}
+
+// TestStdioRate: -rate sets the stdio session's budget as it does the
+// HTTP server's, where it used to be fixed at 50/s with a burst of 100.
+func TestStdioRate(t *testing.T) {
+	bin := inboxBinary(t)
+	ping := func(id int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id) }
+	t.Run("small", func(t *testing.T) {
+		// Three at once and, for the length of the test, no more.
+		p := startStdio(t, bin, "-rate", "0.001,3")
+		for id := 1; id <= 3; id++ {
+			if m := p.roundTrip(id, ping(id)); m["error"] != nil {
+				t.Fatalf("ping %d within the burst: %v", id, m)
+			}
+		}
+		m := p.roundTrip(4, ping(4))
+		e, _ := m["error"].(map[string]any)
+		data, _ := e["data"].(map[string]any)
+		if e["code"] != float64(-31429) || data["reason"] != "rate_limited" || !(data["retryAfterMs"].(float64) > 0) {
+			t.Errorf("ping 4, past the burst: %v", m)
+		}
+		if !strings.Contains(p.stderr.String(), `budget="0.001/s, burst 3"`) {
+			t.Errorf("stderr does not name the budget: %s", p.stderr)
+		}
+	})
+	t.Run("large", func(t *testing.T) {
+		// 300 at once: the old fixed budget refused 200 of them.
+		p := startStdio(t, bin, "-rate", "1000,500")
+		var batch strings.Builder
+		for id := 1; id <= 300; id++ {
+			batch.WriteString(ping(id) + "\n")
+		}
+		if _, err := io.WriteString(p.in, batch.String()); err != nil {
+			t.Fatal(err)
+		}
+		for range 300 {
+			if !p.out.Scan() {
+				t.Fatalf("stdout ended; stderr: %s", p.stderr)
+			}
+			if strings.Contains(p.out.Text(), `"error"`) {
+				t.Fatalf("refused: %s", p.out.Text())
+			}
+		}
+		p.in.Close()
+		if code := p.exit(); code != 0 {
+			t.Errorf("exit %d; stderr: %s", code, p.stderr)
+		}
+	})
+	t.Run("unreadable", func(t *testing.T) {
+		p := startStdio(t, bin, "-rate", "fast")
+		if code := p.exit(); code != 2 {
+			t.Errorf("exit %d, want 2", code)
+		}
+		if !strings.Contains(p.stderr.String(), "-rate wants requests per second and burst") {
+			t.Errorf("stderr: %s", p.stderr)
 		}
 	})
 }

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/mark3labs/mcp-go v1.2.1
-	github.com/mcpdual/mcpdual v0.0.0
+	github.com/mcpdual/mcpdual v0.5.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 

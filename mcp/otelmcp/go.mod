@@ -6,7 +6,7 @@ replace github.com/mcpdual/mcpdual => ../..
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/mcpdual/mcpdual v0.0.0
+	github.com/mcpdual/mcpdual v0.5.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0

@@ -6,7 +6,7 @@ replace github.com/mcpdual/mcpdual => ../..
 
 require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
-	github.com/mcpdual/mcpdual v0.0.0
+	github.com/mcpdual/mcpdual v0.5.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 

@@ -16,6 +16,11 @@
 // served in it, as an HTTP client's MCP-Protocol-Version header would
 // have them; a 2026-07-28 client needs no handshake.
 //
+// The principal's rate budget is the handler's (mcp.WithRateLimit), set
+// where the handler is built, as for HTTP: a message over it is answered
+// -31429 with data.retryAfterMs. The transport meters nothing of its own,
+// so that one budget, not two, decides.
+//
 // Every answer is written as one line. Notifications are never answered,
 // nor are JSON-RPC responses (this server sends no requests to answer).
 // When the handler streams (mcp.WithStreaming) and a request asks for

@@ -100,7 +100,10 @@ func WithLogger(l *slog.Logger) Option {
 // answered; ctx's error when ctx is done, once the handlers in flight,
 // whose contexts end with it, have returned (their answers are dropped);
 // the error of a failed write to out, or of a failed read from in. It
-// closes neither in nor out. Neither can be interrupted: a Read on in, or
+// closes neither in nor out. A client that closes its end of the process's
+// standard output is such a failed write: while Serve writes, it catches
+// SIGPIPE (signal.Notify), which would otherwise end a Go program at its
+// first write to a broken standard output, with no chance to log why. Neither can be interrupted: a Read on in, or
 // a Write on out, that is blocked when ctx ends is left to return on its
 // own, after Serve has (closing them, or the process exiting, ends it).
 func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opts ...Option) error {
@@ -448,6 +451,7 @@ func (s *server) write(msg []byte) {
 // written.
 func (s *server) writer() {
 	defer close(s.wdone)
+	defer catchSIGPIPE()()
 	for line := range s.lines {
 		if s.ctx.Err() != nil {
 			continue

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Modules a user outside this tree can fetch (issue 22): every publishable
+# module — the core and every go.mod under mcp/, found afresh each run — is
+# packed at the release version into a file module proxy, and a consumer
+# module in a temporary directory outside the repository requires each by
+# that version, with no replace, and is built and tested from that proxy
+# alone: no network, and our modules can come from nowhere else.
+# Run from anywhere: bash .ci/modules.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+version=v0.5.0
+
+mods=(.)
+while IFS= read -r m; do mods+=("$m"); done < <(find mcp -name go.mod -not -path '*/testdata/*' -printf '%h\n' | sort)
+echo "modules at $version: ${mods[*]}"
+
+# Third-party dependencies of every module into the module cache, the
+# usual way (the packer's own golang.org/x/mod too).
+for m in "${mods[@]}" internal/modproxy; do
+  go -C "$m" mod download
+done
+cache=$(go env GOMODCACHE)
+
+tmp=$(mktemp -d)
+cleanup() {
+  # A module cache is read-only on disk; go clean empties it.
+  GOMODCACHE="$tmp/modcache" go clean -modcache 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+go -C internal/modproxy vet ./...
+go -C internal/modproxy test -count=1 ./...
+go -C internal/modproxy build -o "$tmp/modproxy" .
+dirs=()
+for m in "${mods[@]}"; do dirs+=("$repo/$m"); done
+"$tmp/modproxy" -version "$version" -out "$tmp/proxy" -consumer "$tmp/consumer" "${dirs[@]}"
+cp internal/modproxy/testdata/consumer_test.go "$tmp/consumer/"
+case "$tmp" in "$repo"/*) echo "the consumer is inside the repository" >&2; exit 1 ;; esac
+
+# The consumer resolves our modules from the packed proxy only, and
+# third-party modules from the download cache filled above (itself laid
+# out as a module proxy); a fresh module cache means nothing packed by an
+# earlier run is reused, and there is no https proxy or direct fetch.
+export GOPROXY="file://$tmp/proxy,file://$cache/cache/download"
+export GOMODCACHE="$tmp/modcache"
+export GOFLAGS="-mod=mod -trimpath" # -trimpath: the build cache serves the next run, whose module cache is elsewhere
+export GONOSUMDB=github.com/mcpdual GOSUMDB=off GOTOOLCHAIN=local
+unset GOPRIVATE GONOPROXY GOWORK
+
+cd "$tmp/consumer"
+go build ./...
+if grep -n replace go.mod; then
+  echo "the consumer's go.mod has a replace" >&2
+  exit 1
+fi
+go vet ./...
+go test -count=1 ./...
+# Every module was taken from the packed proxy at the release version.
+go list -m -f '{{.Path}} {{.Version}} {{with .Replace}}replaced{{end}}' all | grep '^github.com/mcpdual/' | tee "$tmp/ours"
+awk -v v="$version" -v n="${#mods[@]}" '$2 != v || NF > 2 { bad = 1 } END { exit bad || NR != n }' "$tmp/ours" || {
+  echo "expected our ${#mods[@]} modules, each at $version and none replaced" >&2
+  exit 1
+}
+# ... and its bytes are those packed here, not a copy found elsewhere.
+while read -r path _; do
+  cmp "$tmp/proxy/$path/@v/$version.zip" "$GOMODCACHE/cache/download/$path/@v/$version.zip"
+done < "$tmp/ours"
+echo "ok: ${#mods[@]} modules fetched at $version through a file module proxy and tested by a consumer outside the repository"
