@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
-
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -416,5 +414,3 @@ func TestMapClaimsRefuses(t *testing.T) {
 		}
 	}
 }
-
-var _ = jose.ES256
