@@ -126,7 +126,12 @@ func TestJWTRefusals(t *testing.T) {
 	stranger := newECKey(t, "k1") // same kid, a key the issuer never published
 	ghost := newECKey(t, "ghost")
 	tampered := []byte(parts[2])
-	tampered[10] ^= 'A' ^ 'B'
+	// One character of the signature changed, still base64url.
+	if tampered[10] == 'A' {
+		tampered[10] = 'B'
+	} else {
+		tampered[10] = 'A'
+	}
 	otherPayload := b64JSON(t, map[string]any{"iss": is.url, "sub": "admin", "aud": resource, "exp": time.Now().Add(time.Hour).Unix()})
 
 	tests := []struct {
