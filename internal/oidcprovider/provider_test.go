@@ -227,7 +227,7 @@ func authenticate(t *testing.T, v auth.TokenVerifier, token string) (*auth.Princ
 
 func jwtVerifier(t *testing.T, issuer string, change func(*oidc.JWTConfig)) *oidc.JWTVerifier {
 	t.Helper()
-	cfg := oidc.JWTConfig{Issuer: issuer, Resource: resource, MapClaims: func(_ context.Context, claims map[string]any, p *auth.Principal) error {
+	cfg := oidc.JWTConfig{Issuer: issuer, Audience: resource, MapClaims: func(_ context.Context, claims map[string]any, p *auth.Principal) error {
 		// The host's rule: the workspaces claim becomes a list of ids.
 		for _, w := range claims["workspaces"].([]any) {
 			p.Claims["ws:"+w.(string)] = true
@@ -437,7 +437,7 @@ func TestProviderOutage(t *testing.T) {
 func TestProviderIntrospection(t *testing.T) {
 	p := startProvider(t)
 	const ttl = 400 * time.Millisecond
-	v, err := oidc.NewIntrospectionVerifier(oidc.IntrospectionConfig{Issuer: p.issuer, Resource: resource,
+	v, err := oidc.NewIntrospectionVerifier(oidc.IntrospectionConfig{Issuer: p.issuer, Audience: resource,
 		ClientID: "rs", ClientSecret: "rs-secret", CacheTTL: ttl})
 	if err != nil {
 		t.Fatal(err)
@@ -474,7 +474,7 @@ func TestProviderIntrospection(t *testing.T) {
 func TestProviderIntrospectionOutage(t *testing.T) {
 	p := startProvider(t)
 	const retry = 200 * time.Millisecond
-	v, err := oidc.NewIntrospectionVerifier(oidc.IntrospectionConfig{Issuer: p.issuer, Resource: resource,
+	v, err := oidc.NewIntrospectionVerifier(oidc.IntrospectionConfig{Issuer: p.issuer, Audience: resource,
 		ClientID: "rs", ClientSecret: "rs-secret", RetryAfter: retry})
 	if err != nil {
 		t.Fatal(err)
@@ -495,7 +495,7 @@ func TestProviderIntrospectionOutage(t *testing.T) {
 // which is what a client follows from the 401 challenge to log in.
 func TestProviderMetadata(t *testing.T) {
 	p := startProvider(t)
-	m := jwtVerifier(t, p.issuer, nil).Metadata()
+	m := jwtVerifier(t, p.issuer, nil).Metadata(resource)
 	m.ScopesSupported = []string{"inbox:read"}
 	rec := httptest.NewRecorder()
 	auth.NewMetadataHandler(m).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))

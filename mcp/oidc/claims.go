@@ -24,7 +24,7 @@ type ClaimMapper func(ctx context.Context, claims map[string]any, p *auth.Princi
 // claimChecks are the checks both verifiers make on the claims of a token.
 type claimChecks struct {
 	issuer   string
-	resource string
+	audience string
 	leeway   time.Duration
 	// issuerOptional accepts a claim set without iss (RFC 7662 makes it
 	// optional in an introspection answer); one that has it must match.
@@ -51,8 +51,8 @@ func (c claimChecks) principal(claims map[string]any, now time.Time) (*auth.Prin
 	if p.Audience, err = stringsClaim(claims, "aud"); err != nil {
 		return nil, err
 	}
-	if !slices.Contains(p.Audience, c.resource) {
-		return nil, invalid("audience %q does not name %q", p.Audience, c.resource)
+	if !slices.Contains(p.Audience, c.audience) {
+		return nil, invalid("audience %q does not name %q", p.Audience, c.audience)
 	}
 	exp, err := timeClaim(claims, "exp")
 	switch {
@@ -86,8 +86,13 @@ func (c claimChecks) principal(claims map[string]any, now time.Time) (*auth.Prin
 	if p.ClientID, err = stringClaim(claims, "client_id"); err != nil {
 		return nil, err
 	}
-	if p.ClientID == "" {
-		if p.ClientID, err = stringClaim(claims, "azp"); err != nil {
+	// The client is client_id (RFC 9068, RFC 7662), else azp (OpenID
+	// Connect; Auth0 and Entra ID v2), else cid (Okta).
+	for _, name := range []string{"azp", "cid"} {
+		if p.ClientID != "" {
+			break
+		}
+		if p.ClientID, err = stringClaim(claims, name); err != nil {
 			return nil, err
 		}
 	}

@@ -32,9 +32,10 @@ type IntrospectionConfig struct {
 	// Endpoint is the RFC 7662 introspection endpoint; "" reads
 	// introspection_endpoint from the issuer's metadata.
 	Endpoint string
-	// Resource is this server's canonical resource URI: the answer's aud
-	// must name it. Required.
-	Resource string
+	// Audience is what the answer's aud must name: this server's
+	// canonical resource URI (the Authenticator's Config.Resource), or
+	// what the issuer uses for it (see JWTConfig.Audience). Required.
+	Audience string
 	// ClientID and ClientSecret authenticate this server at the endpoint.
 	// Required.
 	ClientID     string
@@ -94,8 +95,8 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 		}
 	}
 	switch {
-	case cfg.Resource == "":
-		return nil, errors.New("oidc: IntrospectionConfig.Resource is required")
+	case cfg.Audience == "":
+		return nil, errors.New("oidc: IntrospectionConfig.Audience is required")
 	case cfg.ClientID == "" || cfg.ClientSecret == "":
 		return nil, errors.New("oidc: IntrospectionConfig.ClientID and ClientSecret are required")
 	case cfg.AuthMethod != "" && cfg.AuthMethod != ClientSecretBasic && cfg.AuthMethod != ClientSecretPost:
@@ -113,7 +114,7 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 	cfg.HTTPClient = httpClient(cfg.HTTPClient)
 	return &IntrospectionVerifier{
 		cfg:    cfg,
-		checks: claimChecks{issuer: cfg.Issuer, resource: cfg.Resource, leeway: cfg.Leeway, issuerOptional: true},
+		checks: claimChecks{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway, issuerOptional: true},
 		disc:   &discovery{issuer: cfg.Issuer, client: cfg.HTTPClient, retryAfter: cfg.RetryAfter},
 		cache:  make(map[[sha256.Size]byte]cached),
 	}, nil
@@ -126,10 +127,11 @@ func cmp(s, def string) string {
 	return s
 }
 
-// Metadata returns the Protected Resource Metadata for this verifier's
-// resource, naming its issuer as the authorization server.
-func (v *IntrospectionVerifier) Metadata() auth.ResourceMetadata {
-	return auth.ResourceMetadata{Resource: v.cfg.Resource, AuthorizationServers: []string{v.cfg.Issuer}}
+// Metadata returns the Protected Resource Metadata of resource naming
+// this verifier's issuer as the authorization server (see
+// JWTVerifier.Metadata).
+func (v *IntrospectionVerifier) Metadata(resource string) auth.ResourceMetadata {
+	return metadataOf(resource, v.cfg.Issuer)
 }
 
 // VerifyAccessToken implements auth.TokenVerifier.

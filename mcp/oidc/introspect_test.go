@@ -13,7 +13,7 @@ import (
 
 func newIntrospection(t *testing.T, is *testIssuer, change func(*IntrospectionConfig)) *IntrospectionVerifier {
 	t.Helper()
-	cfg := IntrospectionConfig{Issuer: is.url, Resource: resource, ClientID: is.clientID, ClientSecret: is.secret}
+	cfg := IntrospectionConfig{Issuer: is.url, Audience: resource, ClientID: is.clientID, ClientSecret: is.secret}
 	if change != nil {
 		change(&cfg)
 	}
@@ -203,10 +203,10 @@ func TestIntrospectionSingleflight(t *testing.T) {
 }
 
 func TestIntrospectionConfig(t *testing.T) {
-	ok := IntrospectionConfig{Issuer: "https://login.example.com", Resource: resource, ClientID: "rs", ClientSecret: "s"}
+	ok := IntrospectionConfig{Issuer: "https://login.example.com", Audience: resource, ClientID: "rs", ClientSecret: "s"}
 	for _, change := range []func(*IntrospectionConfig){
 		func(c *IntrospectionConfig) { c.Issuer = "" },
-		func(c *IntrospectionConfig) { c.Resource = "" },
+		func(c *IntrospectionConfig) { c.Audience = "" },
 		func(c *IntrospectionConfig) { c.ClientSecret = "" },
 		func(c *IntrospectionConfig) { c.AuthMethod = "private_key_jwt" },
 		func(c *IntrospectionConfig) { c.Endpoint = "http://login.example.com/introspect" },
@@ -223,7 +223,7 @@ func TestIntrospectionConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var _ auth.TokenVerifier = v
-	if m := v.Metadata(); m.Resource != resource || !slices.Equal(m.AuthorizationServers, []string{ok.Issuer}) {
+	if m := v.Metadata(resource); m.Resource != resource || !slices.Equal(m.AuthorizationServers, []string{ok.Issuer}) {
 		t.Fatalf("%+v", m)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // ErrIssuerUnavailable is wrapped by the errors a verifier returns when it
@@ -38,6 +40,9 @@ func (u *unavailable) Unwrap() []error { return []error{ErrIssuerUnavailable, u.
 func (u *unavailable) RetryAfter() time.Duration { return u.after }
 
 func unavailableAfter(after time.Duration, err error) error {
+	if u, ok := err.(*unavailable); ok {
+		return u // already one, with its own hint
+	}
 	return &unavailable{err: err, after: max(after, time.Second)}
 }
 
@@ -192,6 +197,13 @@ func checkIssuer(field, s string) error {
 
 func isLoopback(host string) bool {
 	return host == "localhost" || host == "127.0.0.1" || host == "::1"
+}
+
+// metadataOf is the Protected Resource Metadata sending clients of
+// resource to issuer. The issuer identifier, not a discovery URL, is what
+// RFC 9728 lists; a client derives the discovery URLs from it.
+func metadataOf(resource, issuer string) auth.ResourceMetadata {
+	return auth.ResourceMetadata{Resource: resource, AuthorizationServers: []string{issuer}}
 }
 
 func httpClient(c *http.Client) *http.Client {

@@ -24,10 +24,14 @@ type JWTConfig struct {
 	// "https://login.example.com/realms/acme": tokens must carry it as iss
 	// byte for byte, and its metadata is discovered from it. Required.
 	Issuer string
-	// Resource is this server's canonical resource URI, the audience a
-	// token must name (aud). Use the Authenticator's Config.Resource.
-	// Required.
-	Resource string
+	// Audience is what a token's aud must name: this server's canonical
+	// resource URI, the Authenticator's Config.Resource, for an issuer
+	// that follows RFC 8707 or lets you set the audience (Keycloak's
+	// audience mapper, Auth0's API identifier, Okta's authorization server
+	// audience). Entra ID v2 tokens name the API's application ID
+	// instead: set Audience to it and the Authenticator's
+	// VerifierChecksAudience. Required.
+	Audience string
 	// JWKSURL is where the signing keys are; "" discovers it from the
 	// issuer's metadata ({Issuer}/.well-known/openid-configuration, then
 	// RFC 8414's oauth-authorization-server).
@@ -102,8 +106,8 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	if err := checkIssuer("JWTConfig.Issuer", cfg.Issuer); err != nil {
 		return nil, err
 	}
-	if cfg.Resource == "" {
-		return nil, errors.New("oidc: JWTConfig.Resource is required")
+	if cfg.Audience == "" {
+		return nil, errors.New("oidc: JWTConfig.Audience is required")
 	}
 	if cfg.JWKSURL != "" {
 		if err := checkIssuer("JWTConfig.JWKSURL", cfg.JWKSURL); err != nil {
@@ -132,7 +136,7 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	v := &JWTVerifier{
 		cfg:    cfg,
 		algs:   algs,
-		checks: claimChecks{issuer: cfg.Issuer, resource: cfg.Resource, leeway: cfg.Leeway},
+		checks: claimChecks{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway},
 		disc:   &discovery{issuer: cfg.Issuer, client: cfg.HTTPClient, retryAfter: cfg.RetryAfter},
 	}
 	if ctx.Err() == nil {
@@ -151,12 +155,13 @@ func cmpOr(d, def time.Duration) time.Duration {
 	return d
 }
 
-// Metadata returns the Protected Resource Metadata for this verifier's
-// resource, naming its issuer as the authorization server clients log in
-// at. Set the other fields (scopes, name) and serve it with
-// auth.NewMetadataHandler.
-func (v *JWTVerifier) Metadata() auth.ResourceMetadata {
-	return auth.ResourceMetadata{Resource: v.cfg.Resource, AuthorizationServers: []string{v.cfg.Issuer}}
+// Metadata returns the Protected Resource Metadata of resource (the
+// Authenticator's Config.Resource) naming this verifier's issuer as the
+// authorization server, which is where a client sent by a 401 challenge
+// logs in. Set the other fields (scopes, name) and serve it with
+// auth.NewMetadataHandler at auth.MetadataPaths(resource).
+func (v *JWTVerifier) Metadata(resource string) auth.ResourceMetadata {
+	return metadataOf(resource, v.cfg.Issuer)
 }
 
 // VerifyAccessToken implements auth.TokenVerifier.

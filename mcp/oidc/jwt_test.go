@@ -36,8 +36,8 @@ func authenticate(t *testing.T, v auth.TokenVerifier, token string) (*auth.Princ
 
 func newJWT(t *testing.T, cfg JWTConfig) *JWTVerifier {
 	t.Helper()
-	if cfg.Resource == "" {
-		cfg.Resource = resource
+	if cfg.Audience == "" {
+		cfg.Audience = resource
 	}
 	v, err := NewJWTVerifier(t.Context(), cfg)
 	if err != nil {
@@ -90,6 +90,13 @@ func TestJWTAccepts(t *testing.T) {
 	}
 	if p.ClientID != "app-2" || !slices.Equal(p.Scopes, []string{"mcp:read"}) || !slices.Equal(p.Audience, []string{resource}) {
 		t.Errorf("principal = %+v", p)
+	}
+	// Okta names the client cid.
+	c = is.claims(resource)
+	delete(c, "client_id")
+	c["cid"] = "app-3"
+	if p, f = authenticate(t, v, is.mint(c, "")); f != nil || p.ClientID != "app-3" {
+		t.Fatalf("cid: %+v %+v", p, f)
 	}
 	if got := is.jwksHits.Load(); got != 1 {
 		t.Errorf("key set fetched %d times, want once", got)
@@ -185,15 +192,15 @@ func TestJWTRefusals(t *testing.T) {
 
 func TestJWTConfig(t *testing.T) {
 	for _, cfg := range []JWTConfig{
-		{Resource: resource},
-		{Issuer: "http://login.example.com", Resource: resource}, // http off loopback
-		{Issuer: "https://login.example.com?x=1", Resource: resource},
+		{Audience: resource},
+		{Issuer: "http://login.example.com", Audience: resource}, // http off loopback
+		{Issuer: "https://login.example.com?x=1", Audience: resource},
 		{Issuer: "https://login.example.com"},
-		{Issuer: "https://login.example.com", Resource: resource, Algorithms: []string{"HS256"}},
-		{Issuer: "https://login.example.com", Resource: resource, Algorithms: []string{"none"}},
-		{Issuer: "https://login.example.com", Resource: resource, Algorithms: []string{"RS256", "HS512"}},
-		{Issuer: "https://login.example.com", Resource: resource, JWKSURL: "ftp://keys"},
-		{Issuer: "https://login.example.com", Resource: resource, RefreshCooldown: -time.Second},
+		{Issuer: "https://login.example.com", Audience: resource, Algorithms: []string{"HS256"}},
+		{Issuer: "https://login.example.com", Audience: resource, Algorithms: []string{"none"}},
+		{Issuer: "https://login.example.com", Audience: resource, Algorithms: []string{"RS256", "HS512"}},
+		{Issuer: "https://login.example.com", Audience: resource, JWKSURL: "ftp://keys"},
+		{Issuer: "https://login.example.com", Audience: resource, RefreshCooldown: -time.Second},
 	} {
 		if _, err := NewJWTVerifier(t.Context(), cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
@@ -369,7 +376,7 @@ func TestJWTConcurrentColdStart(t *testing.T) {
 	is := startIssuer(t, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel() // no warm-up: the requests below find nothing fetched
-	v, err := NewJWTVerifier(ctx, JWTConfig{Issuer: is.url, Resource: resource})
+	v, err := NewJWTVerifier(ctx, JWTConfig{Issuer: is.url, Audience: resource})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +397,7 @@ func TestJWTConcurrentColdStart(t *testing.T) {
 
 func TestMetadata(t *testing.T) {
 	v := newJWT(t, JWTConfig{Issuer: "https://login.example.com/realms/acme"})
-	m := v.Metadata()
+	m := v.Metadata(resource)
 	if m.Resource != resource || !slices.Equal(m.AuthorizationServers, []string{"https://login.example.com/realms/acme"}) {
 		t.Fatalf("%+v", m)
 	}
