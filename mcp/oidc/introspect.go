@@ -52,7 +52,7 @@ type IntrospectionConfig struct {
 	// minute).
 	Leeway time.Duration
 	// RetryAfter is how long the endpoint is left alone after discovery
-	// failed, and the Retry-After of 503s (default 5 seconds).
+	// failed, and the Retry-After of 503s (default 2 seconds).
 	RetryAfter time.Duration
 	// MapClaims adds host-specific claims to the principal; nil adds
 	// nothing.

@@ -50,7 +50,7 @@ func unavailableAfter(after time.Duration, err error) error {
 const (
 	defaultTimeout    = 10 * time.Second
 	maxDocumentBytes  = 1 << 20
-	defaultRetryAfter = 5 * time.Second
+	defaultRetryAfter = 2 * time.Second
 )
 
 // metadata is the part of the issuer's discovery document the verifiers

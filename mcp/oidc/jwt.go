@@ -61,7 +61,7 @@ type JWTConfig struct {
 	MaxKeyAge time.Duration
 	// RetryAfter is how long the issuer is left alone after a failed
 	// discovery or key fetch, and the Retry-After of the 503s meanwhile
-	// (default 5 seconds).
+	// (default 2 seconds).
 	RetryAfter time.Duration
 	// MapClaims adds host-specific claims (workspaces, roles) to the
 	// principal; nil adds nothing.
