@@ -51,8 +51,9 @@ type IntrospectionConfig struct {
 	// Leeway is the clock skew allowed on exp, nbf and iat (default one
 	// minute).
 	Leeway time.Duration
-	// RetryAfter is how long the endpoint is left alone after discovery
-	// failed, and the Retry-After of 503s (default 2 seconds).
+	// RetryAfter is how long the issuer is left alone after a call got
+	// no answer (discovery or introspection), and the Retry-After of the
+	// 503s meanwhile (default 2 seconds).
 	RetryAfter time.Duration
 	// MapClaims adds host-specific claims to the principal; nil adds
 	// nothing.
@@ -73,6 +74,12 @@ type IntrospectionVerifier struct {
 
 	mu    sync.Mutex
 	cache map[[sha256.Size]byte]cached
+	// failedAt and failure are the last call that got no answer: for
+	// RetryAfter after it, tokens not in the cache are answered 503
+	// without calling, so an issuer in trouble is not asked once per
+	// distinct token.
+	failedAt time.Time
+	failure  error
 }
 
 // cached is one answer: a principal, or the refusal of an inactive or
@@ -142,10 +149,20 @@ func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token str
 	c, ok := v.cache[key]
 	v.mu.Unlock()
 	if !ok || !now.Before(c.expires) {
+		v.mu.Lock()
+		failedAt, failure := v.failedAt, v.failure
+		v.mu.Unlock()
+		if wait := v.cfg.RetryAfter - now.Sub(failedAt); failure != nil && wait > 0 {
+			return nil, unavailableAfter(wait, failure)
+		}
 		res, err, _ := v.group.Do(string(key[:]), func() (any, error) {
 			c, err := v.introspect(context.WithoutCancel(ctx), token)
 			if err != nil {
-				return nil, err // not cached: the issuer is asked again next time
+				// Not cached: the issuer is asked again after RetryAfter.
+				v.mu.Lock()
+				v.failedAt, v.failure = time.Now(), err
+				v.mu.Unlock()
+				return nil, err
 			}
 			v.store(key, c)
 			return c, nil
@@ -247,6 +264,7 @@ func minTime(a, b time.Time) time.Time {
 func (v *IntrospectionVerifier) store(key [sha256.Size]byte, c cached) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.failure = nil
 	if _, ok := v.cache[key]; !ok && len(v.cache) >= v.cfg.CacheSize {
 		now := time.Now()
 		for k, e := range v.cache {

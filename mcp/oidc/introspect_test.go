@@ -227,3 +227,35 @@ func TestIntrospectionConfig(t *testing.T) {
 		t.Fatalf("%+v", m)
 	}
 }
+
+// TestIntrospectionBackoff: after a call that got no answer, tokens not in
+// the cache are 503 without calling the issuer until RetryAfter has
+// passed; cached answers are still served.
+func TestIntrospectionBackoff(t *testing.T) {
+	is := startIssuer(t, nil)
+	const retry = 300 * time.Millisecond
+	v := newIntrospection(t, is, func(c *IntrospectionConfig) { c.RetryAfter = retry; c.Endpoint = is.url + "/introspect" })
+	is.setActive("cached", is.activeAnswer())
+	if _, f := authenticate(t, v, "cached"); f != nil {
+		t.Fatal(f)
+	}
+	is.setFailing(true)
+	for i := range 10 {
+		token := fmt.Sprintf("new-%d", i)
+		is.setActive(token, is.activeAnswer())
+		if _, f := authenticate(t, v, token); f == nil || f.Status != http.StatusServiceUnavailable || f.RetryAfter <= 0 {
+			t.Fatalf("token %d while the endpoint fails: %+v", i, f)
+		}
+	}
+	if n := is.introspectHits.Load(); n != 2 {
+		t.Fatalf("endpoint called %d times, want 2 (the cached token, then one failure)", n)
+	}
+	if _, f := authenticate(t, v, "cached"); f != nil {
+		t.Fatalf("cached answer during the failure: %+v", f)
+	}
+	is.setFailing(false)
+	time.Sleep(retry)
+	if _, f := authenticate(t, v, "new-3"); f != nil {
+		t.Fatalf("after recovery: %+v %v", f, f.Unwrap())
+	}
+}

@@ -38,6 +38,7 @@ type testIssuer struct {
 	clientID  string
 	secret    string
 	postAuth  bool // expect client_secret_post instead of basic
+	failing   bool // answer 500 to everything
 
 	discoveryHits, jwksHits, introspectHits atomic.Int32
 }
@@ -127,6 +128,13 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(map[string]any{"issuer": iss, "jwks_uri": is.url + "/keys", "introspection_endpoint": is.url + "/introspect"})
 	}
+	if r.URL.Path == "/introspect" {
+		is.introspectHits.Add(1)
+	}
+	if is.failing {
+		http.Error(w, "down for maintenance", http.StatusInternalServerError)
+		return
+	}
 	switch r.URL.Path {
 	case "/.well-known/openid-configuration":
 		if !is.oidcPath {
@@ -147,7 +155,6 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(map[string]any{"keys": keys})
 	case "/introspect":
-		is.introspectHits.Add(1)
 		if err := r.ParseForm(); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -175,6 +182,12 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+func (is *testIssuer) setFailing(f bool) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.failing = f
 }
 
 // rotate makes key the signing key; keepOld leaves the previous keys

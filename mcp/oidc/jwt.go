@@ -266,19 +266,31 @@ func lookup(keys map[string][]jose.JSONWebKey, kid string) []jose.JSONWebKey {
 func (v *JWTVerifier) refresh(ctx context.Context, forKid bool) (map[string][]jose.JSONWebKey, error) {
 	v.mu.Lock()
 	failedAt, failure := v.failedAt, v.failure
+	if wait := v.cfg.RetryAfter - time.Since(failedAt); failure != nil && wait > 0 {
+		v.mu.Unlock()
+		return nil, unavailableAfter(wait, failure)
+	}
+	prev, started := v.kidRefreshAt, time.Now()
 	if forKid {
 		// Set before fetching: requests that arrive during the fetch are
 		// inside the cooldown too.
-		v.kidRefreshAt = time.Now()
+		v.kidRefreshAt = started
 	}
 	v.mu.Unlock()
-	if wait := v.cfg.RetryAfter - time.Since(failedAt); failure != nil && wait > 0 {
-		return nil, unavailableAfter(wait, failure)
-	}
 	// The fetch is shared by every request waiting for it, so it must not
 	// end when the first of them is cancelled.
 	res, err := v.flight(context.WithoutCancel(ctx))
 	if err != nil {
+		if forKid {
+			// No keys were seen: the failure's RetryAfter governs, not
+			// the cooldown, so a key rotated during an outage is found as
+			// soon as the issuer is back.
+			v.mu.Lock()
+			if v.kidRefreshAt.Equal(started) {
+				v.kidRefreshAt = prev
+			}
+			v.mu.Unlock()
+		}
 		return nil, unavailableAfter(v.cfg.RetryAfter, err)
 	}
 	return res, nil

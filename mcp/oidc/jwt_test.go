@@ -433,3 +433,26 @@ func TestMapClaimsRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestJWTFailedKidFetchNoCooldown: a fetch for an unknown kid that failed
+// saw no keys, so it does not start the cooldown: once the issuer is back
+// and RetryAfter has passed, a key rotated during the outage is found.
+func TestJWTFailedKidFetchNoCooldown(t *testing.T) {
+	is := startIssuer(t, nil)
+	const retry = 300 * time.Millisecond
+	v := newJWT(t, JWTConfig{Issuer: is.url, RefreshCooldown: time.Hour, RetryAfter: retry})
+	if _, f := authenticate(t, v, is.mint(is.claims(resource), "")); f != nil {
+		t.Fatal(f)
+	}
+	is.rotate(newECKey(t, "k2"), false)
+	rotated := is.mint(is.claims(resource), "")
+	is.setFailing(true)
+	if _, f := authenticate(t, v, rotated); f == nil || f.Status != http.StatusServiceUnavailable {
+		t.Fatalf("new key while the issuer fails: %+v", f)
+	}
+	is.setFailing(false)
+	time.Sleep(retry)
+	if _, f := authenticate(t, v, rotated); f != nil {
+		t.Fatalf("new key after recovery, inside the hour's cooldown: %+v %v", f, f.Unwrap())
+	}
+}
