@@ -221,11 +221,12 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKe
 	keys, fetchedAt, kidRefreshAt := v.keys, v.fetchedAt, v.kidRefreshAt
 	v.mu.Unlock()
 	now := time.Now()
+	fetched := false
 	if keys == nil || now.Sub(fetchedAt) > v.cfg.MaxKeyAge {
 		fresh, err := v.refresh(ctx, false)
 		switch {
 		case err == nil:
-			keys = fresh
+			keys, fetched = fresh, true
 		case keys == nil:
 			return nil, err
 		}
@@ -233,6 +234,10 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKe
 	}
 	if ks := lookup(keys, kid); len(ks) > 0 {
 		return ks, nil
+	}
+	if fetched {
+		// Fetched for this very request: as fresh as keys get.
+		return nil, invalid("no key %q in the issuer's key set", kid)
 	}
 	if wait := v.cfg.RefreshCooldown - now.Sub(kidRefreshAt); wait > 0 {
 		return nil, unavailableAfter(wait, fmt.Errorf("oidc: key %q unknown; keys fetched too recently to fetch again", kid))

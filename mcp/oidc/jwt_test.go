@@ -456,3 +456,22 @@ func TestJWTFailedKidFetchNoCooldown(t *testing.T) {
 		t.Fatalf("new key after recovery, inside the hour's cooldown: %+v %v", f, f.Unwrap())
 	}
 }
+
+// TestJWTColdUnknownKid: keys fetched for the very request that names an
+// unknown kid are fresh; the kid is refused at once, without a second
+// fetch and without a 503.
+func TestJWTColdUnknownKid(t *testing.T) {
+	is := startIssuer(t, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // no warm-up
+	v, err := NewJWTVerifier(ctx, JWTConfig{Issuer: is.url, Audience: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, f := authenticate(t, v, signWith(t, newECKey(t, "ghost"), is.claims(resource), "")); f == nil || f.Status != http.StatusUnauthorized {
+		t.Fatalf("unknown kid on a cold verifier: %+v, want 401", f)
+	}
+	if n := is.jwksHits.Load(); n != 1 {
+		t.Fatalf("key set fetched %d times, want 1", n)
+	}
+}
