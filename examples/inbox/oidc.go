@@ -2,15 +2,32 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/oidc"
 )
 
-var oidcIssuer = flag.String("oidc-issuer", "", "issuer URL of an OpenID Connect or OAuth identity provider: accept its JWT access tokens, issued for the -public-url's /mcp, instead of the development tokens (README: \"Tokens from your identity provider\")")
+// oidcIssuer is -oidc-issuer, checked as it is parsed so that a typo is
+// a usage error rather than a failure at the first request.
+var oidcIssuer string
+
+func init() {
+	flag.Func("oidc-issuer", "issuer URL of an OpenID Connect or OAuth identity provider: accept its JWT access tokens, issued for the -public-url's /mcp, instead of the development tokens (README: \"Tokens from your identity provider\")",
+		func(s string) error {
+			u, err := url.Parse(s)
+			loopback := u != nil && (u.Hostname() == "127.0.0.1" || u.Hostname() == "::1" || u.Hostname() == "localhost")
+			if err != nil || u.Host == "" || !(u.Scheme == "https" || u.Scheme == "http" && loopback) {
+				return errors.New("want the issuer's https URL (http only on a loopback host)")
+			}
+			oidcIssuer = s
+			return nil
+		})
+}
 
 // devIssuer is the issuer of the development tokens.
 const devIssuer = "https://login.inbox.test"

@@ -5,6 +5,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
+	"flag"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -148,5 +149,23 @@ func TestOIDCIssuerDown(t *testing.T) {
 	r := call(t, s.client(mcp.Version20260728, who{token: token}, ""), "tools/list", nil)
 	if r.Status != 503 || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("issuer down: %d Retry-After %q %s", r.Status, r.Header.Get("Retry-After"), r.Raw)
+	}
+}
+
+// TestOIDCIssuerFlag: a value that cannot be an issuer is a usage error.
+func TestOIDCIssuerFlag(t *testing.T) {
+	f := flag.Lookup("oidc-issuer")
+	t.Cleanup(func() { oidcIssuer = "" })
+	for value, ok := range map[string]bool{
+		"https://login.example.com/realms/acme": true,
+		"http://127.0.0.1:8081":                 true,
+		"http://login.example.com":              false, // http off loopback
+		"ftp://login.example.com":               false,
+		"login.example.com":                     false,
+		"":                                      false,
+	} {
+		if err := f.Value.Set(value); (err == nil) != ok {
+			t.Errorf("-oidc-issuer %q: %v", value, err)
+		}
 	}
 }
