@@ -1,6 +1,7 @@
 package oidc
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -111,13 +112,11 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 	case cfg.CacheTTL < 0 || cfg.CacheSize < 0 || cfg.Leeway < 0 || cfg.RetryAfter < 0:
 		return nil, errors.New("oidc: IntrospectionConfig durations and sizes must not be negative")
 	}
-	cfg.AuthMethod = cmp(cfg.AuthMethod, ClientSecretBasic)
-	cfg.CacheTTL = cmpOr(cfg.CacheTTL, time.Minute)
-	if cfg.CacheSize == 0 {
-		cfg.CacheSize = 10000
-	}
-	cfg.Leeway = cmpOr(cfg.Leeway, time.Minute)
-	cfg.RetryAfter = cmpOr(cfg.RetryAfter, defaultRetryAfter)
+	cfg.AuthMethod = cmp.Or(cfg.AuthMethod, ClientSecretBasic)
+	cfg.CacheTTL = cmp.Or(cfg.CacheTTL, time.Minute)
+	cfg.CacheSize = cmp.Or(cfg.CacheSize, 10000)
+	cfg.Leeway = cmp.Or(cfg.Leeway, time.Minute)
+	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, defaultRetryAfter)
 	cfg.HTTPClient = httpClient(cfg.HTTPClient)
 	return &IntrospectionVerifier{
 		cfg:    cfg,
@@ -125,13 +124,6 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 		disc:   &discovery{issuer: cfg.Issuer, client: cfg.HTTPClient, retryAfter: cfg.RetryAfter},
 		cache:  make(map[[sha256.Size]byte]cached),
 	}, nil
-}
-
-func cmp(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Metadata returns the Protected Resource Metadata of resource naming

@@ -1,6 +1,7 @@
 package oidc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -128,10 +129,10 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	if cfg.Leeway < 0 || cfg.RefreshCooldown < 0 || cfg.MaxKeyAge < 0 || cfg.RetryAfter < 0 {
 		return nil, errors.New("oidc: JWTConfig durations must not be negative")
 	}
-	cfg.Leeway = cmpOr(cfg.Leeway, jwt.DefaultLeeway)
-	cfg.RefreshCooldown = cmpOr(cfg.RefreshCooldown, time.Minute)
-	cfg.MaxKeyAge = cmpOr(cfg.MaxKeyAge, 24*time.Hour)
-	cfg.RetryAfter = cmpOr(cfg.RetryAfter, defaultRetryAfter)
+	cfg.Leeway = cmp.Or(cfg.Leeway, jwt.DefaultLeeway)
+	cfg.RefreshCooldown = cmp.Or(cfg.RefreshCooldown, time.Minute)
+	cfg.MaxKeyAge = cmp.Or(cfg.MaxKeyAge, 24*time.Hour)
+	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, defaultRetryAfter)
 	cfg.HTTPClient = httpClient(cfg.HTTPClient)
 	v := &JWTVerifier{
 		cfg:    cfg,
@@ -146,13 +147,6 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 		go func() { _, _ = v.flight(ctx) }()
 	}
 	return v, nil
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }
 
 // Metadata returns the Protected Resource Metadata of resource (the
