@@ -108,8 +108,8 @@ func (d *discovery) get(ctx context.Context) (*metadata, error) {
 	return v.(*metadata), nil
 }
 
-// fetch tries the OpenID Connect location first, then RFC 8414's
-// path-inserted one. The document's issuer must be the configured one
+// fetch tries the OpenID Connect location first, then, when that answers
+// anything but a document, RFC 8414's path-inserted one. The document's issuer must be the configured one
 // byte for byte (OpenID Connect Discovery §4.3, RFC 8414 §3.3): anything
 // else would let one issuer's document speak for another.
 func (d *discovery) fetch(ctx context.Context) (*metadata, error) {
@@ -118,8 +118,10 @@ func (d *discovery) fetch(ctx context.Context) (*metadata, error) {
 		var m metadata
 		status, err := getJSON(ctx, d.client, u, &m)
 		switch {
-		case status == http.StatusNotFound:
-			errs = append(errs, fmt.Errorf("%s: 404", u))
+		case err != nil && status != 0 && status != http.StatusOK:
+			// Answered, but without a document here: try the other
+			// location.
+			errs = append(errs, err)
 			continue
 		case err != nil:
 			return nil, err

@@ -1,6 +1,7 @@
 package oidc
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -32,6 +33,7 @@ type testIssuer struct {
 	published []testKey // the key set
 	current   testKey   // signs new tokens
 	oidcPath  bool      // serve /.well-known/openid-configuration (else RFC 8414 only)
+	oidcError int       // the status of the OpenID Connect location when !oidcPath (default 404)
 	docIssuer string    // issuer named in the metadata ("" = url)
 	extraKeys []json.RawMessage
 	active    map[string]map[string]any // introspection: token → answer
@@ -138,7 +140,7 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/.well-known/openid-configuration":
 		if !is.oidcPath {
-			http.NotFound(w, r)
+			w.WriteHeader(cmp.Or(is.oidcError, http.StatusNotFound))
 			return
 		}
 		meta()

@@ -253,6 +253,14 @@ func TestJWTDiscovery(t *testing.T) {
 			t.Fatalf("refused: %+v %v", f, f.Unwrap())
 		}
 	})
+	t.Run("RFC 8414 after another error at the OpenID Connect location", func(t *testing.T) {
+		is := startIssuer(t, nil)
+		is.oidcPath, is.oidcError = false, http.StatusForbidden
+		v := newJWT(t, JWTConfig{Issuer: is.url})
+		if _, f := authenticate(t, v, is.mint(is.claims(resource), "")); f != nil {
+			t.Fatalf("refused: %+v %v", f, f.Unwrap())
+		}
+	})
 	t.Run("document names another issuer", func(t *testing.T) {
 		is := startIssuer(t, nil)
 		is.docIssuer = "http://127.0.0.1:1"
