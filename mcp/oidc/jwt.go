@@ -144,7 +144,7 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 		// Warm up, as one flight with the requests that arrive meanwhile.
 		// A failure counts like any other: requests are answered 503 for
 		// RetryAfter before the issuer is tried again.
-		go func() { _, _ = v.flight(ctx) }()
+		go func() { _, _ = v.flight(ctx, time.Time{}) }()
 	}
 	return v, nil
 }
@@ -217,7 +217,7 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKe
 	now := time.Now()
 	fetched := false
 	if keys == nil || now.Sub(fetchedAt) > v.cfg.MaxKeyAge {
-		fresh, err := v.refresh(ctx, false)
+		fresh, err := v.refresh(ctx, false, fetchedAt)
 		switch {
 		case err == nil:
 			keys, fetched = fresh, true
@@ -236,7 +236,7 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKe
 	if wait := v.cfg.RefreshCooldown - now.Sub(kidRefreshAt); wait > 0 {
 		return nil, unavailableAfter(wait, fmt.Errorf("oidc: key %q unknown; keys fetched too recently to fetch again", kid))
 	}
-	fresh, err := v.refresh(ctx, true)
+	fresh, err := v.refresh(ctx, true, fetchedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func lookup(keys map[string][]jose.JSONWebKey, kid string) []jose.JSONWebKey {
 // refresh fetches the key set once for every request that needs it at
 // the same time. forKid marks a fetch caused by an unknown kid, which
 // starts the cooldown.
-func (v *JWTVerifier) refresh(ctx context.Context, forKid bool) (map[string][]jose.JSONWebKey, error) {
+func (v *JWTVerifier) refresh(ctx context.Context, forKid bool, seen time.Time) (map[string][]jose.JSONWebKey, error) {
 	v.mu.Lock()
 	failedAt, failure := v.failedAt, v.failure
 	if wait := v.cfg.RetryAfter - time.Since(failedAt); failure != nil && wait > 0 {
@@ -278,7 +278,7 @@ func (v *JWTVerifier) refresh(ctx context.Context, forKid bool) (map[string][]jo
 	v.mu.Unlock()
 	// The fetch is shared by every request waiting for it, so it must not
 	// end when the first of them is cancelled.
-	res, err := v.flight(context.WithoutCancel(ctx))
+	res, err := v.flight(context.WithoutCancel(ctx), seen)
 	if err != nil {
 		if forKid {
 			// No keys were seen: the failure's RetryAfter governs, not
@@ -296,8 +296,17 @@ func (v *JWTVerifier) refresh(ctx context.Context, forKid bool) (map[string][]jo
 }
 
 // flight fetches the key set once for all callers arriving while it runs.
-func (v *JWTVerifier) flight(ctx context.Context) (map[string][]jose.JSONWebKey, error) {
+// seen is when the keys the caller looked at were fetched (zero: none):
+// keys fetched since then, by a flight that ended just before this one
+// started, are returned without fetching again.
+func (v *JWTVerifier) flight(ctx context.Context, seen time.Time) (map[string][]jose.JSONWebKey, error) {
 	res, err, _ := v.group.Do("", func() (any, error) {
+		v.mu.Lock()
+		keys, fetchedAt := v.keys, v.fetchedAt
+		v.mu.Unlock()
+		if keys != nil && fetchedAt.After(seen) {
+			return keys, nil
+		}
 		keys, err := v.fetchKeys(ctx)
 		v.mu.Lock()
 		defer v.mu.Unlock()
