@@ -355,6 +355,11 @@ func TestProviderTokensRefused(t *testing.T) {
 		_, f := authenticate(t, v, tt.token)
 		want401(t, tt.name, f)
 	}
+	// This provider signs access tokens with typ "JWT", not RFC 9068's
+	// "at+jwt": a verifier that requires the latter refuses them.
+	strict := jwtVerifier(t, p.issuer, func(c *oidc.JWTConfig) { c.RequireJWTAccessTokenType = true })
+	_, f := authenticate(t, strict, good)
+	want401(t, "typ JWT where at+jwt is required", f)
 }
 
 // TestProviderKeyRotation: the provider's signing key is rotated while
