@@ -25,7 +25,7 @@ import (
 // location, a key set that can be rotated or garbled, an introspection
 // endpoint with revocation, and counters of what the verifier asked.
 type testIssuer struct {
-	t   *testing.T
+	t   testing.TB
 	srv *httptest.Server
 	url string
 
@@ -51,7 +51,7 @@ type testKey struct {
 	priv crypto.Signer
 }
 
-func newECKey(t *testing.T, kid string) testKey {
+func newECKey(t testing.TB, kid string) testKey {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -62,7 +62,7 @@ func newECKey(t *testing.T, kid string) testKey {
 
 // startIssuer serves a test issuer on ln (a new loopback listener when
 // nil), and stops it when the test ends.
-func startIssuer(t *testing.T, ln net.Listener) *testIssuer {
+func startIssuer(t testing.TB, ln net.Listener) *testIssuer {
 	t.Helper()
 	k := newECKey(t, "k1")
 	is := &testIssuer{t: t, published: []testKey{k}, current: k, oidcPath: true,
@@ -223,7 +223,7 @@ func (is *testIssuer) mint(claims map[string]any, typ string) string {
 	return signWith(is.t, k, claims, typ)
 }
 
-func signWith(t *testing.T, k testKey, claims map[string]any, typ string) string {
+func signWith(t testing.TB, k testKey, claims map[string]any, typ string) string {
 	t.Helper()
 	opts := (&jose.SignerOptions{}).WithHeader("kid", k.kid)
 	if typ != "" {
