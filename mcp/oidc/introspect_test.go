@@ -149,7 +149,7 @@ func TestIntrospectionCacheBound(t *testing.T) {
 			}
 			break
 		}
-		if time.Since(revoked) > ttl+100*time.Millisecond {
+		if time.Since(revoked) > ttl+300*time.Millisecond { // slack for scheduling only
 			t.Fatalf("revoked token still accepted %v after revocation, CacheTTL %v", time.Since(revoked), ttl)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -233,7 +233,7 @@ func TestIntrospectionConfig(t *testing.T) {
 // passed; cached answers are still served.
 func TestIntrospectionBackoff(t *testing.T) {
 	is := startIssuer(t, nil)
-	const retry = 300 * time.Millisecond
+	const retry = time.Second
 	v := newIntrospection(t, is, func(c *IntrospectionConfig) { c.RetryAfter = retry; c.Endpoint = is.url + "/introspect" })
 	is.setActive("cached", is.activeAnswer())
 	if _, f := authenticate(t, v, "cached"); f != nil {
