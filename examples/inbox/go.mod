@@ -3,6 +3,7 @@ module github.com/mcpdual/mcpdual/examples/inbox
 go 1.26.0
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/mcpdual/mcpdual v0.5.0
 	github.com/mcpdual/mcpdual/mcp/openapi v0.5.0
 	github.com/mcpdual/mcpdual/mcp/redisstore v0.5.0
@@ -27,6 +28,7 @@ require (
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-redis/redis_rate/v10 v10.0.1 // indirect
+	github.com/mcpdual/mcpdual/mcp/oidc v0.5.0
 	github.com/mcpdual/mcpdual/mcp/otelmcp v0.5.0
 	github.com/pb33f/go-yaml v0.1.1 // indirect
 	github.com/pb33f/jsonpath v0.8.5 // indirect
@@ -47,3 +49,5 @@ replace github.com/mcpdual/mcpdual/mcp/openapi => ../../mcp/openapi
 replace github.com/mcpdual/mcpdual/mcp/redisstore => ../../mcp/redisstore
 
 replace github.com/mcpdual/mcpdual/mcp/otelmcp => ../../mcp/otelmcp
+
+replace github.com/mcpdual/mcpdual/mcp/oidc => ../../mcp/oidc

@@ -68,7 +68,7 @@ func run() int {
 	base := fl.base
 	observer, stopTracing := tracing() // -otel-stdout, otel.go
 	defer stopTracing()
-	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared, observer: observer})
+	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared, observer: observer, oidcIssuer: oidcIssuer})
 	defer a.close()
 	srv := &http.Server{
 		Handler:           a.handler,
@@ -96,6 +96,9 @@ func run() int {
     dev-writer  Globex, workspace ws_globex, read+write
     dev-reader  Globex, workspace ws_globex, read only
 `, base)
+	if oidcIssuer != "" {
+		fmt.Printf("  -oidc-issuer: only JWT access tokens of %s issued for %s/mcp are accepted, not the development tokens\n", oidcIssuer, base)
+	}
 	fmt.Printf("  Replicas:\n")
 	for _, line := range fl.report {
 		fmt.Printf("    %s\n", line)

@@ -50,6 +50,9 @@ type appConfig struct {
 	burst     int
 	shared    shared
 	observer  observe.Observer // nil: none
+	// oidcIssuer accepts the JWT access tokens of this identity provider
+	// instead of the development tokens (oidc.go); "" keeps the latter.
+	oidcIssuer string
 	// register adds the tools and resources (nil: addTools and
 	// addResources); a test registers them from openapi.yaml instead.
 	register func(srv *mcp.Server, h http.Handler, st *store)
@@ -65,8 +68,12 @@ func newAppWith(resource string, cfg appConfig) *app {
 		go st.work(a.stop)
 	}
 
+	verifier, authServer, err := identityFor(resource, cfg.oidcIssuer)
+	if err != nil {
+		panic(err)
+	}
 	authn := auth.New(auth.Config{
-		Verifier:   devVerifier(resource),
+		Verifier:   verifier,
 		Resource:   resource,
 		Scopes:     []string{scopeRead},
 		Workspaces: workspaces,
@@ -110,7 +117,7 @@ func newAppWith(resource string, cfg appConfig) *app {
 			mcp.WithLimits(mcp.Limits{Concurrent: 256})}, cfg.shared.handlerOptions()...)...))
 	prm := auth.NewMetadataHandler(auth.ResourceMetadata{
 		Resource:              resource,
-		AuthorizationServers:  []string{"https://login.inbox.test"},
+		AuthorizationServers:  []string{authServer},
 		ScopesSupported:       []string{scopeRead, scopeWrite},
 		ResourceName:          "Autonomous Inbox",
 		ResourceDocumentation: "https://docs.inbox.test/mcp",

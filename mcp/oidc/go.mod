@@ -1,0 +1,11 @@
+module github.com/mcpdual/mcpdual/mcp/oidc
+
+go 1.26.0
+
+replace github.com/mcpdual/mcpdual => ../..
+
+require (
+	github.com/go-jose/go-jose/v4 v4.1.9
+	github.com/mcpdual/mcpdual v0.5.0
+	golang.org/x/sync v0.25.0
+)

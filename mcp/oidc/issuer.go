@@ -1,0 +1,216 @@
+package oidc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+// ErrIssuerUnavailable is wrapped by the errors a verifier returns when it
+// could not decide: the issuer's discovery, keys or introspection endpoint
+// did not answer, or answered something unusable, or a token names a
+// signing key that may be new and the keys were fetched too recently to
+// fetch them again. The Authenticator answers these with 503 and the
+// error's RetryAfter.
+var ErrIssuerUnavailable = errors.New("oidc: issuer unavailable")
+
+// unavailable is an ErrIssuerUnavailable with a retry hint, read by
+// auth's 503 through its RetryAfter method.
+type unavailable struct {
+	err   error
+	after time.Duration
+}
+
+func (u *unavailable) Error() string { return ErrIssuerUnavailable.Error() + ": " + u.err.Error() }
+
+func (u *unavailable) Unwrap() []error { return []error{ErrIssuerUnavailable, u.err} }
+
+// RetryAfter is how long the client should wait before trying again.
+func (u *unavailable) RetryAfter() time.Duration { return u.after }
+
+func unavailableAfter(after time.Duration, err error) error {
+	if u, ok := err.(*unavailable); ok {
+		return u // already one, with its own hint
+	}
+	return &unavailable{err: err, after: max(after, time.Second)}
+}
+
+// Defaults shared by both verifiers.
+const (
+	defaultTimeout    = 10 * time.Second
+	maxDocumentBytes  = 1 << 20
+	defaultRetryAfter = 2 * time.Second
+)
+
+// metadata is the part of the issuer's discovery document the verifiers
+// read (OpenID Connect Discovery 1.0 and RFC 8414 share these names).
+type metadata struct {
+	Issuer                string `json:"issuer"`
+	JWKSURI               string `json:"jwks_uri"`
+	IntrospectionEndpoint string `json:"introspection_endpoint"`
+}
+
+// discovery fetches the issuer's metadata once it is first needed and
+// keeps it. A failed attempt is remembered for retryAfter, so that while
+// the issuer is down requests are answered 503 at once instead of each
+// one waiting on it.
+type discovery struct {
+	issuer     string
+	client     *http.Client
+	retryAfter time.Duration
+
+	group singleflight.Group
+	mu    sync.Mutex
+	meta  *metadata
+	// failedAt and failure are the last failed attempt.
+	failedAt time.Time
+	failure  error
+}
+
+// get returns the issuer's metadata, fetching it when not yet known.
+func (d *discovery) get(ctx context.Context) (*metadata, error) {
+	d.mu.Lock()
+	meta, failedAt, failure := d.meta, d.failedAt, d.failure
+	d.mu.Unlock()
+	if meta != nil {
+		return meta, nil
+	}
+	if wait := d.retryAfter - time.Since(failedAt); failure != nil && wait > 0 {
+		return nil, unavailableAfter(wait, failure)
+	}
+	v, err, _ := d.group.Do("", func() (any, error) {
+		// The fetch is shared by every request waiting for it, so it must
+		// not end when the first of them is cancelled.
+		m, err := d.fetch(context.WithoutCancel(ctx))
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if err != nil {
+			d.failedAt, d.failure = time.Now(), err
+			return nil, err
+		}
+		d.meta, d.failure = m, nil
+		return m, nil
+	})
+	if err != nil {
+		return nil, unavailableAfter(d.retryAfter, err)
+	}
+	return v.(*metadata), nil
+}
+
+// fetch tries the OpenID Connect location first, then, when that answers
+// anything but a document, RFC 8414's path-inserted one. The document's issuer must be the configured one
+// byte for byte (OpenID Connect Discovery §4.3, RFC 8414 §3.3): anything
+// else would let one issuer's document speak for another.
+func (d *discovery) fetch(ctx context.Context) (*metadata, error) {
+	var errs []error
+	for _, u := range discoveryURLs(d.issuer) {
+		var m metadata
+		status, err := getJSON(ctx, d.client, u, &m)
+		switch {
+		case err != nil && status != 0 && status != http.StatusOK:
+			// Answered, but without a document here: try the other
+			// location.
+			errs = append(errs, err)
+			continue
+		case err != nil:
+			return nil, err
+		case m.Issuer != d.issuer:
+			return nil, fmt.Errorf("oidc: %s names issuer %q, not %q", u, m.Issuer, d.issuer)
+		}
+		return &m, nil
+	}
+	return nil, errors.Join(errs...)
+}
+
+// discoveryURLs returns where an issuer's metadata may be:
+// {issuer}/.well-known/openid-configuration, then
+// {origin}/.well-known/oauth-authorization-server{path}.
+func discoveryURLs(issuer string) []string {
+	u, err := url.Parse(issuer)
+	if err != nil {
+		return nil
+	}
+	path := strings.TrimSuffix(u.EscapedPath(), "/")
+	return []string{
+		strings.TrimSuffix(issuer, "/") + "/.well-known/openid-configuration",
+		u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + path,
+	}
+}
+
+// getJSON GETs u and decodes its JSON body into v. A status other than
+// 200 is an error; the status is returned so callers can tell 404 apart.
+func getJSON(ctx context.Context, c *http.Client, u string, v any) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	return doJSON(c, req, v)
+}
+
+func doJSON(c *http.Client, req *http.Request, v any) (int, error) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentBytes+1))
+	switch {
+	case err != nil:
+		return resp.StatusCode, err
+	case resp.StatusCode != http.StatusOK:
+		return resp.StatusCode, fmt.Errorf("oidc: %s %s: status %d", req.Method, req.URL.Redacted(), resp.StatusCode)
+	case len(body) > maxDocumentBytes:
+		return resp.StatusCode, fmt.Errorf("oidc: %s %s: answer larger than %d bytes", req.Method, req.URL.Redacted(), maxDocumentBytes)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return resp.StatusCode, fmt.Errorf("oidc: %s %s: %w", req.Method, req.URL.Redacted(), err)
+	}
+	return resp.StatusCode, nil
+}
+
+// checkIssuer refuses an issuer identifier that is not an https URL
+// (http only on loopback) without query or fragment.
+func checkIssuer(field, s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case s == "":
+		return fmt.Errorf("oidc: %s is required", field)
+	case err != nil:
+		return fmt.Errorf("oidc: %s: %w", field, err)
+	case u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())):
+		return fmt.Errorf("oidc: %s must be an https URL (http only on a loopback host)", field)
+	case u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("oidc: %s must be an absolute URL without user info, query or fragment", field)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	return host == "localhost" || host == "127.0.0.1" || host == "::1"
+}
+
+// metadataOf is the Protected Resource Metadata sending clients of
+// resource to issuer. The issuer identifier, not a discovery URL, is what
+// RFC 9728 lists; a client derives the discovery URLs from it.
+func metadataOf(resource, issuer string) auth.ResourceMetadata {
+	return auth.ResourceMetadata{Resource: resource, AuthorizationServers: []string{issuer}}
+}
+
+func httpClient(c *http.Client) *http.Client {
+	if c != nil {
+		return c
+	}
+	return &http.Client{Timeout: defaultTimeout}
+}
