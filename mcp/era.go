@@ -159,6 +159,9 @@ func (r *request) Binding() (seam.Binding, error) {
 		b.Target, _ = jsonrpc.String(raw)
 	}
 	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
+		if err := r.boundArguments(args); err != nil {
+			return seam.Binding{}, err
+		}
 		b.Arguments = args
 	}
 	return b, nil
