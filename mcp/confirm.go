@@ -79,6 +79,14 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "tool", t.def.Name)
 		return nil, invalidState()
 	}
+	if rd != nil && !req.handler.boundHere(rd) {
+		// Only the process-local guard that saw this confirmation issued
+		// could tell whether it ran: another replica, or this process
+		// after a restart, asks again.
+		req.Log(slog.LevelInfo, "mcp: a confirmation issued by another process or before a restart is asked again", "tool", t.def.Name,
+			"hint", "with the in-memory replay guard a confirmation is answered where it was asked; replicas need a shared guard (WithReplayGuard, mcp/redisstore)")
+		rd = nil
+	}
 	var answer json.RawMessage
 	if rd != nil {
 		v, ok, err := rd.answer(confirmKey)
@@ -117,15 +125,12 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 		return nil, invalidInputResponses(confirmKey)
 	}
 	if g := req.handler.cfg.replay; g != nil {
-		first, err := g.Consume(req.http.Context(), rd.nonce, rd.until)
+		res, err := req.claimConfirmation(g, t, call, rd)
 		if err != nil {
-			req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
-			return nil, unavailable("Server temporarily unavailable", "replay_guard_unavailable")
+			return nil, err
 		}
-		if !first {
-			req.confirmation = "already_used"
-			req.audit(t, call, "already_used")
-			return notExecuted(f, "confirmation_already_used", "Not executed (confirmation_already_used): this confirmation was already used. Call the tool again to get a new one if the user wants to repeat it."), nil
+		if res != nil {
+			return res, nil
 		}
 	}
 	call.idemKey = base64.RawURLEncoding.EncodeToString(rd.nonce)

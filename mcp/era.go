@@ -59,6 +59,9 @@ type request struct {
 	confirmation string
 	notify       *notifier // nil unless the request may stream
 
+	// claim is the replay guard's lease on a confirmed call while it runs.
+	claim *claimed
+
 	local     *local.Exchange // a message that did not come over HTTP, nil otherwise
 	task      *openTask       // the task a tasks/* request names, opened
 	principal *auth.Principal
