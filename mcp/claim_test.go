@@ -87,7 +87,9 @@ func TestClaim_SlowCallKeepsItsLease(t *testing.T) {
 // renews a lease nor records an outcome.
 type dyingGuard struct{ mcp.ReplayGuard }
 
-func (dyingGuard) Renew(context.Context, []byte, string, time.Duration) (bool, error) { return true, nil }
+func (dyingGuard) Renew(context.Context, []byte, string, time.Duration) (bool, error) {
+	return true, nil
+}
 func (dyingGuard) Complete(context.Context, []byte, string, []byte, time.Time) error {
 	return nil
 }
