@@ -74,11 +74,11 @@ func bigArguments() string {
 	return `{"v":[` + strings.Repeat("0,", 479_999) + `0],"s":"\u0041"}`
 }
 
-// TestRetry_ValuesBoundBeforeDigest: a retry carrying a valid requestState
+// TestValidationCost_RetryBeforeDigest: a retry carrying a valid requestState
 // and arguments over Limits.ArgumentValues is refused by that bound before
 // its binding digest is computed (the state is never opened), and costs a
 // small multiple of its body.
-func TestRetry_ValuesBoundBeforeDigest(t *testing.T) {
+func TestValidationCost_RetryBeforeDigest(t *testing.T) {
 	skipUnderRace(t)
 	s := newRetryServer(t)
 	rec, round1 := s.do(rt{name: "purge", args: `{}`, caps: formCaps})

@@ -61,9 +61,9 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestCanonical_Cost: canonicalizing, and digesting, a large document with
+// TestCanonical_AllocationsLarge: canonicalizing, and digesting, a large document with
 // escapes allocates a small multiple of its size, whatever it holds.
-func TestCanonical_Cost(t *testing.T) {
+func TestCanonical_AllocationsLarge(t *testing.T) {
 	for name, doc := range costDocuments() {
 		t.Run(name, func(t *testing.T) {
 			if _, ok := appendFast(nil, doc); !ok {
