@@ -34,6 +34,7 @@ const settleTimeout = 5 * time.Second
 // route runs: renewal goes on in the background until settle.
 type claimed struct {
 	req   *request
+	ctx   context.Context // the request's, without its cancellation: read once, here
 	g     ReplayGuard
 	nonce []byte
 	token string
@@ -63,7 +64,7 @@ func (req *request) claimConfirmation(g ReplayGuard, t *tool, call *Call, rd *ro
 		req.confirmation = "in_progress"
 		return nil, unavailable("The confirmed call is still running; retry shortly for its outcome", "confirmation_in_progress")
 	}
-	c := &claimed{req: req, g: g, nonce: rd.nonce, token: token, until: rd.until, stop: make(chan struct{}), done: make(chan struct{})}
+	c := &claimed{req: req, ctx: context.WithoutCancel(req.http.Context()), g: g, nonce: rd.nonce, token: token, until: rd.until, stop: make(chan struct{}), done: make(chan struct{})}
 	go c.renew()
 	req.claim = c
 	return nil, nil
@@ -81,17 +82,22 @@ func (c *claimed) renew() {
 			return
 		case <-tick.C:
 		}
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.req.http.Context()), settleTimeout)
+		ctx, cancel := context.WithTimeout(c.ctx, settleTimeout)
 		held, err := c.g.Renew(ctx, c.nonce, c.token, lease)
 		cancel()
 		switch {
 		case err != nil:
-			c.req.Log(slog.LevelWarn, "mcp: replay guard: renewing a confirmation's lease failed; should it lapse, a retry runs the route again with the same Idempotency-Key", "err", err)
+			c.log(slog.LevelWarn, "mcp: replay guard: renewing a confirmation's lease failed; should it lapse, a retry runs the route again with the same Idempotency-Key", "err", err)
 		case !held:
-			c.req.Log(slog.LevelWarn, "mcp: replay guard: a running confirmation lost its lease; a retry may run the route again with the same Idempotency-Key")
+			c.log(slog.LevelWarn, "mcp: replay guard: a running confirmation lost its lease; a retry may run the route again with the same Idempotency-Key")
 			return
 		}
 	}
+}
+
+// log logs from the renewal goroutine, with the request's context.
+func (c *claimed) log(level slog.Level, msg string, args ...any) {
+	c.req.handler.cfg.logger.Log(c.ctx, level, msg, args...)
 }
 
 // record notes what the route did, for settle. c may be nil: no guard.
@@ -114,7 +120,7 @@ func (c *claimed) settle() {
 	if summary == "" {
 		summary = `{"executed":false}`
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.req.http.Context()), settleTimeout)
+	ctx, cancel := context.WithTimeout(c.ctx, settleTimeout)
 	defer cancel()
 	if err := c.g.Complete(ctx, c.nonce, c.token, []byte(summary), c.until); err != nil {
 		c.req.logError("mcp: replay guard: recording a confirmation's outcome failed; once its lease lapses, a retry runs the route again with the same Idempotency-Key", "err", err)

@@ -55,13 +55,14 @@ func errorReason(r *reply) string {
 // after completion gets the recorded outcome.
 func TestClaim_SlowCallKeepsItsLease(t *testing.T) {
 	t.Parallel()
-	s := newRetryServer(t, mcp.WithLeaseForTest(60*time.Millisecond))
+	// Leases long enough that a loaded machine still renews in time.
+	s := newRetryServer(t, mcp.WithLeaseForTest(300*time.Millisecond))
 	state := s.roundOne(t)
 	s.release = make(chan struct{})
 	done := make(chan *reply)
 	go func() { _, r := s.answer(2, state); done <- r }()
 	<-s.started
-	time.Sleep(300 * time.Millisecond) // five leases
+	time.Sleep(1500 * time.Millisecond) // five leases
 	status, r := s.answer(3, state)
 	if status != http.StatusServiceUnavailable || errorReason(r) != "confirmation_in_progress" {
 		t.Errorf("a retry during the call: %d %s", status, r.raw)
@@ -118,7 +119,7 @@ func TestClaim_LostLease(t *testing.T) {
 	t.Parallel()
 	keys := ring(t, "k1")
 	shared := mcp.NewMemoryGuardForTest(100)
-	lease := mcp.WithLeaseForTest(50 * time.Millisecond)
+	lease := mcp.WithLeaseForTest(300 * time.Millisecond)
 	a := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), guard: dyingGuard{shared}, handler: []mcp.HandlerOption{lease}})
 	// A guard the host gives is taken as shared: wrapped, the in-memory one
 	// stands in for Redis on both replicas.
@@ -133,7 +134,7 @@ func TestClaim_LostLease(t *testing.T) {
 	if r := round2.send(t, b.url); r.status != 503 || errorReason(r) != "confirmation_in_progress" {
 		t.Errorf("retry within the lease: %d %s", r.status, r.raw)
 	}
-	time.Sleep(120 * time.Millisecond)
+	time.Sleep(400 * time.Millisecond)
 	round2.id = 4
 	if res := asResult(t, round2.send(t, b.url)); res.IsError {
 		t.Fatalf("retry after the lease lapsed: %+v", res)
@@ -165,7 +166,7 @@ func TestClaim_LostLease(t *testing.T) {
 func TestClaim_LateAnswer(t *testing.T) {
 	t.Parallel()
 	g := &lateGuard{ReplayGuard: mcp.NewMemoryGuardForTest(100)}
-	s := newMRTRServer(t, mrtrConfig{guard: g, handler: []mcp.HandlerOption{mcp.WithLeaseForTest(50 * time.Millisecond)}})
+	s := newMRTRServer(t, mrtrConfig{guard: g, handler: []mcp.HandlerOption{mcp.WithLeaseForTest(300 * time.Millisecond)}})
 	in := confirmRound1(t, s.url, "delete_item", "x")
 	round2 := confirmRound2("", "delete_item", "x", in.RequestState, accept)
 	if r := round2.send(t, s.url); r.status != 503 || errorReason(r) != "replay_guard_unavailable" {
