@@ -15,7 +15,7 @@ import (
 // The endpoint renews it every third of that while the route runs, so a
 // slow but live call keeps it; a replica that dies mid-call loses it that
 // long after its last renewal, and a retry then runs the route again.
-const confirmLease = 10 * time.Second
+const confirmLease = 5 * time.Second
 
 // lease is the endpoint's claim length (tests shorten it).
 func (h *Handler) lease() time.Duration {
