@@ -72,6 +72,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		if res != nil || err != nil {
 			return res, err
 		}
+		defer req.claim.settle() // records the outcome in the replay guard
 	} else if err := req.attachRound(call); err != nil {
 		return nil, err
 	}
@@ -90,6 +91,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 			outcome = "panicked"
 		}
 		req.audit(t, call, "executed, "+outcome)
+		req.claim.record(rec.status, p != nil)
 	}
 	if p != nil {
 		req.logError("mcp: tool handler panicked", "tool", name, "panic", p)

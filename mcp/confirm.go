@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -33,9 +31,10 @@ func WithoutConfirmation() ItemOption {
 // refused anyway. An error ends the call with an isError result that
 // quotes the error's text (keep it free of secrets), and nothing runs.
 //
-// The SDK removes from the question everything a reader cannot see or
-// that restyles text (control and format characters, bidi controls,
-// zero-width and tag characters, line separators). A question longer than
+// The SDK shows in the question, as an escape \u{XXXX}, everything a
+// reader cannot see or that restyles text (control and format characters,
+// bidi controls, zero-width and tag characters, fillers, spaces other than
+// U+0020, stacked combining marks). A question longer than
 // 500 characters is never cut, since the cut could hide what "accept"
 // applies: the call ends not executed, and the error is logged. Wrap each
 // value taken from data in Quote, and lists in QuoteList, which say how
@@ -79,6 +78,14 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "tool", t.def.Name)
 		return nil, invalidState()
 	}
+	if rd != nil && !req.handler.boundHere(rd) {
+		// Only the process-local guard that saw this confirmation issued
+		// could tell whether it ran: another replica, or this process
+		// after a restart, asks again.
+		req.Log(slog.LevelInfo, "mcp: a confirmation issued by another process or before a restart is asked again", "tool", t.def.Name,
+			"hint", "with the in-memory replay guard a confirmation is answered where it was asked; replicas need a shared guard (WithReplayGuard, mcp/redisstore)")
+		rd = nil
+	}
 	var answer json.RawMessage
 	if rd != nil {
 		v, ok, err := rd.answer(confirmKey)
@@ -117,15 +124,12 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 		return nil, invalidInputResponses(confirmKey)
 	}
 	if g := req.handler.cfg.replay; g != nil {
-		first, err := g.Consume(req.http.Context(), rd.nonce, rd.until)
+		res, err := req.claimConfirmation(g, t, call, rd)
 		if err != nil {
-			req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
-			return nil, unavailable("Server temporarily unavailable", "replay_guard_unavailable")
+			return nil, err
 		}
-		if !first {
-			req.confirmation = "already_used"
-			req.audit(t, call, "already_used")
-			return notExecuted(f, "confirmation_already_used", "Not executed (confirmation_already_used): this confirmation was already used. Call the tool again to get a new one if the user wants to repeat it."), nil
+		if res != nil {
+			return res, nil
 		}
 	}
 	call.idemKey = base64.RawURLEncoding.EncodeToString(rd.nonce)
@@ -199,20 +203,38 @@ func notExecuted(f features, outcome, text string) *toolResult {
 const maxQuoted = 80
 
 // Quote renders a value taken from data for a confirmation question: in
-// double quotes (a double quote inside becomes '), with everything that
-// could hide or restyle text removed (see ConfirmWith). A value longer
-// than 80 characters shows its start and its end and says how many
-// characters in between are not shown: the end of an address or a URL is
-// where a look-alike differs.
+// double quotes, with everything a person could misread shown as an
+// escape \u{XXXX} — invisible, format and blank characters, fillers,
+// stacked combining marks, and, inside the quotes, the double quote, the
+// backslash and every look-alike of a quotation mark — so the value reads
+// the same to the person as to the program. A value longer than 80
+// characters shows its start and its end and says how many characters in
+// between are not shown (an escape is never cut): the end of an address or
+// a URL is where a look-alike differs.
 func Quote(s string) string {
-	text, whole := clean(s, -1)
-	text = strings.ReplaceAll(text, `"`, `'`)
-	if whole && utf8.RuneCountInString(text) <= maxQuoted {
-		return `"` + text + `"`
-	}
-	r := []rune(text)
 	const head, tail = 48, 24
-	return `"` + string(r[:head]) + "…" + string(r[len(r)-tail:]) + `" (` + strconv.Itoa(len(r)-head-tail) + " characters not shown)"
+	var b strings.Builder
+	var last [tail]string // the last units, in a ring
+	headLen, units := 0, 0
+	visible(s, true, func(u string) bool {
+		if units < maxQuoted {
+			b.WriteString(u)
+		}
+		last[units%tail] = u
+		units++
+		if units == head {
+			headLen = b.Len()
+		}
+		return true
+	})
+	if units <= maxQuoted {
+		return `"` + b.String() + `"`
+	}
+	out := `"` + b.String()[:headLen] + "…"
+	for i := units - tail; i < units; i++ {
+		out += last[i%tail]
+	}
+	return out + `" (` + strconv.Itoa(units-head-tail) + " characters not shown)"
 }
 
 // QuoteList renders values for a confirmation question: each one Quoted,
@@ -234,37 +256,26 @@ func QuoteList(values []string, max int) string {
 	return b.String()
 }
 
-// clean removes from s everything that could hide, reorder or restyle
-// text around it: control characters (line breaks and tabs become spaces),
-// format characters (bidi controls, zero-width characters, Unicode tag
-// characters, interlinear annotation marks), line and paragraph
-// separators, private-use and unassigned code points, noncharacters and
-// invalid UTF-8. It keeps at most max characters (max < 0: all) and
-// reports whether nothing was cut.
+// clean shows s as a person can read it: line breaks and tabs become
+// spaces, and everything else that could hide, reorder or restyle text
+// around it is escaped (see visible). It keeps at most max characters
+// (max < 0: all), an escape counting as the characters it shows and never
+// cut, marks a cut with "…", and reports whether nothing was cut.
 func clean(s string, max int) (string, bool) {
 	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			r = ' '
-		case hidden(r):
-			continue
+	n, whole := 0, true
+	visible(s, false, func(u string) bool {
+		l := unitLen(u)
+		if max >= 0 && n+l > max {
+			whole = false
+			return false
 		}
-		if n == max {
-			return b.String() + "…", false
-		}
-		b.WriteRune(r)
-		n++
+		b.WriteString(u)
+		n += l
+		return true
+	})
+	if !whole {
+		return b.String() + "…", false
 	}
 	return b.String(), true
-}
-
-// hidden reports a code point a reader cannot see, or that changes how the
-// text around it is shown: anything but letters, marks, numbers,
-// punctuation, symbols and spaces — so control and format characters,
-// separators other than the space, private-use, unassigned and
-// noncharacter code points, and invalid UTF-8.
-func hidden(r rune) bool {
-	return r == utf8.RuneError || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs)
 }

@@ -1,34 +1,60 @@
 package mcp_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-// TestQuote: nothing invisible survives into a confirmation question, and
-// nothing long is cut without saying so.
+// TestQuote: a quoted value reads the same to a person as to the program:
+// every character that could be misread is shown as an escape, one corpus
+// per class, and nothing long is cut without saying so.
 func TestQuote(t *testing.T) {
 	t.Parallel()
-	hidden := []string{
-		"\u2028", "\u2029", // line and paragraph separators
-		"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", // zero-width
-		"\U000E0041", "\U000E0061", "\U000E007F", // Unicode tag characters
-		"\ufff9", "\ufffa", "\ufffb", // interlinear annotation
-		"\u202a", "\u202e", "\u2066", "\u2069", "\u061c", "\u200e", // bidi
-		"\x00", "\x1b", "\u0085", // controls
-		"\ue000", "\U000F0000", // private use
-		"\u0378", "\ufffe", "\ufdd0", // unassigned, noncharacters
-		"\xff", // invalid UTF-8
+	corpus := []struct {
+		class string
+		chars []string
+	}{
+		{"quotation-mark look-alikes", []string{"\"", "\uff02", "\uff07", "\u201c", "\u201d", "\u201e", "\u201f", "\u2018", "\u2019", "\u201a", "\u201b",
+			"\u2032", "\u2033", "\u2034", "\u2035", "\u2036", "\u2037", "\u2057", "\u00ab", "\u00bb", "\u2039", "\u203a",
+			"\u02ba", "\u02dd", "\u02ee", "\u05f3", "\u05f4", "\u275d", "\u275e", "\u2e42", "\u3003", "\u301d", "\u301e", "\u301f", "\U0001F676"}},
+		{"the escape character", []string{"\\"}},
+		{"fillers", []string{"\u3164", "\u115f", "\u1160", "\uffa0", "\u2800", "\u034f", "\u17b4", "\u17b5", "\U0001D159", "\U0001D173"}},
+		{"zero-width and format characters (Cf)", []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u180e", "\u2061", "\u2062", "\u2063", "\u2064",
+			"\U000E0041", "\U000E0061", "\U000E007F", "\ufff9", "\ufffa", "\ufffb", "\U0001D173"}},
+		{"bidi controls", []string{"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u061c", "\u200e", "\u200f"}},
+		{"other spaces", []string{"\u00a0", "\u1680", "\u2000", "\u2001", "\u2002", "\u2003", "\u2007", "\u2009", "\u200a", "\u202f", "\u205f", "\u3000"}},
+		{"line and paragraph separators", []string{"\u2028", "\u2029"}},
+		{"controls", []string{"\x00", "\x1b", "\x7f", "\u0085", "\u009b"}},
+		{"private use, unassigned, noncharacters", []string{"\ue000", "\U000F0000", "\U0010FFFD", "\u0378", "\ufffe", "\uffff", "\ufdd0", "\U0001FFFE"}},
 	}
-	for _, h := range hidden {
-		if got := mcp.Quote("at" + h + "tacker@evil.test"); got != `"attacker@evil.test"` {
-			t.Errorf("%+q: %q", h, got)
+	for _, class := range corpus {
+		for _, c := range class.chars {
+			r := []rune(c)[0]
+			want := `"at\u{` + fmt.Sprintf("%04X", r) + `}tacker@evil.test"`
+			if got := mcp.Quote("at" + c + "tacker@evil.test"); got != want {
+				t.Errorf("%s: %+q: %s, want %s", class.class, c, got, want)
+			}
 		}
 	}
-	if got := mcp.Quote("a\nb\tc\"d é 日本 ✓"); got != `"a b c'd é 日本 ✓"` {
-		t.Errorf("visible text changed: %q", got)
+	if got := mcp.Quote("at\xfftacker"); got != `"at\u{FFFD}tacker"` {
+		t.Errorf("invalid UTF-8: %s", got)
+	}
+	// Two combining marks on one character are shown; more are escaped,
+	// and the next base character starts again.
+	if got := mcp.Quote("e\u0301\u0302\u0303\u0304x\u0301\u0302"); got != `"e`+"\u0301\u0302"+`\u{0303}\u{0304}x`+"\u0301\u0302"+`"` {
+		t.Errorf("stacked marks: %s", got)
+	}
+	// What a person reads needs no escape.
+	for _, v := range []string{"a b c'd é 日本 ✓", "Ünïcödé — ok", "José Müller", "naïve café", "ק ש", "مرحبا", "e\u0301", "x\u0301\u0302"} {
+		if got := mcp.Quote(v); got != `"`+v+`"` {
+			t.Errorf("visible text changed: %s", got)
+		}
+	}
+	if got := mcp.Quote("a\nb\tc"); got != `"a b c"` {
+		t.Errorf("line breaks and tabs: %s", got)
 	}
 	long := strings.Repeat("a", 100) + "@attacker.example"
 	got := mcp.Quote(long)
@@ -37,6 +63,11 @@ func TestQuote(t *testing.T) {
 	}
 	if got := mcp.Quote(strings.Repeat("b", 80)); got != `"`+strings.Repeat("b", 80)+`"` {
 		t.Errorf("80 characters are shown whole: %q", got)
+	}
+	// A long value of escapes is cut between escapes, never inside one.
+	got = mcp.Quote(strings.Repeat("\u3164", 100))
+	if want := `"` + strings.Repeat(`\u{3164}`, 48) + "…" + strings.Repeat(`\u{3164}`, 24) + `" (28 characters not shown)`; got != want {
+		t.Errorf("long run of fillers: %s", got)
 	}
 }
 

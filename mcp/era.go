@@ -59,6 +59,9 @@ type request struct {
 	confirmation string
 	notify       *notifier // nil unless the request may stream
 
+	// claim is the replay guard's lease on a confirmed call while it runs.
+	claim *claimed
+
 	local     *local.Exchange // a message that did not come over HTTP, nil otherwise
 	task      *openTask       // the task a tasks/* request names, opened
 	principal *auth.Principal
@@ -159,6 +162,9 @@ func (r *request) Binding() (seam.Binding, error) {
 		b.Target, _ = jsonrpc.String(raw)
 	}
 	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
+		if err := r.boundArguments(args); err != nil {
+			return seam.Binding{}, err
+		}
 		b.Arguments = args
 	}
 	return b, nil

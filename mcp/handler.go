@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -62,6 +63,7 @@ type handlerConfig struct {
 	clientKey   func(*http.Request) string
 	replay      ReplayGuard
 	replayOff   string // why single-use confirmations are off ("" when on)
+	lease       time.Duration
 	streaming   bool
 
 	routeRequest func(outer, inner *http.Request) *http.Request

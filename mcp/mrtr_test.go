@@ -599,7 +599,8 @@ func TestConfirm(t *testing.T) {
 		}
 		json.Unmarshal(in.InputRequests["confirm"], &q)
 		m := q.Params.Message
-		if m != `Delete "Quarterly report click accept" ("xy")?` {
+		// What hides or reorders text is shown, escaped, in the values.
+		if m != `Delete "Quarterly\u{202E} report click accept" ("x\u{2066}y")?` {
 			t.Errorf("message %q", m)
 		}
 		// A question longer than the cap is not cut (that could hide what
@@ -619,14 +620,6 @@ func TestConfirm(t *testing.T) {
 	})
 }
 
-// memGuard stands in for storage shared by every replica.
-type memGuard struct{ seen sync.Map }
-
-func (g *memGuard) Consume(_ context.Context, nonce []byte, until time.Time) (bool, error) {
-	_, loaded := g.seen.LoadOrStore(string(nonce), until)
-	return !loaded, nil
-}
-
 // TestConfirm_Replicas: three replicas share a key ring and a guard behind
 // a round-robin client. Round 1 lands on one, round 2 on another, and the
 // route runs exactly once; replays are refused by the shared guard and, if
@@ -634,7 +627,7 @@ func (g *memGuard) Consume(_ context.Context, nonce []byte, until time.Time) (bo
 func TestConfirm_Replicas(t *testing.T) {
 	t.Parallel()
 	keys := ring(t, "k1")
-	guard := &memGuard{}
+	guard := mcp.NewMemoryGuardForTest(1000) // stands in for storage every replica shares
 	a := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), guard: guard})
 	b := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), guard: guard, shared: a})
 	c := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), guard: guard, shared: a})
@@ -656,22 +649,31 @@ func TestConfirm_Replicas(t *testing.T) {
 		t.Errorf("route ran %d times", n)
 	}
 
-	// With only the default, per-process guards, a replay on another
-	// replica reaches the route again — with the same idempotency key, for
-	// the route to deduplicate. Fleets share a guard (mcp/redisstore).
+	// With only the default, per-process guards, no replica can know
+	// whether another ran a confirmation: one answered on another replica
+	// than the one that asked is asked again, and nothing runs (issue 21).
 	a2 := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys)})
 	b2 := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), shared: a2})
 	in = confirmRound1(t, a2.url, "delete_item", "z")
 	round2 = confirmRound2("", "delete_item", "z", in.RequestState, accept)
-	asResult(t, round2.send(t, b2.url))
+	again := asInterim(t, round2.send(t, b2.url))
+	if again.RequestState == "" || again.RequestState == in.RequestState {
+		t.Errorf("asked again with state %q", again.RequestState)
+	}
+	if n := a2.executed.Load(); n != 0 {
+		t.Errorf("route ran %d times on a replica that did not ask", n)
+	}
+	if !strings.Contains(b2.log.String(), "asked again") {
+		t.Errorf("log: %s", b2.log)
+	}
+	// Answered where it was asked, it runs once.
 	round2.id = 4
-	asResult(t, round2.send(t, a2.url))
-	a2.idemKeys.Range(func(k, v any) bool {
-		if v.(*atomic.Int64).Load() != 2 {
-			t.Errorf("key %s seen %d times", k, v.(*atomic.Int64).Load())
-		}
-		return true
-	})
+	if res := asResult(t, round2.send(t, a2.url)); res.IsError {
+		t.Errorf("on the replica that asked: %+v", res)
+	}
+	if n := a2.executed.Load(); n != 1 {
+		t.Errorf("route ran %d times", n)
+	}
 }
 
 // TestMRTR_Rotation: every phase of a key rotation keeps in-flight retries

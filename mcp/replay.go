@@ -2,24 +2,43 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"time"
 )
 
-// ReplayGuard makes each destructive-tool confirmation single-use. Consume
-// returns first=false when nonce was consumed before; it must remember
-// nonce until `until`, the last instant the confirmation's requestState
-// can still be opened (its expiry plus the sealer's clock skew), and
-// return an error when it cannot decide — the call is then refused with
-// 503 and never runs.
+// ReplayGuard makes each destructive-tool confirmation run its route at
+// most once while the guard is intact and the replica running it lives,
+// and lets a retry finish what a replica that died mid-call left. It works
+// in two phases:
+//
+//   - Claim is asked when a confirmed call is about to run. It returns a
+//     token when this call may run the route: nobody claimed nonce, or the
+//     lease of the call that did lapsed (its replica died, or never heard
+//     that its claim was stored) — the route then runs again, with the
+//     same Idempotency-Key. It returns the outcome recorded by Complete
+//     when the confirmation already ran, and neither while another call
+//     holds a live lease. The claim's lease lasts lease.
+//   - Renew extends the lease of token by lease while the route runs; held
+//     is false when token no longer holds it.
+//   - Complete records outcome, a short summary the endpoint writes and
+//     reads back (under 100 bytes), in place of token's lease, unless
+//     another call took the lease over.
+//
+// The guard must remember a completed nonce until `until`, the last
+// instant the confirmation's requestState can still be opened (its expiry
+// plus the sealer's clock skew). An error means the guard cannot decide:
+// a failed Claim answers 503 and nothing runs; a failed Renew or Complete
+// is logged, and the lease lapses, so a retry runs the route again with
+// the same Idempotency-Key.
 //
 // Every endpoint has one: an in-memory guard unless WithReplayGuard gives
-// another. The in-memory guard is per process; replicas behind a load
-// balancer need one they share (package mcp/redisstore has a Redis one),
-// or one confirmation may run once per replica.
+// another. The in-memory guard is per process, and states whose single use
+// it enforces are bound to it: another replica or a restarted process
+// asks for the confirmation again. Replicas behind a load balancer need a
+// guard they share (package mcp/redisstore has a Redis one).
 type ReplayGuard interface {
-	Consume(ctx context.Context, nonce []byte, until time.Time) (first bool, err error)
+	Claim(ctx context.Context, nonce []byte, until time.Time, lease time.Duration) (token string, outcome []byte, err error)
+	Renew(ctx context.Context, nonce []byte, token string, lease time.Duration) (held bool, err error)
+	Complete(ctx context.Context, nonce []byte, token string, outcome []byte, until time.Time) error
 }
 
 // WithReplayGuard sets the guard that makes confirmations single-use
@@ -41,72 +60,4 @@ func WithoutReplayGuard(reason string) HandlerOption {
 		panic("mcp: WithoutReplayGuard needs a reason")
 	}
 	return handlerOptionFunc(func(c *handlerConfig) { c.replay, c.replayOff = nil, reason })
-}
-
-// memoryGuard is the default ReplayGuard: used nonces in memory until their
-// states can no longer open. It holds at most max entries; when that many
-// are live it refuses to decide (and the confirmed call is answered 503)
-// rather than forget one and let it be replayed.
-type memoryGuard struct {
-	mu    sync.Mutex
-	used  map[string]time.Time
-	order []memoryEntry // in the order consumed; expiries are nearly sorted
-	max   int
-	now   func() time.Time
-}
-
-type memoryEntry struct {
-	nonce string
-	until time.Time
-}
-
-func newMemoryGuard(max int) *memoryGuard {
-	return &memoryGuard{used: map[string]time.Time{}, max: max, now: time.Now}
-}
-
-var errGuardFull = errors.New("mcp: the in-memory replay guard is full of live confirmations")
-
-func (g *memoryGuard) Consume(_ context.Context, nonce []byte, until time.Time) (bool, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := g.now()
-	g.expire(now)
-	if _, ok := g.used[string(nonce)]; ok {
-		return false, nil
-	}
-	if len(g.used) >= g.max {
-		g.sweep(now)
-		if len(g.used) >= g.max {
-			return false, errGuardFull
-		}
-	}
-	g.used[string(nonce)] = until
-	g.order = append(g.order, memoryEntry{string(nonce), until})
-	return true, nil
-}
-
-// expire drops the oldest entries whose states can no longer open.
-func (g *memoryGuard) expire(now time.Time) {
-	i := 0
-	for ; i < len(g.order) && now.After(g.order[i].until); i++ {
-		if u, ok := g.used[g.order[i].nonce]; ok && !u.After(g.order[i].until) {
-			delete(g.used, g.order[i].nonce)
-		}
-	}
-	if i > 0 {
-		g.order = append(g.order[:0], g.order[i:]...)
-	}
-}
-
-// sweep drops every expired entry, wherever it sits.
-func (g *memoryGuard) sweep(now time.Time) {
-	kept := g.order[:0]
-	for _, e := range g.order {
-		if now.After(e.until) {
-			delete(g.used, e.nonce)
-			continue
-		}
-		kept = append(kept, e)
-	}
-	g.order = kept
 }

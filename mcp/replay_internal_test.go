@@ -2,40 +2,131 @@ package mcp
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestMemoryGuard: a nonce is refused until its until has passed; expired
-// entries make room; a guard full of live confirmations refuses to decide
-// rather than forget one.
+// TestMemoryGuard: the two phases of the in-memory guard. A claim holds a
+// lease; while it is live others wait; a lapsed lease is taken over; a
+// completed confirmation answers its outcome until until; expired entries
+// make room; a guard full of live confirmations refuses to decide rather
+// than forget one.
 func TestMemoryGuard(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	g := newMemoryGuard(3)
 	g.now = func() time.Time { return now }
 	ctx := context.Background()
-	consume := func(nonce string, until time.Time) (bool, error) { return g.Consume(ctx, []byte(nonce), until) }
-	if first, err := consume("a", now.Add(time.Minute)); !first || err != nil {
-		t.Fatalf("first use: %v %v", first, err)
+	const lease = 10 * time.Second
+	claim := func(nonce string, until time.Time) (string, []byte, error) {
+		return g.Claim(ctx, []byte(nonce), until, lease)
 	}
-	if first, _ := consume("a", now.Add(time.Minute)); first {
-		t.Fatal("a replay was first")
+	tok, out, err := claim("a", now.Add(time.Minute))
+	if tok == "" || out != nil || err != nil {
+		t.Fatalf("first claim: %q %q %v", tok, out, err)
 	}
-	now = now.Add(time.Minute) // exactly until: the state still opens
-	if first, _ := consume("a", now); first {
-		t.Fatal("a replay at until was first")
+	if tok2, out, _ := claim("a", now.Add(time.Minute)); tok2 != "" || out != nil {
+		t.Fatalf("a claim during a live lease: %q %q", tok2, out)
 	}
-	consume("b", now.Add(time.Hour))
-	consume("c", now.Add(time.Hour))
+	// Renewed before it lapses, the lease holds past its first end.
+	now = now.Add(8 * time.Second)
+	if held, err := g.Renew(ctx, []byte("a"), tok, lease); !held || err != nil {
+		t.Fatalf("renew: %v %v", held, err)
+	}
+	now = now.Add(8 * time.Second)
+	if tok2, _, _ := claim("a", now.Add(time.Minute)); tok2 != "" {
+		t.Fatal("a renewed lease was taken over")
+	}
+	if held, _ := g.Renew(ctx, []byte("a"), "other", lease); held {
+		t.Fatal("a foreign token renewed the lease")
+	}
+	// The holder dies: its lease lapses and a retry takes it over.
+	now = now.Add(lease + time.Second)
+	tok2, out, _ := claim("a", now.Add(time.Minute))
+	if tok2 == "" || tok2 == tok || out != nil {
+		t.Fatalf("after the lease lapsed: %q %q", tok2, out)
+	}
+	// The first holder, back from the dead, neither renews nor records.
+	if held, _ := g.Renew(ctx, []byte("a"), tok, lease); held {
+		t.Fatal("a lapsed token renewed")
+	}
+	if err := g.Complete(ctx, []byte("a"), tok, []byte(`{"stale":true}`), now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Complete(ctx, []byte("a"), tok2, []byte(`{"executed":true}`), now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if tok3, out, _ := claim("a", now.Add(time.Minute)); tok3 != "" || string(out) != `{"executed":true}` {
+			t.Fatalf("after completion: %q %q", tok3, out)
+		}
+	}
+	if held, _ := g.Renew(ctx, []byte("a"), tok2, lease); held {
+		t.Fatal("a completed claim renewed")
+	}
+	// Exactly until: the state still opens, the outcome is still there.
+	until := now.Add(time.Minute)
+	now = until
+	if _, out, _ := claim("a", until); out == nil {
+		t.Fatal("the outcome was forgotten at until")
+	}
+	claim("b", now.Add(time.Hour))
+	claim("c", now.Add(time.Hour))
 	// a is live until now; the guard is full.
-	if _, err := consume("d", now.Add(time.Hour)); err == nil {
+	if _, _, err := claim("d", now.Add(time.Hour)); err == nil {
 		t.Fatal("a full guard decided")
 	}
 	now = now.Add(time.Second) // a has expired: room for d
-	if first, err := consume("d", now.Add(time.Hour)); !first || err != nil {
-		t.Fatalf("after expiry: %v %v", first, err)
+	if tok, _, err := claim("d", now.Add(time.Hour)); tok == "" || err != nil {
+		t.Fatalf("after expiry: %q %v", tok, err)
 	}
 	if len(g.used) != 3 || len(g.order) != 3 {
 		t.Errorf("entries %d, order %d", len(g.used), len(g.order))
+	}
+	if _, _, err := claim("", now.Add(time.Hour)); err == nil {
+		t.Error("an empty nonce was claimed")
+	}
+}
+
+// TestMemoryGuard_LeaseOutlivesUntil: an entry whose lease runs past until
+// is kept while the lease runs, so a live call's entry is not dropped and
+// claimed again.
+func TestMemoryGuard_LeaseOutlivesUntil(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	g := newMemoryGuard(10)
+	g.now = func() time.Time { return now }
+	ctx := context.Background()
+	tok, _, _ := g.Claim(ctx, []byte("a"), now.Add(time.Second), time.Minute)
+	now = now.Add(30 * time.Second)
+	if tok2, out, _ := g.Claim(ctx, []byte("a"), now, time.Minute); tok2 != "" || out != nil {
+		t.Fatalf("a live lease past until was dropped: %q %q", tok2, out)
+	}
+	if held, _ := g.Renew(ctx, []byte("a"), tok, time.Minute); !held {
+		t.Fatal("the live lease could not be renewed")
+	}
+}
+
+// TestAlreadyRan: the answer to a retry of a confirmation that ran reads
+// the recorded summary, and nothing else of what storage returns.
+func TestAlreadyRan(t *testing.T) {
+	f := featuresOf(Version20260728)
+	at := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ summary, text, structured string }{
+		{outcomeSummary(204, false, at), "the tool ran and its service answered status 204 at 2026-12-01T15:00:00Z",
+			`{"outcome":"confirmation_already_used","executed":true,"status":204,"at":"2026-12-01T15:00:00Z","retryable":false}`},
+		{outcomeSummary(0, true, at), "the tool ran and failed with an internal error at 2026-12-01T15:00:00Z",
+			`{"outcome":"confirmation_already_used","executed":true,"panicked":true,"at":"2026-12-01T15:00:00Z","retryable":false}`},
+		{`{"executed":false}`, "the tool did not run.",
+			`{"outcome":"confirmation_already_used","executed":false,"retryable":false}`},
+		{`garbage`, "the tool did not run.", `{"outcome":"confirmation_already_used","executed":false,"retryable":false}`},
+		{`{"executed":true,"status":99999,"x":"\u202e"}`, "the tool did not run.", `{"outcome":"confirmation_already_used","executed":false,"retryable":false}`},
+	} {
+		res := alreadyRan(f, []byte(tc.summary))
+		if !res.isError || !strings.Contains(string(res.content), "Not executed again (confirmation_already_used)") || !strings.Contains(string(res.content), tc.text) {
+			t.Errorf("%s: text %s", tc.summary, res.content)
+		}
+		if string(res.structured) != tc.structured {
+			t.Errorf("%s: structured %s, want %s", tc.summary, res.structured, tc.structured)
+		}
 	}
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // TestReplay_DefaultGuard: with no guard configured, one accepted
-// confirmation fired 50 times at once runs the route once; the other 49
-// are refused as already used.
+// confirmation fired 50 times at once runs the route once; the others are
+// told it is running (503, retry) or, once it ran, get its outcome.
 func TestReplay_DefaultGuard(t *testing.T) {
 	t.Parallel()
 	s := newMRTRServer(t, mrtrConfig{})
@@ -28,10 +28,19 @@ func TestReplay_DefaultGuard(t *testing.T) {
 			defer wg.Done()
 			c := round2
 			c.id = 100 + i
-			res := asResult(t, c.send(t, s.url))
-			o, _ := res.StructuredContent["outcome"].(string)
-			if !res.IsError {
-				o = "executed"
+			r := c.send(t, s.url)
+			var o string
+			switch {
+			case r.status == 503:
+				o = errorReason(r)
+			default:
+				res := asResult(t, r)
+				o, _ = res.StructuredContent["outcome"].(string)
+				if !res.IsError {
+					o = "executed"
+				} else if res.StructuredContent["executed"] != true {
+					o += " (not executed)"
+				}
 			}
 			mu.Lock()
 			outcomes[o]++
@@ -39,7 +48,7 @@ func TestReplay_DefaultGuard(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := s.executed.Load(); n != 1 || outcomes["executed"] != 1 || outcomes["confirmation_already_used"] != 49 {
+	if n := s.executed.Load(); n != 1 || outcomes["executed"] != 1 || outcomes["confirmation_already_used"]+outcomes["confirmation_in_progress"] != 49 {
 		t.Errorf("route ran %d times; outcomes %v", n, outcomes)
 	}
 	if !strings.Contains(s.log.String(), `outcome="executed, status 200"`) {
@@ -49,15 +58,16 @@ func TestReplay_DefaultGuard(t *testing.T) {
 
 // untilGuard records what the endpoint asks a guard to remember.
 type untilGuard struct {
+	mcp.ReplayGuard
 	mu    sync.Mutex
 	until []time.Time
 }
 
-func (g *untilGuard) Consume(_ context.Context, _ []byte, until time.Time) (bool, error) {
+func (g *untilGuard) Claim(ctx context.Context, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.until = append(g.until, until)
-	return true, nil
+	g.mu.Unlock()
+	return g.ReplayGuard.Claim(ctx, nonce, until, lease)
 }
 
 // TestReplay_Until: a guard is asked to remember a confirmation as long as
@@ -66,7 +76,7 @@ func (g *untilGuard) Consume(_ context.Context, _ []byte, until time.Time) (bool
 func TestReplay_Until(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	g := &untilGuard{}
+	g := &untilGuard{ReplayGuard: mcp.NewMemoryGuardForTest(10)}
 	sealer := mrtr.NewSealer(ring(t, "k1"), mrtr.WithTTL(2*time.Minute), mrtr.WithSkew(45*time.Second), mrtr.WithClock(func() time.Time { return now }))
 	s := newMRTRServer(t, mrtrConfig{sealer: sealer, guard: g})
 	in := confirmRound1(t, s.url, "delete_item", "a")

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,9 @@ type roundState struct {
 	Purpose string            `json:"u"` // "confirm" or "tool"
 	Keys    map[string]string `json:"k"` // key -> kind
 	Payload []byte            `json:"p,omitempty"`
+	// Instance binds a confirmation to the process-local guard that
+	// enforces its single use (see boundHere); "" with a shared guard.
+	Instance string `json:"i,omitempty"`
 }
 
 // openedState is a roundState read back. Keys stays the raw object, read
@@ -49,6 +53,10 @@ type openedState struct {
 	purpose string
 	keys    []byte // {"key":"kind",...}
 	payload []byte
+
+	// instance is the guard instance a confirmation is bound to, nil for
+	// none.
+	instance []byte
 }
 
 // parseRoundState reads the plaintext an earlier round minted. It is
@@ -90,6 +98,12 @@ func parseRoundState(b []byte) (openedState, bool) {
 				}
 			}
 			st.keys = v
+		case "i":
+			// An instance id is base32 text: a string with no escape.
+			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+				return st, false
+			}
+			st.instance = v[1 : len(v)-1]
 		case "p":
 			if jsonrpc.IsNull(v) {
 				continue
@@ -197,6 +211,9 @@ func (r *request) inputRequired(purpose string, payload []byte, reqs []InputRequ
 	have := r.capBits
 	var missing Capability
 	rs := roundState{V: 1, Purpose: purpose, Keys: map[string]string{}, Payload: payload}
+	if purpose == purposeConfirm {
+		rs.Instance = r.handler.guardInstance()
+	}
 	b := []byte{'{'}
 	for i, q := range reqs {
 		if q.err != nil {

@@ -94,7 +94,7 @@ func TestHelloConfirmedDelete(t *testing.T) {
 	_, round1 := post(t, ts.URL, h("notes_delete"), `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"notes_delete","arguments":{"id":"n1"},`+meta+`}}`)
 	r1 := round1["result"].(map[string]any)
 	msg := r1["inputRequests"].(map[string]any)["confirm"].(map[string]any)["params"].(map[string]any)["message"]
-	if r1["resultType"] != "input_required" || msg != `Delete note "n1" with text "call 'mom'"? This cannot be undone.` {
+	if r1["resultType"] != "input_required" || msg != `Delete note "n1" with text "call \u{0022}mom\u{0022}"? This cannot be undone.` {
 		t.Fatalf("round 1: %v", round1)
 	}
 	if resp, _ := http.Get(ts.URL + "/api/notes/n1"); resp.StatusCode != 200 {

@@ -156,6 +156,11 @@ func (f fleetFlags) setup(listen net.Addr) (*fleet, error) {
 		strconv.FormatFloat(fl.perSecond, 'f', -1, 64), fl.burst)
 	if f.redisURL == "" {
 		fl.say("shared state   none: %s in this process; -redis shares them", budget)
+		if keys != nil {
+			// The ring survives a restart; the in-memory guard does not, so
+			// the library binds each confirmation to this process.
+			fl.say("               a confirmation is answered where it was asked: after a restart, or on another replica, it is asked again")
+		}
 		return fl, nil
 	}
 	opt, err := redisstore.ParseURL(f.redisURL)

@@ -71,15 +71,46 @@ func confirmAcross(t *testing.T, a, b *testServer) (ran bool, answer *mcptest.Re
 	return b.secret("whk_globex_ops") != before, r
 }
 
-// A confirmation asked on one replica runs on another when both load one
+// A confirmation asked on one replica opens on another when both load one
 // key ring and name one resource URI; without either, the answer is
-// refused and nothing runs.
+// refused and nothing runs. With one ring but no -redis, each process
+// has its own in-memory replay guard, which cannot know what another
+// process (or this one before a restart) ran: the confirmation is asked
+// again and nothing runs (issue 21). TestReplicas runs it across replicas
+// sharing Redis.
 func TestFleet_ConfirmationCrossesReplicas(t *testing.T) {
 	const public = "http://127.0.0.1:9/mcp" // what -public-url http://127.0.0.1:9 gives
 	ring := testRing(t)
 	a, b := startReplica(t, public, shared{ring: ring}), startReplica(t, public, shared{ring: ring})
-	if ran, r := confirmAcross(t, a, b); !ran {
-		t.Errorf("shared ring and resource URI: did not run: %s", r.Raw)
+	if ran, r := confirmAcross(t, a, b); ran || r.Error != nil || !strings.Contains(string(r.Result), `"resultType":"input_required"`) {
+		t.Errorf("shared ring, in-memory guards: ran %v, %s", ran, r.Raw)
+	}
+	// A restart is another process: the same ring, a new guard.
+	a = startReplica(t, public, shared{ring: ring})
+	ctx := context.Background()
+	c := mcptest.Dial(a.base+"/mcp", mcp.Version20260728, mcptest.WithHeader("Authorization", "Bearer dev-writer"),
+		mcptest.WithCapabilities(json.RawMessage(`{"elicitation":{}}`)))
+	params := map[string]any{"name": "webhooks_rotate_secret", "arguments": map[string]string{"id": "whk_globex_ops"}}
+	r, err := c.Call(ctx, "tools/call", params)
+	var in struct{ RequestState string }
+	if err != nil || json.Unmarshal(r.Result, &in) != nil || in.RequestState == "" {
+		t.Fatalf("round 1: %v %s", err, r.Raw)
+	}
+	params["requestState"] = in.RequestState
+	params["inputResponses"] = map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]bool{"confirm": true}}}
+	before := a.secret("whk_globex_ops")
+	if r, err := c.Call(ctx, "tools/call", params); err != nil || a.secret("whk_globex_ops") == before {
+		t.Fatalf("the confirmation did not run where it was asked: %v %s", err, r.Raw)
+	}
+	restarted := startReplica(t, public, shared{ring: ring})
+	restarted.app.store.mu.Lock()
+	restarted.app.store.webhooks["whk_globex_ops"].secret = a.secret("whk_globex_ops") // the store survives, as a database would
+	restarted.app.store.mu.Unlock()
+	before = restarted.secret("whk_globex_ops")
+	r, err = mcptest.Dial(restarted.base+"/mcp", mcp.Version20260728, mcptest.WithHeader("Authorization", "Bearer dev-writer"),
+		mcptest.WithCapabilities(json.RawMessage(`{"elicitation":{}}`))).Call(ctx, "tools/call", params)
+	if err != nil || restarted.secret("whk_globex_ops") != before || !strings.Contains(string(r.Result), `"resultType":"input_required"`) {
+		t.Errorf("the used confirmation after a restart: %v, rotated %v, %s", err, restarted.secret("whk_globex_ops") != before, r.Raw)
 	}
 
 	// Each process with a key of its own (no INBOX_STATE_KEYS).

@@ -24,7 +24,8 @@ import (
 )
 
 // TestReplay_ConfirmationsRunOnce: one accepted confirmation of a
-// non-idempotent tool, fired 50 times at once, runs once.
+// non-idempotent tool, fired 50 times at once, runs once; the others are
+// told it is running or get its outcome.
 func TestReplay_ConfirmationsRunOnce(t *testing.T) {
 	for _, tool := range []string{"webhooks_send_test", "webhooks_rotate_secret"} {
 		t.Run(tool, func(t *testing.T) {
@@ -53,12 +54,17 @@ func TestReplay_ConfirmationsRunOnce(t *testing.T) {
 					defer wg.Done()
 					r, err := c.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": args, "requestState": in.RequestState,
 						"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]bool{"confirm": true}}}})
-					if err != nil || r.Error != nil {
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case err == nil && r.Status == 503 && strings.Contains(string(r.Raw), `"confirmation_in_progress"`):
+						// Told to come back while the first one runs.
+						refused++
+						return
+					case err != nil || r.Error != nil:
 						t.Errorf("round 2: %v %s", err, r.Raw)
 						return
 					}
-					mu.Lock()
-					defer mu.Unlock()
 					if strings.Contains(string(r.Result), "confirmation_already_used") {
 						refused++
 					} else if !strings.Contains(string(r.Result), `"isError":true`) {

@@ -73,6 +73,7 @@ type Event struct {
 	// requestState the server opened (a later round). Confirmation is
 	// what the confirmation of a destructive tool came to: "asked",
 	// "accepted", "declined", "cancelled", "already_used",
+	// "in_progress" (another call holds the replay guard's lease),
 	// "unavailable" (the question could not be asked) or "required" (a
 	// client that cannot confirm); "" when no confirmation was involved.
 	Retry        bool

@@ -37,8 +37,10 @@
 //	<prefix>rate:<digest>     one limiter budget: the GCRA "theoretical arrival
 //	                          time" in seconds, written by redis_rate; it
 //	                          expires when the budget is whole again
-//	<prefix>confirm:<nonce>   one used confirmation; it expires ten minutes
-//	                          after the confirmation does
+//	<prefix>confirm:<nonce>   one confirmation: "L" and the running call's token
+//	                          while it holds the lease (expiring with it),
+//	                          then "D" and the outcome summary, which expires
+//	                          ten minutes after the confirmation does
 //
 // <digest> is the base64url SHA-256 of the endpoint's limiter key, so that
 // issuers, subjects and client addresses never appear in the keyspace and

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"time"
@@ -11,7 +12,7 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-// replayMargin is how long an entry outlives its confirmation. A replica
+// replayMargin is how long an outcome outlives its confirmation. A replica
 // accepts a state until its expiry plus the skew it tolerates (up to five
 // minutes, mrtr.WithSkew), by its own clock, and the clocks of the replica
 // that wrote the entry and of the one reading a replay may differ by as
@@ -19,8 +20,14 @@ import (
 // longer costs nothing.
 const replayMargin = 10 * time.Minute
 
-// ReplayGuard is an mcp.ReplayGuard that records used confirmations in
-// Redis with SET NX, so that each is accepted once by the whole fleet.
+// ReplayGuard is an mcp.ReplayGuard that keeps claims and outcomes of
+// confirmations in Redis, so that the whole fleet runs each once. One key
+// per confirmation holds either a lease ("L" and the holder's token, with
+// the lease as its TTL) or an outcome ("D" and the summary, kept until the
+// confirmation expires plus ten minutes). Each phase is one Lua script, so
+// reading and changing the key is atomic, and a renewal or a completion
+// compares the token first: a replica whose lease lapsed and was taken
+// over changes nothing.
 type ReplayGuard struct {
 	cfg config
 	rdb redis.UniversalClient
@@ -41,25 +48,102 @@ func NewReplayGuard(rdb redis.UniversalClient, opts ...Option) *ReplayGuard {
 	return g
 }
 
-// Consume implements mcp.ReplayGuard: first is true for the one call that
-// records nonce, false for every later one until the entry expires (ten
-// minutes after until). When Redis does not answer it returns an error and
-// the endpoint runs nothing. Should Redis record the nonce but its answer
-// come too late, the confirmation is spent without running: the user
-// confirms again, and the tool still never runs twice.
-func (g *ReplayGuard) Consume(ctx context.Context, nonce []byte, until time.Time) (first bool, err error) {
+// claimScript: KEYS[1] the confirmation, ARGV[1] a new token, ARGV[2] the
+// lease in ms. Returns {1} when the caller now holds the lease, {2,
+// outcome} when the confirmation ran, {0} while another holds a lease.
+var claimScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then
+  redis.call('SET', KEYS[1], 'L' .. ARGV[1], 'PX', ARGV[2])
+  return {1}
+end
+if string.sub(v, 1, 1) == 'D' then
+  return {2, string.sub(v, 2)}
+end
+return {0}
+`)
+
+// renewScript: KEYS[1], ARGV[1] the token, ARGV[2] the lease in ms.
+var renewScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == 'L' .. ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+`)
+
+// completeScript: KEYS[1], ARGV[1] the token, ARGV[2] the outcome, ARGV[3]
+// how long to keep it in ms. The outcome replaces the caller's lease, or a
+// lease that lapsed with nobody taking it over; never another's lease.
+var completeScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v == false or v == 'L' .. ARGV[1] then
+  redis.call('SET', KEYS[1], 'D' .. ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0
+`)
+
+func (g *ReplayGuard) key(nonce []byte) string {
+	return g.cfg.prefix + "confirm:" + base64.RawURLEncoding.EncodeToString(nonce)
+}
+
+var errEmptyNonce = errors.New("redisstore: replay guard: empty nonce")
+
+// Claim implements mcp.ReplayGuard. When Redis does not answer it returns
+// an error and the endpoint runs nothing. Should Redis store the claim but
+// its answer come too late, the lease lapses unrenewed and a retry runs
+// the confirmation then: it is delayed by at most the lease, never lost.
+func (g *ReplayGuard) Claim(ctx context.Context, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
 	if len(nonce) == 0 {
-		return false, errors.New("redisstore: replay guard: empty nonce")
+		return "", nil, errEmptyNonce
 	}
-	// A relative expiry is measured from this replica's clock, the one
-	// that judged the state, rather than from Redis's.
-	ttl := max(time.Until(until), 0) + replayMargin
-	key := g.cfg.prefix + "confirm:" + base64.RawURLEncoding.EncodeToString(nonce)
-	first, err = call(ctx, &g.cfg, func(ctx context.Context) (bool, error) {
-		return g.rdb.SetNX(ctx, key, 1, ttl).Result()
+	token := rand.Text()
+	key := g.key(nonce)
+	res, err := call(ctx, &g.cfg, func(ctx context.Context) ([]any, error) {
+		return claimScript.Run(ctx, g.rdb, []string{key}, token, lease.Milliseconds()).Slice()
+	})
+	if err != nil {
+		return "", nil, g.cfg.fail("replay guard", err)
+	}
+	if len(res) == 0 {
+		return "", nil, errors.New("redisstore: replay guard: empty answer")
+	}
+	switch state, _ := res[0].(int64); {
+	case state == 1:
+		return token, nil, nil
+	case state == 2 && len(res) == 2:
+		outcome, _ := res[1].(string)
+		return "", []byte(outcome), nil
+	case state == 0:
+		return "", nil, nil
+	}
+	return "", nil, errors.New("redisstore: replay guard: unexpected answer")
+}
+
+// Renew implements mcp.ReplayGuard.
+func (g *ReplayGuard) Renew(ctx context.Context, nonce []byte, token string, lease time.Duration) (bool, error) {
+	key := g.key(nonce)
+	n, err := call(ctx, &g.cfg, func(ctx context.Context) (int64, error) {
+		return renewScript.Run(ctx, g.rdb, []string{key}, token, lease.Milliseconds()).Int64()
 	})
 	if err != nil {
 		return false, g.cfg.fail("replay guard", err)
 	}
-	return first, nil
+	return n == 1, nil
+}
+
+// Complete implements mcp.ReplayGuard: the outcome is kept until until plus
+// ten minutes, measured from this replica's clock (the one that judged the
+// state) rather than from Redis's.
+func (g *ReplayGuard) Complete(ctx context.Context, nonce []byte, token string, outcome []byte, until time.Time) error {
+	key := g.key(nonce)
+	keep := max(time.Until(until), 0) + replayMargin
+	_, err := call(ctx, &g.cfg, func(ctx context.Context) (int64, error) {
+		return completeScript.Run(ctx, g.rdb, []string{key}, token, outcome, keep.Milliseconds()).Int64()
+	})
+	if err != nil {
+		return g.cfg.fail("replay guard", err)
+	}
+	return nil
 }

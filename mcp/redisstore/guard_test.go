@@ -19,36 +19,58 @@ func nonce() []byte {
 	return b
 }
 
-// TestReplayGuard_Once: the first use of a nonce, on any replica, is the
-// only one.
-func TestReplayGuard_Once(t *testing.T) {
+// TestReplayGuard_TwoPhases: on any replica, the first claim of a nonce
+// holds its lease; others wait while it lives; only the holder renews it
+// and records the outcome, which every later claim gets.
+func TestReplayGuard_TwoPhases(t *testing.T) {
 	t.Parallel()
 	p := testPrefix(t)
 	a := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
 	b := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
 	ctx := context.Background()
-	n, until := nonce(), time.Now().Add(5*time.Minute)
-	for i, want := range []bool{true, false, false} {
-		g := []*redisstore.ReplayGuard{a, b, a}[i]
-		if first, err := g.Consume(ctx, n, until); err != nil || first != want {
-			t.Errorf("use %d: first=%v, %v; want %v", i+1, first, err, want)
+	n, until, lease := nonce(), time.Now().Add(5*time.Minute), 10*time.Second
+	tok, out, err := a.Claim(ctx, n, until, lease)
+	if tok == "" || out != nil || err != nil {
+		t.Fatalf("first claim: %q %q %v", tok, out, err)
+	}
+	if tok2, out, err := b.Claim(ctx, n, until, lease); tok2 != "" || out != nil || err != nil {
+		t.Fatalf("claim on another replica during the lease: %q %q %v", tok2, out, err)
+	}
+	if held, err := b.Renew(ctx, n, "not-the-token", lease); held || err != nil {
+		t.Errorf("a foreign token renewed: %v %v", held, err)
+	}
+	if held, err := a.Renew(ctx, n, tok, lease); !held || err != nil {
+		t.Errorf("the holder could not renew: %v %v", held, err)
+	}
+	if err := b.Complete(ctx, n, "not-the-token", []byte(`{"forged":true}`), until); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Complete(ctx, n, tok, []byte(`{"executed":true,"status":200}`), until); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []*redisstore.ReplayGuard{a, b} {
+		if tok, out, err := g.Claim(ctx, n, until, lease); tok != "" || string(out) != `{"executed":true,"status":200}` || err != nil {
+			t.Errorf("after completion: %q %q %v", tok, out, err)
 		}
 	}
-	if first, err := b.Consume(ctx, nonce(), until); err != nil || !first {
-		t.Errorf("another nonce: first=%v, %v", first, err)
+	if held, _ := a.Renew(ctx, n, tok, lease); held {
+		t.Error("a completed claim renewed")
+	}
+	if tok, _, err := b.Claim(ctx, nonce(), until, lease); tok == "" || err != nil {
+		t.Errorf("another nonce: %q %v", tok, err)
 	}
 	// Another prefix is another namespace.
 	c := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(testPrefix(t)), patient)
-	if first, err := c.Consume(ctx, n, until); err != nil || !first {
-		t.Errorf("another prefix: first=%v, %v", first, err)
+	if tok, _, err := c.Claim(ctx, n, until, lease); tok == "" || err != nil {
+		t.Errorf("another prefix: %q %v", tok, err)
 	}
-	if _, err := a.Consume(ctx, nil, until); err == nil {
+	if _, _, err := a.Claim(ctx, nil, until, lease); err == nil {
 		t.Error("an empty nonce was accepted")
 	}
 }
 
-// TestReplayGuard_Concurrent: 50 uses of one nonce racing on two replicas,
-// exactly one first.
+// TestReplayGuard_Concurrent: 50 claims of one nonce racing on two
+// replicas, exactly one holds the lease.
 func TestReplayGuard_Concurrent(t *testing.T) {
 	t.Parallel()
 	p := testPrefix(t)
@@ -57,28 +79,60 @@ func TestReplayGuard_Concurrent(t *testing.T) {
 		redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient),
 	}
 	n, until := nonce(), time.Now().Add(time.Minute)
-	var firsts atomic.Int64
+	var holders atomic.Int64
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() {
-			first, err := guards[i%2].Consume(context.Background(), n, until)
+			tok, _, err := guards[i%2].Claim(context.Background(), n, until, 10*time.Second)
 			if err != nil {
 				t.Error(err)
 			}
-			if first {
-				firsts.Add(1)
+			if tok != "" {
+				holders.Add(1)
 			}
 		})
 	}
 	wg.Wait()
-	if got := firsts.Load(); got != 1 {
-		t.Errorf("%d of 50 racing uses were first", got)
+	if got := holders.Load(); got != 1 {
+		t.Errorf("%d of 50 racing claims hold the lease", got)
 	}
 }
 
-// TestReplayGuard_Key: the entry sits under the prefix and lives until
-// the confirmation expires, plus the ten-minute margin for replicas'
-// skew.
+// TestReplayGuard_LeaseLapses: a holder that stops renewing (its replica
+// died) loses the lease once it lapses; a retry takes it over, and the
+// late holder can neither renew nor overwrite the new holder's outcome.
+func TestReplayGuard_LeaseLapses(t *testing.T) {
+	t.Parallel()
+	p := testPrefix(t)
+	a := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
+	b := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
+	ctx := context.Background()
+	n, until, lease := nonce(), time.Now().Add(time.Minute), 150*time.Millisecond
+	dead, _, _ := a.Claim(ctx, n, until, lease)
+	if dead == "" {
+		t.Fatal("no first claim")
+	}
+	time.Sleep(lease + 100*time.Millisecond)
+	tok, out, err := b.Claim(ctx, n, until, time.Minute)
+	if tok == "" || out != nil || err != nil {
+		t.Fatalf("after the lease lapsed: %q %q %v", tok, out, err)
+	}
+	if held, _ := a.Renew(ctx, n, dead, lease); held {
+		t.Error("the lapsed holder renewed")
+	}
+	a.Complete(ctx, n, dead, []byte(`{"late":true}`), until)
+	if tok2, out, _ := a.Claim(ctx, n, until, lease); tok2 != "" || out != nil {
+		t.Errorf("the lapsed holder's outcome replaced the new lease: %q %q", tok2, out)
+	}
+	b.Complete(ctx, n, tok, []byte(`{"executed":true}`), until)
+	if _, out, _ := a.Claim(ctx, n, until, lease); string(out) != `{"executed":true}` {
+		t.Errorf("outcome %q", out)
+	}
+}
+
+// TestReplayGuard_Key: the entry sits under the prefix; a lease lives as
+// long as the lease, an outcome until the confirmation expires plus the
+// ten-minute margin for replicas' skew.
 func TestReplayGuard_Key(t *testing.T) {
 	t.Parallel()
 	rdb := newClient(t, sharedAddr)
@@ -87,12 +141,19 @@ func TestReplayGuard_Key(t *testing.T) {
 	ctx := context.Background()
 	for _, ahead := range []time.Duration{5 * time.Minute, 90 * time.Second, -time.Hour} {
 		n := nonce()
-		if first, err := g.Consume(ctx, n, time.Now().Add(ahead)); err != nil || !first {
-			t.Fatalf("first=%v, %v", first, err)
+		tok, _, err := g.Claim(ctx, n, time.Now().Add(ahead), 30*time.Second)
+		if err != nil || tok == "" {
+			t.Fatalf("claim: %q, %v", tok, err)
 		}
 		key := p + "confirm:" + base64.RawURLEncoding.EncodeToString(n)
+		if ttl, err := rdb.PTTL(ctx, key).Result(); err != nil || !near(ttl, 30*time.Second, 2*time.Second) {
+			t.Errorf("lease: %s has TTL %v (%v), want about 30s", key, ttl, err)
+		}
+		if err := g.Complete(ctx, n, tok, []byte(`{}`), time.Now().Add(ahead)); err != nil {
+			t.Fatal(err)
+		}
 		ttl, err := rdb.PTTL(ctx, key).Result()
-		// An expiry already past still keeps the entry for the margin.
+		// An expiry already past still keeps the outcome for the margin.
 		if want := max(ahead, 0) + 10*time.Minute; err != nil || !near(ttl, want, 2*time.Second) {
 			t.Errorf("until now%+v: %s has TTL %v (%v), want about %v", ahead, key, ttl, err, want)
 		}
@@ -108,41 +169,59 @@ func TestReplayGuard_Key(t *testing.T) {
 	}
 }
 
-// TestReplayGuard_Outage: with Redis stopped or hung, Consume fails within
-// the timeout, never claiming a first use; it works again once Redis is
-// back.
+// TestReplayGuard_Outage: with Redis stopped or hung, Claim fails within
+// the timeout, never granting a lease; a claim Redis stored while its
+// answer came too late is not lost: retries wait while its lease lives,
+// then one takes it over. A Redis that restarts empty has forgotten what
+// ran (the README says so).
 func TestReplayGuard_Outage(t *testing.T) {
 	t.Parallel()
 	srv := ownRedis(t)
 	const timeout = 200 * time.Millisecond
-	g := redisstore.NewReplayGuard(newClient(t, srv.addr), redisstore.WithTimeout(timeout))
+	rdb := newClient(t, srv.addr)
+	g := redisstore.NewReplayGuard(rdb, redisstore.WithTimeout(timeout))
 	ctx := context.Background()
 	until := time.Now().Add(time.Minute)
 	eventually(t, "the guard before the outage", func() error {
-		_, err := g.Consume(ctx, nonce(), until)
+		_, _, err := g.Claim(ctx, nonce(), until, time.Second)
 		return err
 	})
-	check := func(what string) {
+	check := func(what string, n []byte) {
 		t.Helper()
 		start := time.Now()
-		first, err := g.Consume(ctx, nonce(), until)
-		if err == nil || first || time.Since(start) > timeout+overrun || !strings.HasPrefix(err.Error(), "redisstore: replay guard: ") {
-			t.Errorf("%s: first=%v, %v after %v", what, first, err, time.Since(start))
+		tok, _, err := g.Claim(ctx, n, until, time.Second)
+		if err == nil || tok != "" || time.Since(start) > timeout+overrun || !strings.HasPrefix(err.Error(), "redisstore: replay guard: ") {
+			t.Errorf("%s: token %q, %v after %v", what, tok, err, time.Since(start))
 		}
 	}
+	// Hung: the claim waits in the socket and runs once Redis resumes,
+	// after the caller gave up.
+	late := nonce()
 	srv.pause()
 	t.Cleanup(srv.resume)
-	check("hung")
+	check("hung", late)
 	srv.resume()
+	key := "mcpdual:confirm:" + base64.RawURLEncoding.EncodeToString(late)
+	eventually(t, "the late claim stored", func() error { return rdb.Get(ctx, key).Err() })
+	if tok, out, err := g.Claim(ctx, late, until, time.Second); tok != "" || out != nil || err != nil {
+		t.Errorf("retry while the orphaned lease lives: %q %q %v", tok, out, err)
+	}
+	time.Sleep(1200 * time.Millisecond)
+	if tok, _, err := g.Claim(ctx, late, until, time.Second); tok == "" || err != nil {
+		t.Errorf("retry after the orphaned lease lapsed: %q %v", tok, err)
+	}
+
+	done := nonce()
+	tok, _, _ := g.Claim(ctx, done, until, time.Second)
+	g.Complete(ctx, done, tok, []byte(`{"executed":true}`), until)
 	srv.stop()
-	check("stopped")
+	check("stopped", nonce())
 	srv.restart(t)
-	n := nonce()
 	eventually(t, "the guard after a restart", func() error {
-		_, err := g.Consume(ctx, n, until)
+		_, _, err := g.Claim(ctx, nonce(), until, time.Second)
 		return err
 	})
-	if first, err := g.Consume(ctx, n, until); err != nil || first {
-		t.Errorf("after the restart: first=%v, %v", first, err)
+	if tok, out, err := g.Claim(ctx, done, until, time.Second); tok == "" || out != nil || err != nil {
+		t.Errorf("after Redis restarted empty: %q %q %v; want a fresh lease (the outcome is lost with the data)", tok, out, err)
 	}
 }

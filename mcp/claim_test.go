@@ -1,0 +1,193 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mrtr"
+)
+
+// roundOne asks the retry server's destructive tool and returns the state.
+func (s *retryServer) roundOne(t *testing.T) string {
+	t.Helper()
+	rec, run := s.do(rt{name: "purge", args: `{}`, caps: formCaps})
+	run()
+	var r struct {
+		Result interim `json:"result"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &r)
+	if r.Result.RequestState == "" {
+		t.Fatalf("round 1: %s", rec.Body)
+	}
+	return r.Result.RequestState
+}
+
+// answer sends the accepted confirmation of state and decodes the reply.
+func (s *retryServer) answer(id int, state string) (int, *reply) {
+	rec, run := s.do(rt{id: id, name: "purge", args: `{}`, caps: formCaps, state: quoteJSON(state), responses: `{"confirm":` + accept + `}`})
+	run()
+	r := &reply{status: rec.Code, raw: rec.Body.Bytes()}
+	json.Unmarshal(r.raw, &r.msg)
+	return rec.Code, r
+}
+
+// errorReason is data.reason of a JSON-RPC error reply.
+func errorReason(r *reply) string {
+	if r.msg.Error == nil {
+		return ""
+	}
+	var d struct{ Reason string }
+	json.Unmarshal(r.msg.Error.Data, &d)
+	return d.Reason
+}
+
+// TestClaim_SlowCallKeepsItsLease: a confirmed call that runs for many
+// leases keeps its claim (the endpoint renews it); a retry meanwhile is
+// told to come back (503, Retry-After) and never runs the route; a retry
+// after completion gets the recorded outcome.
+func TestClaim_SlowCallKeepsItsLease(t *testing.T) {
+	t.Parallel()
+	// Leases long enough that a loaded machine still renews in time.
+	s := newRetryServer(t, mcp.WithLeaseForTest(300*time.Millisecond))
+	state := s.roundOne(t)
+	s.release = make(chan struct{})
+	done := make(chan *reply)
+	go func() { _, r := s.answer(2, state); done <- r }()
+	<-s.started
+	time.Sleep(1500 * time.Millisecond) // five leases
+	status, r := s.answer(3, state)
+	if status != http.StatusServiceUnavailable || errorReason(r) != "confirmation_in_progress" {
+		t.Errorf("a retry during the call: %d %s", status, r.raw)
+	}
+	close(s.release)
+	if first := <-done; first.status != 200 || strings.Contains(string(first.raw), `"isError":true`) {
+		t.Errorf("the confirmed call: %d %s", first.status, first.raw)
+	}
+	_, r = s.answer(4, state)
+	var res toolResult
+	json.Unmarshal(r.msg.Result, &res)
+	sc := res.StructuredContent
+	if !res.IsError || sc["outcome"] != "confirmation_already_used" || sc["executed"] != true || sc["status"] != float64(200) ||
+		!strings.Contains(res.Content[0].Text, "answered status 200") {
+		t.Errorf("a retry after completion: %s", r.raw)
+	}
+	if s.ran != 1 {
+		t.Errorf("the route ran %d times, want 1", s.ran)
+	}
+}
+
+// dyingGuard is a replica that dies right after its route runs: it never
+// renews a lease nor records an outcome.
+type dyingGuard struct{ mcp.ReplayGuard }
+
+func (dyingGuard) Renew(context.Context, []byte, string, time.Duration) (bool, error) {
+	return true, nil
+}
+func (dyingGuard) Complete(context.Context, []byte, string, []byte, time.Time) error {
+	return nil
+}
+
+// lateGuard is storage whose first answer to a claim is lost: the claim
+// is stored, the caller hears an error (Redis answering after the
+// timeout).
+type lateGuard struct {
+	mcp.ReplayGuard
+	lost atomic.Bool
+}
+
+func (g *lateGuard) Claim(ctx context.Context, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
+	tok, out, err := g.ReplayGuard.Claim(ctx, nonce, until, lease)
+	if err == nil && g.lost.CompareAndSwap(false, true) {
+		return "", nil, errors.New("i/o timeout")
+	}
+	return tok, out, err
+}
+
+// TestClaim_LostLease: a replica dies mid-call (its lease is never renewed
+// and its outcome never recorded); once the lease lapses, a retry on
+// another replica runs the route again with the same Idempotency-Key, and
+// later retries get that run's outcome.
+func TestClaim_LostLease(t *testing.T) {
+	t.Parallel()
+	keys := ring(t, "k1")
+	shared := mcp.NewMemoryGuardForTest(100)
+	lease := mcp.WithLeaseForTest(300 * time.Millisecond)
+	a := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), guard: dyingGuard{shared}, handler: []mcp.HandlerOption{lease}})
+	// A guard the host gives is taken as shared: wrapped, the in-memory one
+	// stands in for Redis on both replicas.
+	b := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), guard: struct{ mcp.ReplayGuard }{shared}, shared: a, handler: []mcp.HandlerOption{lease}})
+	in := confirmRound1(t, a.url, "delete_item", "x")
+	round2 := confirmRound2("", "delete_item", "x", in.RequestState, accept)
+	if res := asResult(t, round2.send(t, a.url)); res.IsError {
+		t.Fatalf("on the replica that dies: %+v", res)
+	}
+	// Within the lease, a retry waits.
+	round2.id = 3
+	if r := round2.send(t, b.url); r.status != 503 || errorReason(r) != "confirmation_in_progress" {
+		t.Errorf("retry within the lease: %d %s", r.status, r.raw)
+	}
+	time.Sleep(400 * time.Millisecond)
+	round2.id = 4
+	if res := asResult(t, round2.send(t, b.url)); res.IsError {
+		t.Fatalf("retry after the lease lapsed: %+v", res)
+	}
+	round2.id = 5
+	res := asResult(t, round2.send(t, b.url))
+	if res.StructuredContent["outcome"] != "confirmation_already_used" || res.StructuredContent["executed"] != true {
+		t.Errorf("retry after the second run: %+v", res)
+	}
+	if n := a.executed.Load(); n != 2 {
+		t.Errorf("route ran %d times, want 2 (the dead replica's run and the retry)", n)
+	}
+	keysSeen := 0
+	a.idemKeys.Range(func(k, v any) bool {
+		keysSeen++
+		if v.(*atomic.Int64).Load() != 2 {
+			t.Errorf("Idempotency-Key %s seen %d times, want 2", k, v.(*atomic.Int64).Load())
+		}
+		return true
+	})
+	if keysSeen != 1 {
+		t.Errorf("%d Idempotency-Keys, want one for both runs", keysSeen)
+	}
+}
+
+// TestClaim_LateAnswer: the guard stores the claim but its answer is lost
+// (503); the confirmation is not lost with it: retries wait while the
+// orphaned lease lives, then one runs the route, once.
+func TestClaim_LateAnswer(t *testing.T) {
+	t.Parallel()
+	g := &lateGuard{ReplayGuard: mcp.NewMemoryGuardForTest(100)}
+	s := newMRTRServer(t, mrtrConfig{guard: g, handler: []mcp.HandlerOption{mcp.WithLeaseForTest(300 * time.Millisecond)}})
+	in := confirmRound1(t, s.url, "delete_item", "x")
+	round2 := confirmRound2("", "delete_item", "x", in.RequestState, accept)
+	if r := round2.send(t, s.url); r.status != 503 || errorReason(r) != "replay_guard_unavailable" {
+		t.Fatalf("the lost answer: %d %s", r.status, r.raw)
+	}
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; s.executed.Load() == 0 && time.Now().Before(deadline); i++ {
+		round2.id = 10 + i
+		r := round2.send(t, s.url)
+		mu.Lock()
+		if r.status == 503 {
+			outcomes[errorReason(r)]++
+		} else {
+			outcomes["ran"]++
+		}
+		mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.executed.Load(); n != 1 || outcomes["ran"] != 1 || outcomes["confirmation_in_progress"] == 0 {
+		t.Errorf("route ran %d times; outcomes %v", n, outcomes)
+	}
+}

@@ -1,0 +1,14 @@
+package mcp
+
+import "time"
+
+// Hooks for the external tests of this directory (compiled only with them).
+
+// NewMemoryGuardForTest returns the default in-memory guard, so that tests
+// can share one between handlers (replicas) or hold it across a "restart".
+func NewMemoryGuardForTest(max int) ReplayGuard { return newMemoryGuard(max) }
+
+// WithLeaseForTest shortens the lease of a confirmation's claim.
+func WithLeaseForTest(d time.Duration) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.lease = d })
+}

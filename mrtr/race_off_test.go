@@ -1,0 +1,5 @@
+//go:build !race
+
+package mrtr
+
+const raceEnabled = false
