@@ -34,6 +34,9 @@ type Client struct {
 	extra   http.Header
 	answer  func(key string, req InputRequest) (json.RawMessage, bool)
 	timeout time.Duration
+	// observe, when set, sees every response of a multi round-trip call,
+	// the interim ones included (the battery's MRTR check).
+	observe func(*Response)
 
 	mu         sync.Mutex
 	id         int
@@ -256,6 +259,9 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*Response, error
 func (c *Client) rounds(ctx context.Context, method string, params map[string]any) (*Response, error) {
 	for round := 0; ; round++ {
 		res, err := c.Call(ctx, method, params)
+		if c.observe != nil && err == nil {
+			c.observe(res)
+		}
 		if err != nil || res.Error != nil || res.ResultType() != "input_required" || c.answer == nil || round == 7 {
 			return res, err
 		}
@@ -474,7 +480,7 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 			Error  *Error          `json:"error"`
 		}
 		if err := json.Unmarshal(m, &env); err != nil {
-			return res, fmt.Errorf("mcptest: the response is not JSON: %q", truncate(m))
+			return res, fmt.Errorf("%w: %q", errNotJSON, truncate(m))
 		}
 		if env.Method != "" && env.ID == nil {
 			res.Notifications = append(res.Notifications, append(json.RawMessage(nil), m...))
@@ -484,6 +490,10 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 	}
 	return res, nil
 }
+
+// errNotJSON is what Send returns, with the Response, when the body is
+// not one JSON object (plain text, or a JSON array).
+var errNotJSON = errors.New("mcptest: the response is not a JSON object")
 
 // events returns the data of each event of an event stream.
 func events(raw []byte) [][]byte {
@@ -513,6 +523,7 @@ func events(raw []byte) [][]byte {
 }
 
 func truncate(b []byte) string {
+	b = bytes.TrimSpace(b)
 	if len(b) > 200 {
 		return string(b[:200]) + "…"
 	}

@@ -3,57 +3,40 @@ package mcptest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-// recorder is a tb that records failures instead of failing the test.
-type recorder struct {
-	name     string
-	mu       *sync.Mutex
-	failures *[]string
-}
+// ours is how mcpdual's own servers run the kit: strict, with the
+// profile's one declared deviation.
+var ours = []RunOption{Strict(), Deviation("2025-03-26/batch", "mcpdual refuses batches in every revision")}
 
-func (r recorder) Helper() {}
-func (r recorder) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	*r.failures = append(*r.failures, r.name+": "+fmt.Sprintf(format, args...))
-}
-func (r recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...); runtime.Goexit() }
-func (r recorder) Skip(args ...any)                  { runtime.Goexit() }
-func (r recorder) Run(name string, f func(t tb)) bool {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f(recorder{name: r.name + "/" + name, mu: r.mu, failures: r.failures})
-	}()
-	<-done
-	return true
-}
-
+// failures runs the battery and returns "check: detail" for every
+// violation it found, whatever its level, deviations included.
 func failures(h http.Handler, opts ...RunOption) []string {
 	var out []string
-	run(recorder{mu: &sync.Mutex{}, failures: &out}, h, opts)
+	for _, r := range Check(h, opts...) {
+		if r.Status == Failed || r.Status == Warned {
+			for _, d := range r.Details {
+				out = append(out, r.Check+": "+d)
+			}
+		}
+	}
 	return out
 }
 
-// failed reports whether check is among the failures, and the lines.
+// failed reports whether check is among the failures.
 func failed(f []string, check string) bool {
 	for _, line := range f {
-		if strings.HasPrefix(line, "/"+check+":") {
+		if strings.HasPrefix(line, check+":") {
 			return true
 		}
 	}
@@ -65,22 +48,22 @@ func failed(f []string, check string) bool {
 func TestRun_CatchesBrokenServers(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
 	good := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
-	if f := failures(good); len(f) != 0 {
+	if f := failures(good, ours...); len(f) != 0 {
 		t.Fatalf("a correct server fails: %v", f)
 	}
 	breakages := map[string]http.Handler{
-		"transport/no-session-and-no-store": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		"profile/no-session": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Mcp-Session-Id", "abc")
 			good.ServeHTTP(w, r)
 		}),
-		"transport/get-is-405": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		"profile/get-405": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet {
 				w.WriteHeader(http.StatusOK)
 				return
 			}
 			good.ServeHTTP(w, r)
 		}),
-		"envelope/batch-refused": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		"profile/batch-refused": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > 0 && r.Header.Get("Mcp-Method") == "" {
 				buf := make([]byte, 1)
 				r.Body.Read(buf)
@@ -95,7 +78,7 @@ func TestRun_CatchesBrokenServers(t *testing.T) {
 		}),
 	}
 	for check, h := range breakages {
-		if f := failures(h); !failed(f, check) {
+		if f := failures(h, ours...); !failed(f, check) {
 			t.Errorf("breaking %s went unnoticed; failures: %v", check, f)
 		}
 	}
@@ -142,7 +125,7 @@ func rewrite(h http.Handler, f func(hdr http.Header, body []byte) []byte) http.H
 func TestRun_CatchesBrokenServices(t *testing.T) {
 	examples := WithToolExamples(map[string]any{"orders_list": map[string]any{}, "orders_get": map[string]string{"id": "o-1"}})
 	good := ordersServer(jsonRoute(200, `{"orders":[]}`), jsonRoute(200, `{"id":"o-1"}`))
-	if f := failures(good, examples); len(f) != 0 {
+	if f := failures(good, append(ours, examples)...); len(f) != 0 {
 		t.Fatalf("a correct server fails: %v", f)
 	}
 	cases := []struct {
@@ -172,29 +155,29 @@ func TestRun_CatchesBrokenServices(t *testing.T) {
 				return
 			}
 			good.ServeHTTP(w, r)
-		}), []RunOption{WithClientOptions(WithTimeout(200 * time.Millisecond))}, "transport/get-is-405", "no response"},
+		}), nil, "profile/get-405", "HTTP 200"},
 		{"annotation types", rewrite(good, func(_ http.Header, b []byte) []byte {
 			return bytes.ReplaceAll(b, []byte(`"readOnlyHint":true`), []byte(`"readOnlyHint":"true"`))
-		}), nil, "tools/definitions", "annotation readOnlyHint is string"},
+		}), nil, "tools/list", "annotation readOnlyHint is string"},
 		{"content type", rewrite(good, func(h http.Header, b []byte) []byte {
 			if h.Get("Content-Type") == "application/json" {
 				h.Set("Content-Type", "text/html")
 			}
 			return b
-		}), nil, "transport/json-content-type", `Content-Type "text/html"`},
+		}), nil, "http/response-content-type", `Content-Type "text/html"`},
 		{"ttlMs", rewrite(good, func(_ http.Header, b []byte) []byte {
 			return bytes.ReplaceAll(b, []byte(`"ttlMs":0`), []byte(`"ttlMs":-5`))
-		}), nil, "2026/lists-are-stamped", "ttlMs -5"},
+		}), nil, "2026-07-28/lists", "ttlMs -5"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := failures(tc.h, tc.opts...)
+			f := failures(tc.h, append(tc.opts, ours...)...)
 			if !failed(f, tc.check) {
 				t.Fatalf("%s went unnoticed; failures: %v", tc.check, f)
 			}
 			said := false
 			for _, line := range f {
-				said = said || (strings.HasPrefix(line, "/"+tc.check+":") && strings.Contains(line, tc.says))
+				said = said || (strings.HasPrefix(line, tc.check+":") && strings.Contains(line, tc.says))
 				if strings.Contains(line, "mcptest: mcptest:") || strings.Contains(line, "0xc") {
 					t.Errorf("garbled failure: %s", line)
 				}
@@ -217,8 +200,8 @@ func TestRun_NoDoubledPrefix(t *testing.T) {
 		}
 		good.ServeHTTP(w, r)
 	})
-	f := failures(broken)
-	if !failed(f, "transport/content-type-required") {
+	f := failures(broken, ours...)
+	if !failed(f, "profile/content-type-required") {
 		t.Fatalf("failures: %v", f)
 	}
 	for _, line := range f {
