@@ -1,0 +1,62 @@
+// Package kitpeers runs mcptest, the library's conformance kit, against
+// MCP servers it did not build: the stateless handlers of the other Go
+// SDKs (modelcontextprotocol/go-sdk and mark3labs/mcp-go, ordinary module
+// dependencies of this module only) and a floor written by hand. Its test
+// pins what the kit reports for each at its default level, so that the
+// kit fails another server only for a real MUST violation, and keeps
+// finding those.
+package kitpeers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	mcpgomcp "github.com/mark3labs/mcp-go/mcp"
+	mcpgoserver "github.com/mark3labs/mcp-go/server"
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Peer names, as New and cmd/peer spell them.
+const (
+	GoSDK = "gosdk" // modelcontextprotocol/go-sdk v1.8.0: Stateless, JSONResponse
+	MCPGo = "mcpgo" // mark3labs/mcp-go v1.2.1: WithStateLess
+	Floor = "floor" // net/http and encoding/json by hand (floor.go)
+)
+
+// Peers lists every peer.
+func Peers() []string { return []string{GoSDK, MCPGo, Floor} }
+
+const echoSchema = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`
+
+// New returns the MCP endpoint of the named peer, serving one tool, echo,
+// in each SDK's ordinary stateless configuration.
+func New(peer string) (http.Handler, error) {
+	switch peer {
+	case GoSDK:
+		s := gosdk.NewServer(&gosdk.Implementation{Name: "kitpeers-gosdk", Version: "1"}, nil)
+		gosdk.AddTool(s, &gosdk.Tool{Name: "echo", InputSchema: json.RawMessage(echoSchema)},
+			func(_ context.Context, _ *gosdk.CallToolRequest, in struct {
+				Text string `json:"text"`
+			}) (*gosdk.CallToolResult, any, error) {
+				return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Text}}}, nil, nil
+			})
+		return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return s },
+			&gosdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), nil
+	case MCPGo:
+		s := mcpgoserver.NewMCPServer("kitpeers-mcpgo", "1")
+		s.AddTool(mcpgomcp.NewToolWithRawSchema("echo", "", json.RawMessage(echoSchema)),
+			func(_ context.Context, req mcpgomcp.CallToolRequest) (*mcpgomcp.CallToolResult, error) {
+				text, err := req.RequireString("text")
+				if err != nil {
+					return mcpgomcp.NewToolResultError(err.Error()), nil
+				}
+				return mcpgomcp.NewToolResultText(text), nil
+			})
+		return mcpgoserver.NewStreamableHTTPServer(s, mcpgoserver.WithStateLess(true)), nil
+	case Floor:
+		return floor{}, nil
+	}
+	return nil, fmt.Errorf("unknown peer %q (want %v)", peer, Peers())
+}
