@@ -235,7 +235,7 @@ func (b *battery) getResponse() (*http.Response, error) {
 }
 
 // getWait bounds how long the GET check waits for response headers.
-const getWait = 2 * time.Second
+var getWait = 2 * time.Second
 
 // networkHead sends r and closes the body as soon as the headers are in,
 // so that an event stream the server holds open costs nothing.
@@ -256,6 +256,9 @@ func inProcessHead(h http.Handler) func(*http.Request) (*http.Response, error) {
 	return func(r *http.Request) (*http.Response, error) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
+		if r.Body == nil {
+			r.Body = http.NoBody // as a server's request always has
+		}
 		w := &headWriter{hdr: http.Header{}, done: make(chan struct{})}
 		go func() {
 			h.ServeHTTP(w, r.WithContext(ctx))

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -213,4 +214,317 @@ func TestRun_NoDoubledPrefix(t *testing.T) {
 
 func multiReader(first []byte, r *http.Request) io.ReadCloser {
 	return io.NopCloser(io.MultiReader(bytes.NewReader(first), r.Body))
+}
+
+// goodServer is a correct dual-era server with one read-only tool.
+func goodServer() http.Handler {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: mcp.Annotations{ReadOnly: true}},
+		"GET /hello", jsonRoute(200, `"hi"`))
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+}
+
+// replace swaps old for new in every response body of h.
+func replace(h http.Handler, old, new string) http.Handler {
+	return rewrite(h, func(_ http.Header, b []byte) []byte { return bytes.ReplaceAll(b, []byte(old), []byte(new)) })
+}
+
+// onRequest lets f change each request (its body read into b) before h.
+func onRequest(h http.Handler, f func(r *http.Request, b []byte)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		f(r, b)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// status returns the status of each check.
+func statuses(h http.Handler, opts ...RunOption) map[string]Result {
+	out := map[string]Result{}
+	for _, r := range Check(h, opts...) {
+		out[r.Check] = r
+	}
+	return out
+}
+
+// TestCheck_CatchesMustViolations: each way of breaking a MUST fails its
+// check at the default level, with a detail that says what is wrong.
+func TestCheck_CatchesMustViolations(t *testing.T) {
+	good := goodServer()
+	cases := []struct {
+		check string
+		h     http.Handler
+		says  string
+	}{
+		{"2025-06-18/id-echoed", replace(good, `9007199254740993`, `9007199254740992`), "id 9007199254740993 echoed as 9007199254740992"},
+		{"2026-07-28/id-echoed", replace(good, `"id-é"`, `"id-e"`), `id "id-é" echoed as "id-e"`},
+		{"2025-06-18/ping", replace(good, `"result":{}`, `"result":[]`), "want an empty result"},
+		{"2026-07-28/method-not-found", rewrite(good, func(h http.Header, b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte(`-32601`), []byte(`-32603`))
+		}), "error code -32603, want -32601"},
+		{"2026-07-28/unsupported-version", replace(good, `"requested":"v999.0.0"`, `"asked":"v999.0.0"`), "want supported (a non-empty list) and requested"},
+		{"2026-07-28/header-mismatch", onRequest(good, func(r *http.Request, b []byte) {
+			var m struct{ Method string }
+			if json.Unmarshal(b, &m) == nil && r.Header.Get("Mcp-Method") != "" {
+				r.Header.Set("Mcp-Method", m.Method) // the server never sees a mismatch
+			}
+		}), "Mcp-Method tools/list for server/discover: got HTTP 200"},
+		{"2026-07-28/missing-meta", onRequest(good, func(r *http.Request, b []byte) {
+			if bytes.Contains(b, []byte(`"id":31`)) {
+				r.Body = io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","id":31,"method":"server/discover","params":{` + meta2026 + `}}`))
+			}
+		}), "no clientCapabilities in _meta: got HTTP 200"},
+		{"2026-07-28/discover", replace(good, `"cacheScope":"private"`, `"cacheScope":"shared"`), `cacheScope "shared"`},
+		{"2025-06-18/unknown-method", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			if bytes.Contains(b, []byte("mcptest/no-such-method")) && r.Header.Get("Mcp-Method") == "" {
+				http.Error(w, "not handled", http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			good.ServeHTTP(w, r)
+		}), `got HTTP 400 "not handled"`},
+		{"2025-06-18/unsupported-header-version", onRequest(good, func(r *http.Request, _ []byte) {
+			if r.Header.Get("MCP-Protocol-Version") == "1999-01-01" {
+				r.Header.Del("MCP-Protocol-Version")
+			}
+		}), "want 400 Bad Request"},
+		{"2025-06-18/initialize", replace(good, `"serverInfo"`, `"server"`), "serverInfo needs name and version"},
+		{"http/get", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w.Write([]byte("<html>"))
+				return
+			}
+			good.ServeHTTP(w, r)
+		}), "want text/event-stream or 405"},
+		{"http/405-allow", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			good.ServeHTTP(w, r)
+		}), "without an Allow header"},
+		{"2025-06-18/notification", rewrite(good, func(h http.Header, b []byte) []byte {
+			if len(b) == 0 {
+				return []byte(`{"jsonrpc":"2.0","result":{}}`)
+			}
+			return b
+		}), "202 with a body"},
+		{"tools/unknown-tool", rewrite(good, func(_ http.Header, b []byte) []byte {
+			if !bytes.Contains(b, []byte("mcptest_no_such_tool")) {
+				return b
+			}
+			var m struct{ ID json.RawMessage }
+			json.Unmarshal(b, &m)
+			return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[]}}`)
+		}), "want a JSON-RPC error or a result with isError true"},
+		{"tools/list", replace(good, `"type":"object"`, `"type":"array"`), `inputSchema must be an object schema`},
+		{"2026-07-28/tool-schemas", replace(good, `"inputSchema":{"type":"object"}`, `"inputSchema":{"type":"object","minProperties":"two"}`), "does not compile"},
+		{"2026-07-28/lists", replace(good, `"ttlMs":0`, `"ttlMs":1.5`), "ttlMs 1.5, want an integer"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.check, func(t *testing.T) {
+			r := statuses(tc.h)[tc.check]
+			if r.Status != Failed || r.Level != Must {
+				t.Fatalf("%s: %s at level %s, want a MUST failure: %v", tc.check, r.Status, r.Level, r.Details)
+			}
+			if !strings.Contains(strings.Join(r.Details, "\n"), tc.says) {
+				t.Errorf("%s does not say %q: %v", tc.check, tc.says, r.Details)
+			}
+			if !strings.HasPrefix(r.String(), "MUST ("+r.Source+"): ") {
+				t.Errorf("String() = %q", r.String())
+			}
+		})
+	}
+}
+
+// TestCheck_OpenAnswers: answers the specification allows pass every
+// MUST at the default level; only the profile's checks note them, and
+// Strict makes those fail.
+func TestCheck_OpenAnswers(t *testing.T) {
+	good := goodServer()
+	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			<-r.Context().Done() // held open until the client leaves
+			return
+		}
+		w.Header().Set("Mcp-Session-Id", "s-1")
+		rec := httptest.NewRecorder()
+		good.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Cache-Control")
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+	start := time.Now()
+	got := statuses(stream, Deviation("2025-03-26/batch", "mcpdual refuses batches"))
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the run took %v: a held-open GET must not be waited out", d)
+	}
+	for name, r := range got {
+		if r.Status == Failed {
+			t.Errorf("%s failed: %v", name, r.Details)
+		}
+	}
+	for _, name := range []string{"profile/get-405", "profile/no-session", "profile/no-store"} {
+		if got[name].Status != Warned {
+			t.Errorf("%s: %s, want warned", name, got[name].Status)
+		}
+	}
+	if got["http/get"].Status != Passed {
+		t.Errorf("http/get: %s %v", got["http/get"].Status, got["http/get"].Details)
+	}
+	strict := statuses(stream, Strict())
+	if strict["profile/get-405"].Status != Failed || strict["profile/no-store"].Status != Failed {
+		t.Errorf("Strict: %s, %s; want both failed", strict["profile/get-405"].Status, strict["profile/no-store"].Status)
+	}
+
+	// An unknown tool answered as a result with isError.
+	isError := rewrite(good, func(h http.Header, b []byte) []byte {
+		if bytes.Contains(b, []byte(`-32602`)) && bytes.Contains(b, []byte("mcptest_no_such_tool")) {
+			var m struct{ ID json.RawMessage }
+			json.Unmarshal(b, &m)
+			return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"no such tool"}],"isError":true}}`)
+		}
+		return b
+	})
+	got = statuses(isError)
+	for _, name := range []string{"tools/unknown-tool", "tools/unknown-tool-code"} {
+		if got[name].Status != Passed {
+			t.Errorf("isError: %s %s %v", name, got[name].Status, got[name].Details)
+		}
+	}
+	if got["profile/unknown-tool-in-band"].Status != Warned {
+		t.Errorf("isError: profile/unknown-tool-in-band %s", got["profile/unknown-tool-in-band"].Status)
+	}
+}
+
+// TestCheck_GetWithoutHeaders: a GET that never answers fails the MUST
+// within the short wait, not DefaultTimeout.
+func TestCheck_GetWithoutHeaders(t *testing.T) {
+	defer func(d time.Duration) { getWait = d }(getWait)
+	getWait = 100 * time.Millisecond
+	good := goodServer()
+	silent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			<-r.Context().Done()
+			return
+		}
+		good.ServeHTTP(w, r)
+	})
+	start := time.Now()
+	r := statuses(silent)["http/get"]
+	if r.Status != Failed || !strings.Contains(strings.Join(r.Details, ""), "no response headers within 100ms") {
+		t.Errorf("http/get: %s %v", r.Status, r.Details)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// batching answers a JSON array by serving each member through h.
+func batching(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var msgs []json.RawMessage
+		if json.Unmarshal(b, &msgs) != nil {
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			h.ServeHTTP(w, r)
+			return
+		}
+		var out []json.RawMessage
+		for _, m := range msgs {
+			sub := r.Clone(r.Context())
+			sub.Body, sub.ContentLength = io.NopCloser(bytes.NewReader(m)), int64(len(m))
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, sub)
+			out = append(out, bytes.TrimSpace(rec.Body.Bytes()))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	})
+}
+
+// TestCheck_Deviation: a declared deviation reports the violation without
+// failing, and fails once the server meets the rule.
+func TestCheck_Deviation(t *testing.T) {
+	dev := Deviation("2025-03-26/batch", "refused on purpose")
+	r := statuses(goodServer(), dev)["2025-03-26/batch"]
+	if r.Status != Deviated || r.Reason != "refused on purpose" || len(r.Details) == 0 {
+		t.Errorf("declared: %+v", r)
+	}
+	if r := statuses(goodServer())["2025-03-26/batch"]; r.Status != Failed {
+		t.Errorf("undeclared: %+v", r)
+	}
+	if r := statuses(batching(goodServer()))["2025-03-26/batch"]; r.Status != Passed {
+		t.Errorf("a server that answers batches: %+v", r)
+	}
+	r = statuses(batching(goodServer()), dev)["2025-03-26/batch"]
+	if r.Status != Failed || !strings.Contains(r.Details[0], "remove mcptest.Deviation") {
+		t.Errorf("stale declaration: %+v", r)
+	}
+}
+
+// TestCheck_RevisionsAndSkip: Revisions leaves out other revisions'
+// checks, Skip the named ones, each with the reason.
+func TestCheck_RevisionsAndSkip(t *testing.T) {
+	got := statuses(goodServer(), Revisions("2026-07-28"), Skip("2026-07-28/lists"))
+	if r := got["2025-06-18/ping"]; r.Status != Skipped || !strings.Contains(r.Reason, "Revisions") {
+		t.Errorf("2025-06-18/ping: %+v", r)
+	}
+	if r := got["2026-07-28/lists"]; r.Status != Skipped || !strings.Contains(r.Reason, "Skip") {
+		t.Errorf("2026-07-28/lists: %+v", r)
+	}
+	if r := got["2026-07-28/discover"]; r.Status != Passed {
+		t.Errorf("2026-07-28/discover: %+v", r)
+	}
+}
+
+// TestCheck_Nothing: an endpoint that serves neither era is one failure.
+func TestCheck_Nothing(t *testing.T) {
+	got := Check(http.NotFoundHandler())
+	if len(got) != 1 || got[0].Status != Failed || got[0].Check != "endpoint/answers" {
+		t.Errorf("%+v", got)
+	}
+}
+
+// TestCheck_InputRequired: interim results are checked against the
+// client's declared capabilities, and the call must end complete.
+func TestCheck_InputRequired(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: mcp.Annotations{ReadOnly: true}},
+		"GET /ask", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			call := mcp.CallFromContext(r.Context())
+			if _, ok := call.Elicitation("name"); ok || !call.CanRequestInput() {
+				w.Write([]byte(`"hi"`))
+				return
+			}
+			call.RequireInput(nil, mcp.ElicitForm("name", "Name?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)))
+		}))
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+	examples := WithToolExamples(map[string]any{"ask": map[string]any{}})
+	answers := WithClientOptions(WithCapabilities(json.RawMessage(`{"elicitation":{}}`)),
+		WithAnswers(func(string, InputRequest) (json.RawMessage, bool) {
+			return json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`), true
+		}))
+	if r := statuses(h, examples, answers)["2026-07-28/input-required"]; r.Status != Passed {
+		t.Errorf("answered: %+v", r)
+	}
+	unanswered := WithClientOptions(WithCapabilities(json.RawMessage(`{"elicitation":{}}`)))
+	if r := statuses(h, examples, unanswered)["2026-07-28/input-required"]; r.Status != Failed || !strings.Contains(r.Details[0], `resultType "input_required"`) {
+		t.Errorf("unanswered: %+v", r)
+	}
+	// A server asking for elicitation from a client that declared none.
+	// The client declares no capability, but the server is told it did.
+	noCaps := onRequest(h, func(r *http.Request, b []byte) {
+		r.Body = io.NopCloser(bytes.NewReader(bytes.ReplaceAll(b, []byte(`clientCapabilities":{}`), []byte(`clientCapabilities":{"elicitation":{}}`))))
+	})
+	if r := statuses(noCaps, examples)["2026-07-28/input-required"]; r.Status != Failed || !strings.Contains(strings.Join(r.Details, " "), "needs the elicitation capability, which the client did not declare") {
+		t.Errorf("undeclared capability: %+v", r)
+	}
 }
