@@ -35,6 +35,13 @@ func TestRun(t *testing.T) {
 	t.Run("2025 only", func(t *testing.T) { mcptest.Run(t, server(era2025.New()), strict...) })
 }
 
+// TestRunURL runs the battery over a loopback listener.
+func TestRunURL(t *testing.T) {
+	ts := httptest.NewServer(server(era2026.New(), era2025.New()))
+	defer ts.Close()
+	mcptest.RunURL(t, ts.URL, strict...)
+}
+
 // TestClient_Dial speaks to a real listener, with the routing headers a
 // tool's x-mcp-header annotation asks for.
 func TestClient_Dial(t *testing.T) {

@@ -3,6 +3,8 @@ package mcptest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpdual/mcpdual/mcp"
 )
 
 // Level says how binding the rule behind a check is.
@@ -121,13 +123,13 @@ func Deviation(check, reason string) RunOption {
 
 // Revisions limits the battery to the checks of the given revisions (and
 // to the checks of the endpoint itself, which every revision shares).
-func Revisions(vs ...string) RunOption {
+func Revisions(vs ...mcp.Version) RunOption {
 	return runOptionFunc(func(c *runConfig) {
 		if c.revisions == nil {
 			c.revisions = map[string]bool{}
 		}
 		for _, v := range vs {
-			c.revisions[v] = true
+			c.revisions[string(v)] = true
 		}
 	})
 }

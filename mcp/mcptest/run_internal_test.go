@@ -473,7 +473,7 @@ func TestCheck_Deviation(t *testing.T) {
 // TestCheck_RevisionsAndSkip: Revisions leaves out other revisions'
 // checks, Skip the named ones, each with the reason.
 func TestCheck_RevisionsAndSkip(t *testing.T) {
-	got := statuses(goodServer(), Revisions("2026-07-28"), Skip("2026-07-28/lists"))
+	got := statuses(goodServer(), Revisions(mcp.Version20260728), Skip("2026-07-28/lists"))
 	if r := got["2025-06-18/ping"]; r.Status != Skipped || !strings.Contains(r.Reason, "Revisions") {
 		t.Errorf("2025-06-18/ping: %+v", r)
 	}

@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/mcptest"
 )
 
@@ -73,7 +74,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		opts = append(opts, mcptest.Strict())
 	}
 	if len(revisions) > 0 {
-		opts = append(opts, mcptest.Revisions(revisions...))
+		vs := make([]mcp.Version, len(revisions))
+		for i, v := range revisions {
+			vs[i] = mcp.Version(v)
+		}
+		opts = append(opts, mcptest.Revisions(vs...))
 	}
 	for _, d := range deviations {
 		check, reason, ok := strings.Cut(d, "=")
