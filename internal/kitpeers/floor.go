@@ -14,11 +14,14 @@ import (
 // accepting every allowed answer: GET opens an event stream and holds it,
 // a session id is issued and never required, any Content-Type is read,
 // Cache-Control is not set, a duplicate member is taken as encoding/json
-// takes it, a batch is refused with plain text, an unknown tool is a
+// takes it, a batch is refused with plain text, the session id it issues
+// is required on every later request, an unknown tool is a
 // result with isError, an unsupported MCP-Protocol-Version is a plain 400.
 // It serves no 2026-07-28 and, asked for 2025-03-26, offers 2025-06-18,
 // so no batch support is owed.
 type floor struct{}
+
+const floorSession = "floor-session"
 
 type floorMsg struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -62,6 +65,12 @@ func (floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusBadRequest, json.RawMessage("null"), nil, -32700, "parse error")
 		return
 	}
+	// The session it issues is required, as a stateful server's is: the
+	// kit, like any correct client, must send it back.
+	if m.Method != "initialize" && r.Header.Get("Mcp-Session-Id") != floorSession {
+		http.Error(w, "missing or unknown Mcp-Session-Id", http.StatusBadRequest)
+		return
+	}
 	if m.ID == nil {
 		w.WriteHeader(http.StatusAccepted) // a notification (or a response): nothing to answer
 		return
@@ -76,7 +85,7 @@ func (floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(m.Params, &p)
 	switch m.Method {
 	case "initialize":
-		w.Header().Set("Mcp-Session-Id", "floor-session")
+		w.Header().Set("Mcp-Session-Id", floorSession)
 		reply(w, 200, m.ID, map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
 			"serverInfo": map[string]string{"name": "floor", "version": "1"}}, 0, "")
 	case "ping":

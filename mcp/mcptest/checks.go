@@ -305,7 +305,7 @@ func mediaType(h http.Header) string {
 func (b *battery) responses(r *rep) []*Response {
 	out := []*Response{}
 	for _, x := range []*Response{b.discover, b.init} {
-		if x != nil && x.Status == http.StatusOK {
+		if x != nil {
 			out = append(out, x)
 		}
 	}
@@ -317,7 +317,8 @@ func (b *battery) responses(r *rep) []*Response {
 			out = append(out, b.call(r, c, "ping", nil))
 		}
 	}
-	return out
+	// Failures are other checks' to report.
+	return slices.DeleteFunc(out, func(x *Response) bool { return x.Status/100 != 2 })
 }
 
 // --- the endpoint ---

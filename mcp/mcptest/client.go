@@ -41,6 +41,7 @@ type Client struct {
 	mu         sync.Mutex
 	id         int
 	negotiated mcp.Version
+	session    string                     // the Mcp-Session-Id a 2025 initialize issued, if any
 	params     map[string][]headers.Param // tool name -> its Mcp-Param-* headers
 }
 
@@ -201,9 +202,14 @@ func (c *Client) Initialize(ctx context.Context) (*Response, error) {
 	_ = json.Unmarshal(res.Result, &r)
 	c.mu.Lock()
 	c.negotiated = r.ProtocolVersion
+	// A server may issue a session (2025-06-18 Transports, Session
+	// management); the client then MUST send it on every later request.
+	c.session = res.Header.Get("Mcp-Session-Id")
 	c.mu.Unlock()
-	if _, err := c.post(ctx, "notifications/initialized", nil, false); err != nil {
-		return nil, err
+	// What the server answers the notification (202, or an error status
+	// with any body) is the battery's to judge, not the handshake's.
+	if _, err := c.post(ctx, "notifications/initialized", nil, false); err != nil && !errors.Is(err, errNotJSON) {
+		return res, err
 	}
 	return res, nil
 }
@@ -450,6 +456,11 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 		return nil, err
 	}
 	req.Header = h.Clone()
+	c.mu.Lock()
+	if c.session != "" && req.Header.Get("Mcp-Session-Id") == "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	c.mu.Unlock()
 	for k, vs := range c.extra {
 		for _, v := range vs {
 			req.Header.Add(k, v)

@@ -107,8 +107,11 @@ func (b *battery) client(v mcp.Version) *Client {
 func (b *battery) run() []Result {
 	b.learn()
 	if !b.serves2026 && !b.serves2025 {
-		return []Result{{Check: "endpoint/answers", Level: Must, Source: srcDiscover + "; " + srcInit, Status: Failed,
-			Details: []string{fmt.Sprintf("the endpoint answers neither server/discover (%s) nor initialize (%s)", describe(b.discover), describe(b.init))}}}
+		detail := fmt.Sprintf("the endpoint answers neither server/discover (%s) nor initialize (%s)", describe(b.discover), describe(b.init))
+		if b.init != nil && (b.init.Status == http.StatusUnauthorized || b.init.Status == http.StatusForbidden) {
+			detail += "; it wants credentials: pass them with WithClientOptions(WithHeader(\"Authorization\", ...)) (mcpcheck: -H \"Authorization: Bearer ...\")"
+		}
+		return []Result{{Check: "endpoint/answers", Level: Must, Source: srcDiscover + "; " + srcInit, Status: Failed, Details: []string{detail}}}
 	}
 	var out []Result
 	for _, c := range checks {

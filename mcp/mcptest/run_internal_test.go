@@ -485,11 +485,32 @@ func TestCheck_RevisionsAndSkip(t *testing.T) {
 	}
 }
 
-// TestCheck_Nothing: an endpoint that serves neither era is one failure.
+// TestCheck_Nothing: an endpoint that serves neither era is one failure,
+// which says so, and asks for credentials when the endpoint wants them.
 func TestCheck_Nothing(t *testing.T) {
-	got := Check(http.NotFoundHandler())
-	if len(got) != 1 || got[0].Status != Failed || got[0].Check != "endpoint/answers" {
-		t.Errorf("%+v", got)
+	for _, tc := range []struct {
+		h    http.Handler
+		says string
+	}{
+		{http.NotFoundHandler(), "answers neither server/discover (HTTP 404"},
+		{http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusUnauthorized) }), "it wants credentials"},
+	} {
+		got := Check(tc.h)
+		if len(got) != 1 || got[0].Status != Failed || got[0].Check != "endpoint/answers" || !strings.Contains(got[0].Details[0], tc.says) {
+			t.Errorf("%+v", got)
+		}
+	}
+}
+
+// TestCheck_Sessions: a 2025 server that issues a session and requires it
+// afterwards passes every MUST: the kit sends the session back, as a
+// client must.
+func TestCheck_Sessions(t *testing.T) {
+	stateful := sessionServer()
+	for name, r := range statuses(stateful, Deviation("2025-03-26/batch", "refused")) {
+		if r.Status == Failed {
+			t.Errorf("%s: %v", name, r.Details)
+		}
 	}
 }
 
@@ -527,4 +548,23 @@ func TestCheck_InputRequired(t *testing.T) {
 	if r := statuses(noCaps, examples)["2026-07-28/input-required"]; r.Status != Failed || !strings.Contains(strings.Join(r.Details, " "), "needs the elicitation capability, which the client did not declare") {
 		t.Errorf("undeclared capability: %+v", r)
 	}
+}
+
+// sessionServer issues a session on a 2025 initialize and requires it on
+// every later 2025 request.
+func sessionServer() http.Handler {
+	good := goodServer()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		legacy := r.Method == http.MethodPost && r.Header.Get("Mcp-Method") == "" && !bytes.Contains(b, []byte("io.modelcontextprotocol/protocolVersion"))
+		switch {
+		case legacy && bytes.Contains(b, []byte(`"method":"initialize"`)):
+			w.Header().Set("Mcp-Session-Id", "s-1")
+		case legacy && r.Header.Get("Mcp-Session-Id") != "s-1":
+			http.Error(w, "no session", http.StatusBadRequest)
+			return
+		}
+		good.ServeHTTP(w, r)
+	})
 }
