@@ -6,8 +6,9 @@
 #   2. cmd/mcpcheck over loopback against examples/inbox and examples/hello
 #      at the strict level, with mcpdual's one declared deviation (it
 #      refuses 2025-03-26 batches), which must pass;
-#   3. cmd/mcpcheck at the default level against the peers: go-sdk and
-#      mcp-go must fail (their MUST violations), the floor must pass.
+#   3. cmd/mcpcheck at the default level against the peers over loopback:
+#      every go-sdk and mcp-go configuration must fail (their MUST
+#      violations), the floor must pass.
 # Every server is started on a loopback port and stopped by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,7 +57,7 @@ wait_url "http://127.0.0.1:$port/mcp"
 
 echo "== mcpcheck (default level) against the peers"
 go -C internal/kitpeers build -o "$WORK/peer" ./cmd/peer
-for peer in gosdk mcpgo floor; do
+for peer in gosdk gosdk-stream gosdk-sessions mcpgo mcpgo-sessions floor; do
   "$WORK/peer" -peer "$peer" -addr 127.0.0.1:0 > "$WORK/$peer.out" 2> "$WORK/$peer.log" &
   STARTED_PIDS+=("$!")
   url=""

@@ -20,13 +20,18 @@ import (
 
 // Peer names, as New and cmd/peer spell them.
 const (
-	GoSDK = "gosdk" // modelcontextprotocol/go-sdk v1.8.0: Stateless, JSONResponse
-	MCPGo = "mcpgo" // mark3labs/mcp-go v1.2.1: WithStateLess
-	Floor = "floor" // net/http and encoding/json by hand (floor.go)
+	GoSDK         = "gosdk"          // modelcontextprotocol/go-sdk v1.8.0: Stateless, JSONResponse
+	GoSDKStream   = "gosdk-stream"   // the same, answering with event streams (Stateless only)
+	GoSDKSessions = "gosdk-sessions" // go-sdk's default: sessions, event streams
+	MCPGo         = "mcpgo"          // mark3labs/mcp-go v1.2.1: WithStateLess
+	MCPGoSessions = "mcpgo-sessions" // mcp-go's default: sessions
+	Floor         = "floor"          // net/http and encoding/json by hand (floor.go)
 )
 
 // Peers lists every peer.
-func Peers() []string { return []string{GoSDK, MCPGo, Floor} }
+func Peers() []string {
+	return []string{GoSDK, GoSDKStream, GoSDKSessions, MCPGo, MCPGoSessions, Floor}
+}
 
 const echoSchema = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`
 
@@ -35,28 +40,41 @@ const echoSchema = `{"type":"object","properties":{"text":{"type":"string"}},"re
 func New(peer string) (http.Handler, error) {
 	switch peer {
 	case GoSDK:
-		s := gosdk.NewServer(&gosdk.Implementation{Name: "kitpeers-gosdk", Version: "1"}, nil)
-		gosdk.AddTool(s, &gosdk.Tool{Name: "echo", InputSchema: json.RawMessage(echoSchema)},
-			func(_ context.Context, _ *gosdk.CallToolRequest, in struct {
-				Text string `json:"text"`
-			}) (*gosdk.CallToolResult, any, error) {
-				return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Text}}}, nil, nil
-			})
-		return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return s },
-			&gosdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), nil
+		return goSDK(&gosdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), nil
+	case GoSDKStream:
+		return goSDK(&gosdk.StreamableHTTPOptions{Stateless: true}), nil
+	case GoSDKSessions:
+		return goSDK(&gosdk.StreamableHTTPOptions{}), nil
 	case MCPGo:
-		s := mcpgoserver.NewMCPServer("kitpeers-mcpgo", "1")
-		s.AddTool(mcpgomcp.NewToolWithRawSchema("echo", "", json.RawMessage(echoSchema)),
-			func(_ context.Context, req mcpgomcp.CallToolRequest) (*mcpgomcp.CallToolResult, error) {
-				text, err := req.RequireString("text")
-				if err != nil {
-					return mcpgomcp.NewToolResultError(err.Error()), nil
-				}
-				return mcpgomcp.NewToolResultText(text), nil
-			})
-		return mcpgoserver.NewStreamableHTTPServer(s, mcpgoserver.WithStateLess(true)), nil
+		return mcpGo(mcpgoserver.WithStateLess(true)), nil
+	case MCPGoSessions:
+		return mcpGo(), nil
 	case Floor:
 		return floor{}, nil
 	}
 	return nil, fmt.Errorf("unknown peer %q (want %v)", peer, Peers())
+}
+
+func goSDK(opts *gosdk.StreamableHTTPOptions) http.Handler {
+	s := gosdk.NewServer(&gosdk.Implementation{Name: "kitpeers-gosdk", Version: "1"}, nil)
+	gosdk.AddTool(s, &gosdk.Tool{Name: "echo", InputSchema: json.RawMessage(echoSchema)},
+		func(_ context.Context, _ *gosdk.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*gosdk.CallToolResult, any, error) {
+			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Text}}}, nil, nil
+		})
+	return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return s }, opts)
+}
+
+func mcpGo(opts ...mcpgoserver.StreamableHTTPOption) http.Handler {
+	s := mcpgoserver.NewMCPServer("kitpeers-mcpgo", "1")
+	s.AddTool(mcpgomcp.NewToolWithRawSchema("echo", "", json.RawMessage(echoSchema)),
+		func(_ context.Context, req mcpgomcp.CallToolRequest) (*mcpgomcp.CallToolResult, error) {
+			text, err := req.RequireString("text")
+			if err != nil {
+				return mcpgomcp.NewToolResultError(err.Error()), nil
+			}
+			return mcpgomcp.NewToolResultText(text), nil
+		})
+	return mcpgoserver.NewStreamableHTTPServer(s, opts...)
 }

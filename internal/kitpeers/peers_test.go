@@ -18,54 +18,86 @@ type violation struct {
 	says   string
 }
 
-// want pins, per peer, every check the kit does not pass at its default
-// level. Failed entries are the peers' real MUST violations, each with its
-// rule; Warned entries are SHOULDs and this library's profile, which the
-// specification leaves open and which must not fail another server.
+// The pins below list, per peer, every check the kit does not pass at its
+// default level. Failed entries are the peers' real MUST violations, each
+// with its rule; Warned entries are SHOULDs and this library's profile,
+// which the specification leaves open and which must not fail another
+// server.
+
+// idFault: JSON-RPC 2.0 §5, the response id is "the same value as the
+// value of the id member in the Request Object"; both SDKs decode it into
+// a float64 and answer 9007199254740992.
+var idFault = violation{mcptest.Failed, "id 9007199254740993 echoed as 9007199254740992"}
+
+// goSDKCommon is what go-sdk does in every configuration.
+var goSDKCommon = map[string]violation{
+	"2025-06-18/id-echoed": idFault,
+	// JSON-RPC 2.0 §5 (the Server MUST reply with a Response) and
+	// 2025-06-18 Transports (a request is answered application/json or
+	// text/event-stream): an unknown method gets a text/plain 400.
+	"2025-06-18/unknown-method":      {mcptest.Failed, `got HTTP 400 "JSON RPC not handled`},
+	"2025-06-18/unknown-method-code": {mcptest.Warned, "want a JSON-RPC error -32601"},
+	// Open in the specification: a body that is not JSON at all.
+	"jsonrpc/parse-error": {mcptest.Warned, "malformed payload"},
+	// This library's profile, not the specification's.
+	"profile/no-store":                        {mcptest.Warned, `Cache-Control "no-cache, no-transform"`},
+	"profile/parse-error":                     {mcptest.Warned, "malformed payload"},
+	"profile/duplicate-member":                {mcptest.Warned, "HTTP 200"},
+	"profile/batch-refused":                   {mcptest.Warned, "JSON-RPC batching is not supported in 2025-06-18"},
+	"profile/version-header":                  {mcptest.Warned, `MCP-Protocol-Version ""`},
+	"profile/unknown-method-in-band":          {mcptest.Warned, "HTTP 400"},
+	"profile/unsupported-header-version-body": {mcptest.Warned, "Unsupported protocol version"},
+}
+
+// goSDKStateless adds what go-sdk does when it serves 2026-07-28 (only in
+// its stateless mode).
+var goSDKStateless = map[string]violation{
+	"2026-07-28/id-echoed":         idFault,
+	"profile/unknown-tool-in-band": {mcptest.Warned, "2026-07-28 an unknown tool: HTTP 400, want 200"},
+}
+
+// mcpGoCommon is what mcp-go does with or without sessions.
+var mcpGoCommon = map[string]violation{
+	"2026-07-28/id-echoed": idFault,
+	"2025-06-18/id-echoed": idFault,
+	// 2025-03-26 Base protocol: implementations MUST support receiving
+	// batches; mcp-go negotiates 2025-03-26 and then calls a batch "not
+	// valid json" (-32700).
+	"2025-03-26/batch": {mcptest.Failed, "request body is not valid json"},
+	// Open: GET with a stream (allowed; the kit reads the headers and
+	// leaves), no Cache-Control, duplicate members, batches on 2025-06-18,
+	// a plain-text 400 for an unsupported version header, an unknown
+	// tool's HTTP status on 2026-07-28.
+	"profile/get-405":                         {mcptest.Warned, `HTTP 200, Content-Type "text/event-stream"`},
+	"profile/no-store":                        {mcptest.Warned, `Cache-Control ""`},
+	"profile/duplicate-member":                {mcptest.Warned, "HTTP 200"},
+	"profile/batch-refused":                   {mcptest.Warned, "error code -32700, want -32600"},
+	"profile/version-header":                  {mcptest.Warned, `MCP-Protocol-Version ""`},
+	"profile/unsupported-header-version-body": {mcptest.Warned, "Unsupported protocol version: 1999-01-01"},
+	"profile/unknown-tool-in-band":            {mcptest.Warned, "2026-07-28 an unknown tool: HTTP 400, want 200"},
+}
+
+// sessions: a session issued (allowed; the kit sends it back) and the
+// stream a session offers on GET.
+var sessions = map[string]violation{
+	"profile/no-session": {mcptest.Warned, "Mcp-Session-Id"},
+	"profile/get-405":    {mcptest.Warned, `HTTP 200, Content-Type "text/event-stream"`},
+}
+
+func merge(ms ...map[string]violation) map[string]violation {
+	out := map[string]violation{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
+}
+
 var want = map[string]map[string]violation{
-	GoSDK: {
-		// JSON-RPC 2.0 §5: the response id is "the same value as the
-		// value of the id member in the Request Object"; go-sdk decodes
-		// it into a float64 and answers 9007199254740992.
-		"2026-07-28/id-echoed": {mcptest.Failed, "id 9007199254740993 echoed as 9007199254740992"},
-		"2025-06-18/id-echoed": {mcptest.Failed, "id 9007199254740993 echoed as 9007199254740992"},
-		// JSON-RPC 2.0 §5 (the Server MUST reply with a Response) and
-		// 2025-06-18 Transports (a request is answered application/json
-		// or text/event-stream): an unknown method gets a text/plain 400.
-		"2025-06-18/unknown-method":      {mcptest.Failed, `got HTTP 400 "JSON RPC not handled`},
-		"2025-06-18/unknown-method-code": {mcptest.Warned, "want a JSON-RPC error -32601"},
-		// Open in the specification: a body that is not JSON at all.
-		"jsonrpc/parse-error": {mcptest.Warned, "malformed payload"},
-		// This library's profile, not the specification's.
-		"profile/no-store":                        {mcptest.Warned, `Cache-Control "no-cache, no-transform"`},
-		"profile/parse-error":                     {mcptest.Warned, "malformed payload"},
-		"profile/duplicate-member":                {mcptest.Warned, "HTTP 200"},
-		"profile/batch-refused":                   {mcptest.Warned, "JSON-RPC batching is not supported in 2025-06-18"},
-		"profile/version-header":                  {mcptest.Warned, `MCP-Protocol-Version ""`},
-		"profile/unknown-method-in-band":          {mcptest.Warned, "HTTP 400"},
-		"profile/unsupported-header-version-body": {mcptest.Warned, "Unsupported protocol version"},
-		"profile/unknown-tool-in-band":            {mcptest.Warned, "2026-07-28 an unknown tool: HTTP 400, want 200"},
-	},
-	MCPGo: {
-		// JSON-RPC 2.0 §5, as above: mcp-go answers 9007199254740992.
-		"2026-07-28/id-echoed": {mcptest.Failed, "id 9007199254740993 echoed as 9007199254740992"},
-		"2025-06-18/id-echoed": {mcptest.Failed, "id 9007199254740993 echoed as 9007199254740992"},
-		// 2025-03-26 Base protocol: implementations MUST support
-		// receiving batches; mcp-go negotiates 2025-03-26 and then calls
-		// a batch "not valid json" (-32700).
-		"2025-03-26/batch": {mcptest.Failed, "request body is not valid json"},
-		// Open: GET with a stream (allowed; the kit reads the headers and
-		// leaves), no Cache-Control, duplicate members, batches on
-		// 2025-06-18, a plain-text 400 for an unsupported version header,
-		// an unknown tool's HTTP status on 2026-07-28.
-		"profile/get-405":                         {mcptest.Warned, `HTTP 200, Content-Type "text/event-stream"`},
-		"profile/no-store":                        {mcptest.Warned, `Cache-Control ""`},
-		"profile/duplicate-member":                {mcptest.Warned, "HTTP 200"},
-		"profile/batch-refused":                   {mcptest.Warned, "error code -32700, want -32600"},
-		"profile/version-header":                  {mcptest.Warned, `MCP-Protocol-Version ""`},
-		"profile/unsupported-header-version-body": {mcptest.Warned, "Unsupported protocol version: 1999-01-01"},
-		"profile/unknown-tool-in-band":            {mcptest.Warned, "2026-07-28 an unknown tool: HTTP 400, want 200"},
-	},
+	GoSDK:         merge(goSDKCommon, goSDKStateless),
+	GoSDKStream:   merge(goSDKCommon, goSDKStateless),
+	GoSDKSessions: merge(goSDKCommon, sessions),
+	MCPGo:         mcpGoCommon,
+	MCPGoSessions: merge(mcpGoCommon, sessions),
 	Floor: {
 		// Every open answer the floor gives is allowed: nothing fails.
 		"profile/get-405":                         {mcptest.Warned, `HTTP 200, Content-Type "text/event-stream"`},

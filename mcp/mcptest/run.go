@@ -174,14 +174,18 @@ func (b *battery) runOne(c check) (found []string, skip string) {
 func (b *battery) learn() {
 	d, err := b.modern.Call(b.ctx, "server/discover", nil)
 	b.discover = d
-	b.serves2026 = err == nil && d.Error == nil && d.Status == http.StatusOK && d.Result != nil
-	if b.serves2026 {
+	if err == nil && d.Error == nil && d.Status == http.StatusOK && d.Result != nil {
 		var r struct {
 			SupportedVersions []string                   `json:"supportedVersions"`
 			Capabilities      map[string]json.RawMessage `json:"capabilities"`
 		}
 		_ = json.Unmarshal(d.Result, &r)
-		b.supported, b.caps = r.SupportedVersions, r.Capabilities
+		// A server may know server/discover and still not serve
+		// 2026-07-28 (go-sdk does, outside its stateless mode): what it
+		// lists decides.
+		if b.serves2026 = slices.Contains(r.SupportedVersions, "2026-07-28"); b.serves2026 {
+			b.supported, b.caps = r.SupportedVersions, r.Capabilities
+		}
 	}
 	init, err := b.legacy.Initialize(b.ctx)
 	b.init = init
@@ -232,6 +236,11 @@ func (b *battery) getResponse() (*http.Response, error) {
 		for k, vs := range b.legacy.extra {
 			req.Header[k] = slices.Clone(vs)
 		}
+		b.legacy.mu.Lock()
+		if b.legacy.session != "" {
+			req.Header.Set("Mcp-Session-Id", b.legacy.session) // the stream is the session's
+		}
+		b.legacy.mu.Unlock()
 		b.get, b.getErr = b.head(req)
 	})
 	return b.get, b.getErr
