@@ -62,21 +62,20 @@ func report(t *testing.T, results []Result) {
 // check, in the battery's order, without failing anything: the caller
 // decides (Run fails the Failed ones; cmd/mcpcheck prints a table).
 func Check(h http.Handler, opts ...RunOption) []Result {
-	return newBattery("http://localhost/mcp", inProcess(h), inProcessHead(h), opts).run()
+	return newBattery("http://localhost/mcp", inProcess(h), opts).run()
 }
 
 // CheckURL runs the battery against the endpoint at url, over the
 // network.
 func CheckURL(url string, opts ...RunOption) []Result {
-	return newBattery(url, http.DefaultClient.Do, networkHead, opts).run()
+	return newBattery(url, http.DefaultClient.Do, opts).run()
 }
 
 // battery is what the checks share: the endpoint, a client of each era and
 // what the server said it serves.
 type battery struct {
 	url  string
-	send func(*http.Request) (*http.Response, error)
-	head func(*http.Request) (*http.Response, error) // for GET: returns once the headers are known
+	send func(*http.Request) (*http.Response, error) // returns once the headers are in
 	cfg  *runConfig
 	ctx  context.Context
 
@@ -92,8 +91,8 @@ type battery struct {
 	getErr  error
 }
 
-func newBattery(url string, send, head func(*http.Request) (*http.Response, error), opts []RunOption) *battery {
-	b := &battery{url: url, send: send, head: head, cfg: newRunConfig(opts), ctx: context.Background()}
+func newBattery(url string, send func(*http.Request) (*http.Response, error), opts []RunOption) *battery {
+	b := &battery{url: url, send: send, cfg: newRunConfig(opts), ctx: context.Background()}
 	b.modern = b.client(mcp.Version20260728)
 	b.legacy = b.client(mcp.Version20250618)
 	b.legacy0326 = b.client(mcp.Version20250326)
@@ -241,72 +240,16 @@ func (b *battery) getResponse() (*http.Response, error) {
 			req.Header.Set("Mcp-Session-Id", b.legacy.session) // the stream is the session's
 		}
 		b.legacy.mu.Unlock()
-		b.get, b.getErr = b.head(req)
+		// The body is never read: an event stream the server holds open
+		// costs nothing.
+		if b.get, b.getErr = b.send(req); b.getErr == nil {
+			b.get.Body.Close()
+		} else {
+			b.getErr = fmt.Errorf("no response headers within %v: %w", getWait, b.getErr)
+		}
 	})
 	return b.get, b.getErr
 }
 
 // getWait bounds how long the GET check waits for response headers.
 var getWait = 2 * time.Second
-
-// networkHead sends r and closes the body as soon as the headers are in,
-// so that an event stream the server holds open costs nothing.
-func networkHead(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultClient.Do(r)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body.Close()
-	return resp, nil
-}
-
-// inProcessHead serves r with a writer that reports the status and
-// headers as soon as the handler commits them (WriteHeader, Write or
-// Flush), then cancels the request so a handler holding a stream open
-// returns.
-func inProcessHead(h http.Handler) func(*http.Request) (*http.Response, error) {
-	return func(r *http.Request) (*http.Response, error) {
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		if r.Body == nil {
-			r.Body = http.NoBody // as a server's request always has
-		}
-		w := &headWriter{hdr: http.Header{}, done: make(chan struct{})}
-		go func() {
-			h.ServeHTTP(w, r.WithContext(ctx))
-			w.commit(http.StatusOK)
-		}()
-		select {
-		case <-w.done:
-			return &http.Response{StatusCode: w.status, Header: w.snap}, nil
-		case <-ctx.Done():
-			return nil, fmt.Errorf("no response headers within %v: %w", getWait, ctx.Err())
-		}
-	}
-}
-
-type headWriter struct {
-	hdr    http.Header
-	once   sync.Once
-	done   chan struct{}
-	status int
-	snap   http.Header
-}
-
-func (w *headWriter) Header() http.Header { return w.hdr }
-func (w *headWriter) WriteHeader(code int) {
-	if code >= 200 {
-		w.commit(code)
-	}
-}
-func (w *headWriter) Write(b []byte) (int, error) { w.commit(http.StatusOK); return len(b), nil }
-func (w *headWriter) Flush()                      { w.commit(http.StatusOK) }
-
-// commit runs on the handler's goroutine; the snapshot is read only after
-// done is closed.
-func (w *headWriter) commit(code int) {
-	w.once.Do(func() {
-		w.status, w.snap = code, w.hdr.Clone()
-		close(w.done)
-	})
-}

@@ -152,6 +152,7 @@ func TestRun_CatchesBrokenServices(t *testing.T) {
 			if r.Method == http.MethodGet {
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(http.StatusOK)
+				w.(http.Flusher).Flush() // as net/http, the headers leave with a flush
 				<-r.Context().Done()
 				return
 			}
@@ -348,7 +349,8 @@ func TestCheck_OpenAnswers(t *testing.T) {
 		if r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
-			<-r.Context().Done() // held open until the client leaves
+			w.(http.Flusher).Flush() // as net/http, the headers leave with a flush
+			<-r.Context().Done()     // held open until the client leaves
 			return
 		}
 		w.Header().Set("Mcp-Session-Id", "s-1")
@@ -567,4 +569,48 @@ func sessionServer() http.Handler {
 		}
 		good.ServeHTTP(w, r)
 	})
+}
+
+// TestCheck_StreamHeldOpen: a POST answered with an event stream that
+// stays open after the response is read up to the response, in process
+// and over the network, without waiting for the stream to end.
+func TestCheck_StreamHeldOpen(t *testing.T) {
+	good := goodServer()
+	held := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		if r.Method != http.MethodPost || !bytes.Contains(b, []byte(`"method":"ping"`)) || bytes.HasPrefix(b, []byte("[")) {
+			good.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		good.ServeHTTP(rec, r)
+		if rec.Code != http.StatusOK {
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message\ndata: "+strings.TrimSpace(rec.Body.String())+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // never ends the stream itself
+	})
+	srv := httptest.NewServer(held)
+	defer srv.Close()
+	opts := []RunOption{WithClientOptions(WithTimeout(3 * time.Second)), Deviation("2025-03-26/batch", "refused")}
+	for name, run := range map[string]func() []Result{
+		"in-process": func() []Result { return Check(held, opts...) },
+		"network":    func() []Result { return CheckURL(srv.URL, opts...) },
+	} {
+		start := time.Now()
+		results := run()
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: took %v", name, d)
+		}
+		for _, r := range results {
+			if r.Check == "2025-06-18/ping" && r.Status != Passed || r.Status == Failed {
+				t.Errorf("%s: %s %s %v", name, r.Check, r.Status, r.Details)
+			}
+		}
+	}
 }
