@@ -75,7 +75,7 @@ type check struct {
 	rev    string // the revision the check exercises; "" for the endpoint's own rules
 	// applies returns "" when the check applies, else why not.
 	applies func(b *battery) string
-	run     func(b *battery, r *rep)
+	run     func(b *battery, r reporter)
 }
 
 func always(*battery) string { return "" }
@@ -195,7 +195,7 @@ var checks = []check{
 // --- helpers ---
 
 // post sends body with exactly h and returns the answer, JSON or not.
-func (b *battery) post(r *rep, c *Client, h http.Header, body string) *Response {
+func (b *battery) post(r reporter, c *Client, h http.Header, body string) *Response {
 	res, err := c.Send(b.ctx, h, []byte(body))
 	if err != nil && !errors.Is(err, errNotJSON) {
 		r.Fatalf("%v", err)
@@ -204,7 +204,7 @@ func (b *battery) post(r *rep, c *Client, h http.Header, body string) *Response 
 }
 
 // call sends a request the way a correct client does.
-func (b *battery) call(r *rep, c *Client, method string, params any) *Response {
+func (b *battery) call(r reporter, c *Client, method string, params any) *Response {
 	res, err := c.Call(b.ctx, method, params)
 	if err != nil && !errors.Is(err, errNotJSON) {
 		r.Fatalf("%s %s: %v", c.Version(), method, err)
@@ -257,7 +257,7 @@ func sameID(sent string, got json.RawMessage) bool {
 
 // wantError checks that res is a JSON-RPC error; status 0 and code 0 take
 // any, id anyID takes any.
-func wantError(r *rep, what string, res *Response, status int, code mcp.Code, id string) bool {
+func wantError(r reporter, what string, res *Response, status int, code mcp.Code, id string) bool {
 	switch {
 	case res.Error == nil:
 		want := "a JSON-RPC error"
@@ -302,7 +302,7 @@ func mediaType(h http.Header) string {
 
 // responses are answers to well-formed requests that succeeded: what the
 // response-header checks look at.
-func (b *battery) responses(r *rep) []*Response {
+func (b *battery) responses(r reporter) []*Response {
 	out := []*Response{}
 	for _, x := range []*Response{b.discover, b.init} {
 		if x != nil {
@@ -323,7 +323,7 @@ func (b *battery) responses(r *rep) []*Response {
 
 // --- the endpoint ---
 
-func (b *battery) getAnswered(r *rep) {
+func (b *battery) getAnswered(r reporter) {
 	resp, err := b.getResponse()
 	if err != nil {
 		r.Fatalf("GET with Accept: text/event-stream: %v; want an event stream or 405 Method Not Allowed", err)
@@ -336,7 +336,7 @@ func (b *battery) getAnswered(r *rep) {
 	}
 }
 
-func (b *battery) allowOn405(r *rep) {
+func (b *battery) allowOn405(r reporter) {
 	resp, err := b.getResponse()
 	if err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
 		r.Skipf("GET was not answered 405")
@@ -346,7 +346,7 @@ func (b *battery) allowOn405(r *rep) {
 	}
 }
 
-func (b *battery) get405(r *rep) {
+func (b *battery) get405(r reporter) {
 	resp, err := b.getResponse()
 	if err != nil {
 		r.Fatalf("GET: %v; want 405 at once", err)
@@ -356,7 +356,7 @@ func (b *battery) get405(r *rep) {
 	}
 }
 
-func (b *battery) responseContentType(r *rep) {
+func (b *battery) responseContentType(r reporter) {
 	for _, res := range b.responses(r) {
 		if mt := mediaType(res.Header); mt != "application/json" && mt != "text/event-stream" {
 			r.Errorf("a request answered HTTP %d with Content-Type %q; want application/json or text/event-stream: %s", res.Status, res.Header.Get("Content-Type"), truncate(res.Raw))
@@ -364,7 +364,7 @@ func (b *battery) responseContentType(r *rep) {
 	}
 }
 
-func (b *battery) sessionIDVisible(r *rep) {
+func (b *battery) sessionIDVisible(r reporter) {
 	id := b.init.Header.Get("Mcp-Session-Id")
 	for i := 0; i < len(id); i++ {
 		if id[i] < 0x21 || id[i] > 0x7e {
@@ -374,14 +374,14 @@ func (b *battery) sessionIDVisible(r *rep) {
 	}
 }
 
-func (b *battery) contentTypeRequired(r *rep) {
+func (b *battery) contentTypeRequired(r reporter) {
 	res := b.post(r, b.legacy, http.Header{"Content-Type": {"text/plain"}, "Accept": {"application/json, text/event-stream"}}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	if res.Status < 400 || res.Status > 499 {
 		r.Errorf("a POST with Content-Type: text/plain: HTTP %d %s; want 4xx", res.Status, truncate(res.Raw))
 	}
 }
 
-func (b *battery) noSession(r *rep) {
+func (b *battery) noSession(r reporter) {
 	for _, res := range b.responses(r) {
 		if id := res.Header.Get("Mcp-Session-Id"); id != "" {
 			r.Errorf("Mcp-Session-Id %q on a response", id)
@@ -390,7 +390,7 @@ func (b *battery) noSession(r *rep) {
 	}
 }
 
-func (b *battery) noStore(r *rep) {
+func (b *battery) noStore(r reporter) {
 	for _, res := range b.responses(r) {
 		if cc := res.Header.Get("Cache-Control"); cc != "no-store" {
 			r.Errorf("Cache-Control %q, want no-store: %s", cc, truncate(res.Raw))
@@ -401,25 +401,25 @@ func (b *battery) noStore(r *rep) {
 
 const unparsable = `{"jsonrpc":"2.0","id":1,`
 
-func (b *battery) parseErrorBody(r *rep) {
+func (b *battery) parseErrorBody(r reporter) {
 	wantError(r, "unparsable JSON", b.post(r, b.legacy, jsonHeaders(), unparsable), 0, codeParse, anyID)
 }
 
-func (b *battery) parseError400(r *rep) {
+func (b *battery) parseError400(r reporter) {
 	res := b.post(r, b.legacy, jsonHeaders(), unparsable)
 	if wantError(r, "unparsable JSON", res, http.StatusBadRequest, codeParse, "") && mediaType(res.Header) != "application/json" {
 		r.Errorf("Content-Type %q for a JSON error", res.Header.Get("Content-Type"))
 	}
 }
 
-func (b *battery) duplicateMember(r *rep) {
+func (b *battery) duplicateMember(r reporter) {
 	res := b.post(r, b.legacy, h25(b.legacy), `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`)
 	if res.Status != http.StatusBadRequest {
 		r.Errorf("a request with two \"method\" members: HTTP %d %s; want 400", res.Status, truncate(res.Raw))
 	}
 }
 
-func (b *battery) batchRefused(r *rep) {
+func (b *battery) batchRefused(r reporter) {
 	c, h := b.legacy, h25(b.legacy)
 	if !b.serves2025 {
 		c, h = b.modern, h26("server/discover")
@@ -428,7 +428,7 @@ func (b *battery) batchRefused(r *rep) {
 	wantError(r, "a batch", res, http.StatusBadRequest, codeInvalidRequest, "")
 }
 
-func (b *battery) notification202(r *rep) {
+func (b *battery) notification202(r reporter) {
 	var res *Response
 	if b.serves2025 {
 		res = b.post(r, b.legacy, h25(b.legacy), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -442,7 +442,7 @@ func (b *battery) notification202(r *rep) {
 
 // notificationRule: a notification is answered 202 with no body, or an
 // HTTP error status if not accepted; never a JSON-RPC response.
-func notificationRule(r *rep, what string, res *Response) {
+func notificationRule(r reporter, what string, res *Response) {
 	switch {
 	case res.Status == http.StatusAccepted:
 		if len(bytes.TrimSpace(res.Raw)) != 0 {
@@ -457,11 +457,11 @@ func notificationRule(r *rep, what string, res *Response) {
 	}
 }
 
-func (b *battery) notification2025(r *rep) {
+func (b *battery) notification2025(r reporter) {
 	notificationRule(r, "notifications/initialized", b.post(r, b.legacy, h25(b.legacy), `{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 }
 
-func (b *battery) notification2026(r *rep) {
+func (b *battery) notification2026(r reporter) {
 	notificationRule(r, "notifications/cancelled", b.post(r, b.modern, h26("notifications/cancelled"),
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,`+meta2026+`}}`))
 }
@@ -469,7 +469,7 @@ func (b *battery) notification2026(r *rep) {
 // ids are sent as written and must come back as the same value.
 var ids = []string{`9007199254740993`, `"id-é"`, `0`, `-7`}
 
-func (b *battery) idEchoed2026(r *rep) {
+func (b *battery) idEchoed2026(r reporter) {
 	for _, id := range ids {
 		res := b.post(r, b.modern, h26("server/discover"), `{"jsonrpc":"2.0","id":`+id+`,"method":"server/discover","params":{`+meta2026+`}}`)
 		if !sameID(id, res.ID) {
@@ -483,7 +483,7 @@ func (b *battery) idEchoed2026(r *rep) {
 	}
 }
 
-func (b *battery) idEchoed2025(r *rep) {
+func (b *battery) idEchoed2025(r reporter) {
 	for _, id := range ids {
 		res := b.post(r, b.legacy, h25(b.legacy), `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`)
 		if !sameID(id, res.ID) {
@@ -527,7 +527,7 @@ func decodeCacheable(raw json.RawMessage) cacheable {
 	return s
 }
 
-func (b *battery) discover2026(r *rep) {
+func (b *battery) discover2026(r reporter) {
 	s := decodeCacheable(b.discover.Result)
 	for _, p := range s.problems() {
 		r.Errorf("server/discover: %s", p)
@@ -538,12 +538,12 @@ func (b *battery) discover2026(r *rep) {
 	if s.Caps == nil || !bytes.HasPrefix(bytes.TrimSpace(*s.Caps), []byte("{")) {
 		r.Errorf("server/discover: capabilities must be an object")
 	}
-	if !sameID("1", b.discover.ID) && len(b.discover.ID) == 0 {
+	if len(b.discover.ID) == 0 || string(b.discover.ID) == "null" {
 		r.Errorf("server/discover: no id in the response")
 	}
 }
 
-func (b *battery) serverInfo(r *rep) {
+func (b *battery) serverInfo(r reporter) {
 	s := decodeCacheable(b.discover.Result)
 	info, _ := s.Meta["io.modelcontextprotocol/serverInfo"].(map[string]any)
 	if _, ok := info["name"].(string); !ok {
@@ -551,7 +551,7 @@ func (b *battery) serverInfo(r *rep) {
 	}
 }
 
-func (b *battery) versionHeader(r *rep) {
+func (b *battery) versionHeader(r reporter) {
 	if b.serves2026 {
 		if v := b.discover.Header.Get("MCP-Protocol-Version"); v != "2026-07-28" {
 			r.Errorf("server/discover: MCP-Protocol-Version %q, want 2026-07-28", v)
@@ -565,7 +565,7 @@ func (b *battery) versionHeader(r *rep) {
 	}
 }
 
-func (b *battery) unsupportedVersion(r *rep) {
+func (b *battery) unsupportedVersion(r reporter) {
 	res := b.post(r, b.modern, jsonHeaders("MCP-Protocol-Version", "v999.0.0", "Mcp-Method", "server/discover"),
 		`{"jsonrpc":"2.0","id":11,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if !wantError(r, "version v999.0.0", res, http.StatusBadRequest, codeUnsupported, "11") {
@@ -585,7 +585,7 @@ func (b *battery) unsupportedVersion(r *rep) {
 	}
 }
 
-func (b *battery) headerMismatch(r *rep) {
+func (b *battery) headerMismatch(r reporter) {
 	body := func(id, method string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":{` + meta2026 + `}}`
 	}
@@ -619,7 +619,7 @@ func (b *battery) headerMismatch(r *rep) {
 	}
 }
 
-func (b *battery) missingMeta(r *rep) {
+func (b *battery) missingMeta(r reporter) {
 	wantError(r, "no clientCapabilities in _meta", b.post(r, b.modern, h26("server/discover"),
 		`{"jsonrpc":"2.0","id":31,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`),
 		http.StatusBadRequest, codeParams, "31")
@@ -628,7 +628,7 @@ func (b *battery) missingMeta(r *rep) {
 		http.StatusBadRequest, codeParams, "32")
 }
 
-func (b *battery) methodNotFound2026(r *rep) {
+func (b *battery) methodNotFound2026(r reporter) {
 	for _, m := range []string{"mcptest/no-such-method", "initialize", "ping", "logging/setLevel", "resources/subscribe"} {
 		res := b.post(r, b.modern, h26(m), `{"jsonrpc":"2.0","id":41,"method":"`+m+`","params":{`+meta2026+`}}`)
 		wantError(r, m+" (not a 2026-07-28 method)", res, http.StatusNotFound, codeMethod, "41")
@@ -647,7 +647,7 @@ var listings = []listing{
 
 // list follows a list's cursors (at most 100 pages) and returns its
 // items and pages.
-func (b *battery) list(r *rep, c *Client, l listing) (items []json.RawMessage, pages []*Response) {
+func (b *battery) list(r reporter, c *Client, l listing) (items []json.RawMessage, pages []*Response) {
 	cursor := ""
 	seen := map[string]bool{}
 	for range 100 {
@@ -687,7 +687,7 @@ func (b *battery) list(r *rep, c *Client, l listing) (items []json.RawMessage, p
 	return items, pages
 }
 
-func (b *battery) lists2026(r *rep) {
+func (b *battery) lists2026(r reporter) {
 	for _, l := range listings {
 		if b.caps[l.capability] == nil {
 			continue
@@ -711,7 +711,7 @@ func (b *battery) lists2026(r *rep) {
 
 const missingURI = "mcptest://no-such-resource"
 
-func (b *battery) resourceNotFound2026(r *rep) {
+func (b *battery) resourceNotFound2026(r reporter) {
 	res, err := b.modern.ReadResource(b.ctx, missingURI)
 	if err != nil && !errors.Is(err, errNotJSON) {
 		r.Fatalf("%v", err)
@@ -719,7 +719,7 @@ func (b *battery) resourceNotFound2026(r *rep) {
 	wantError(r, "resources/read of "+missingURI, res, 0, codeParams, anyID)
 }
 
-func (b *battery) resourceNotFound2025(r *rep) {
+func (b *battery) resourceNotFound2025(r reporter) {
 	res, err := b.legacy.ReadResource(b.ctx, missingURI)
 	if err != nil && !errors.Is(err, errNotJSON) {
 		r.Fatalf("%v", err)
@@ -727,12 +727,12 @@ func (b *battery) resourceNotFound2025(r *rep) {
 	wantError(r, "resources/read of "+missingURI, res, 0, codeResourceMissing25, anyID)
 }
 
-func (b *battery) toolSchemas2026(r *rep) { b.toolSchemas(r, b.modern) }
-func (b *battery) toolSchemas2025(r *rep) { b.toolSchemas(r, b.legacy) }
+func (b *battery) toolSchemas2026(r reporter) { b.toolSchemas(r, b.modern) }
+func (b *battery) toolSchemas2025(r reporter) { b.toolSchemas(r, b.legacy) }
 
 // toolSchemas compiles every listed tool's schemas (2020-12 unless a
 // schema says otherwise).
-func (b *battery) toolSchemas(r *rep, c *Client) {
+func (b *battery) toolSchemas(r reporter, c *Client) {
 	for _, tl := range b.tools(r, c) {
 		for _, s := range []struct {
 			name string
@@ -748,7 +748,7 @@ func (b *battery) toolSchemas(r *rep, c *Client) {
 	}
 }
 
-func (b *battery) inputRequired(r *rep) {
+func (b *battery) inputRequired(r reporter) {
 	var caps map[string]json.RawMessage
 	c := b.client(mcp.Version20260728)
 	_ = json.Unmarshal(c.caps, &caps)
@@ -797,7 +797,7 @@ func (b *battery) inputRequired(r *rep) {
 
 // --- the 2025 handshake ---
 
-func (b *battery) initialize(r *rep) {
+func (b *battery) initialize(r reporter) {
 	type initResult struct {
 		ProtocolVersion *string         `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
@@ -848,7 +848,7 @@ func (b *battery) initialize(r *rep) {
 	// 2025-06-18/notification check.
 }
 
-func (b *battery) ping(r *rep) {
+func (b *battery) ping(r reporter) {
 	res := b.post(r, b.legacy, h25(b.legacy), `{"jsonrpc":"2.0","id":51,"method":"ping"}`)
 	if res.Error != nil || strings.TrimSpace(string(res.Result)) != "{}" && !emptyObject(res.Result) {
 		r.Errorf("ping: %s; want an empty result {}", describe(res))
@@ -867,11 +867,11 @@ func emptyObject(raw json.RawMessage) bool {
 	return len(m) == 0
 }
 
-func (b *battery) unknownMethodResponse(r *rep) *Response {
+func (b *battery) unknownMethodResponse(r reporter) *Response {
 	return b.post(r, b.legacy, h25(b.legacy), `{"jsonrpc":"2.0","id":61,"method":"mcptest/no-such-method"}`)
 }
 
-func (b *battery) unknownMethod(r *rep) {
+func (b *battery) unknownMethod(r reporter) {
 	res := b.unknownMethodResponse(r)
 	if wantError(r, "an unknown method", res, 0, 0, "61") {
 		if mt := mediaType(res.Header); mt != "application/json" && mt != "text/event-stream" {
@@ -880,22 +880,22 @@ func (b *battery) unknownMethod(r *rep) {
 	}
 }
 
-func (b *battery) unknownMethodCode(r *rep) {
+func (b *battery) unknownMethodCode(r reporter) {
 	wantError(r, "an unknown method", b.unknownMethodResponse(r), 0, codeMethod, anyID)
 }
 
-func (b *battery) unknownMethodInBand(r *rep) {
+func (b *battery) unknownMethodInBand(r reporter) {
 	wantError(r, "an unknown method", b.unknownMethodResponse(r), http.StatusOK, codeMethod, "61")
 }
 
-func (b *battery) unsupportedHeaderVersion(r *rep) {
+func (b *battery) unsupportedHeaderVersion(r reporter) {
 	res := b.post(r, b.legacy, jsonHeaders("MCP-Protocol-Version", "1999-01-01"), `{"jsonrpc":"2.0","id":62,"method":"ping"}`)
 	if res.Status != http.StatusBadRequest {
 		r.Errorf("MCP-Protocol-Version: 1999-01-01: HTTP %d %s; want 400 Bad Request", res.Status, truncate(res.Raw))
 	}
 }
 
-func (b *battery) unsupportedHeaderBody(r *rep) {
+func (b *battery) unsupportedHeaderBody(r reporter) {
 	res := b.post(r, b.legacy, jsonHeaders("MCP-Protocol-Version", "1999-01-01"), `{"jsonrpc":"2.0","id":62,"method":"ping"}`)
 	if wantError(r, "MCP-Protocol-Version: 1999-01-01", res, http.StatusBadRequest, codeUnsupported, "62") {
 		var data struct {
@@ -911,7 +911,7 @@ func (b *battery) unsupportedHeaderBody(r *rep) {
 // MCP-Protocol-Version header, which that revision does not have), and
 // again with the header for a server that otherwise assumes 2025-06-18;
 // either way it must come back as an array of two responses.
-func (b *battery) batch0326(r *rep) {
+func (b *battery) batch0326(r reporter) {
 	body := `[{"jsonrpc":"2.0","id":71,"method":"ping"},{"jsonrpc":"2.0","id":"72","method":"ping"}]`
 	var last *Response
 	for _, h := range []http.Header{jsonHeaders(), jsonHeaders("MCP-Protocol-Version", "2025-03-26")} {
@@ -984,7 +984,7 @@ func (b *battery) toolsIfAny(c *Client) []listedTool {
 	return out
 }
 
-func (b *battery) tools(r *rep, c *Client) []listedTool {
+func (b *battery) tools(r reporter, c *Client) []listedTool {
 	items, _ := b.list(r, c, listing{"tools", "tools/list", "tools"})
 	out := make([]listedTool, 0, len(items))
 	for _, it := range items {
@@ -999,7 +999,7 @@ func (b *battery) tools(r *rep, c *Client) []listedTool {
 	return out
 }
 
-func (b *battery) toolsList(r *rep) {
+func (b *battery) toolsList(r reporter) {
 	for _, c := range b.clients() {
 		seen := map[string]bool{}
 		for _, tl := range b.tools(r, c) {
@@ -1033,51 +1033,57 @@ func (b *battery) toolsList(r *rep) {
 	}
 }
 
-func (b *battery) unknownToolResponses(r *rep) map[*Client]*Response {
-	out := map[*Client]*Response{}
+// toolAnswer is what one revision's client got for an unknown tool.
+type toolAnswer struct {
+	v   mcp.Version
+	res *Response
+}
+
+func (b *battery) unknownToolResponses(r reporter) []toolAnswer {
+	var out []toolAnswer
 	for _, c := range b.clients() {
 		res, err := c.CallTool(b.ctx, "mcptest_no_such_tool", map[string]any{})
 		if err != nil && !errors.Is(err, errNotJSON) {
 			r.Fatalf("%s: %v", c.Version(), err)
 		}
-		out[c] = res
+		out = append(out, toolAnswer{c.Version(), res})
 	}
 	return out
 }
 
-func (b *battery) unknownTool(r *rep) {
-	for c, res := range b.unknownToolResponses(r) {
-		if res.Error != nil {
-			if len(res.ID) == 0 || string(res.ID) == "null" {
-				r.Errorf("%s: an unknown tool: the error has no id (the request's was readable)", c.Version())
+func (b *battery) unknownTool(r reporter) {
+	for _, a := range b.unknownToolResponses(r) {
+		if a.res.Error != nil {
+			if len(a.res.ID) == 0 || string(a.res.ID) == "null" {
+				r.Errorf("%s: an unknown tool: the error has no id (the request's was readable)", a.v)
 			}
 			continue
 		}
 		var v struct {
 			IsError bool `json:"isError"`
 		}
-		if res.Result == nil || json.Unmarshal(res.Result, &v) != nil || !v.IsError {
-			r.Errorf("%s: an unknown tool: %s; want a JSON-RPC error or a result with isError true", c.Version(), describe(res))
+		if a.res.Result == nil || json.Unmarshal(a.res.Result, &v) != nil || !v.IsError {
+			r.Errorf("%s: an unknown tool: %s; want a JSON-RPC error or a result with isError true", a.v, describe(a.res))
 		}
 	}
 }
 
-func (b *battery) unknownToolCode(r *rep) {
-	for c, res := range b.unknownToolResponses(r) {
-		if res.Error != nil {
-			wantError(r, string(c.Version())+" an unknown tool", res, 0, codeParams, anyID)
+func (b *battery) unknownToolCode(r reporter) {
+	for _, a := range b.unknownToolResponses(r) {
+		if a.res.Error != nil {
+			wantError(r, string(a.v)+" an unknown tool", a.res, 0, codeParams, anyID)
 		}
 	}
 }
 
-func (b *battery) unknownToolInBand(r *rep) {
-	for c, res := range b.unknownToolResponses(r) {
-		wantError(r, string(c.Version())+" an unknown tool", res, http.StatusOK, codeParams, anyID)
+func (b *battery) unknownToolInBand(r reporter) {
+	for _, a := range b.unknownToolResponses(r) {
+		wantError(r, string(a.v)+" an unknown tool", a.res, http.StatusOK, codeParams, anyID)
 	}
 }
 
 // readOnlyExamples calls every read-only tool with its example arguments.
-func (b *battery) readOnlyExamples(r *rep) {
+func (b *battery) readOnlyExamples(r reporter) {
 	for _, c := range b.clients() {
 		listed := b.tools(r, c)
 		names := map[string]bool{}
@@ -1101,7 +1107,7 @@ func (b *battery) readOnlyExamples(r *rep) {
 	}
 }
 
-func (b *battery) callExample(r *rep, c *Client, tl listedTool, args any) {
+func (b *battery) callExample(r reporter, c *Client, tl listedTool, args any) {
 	v := c.Version()
 	res, err := c.CallTool(b.ctx, tl.Name, args)
 	if err != nil || res.Error != nil {
@@ -1161,7 +1167,7 @@ func (b *battery) callExample(r *rep, c *Client, tl listedTool, args any) {
 	}
 }
 
-func (b *battery) resourcesList(r *rep) {
+func (b *battery) resourcesList(r reporter) {
 	for _, c := range b.clients() {
 		items, _ := b.list(r, c, listings[1])
 		for _, it := range items {
@@ -1186,7 +1192,7 @@ func (b *battery) resourcesList(r *rep) {
 	}
 }
 
-func (b *battery) promptsList(r *rep) {
+func (b *battery) promptsList(r reporter) {
 	for _, c := range b.clients() {
 		items, _ := b.list(r, c, listings[3])
 		for _, it := range items {
@@ -1209,7 +1215,7 @@ func (b *battery) promptsList(r *rep) {
 	}
 }
 
-func (b *battery) unknownPrompt(r *rep) {
+func (b *battery) unknownPrompt(r reporter) {
 	for _, c := range b.clients() {
 		res, err := c.GetPrompt(b.ctx, "mcptest_no_such_prompt", nil)
 		if err != nil && !errors.Is(err, errNotJSON) {
@@ -1219,7 +1225,7 @@ func (b *battery) unknownPrompt(r *rep) {
 	}
 }
 
-func (b *battery) invalidCursor(r *rep) {
+func (b *battery) invalidCursor(r reporter) {
 	for _, c := range b.clients() {
 		res := b.call(r, c, "tools/list", map[string]string{"cursor": "mcptest-not-a-cursor"})
 		wantError(r, string(c.Version())+" tools/list with a cursor the server never gave", res, 0, codeParams, anyID)

@@ -123,6 +123,16 @@ func (b *battery) run() []Result {
 // stop ends a check early (fatal or skip).
 type stop struct{}
 
+// reporter is what a check reports to: findings (Errorf), a finding that
+// ends the check (Fatalf), or that the check does not apply (Skipf). The
+// checks know nothing else of who runs them, so the same table serves Run
+// under testing.T, Check and CheckURL for callers, and cmd/mcpcheck.
+type reporter interface {
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+}
+
 // rep collects what one check finds.
 type rep struct {
 	found []string
