@@ -39,6 +39,7 @@ var goSDKCommon = map[string]violation{
 	"2025-06-18/unknown-method-code": {mcptest.Warned, "want a JSON-RPC error -32601"},
 	// Open in the specification: a body that is not JSON at all.
 	"jsonrpc/parse-error": {mcptest.Warned, "malformed payload"},
+	"http/foreign-origin": foreignOrigin,
 	// This library's profile, not the specification's.
 	"profile/no-store":                        {mcptest.Warned, `Cache-Control "no-cache, no-transform"`},
 	"profile/parse-error":                     {mcptest.Warned, "malformed payload"},
@@ -52,7 +53,11 @@ var goSDKCommon = map[string]violation{
 // goSDKStateless adds what go-sdk does when it serves 2026-07-28 (only in
 // its stateless mode).
 var goSDKStateless = map[string]violation{
-	"2026-07-28/id-echoed":         idFault,
+	"2026-07-28/id-echoed": idFault,
+	// 2026-07-28 Streamable HTTP, Server validation: a Base64-encoded
+	// Mcp-Name is decoded before it is compared; go-sdk compares the
+	// encoded text and answers -32020.
+	"2026-07-28/base64-name":       {mcptest.Failed, `Mcp-Name =?base64?ZWNobw==?= (the Base64 form of "echo") refused as a mismatch`},
 	"profile/unknown-tool-in-band": {mcptest.Warned, "2026-07-28 an unknown tool: HTTP 400, want 200"},
 }
 
@@ -68,6 +73,7 @@ var mcpGoCommon = map[string]violation{
 	// leaves), no Cache-Control, duplicate members, batches on 2025-06-18,
 	// a plain-text 400 for an unsupported version header, an unknown
 	// tool's HTTP status on 2026-07-28.
+	"http/foreign-origin":                     foreignOrigin,
 	"profile/get-405":                         {mcptest.Warned, `HTTP 200, Content-Type "text/event-stream"`},
 	"profile/no-store":                        {mcptest.Warned, `Cache-Control ""`},
 	"profile/duplicate-member":                {mcptest.Warned, "HTTP 200"},
@@ -76,6 +82,10 @@ var mcpGoCommon = map[string]violation{
 	"profile/unsupported-header-version-body": {mcptest.Warned, "Unsupported protocol version: 1999-01-01"},
 	"profile/unknown-tool-in-band":            {mcptest.Warned, "2026-07-28 an unknown tool: HTTP 400, want 200"},
 }
+
+// foreignOrigin: none of them refuses an Origin that can be no one's; the
+// specification leaves which origins are valid to the server (SHOULD).
+var foreignOrigin = violation{mcptest.Warned, "with Origin http://mcptest.invalid"}
 
 // sessions: a session issued (allowed; the kit sends it back) and the
 // stream a session offers on GET.
@@ -100,6 +110,7 @@ var want = map[string]map[string]violation{
 	MCPGoSessions: merge(mcpGoCommon, sessions),
 	Floor: {
 		// Every open answer the floor gives is allowed: nothing fails.
+		"http/foreign-origin":                     foreignOrigin,
 		"profile/get-405":                         {mcptest.Warned, `HTTP 200, Content-Type "text/event-stream"`},
 		"profile/content-type-required":           {mcptest.Warned, "HTTP 200"},
 		"profile/no-session":                      {mcptest.Warned, `Mcp-Session-Id "floor-session"`},

@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,8 @@ const (
 	src26Info       = "2026-07-28 Base protocol, Result _meta: serverInfo"
 	src26Version    = "2026-07-28 Versioning; Streamable HTTP, Protocol version header"
 	src26Validation = "2026-07-28 Streamable HTTP, Server validation"
+	src26Base64     = "2026-07-28 Streamable HTTP, Server validation: Base64-encoded values are decoded before comparing"
+	srcOrigin       = "2026-07-28 and 2025-06-18 Transports, Security warning: servers MUST validate Origin (which origins are valid is the server's to say; 403 on 2026-07-28)"
 	src26Meta       = "2026-07-28 Base protocol, _meta: required keys"
 	src26NotFound   = "2026-07-28 Streamable HTTP, Protocol version header: 404 for a method not implemented"
 	src26Lists      = "2026-07-28 Caching; Base protocol, resultType"
@@ -134,6 +137,7 @@ var checks = []check{
 	{"2026-07-28/get-405", Should, src26Listen, "2026-07-28", only2026Only, (*battery).get405},
 	{"http/response-content-type", Must, srcSend, "", always, (*battery).responseContentType},
 	{"http/session-id", Must, srcSession, "", only2025, (*battery).sessionIDVisible},
+	{"http/foreign-origin", Should, srcOrigin, "", always, (*battery).foreignOrigin},
 	{"profile/get-405", Profile, srcProfile + "GET answered 405 with Allow: POST at once (no server stream)", "", always, (*battery).get405},
 	{"profile/content-type-required", Profile, srcProfile + "a request without Content-Type: application/json is refused with 4xx", "", always, (*battery).contentTypeRequired},
 	{"profile/no-session", Profile, srcProfile + "no Mcp-Session-Id", "", always, (*battery).noSession},
@@ -155,6 +159,7 @@ var checks = []check{
 	{"2026-07-28/server-info", Should, src26Info, "2026-07-28", only2026, (*battery).serverInfo},
 	{"2026-07-28/unsupported-version", Must, src26Version, "2026-07-28", only2026, (*battery).unsupportedVersion},
 	{"2026-07-28/header-mismatch", Must, src26Validation, "2026-07-28", only2026, (*battery).headerMismatch},
+	{"2026-07-28/base64-name", Must, src26Base64, "2026-07-28", capability("tools", only2026), (*battery).base64Name},
 	{"2026-07-28/missing-meta", Must, src26Meta, "2026-07-28", only2026, (*battery).missingMeta},
 	{"2026-07-28/method-not-found", Must, src26NotFound, "2026-07-28", only2026, (*battery).methodNotFound2026},
 	{"2026-07-28/lists", Must, src26Lists, "2026-07-28", only2026, (*battery).lists2026},
@@ -616,6 +621,47 @@ func (b *battery) headerMismatch(r reporter) {
 	}
 	for _, tc := range cases {
 		wantError(r, tc.what, b.post(r, b.modern, tc.h, tc.body), http.StatusBadRequest, codeHeaderMismatch, tc.id)
+	}
+}
+
+// base64Name sends a listed tool's name in Mcp-Name as the Base64
+// sentinel, which must be decoded and so match, and a sentinel that is not
+// Base64, which cannot.
+func (b *battery) base64Name(r reporter) {
+	tools := b.tools(r, b.modern)
+	if len(tools) == 0 {
+		r.Skipf("tools/list shows no tool")
+	}
+	name, _ := json.Marshal(tools[0].Name)
+	body := `{"jsonrpc":"2.0","id":27,"method":"tools/call","params":{"name":` + string(name) + `,"arguments":{},` + meta2026 + `}}`
+	h := h26("tools/call")
+	h.Set("Mcp-Name", "=?base64?"+base64.StdEncoding.EncodeToString([]byte(tools[0].Name))+"?=")
+	res := b.post(r, b.modern, h, body)
+	if res.Error != nil && res.Error.Code == codeHeaderMismatch {
+		r.Errorf("Mcp-Name %s (the Base64 form of %s) refused as a mismatch: %s", h.Get("Mcp-Name"), name, truncate(res.Raw))
+	}
+	h.Set("Mcp-Name", "=?base64?not base64!?=")
+	wantError(r, "Mcp-Name \"=?base64?not base64!?=\"", b.post(r, b.modern, h, strings.Replace(body, `"id":27`, `"id":28`, 1)), http.StatusBadRequest, codeHeaderMismatch, "28")
+}
+
+// foreignOrigin sends an Origin that can belong to no one (RFC 6761's
+// .invalid), as a page on another site would after DNS rebinding.
+func (b *battery) foreignOrigin(r reporter) {
+	const origin = "http://mcptest.invalid"
+	if b.serves2026 {
+		h := h26("server/discover")
+		h.Set("Origin", origin)
+		res := b.post(r, b.modern, h, `{"jsonrpc":"2.0","id":81,"method":"server/discover","params":{`+meta2026+`}}`)
+		if res.Status != http.StatusForbidden {
+			r.Errorf("2026-07-28 server/discover with Origin %s: HTTP %d; want 403 Forbidden", origin, res.Status)
+		}
+	}
+	if b.serves2025 {
+		h := jsonHeaders("Origin", origin)
+		res := b.post(r, b.client(mcp.Version20250618), h, `{"jsonrpc":"2.0","id":82,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"mcptest","version":"1"}}}`)
+		if res.Status/100 != 4 {
+			r.Errorf("2025-06-18 initialize with Origin %s: HTTP %d; want it refused (4xx)", origin, res.Status)
+		}
 	}
 }
 

@@ -323,6 +323,15 @@ func TestCheck_CatchesMustViolations(t *testing.T) {
 		{"tools/list", replace(good, `"type":"object"`, `"type":"array"`), `inputSchema must be an object schema`},
 		{"2026-07-28/tool-schemas", replace(good, `"inputSchema":{"type":"object"}`, `"inputSchema":{"type":"object","minProperties":"two"}`), "does not compile"},
 		{"2026-07-28/lists", replace(good, `"ttlMs":0`, `"ttlMs":1.5`), "ttlMs 1.5, want an integer"},
+		{"2026-07-28/base64-name", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.Header.Get("Mcp-Name"), "=?base64?") { // compared as sent
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":27,"error":{"code":-32020,"message":"header mismatch"}}`)
+				return
+			}
+			good.ServeHTTP(w, r)
+		}), `Mcp-Name =?base64?aGVsbG8=?= (the Base64 form of "hello") refused as a mismatch`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.check, func(t *testing.T) {
@@ -612,5 +621,22 @@ func TestCheck_StreamHeldOpen(t *testing.T) {
 				t.Errorf("%s: %s %s %v", name, r.Check, r.Status, r.Details)
 			}
 		}
+	}
+}
+
+// TestCheck_ForeignOrigin: a server that takes any Origin is noted at the
+// default level (the specification leaves the allow-list to the server)
+// and fails under Strict.
+func TestCheck_ForeignOrigin(t *testing.T) {
+	good := goodServer()
+	if r := statuses(good)["http/foreign-origin"]; r.Status != Passed {
+		t.Errorf("mcpdual: %+v", r)
+	}
+	open := onRequest(good, func(r *http.Request, _ []byte) { r.Header.Del("Origin") })
+	if r := statuses(open)["http/foreign-origin"]; r.Status != Warned || r.Level != Should || !strings.Contains(r.Details[0], "want 403 Forbidden") {
+		t.Errorf("default: %+v", r)
+	}
+	if r := statuses(open, Strict())["http/foreign-origin"]; r.Status != Failed {
+		t.Errorf("strict: %+v", r)
 	}
 }
