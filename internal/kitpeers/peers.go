@@ -35,8 +35,13 @@ func Peers() []string {
 
 const echoSchema = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`
 
-// New returns the MCP endpoint of the named peer, serving one tool, echo,
-// in each SDK's ordinary stateless configuration.
+// regionSchema mirrors its argument into a Mcp-Param-Region header on
+// 2026-07-28, which the server must check against the body.
+const regionSchema = `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`
+
+// New returns the MCP endpoint of the named peer, serving two tools, echo
+// and region (whose argument has an x-mcp-header), in the SDK's
+// configuration the name says.
 func New(peer string) (http.Handler, error) {
 	switch peer {
 	case GoSDK:
@@ -63,6 +68,12 @@ func goSDK(opts *gosdk.StreamableHTTPOptions) http.Handler {
 		}) (*gosdk.CallToolResult, any, error) {
 			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Text}}}, nil, nil
 		})
+	gosdk.AddTool(s, &gosdk.Tool{Name: "region", InputSchema: json.RawMessage(regionSchema)},
+		func(_ context.Context, _ *gosdk.CallToolRequest, in struct {
+			Region string `json:"region"`
+		}) (*gosdk.CallToolResult, any, error) {
+			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Region}}}, nil, nil
+		})
 	return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return s }, opts)
 }
 
@@ -75,6 +86,10 @@ func mcpGo(opts ...mcpgoserver.StreamableHTTPOption) http.Handler {
 				return mcpgomcp.NewToolResultError(err.Error()), nil
 			}
 			return mcpgomcp.NewToolResultText(text), nil
+		})
+	s.AddTool(mcpgomcp.NewToolWithRawSchema("region", "", json.RawMessage(regionSchema)),
+		func(_ context.Context, req mcpgomcp.CallToolRequest) (*mcpgomcp.CallToolResult, error) {
+			return mcpgomcp.NewToolResultText(req.GetString("region", "")), nil
 		})
 	return mcpgoserver.NewStreamableHTTPServer(s, opts...)
 }

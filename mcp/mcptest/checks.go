@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/mcp"
@@ -48,6 +49,7 @@ const (
 	src26Version    = "2026-07-28 Versioning; Streamable HTTP, Protocol version header"
 	src26Validation = "2026-07-28 Streamable HTTP, Server validation"
 	src26Base64     = "2026-07-28 Streamable HTTP, Server validation: Base64-encoded values are decoded before comparing"
+	src26Params     = "2026-07-28 Streamable HTTP, Server behavior for custom headers (Mcp-Param-*)"
 	srcOrigin       = "2026-07-28 and 2025-06-18 Transports, Security warning: servers MUST validate Origin (which origins are valid is the server's to say; 403 on 2026-07-28)"
 	src26Meta       = "2026-07-28 Base protocol, _meta: required keys"
 	src26NotFound   = "2026-07-28 Streamable HTTP, Protocol version header: 404 for a method not implemented"
@@ -83,10 +85,13 @@ type check struct {
 
 func always(*battery) string { return "" }
 func only2026(b *battery) string {
-	if !b.serves2026 {
-		return "the server does not serve 2026-07-28 (server/discover: " + truncate([]byte(describe(b.discover))) + ")"
+	switch {
+	case b.serves2026:
+		return ""
+	case b.listed != nil:
+		return fmt.Sprintf("the server does not serve 2026-07-28 (server/discover lists %v)", b.listed)
 	}
-	return ""
+	return "the server does not serve 2026-07-28 (server/discover: " + truncate([]byte(describe(b.discover))) + ")"
 }
 func only2025(b *battery) string {
 	if !b.serves2025 {
@@ -160,6 +165,7 @@ var checks = []check{
 	{"2026-07-28/unsupported-version", Must, src26Version, "2026-07-28", only2026, (*battery).unsupportedVersion},
 	{"2026-07-28/header-mismatch", Must, src26Validation, "2026-07-28", only2026, (*battery).headerMismatch},
 	{"2026-07-28/base64-name", Must, src26Base64, "2026-07-28", capability("tools", only2026), (*battery).base64Name},
+	{"2026-07-28/param-headers", Must, src26Params, "2026-07-28", capability("tools", only2026), (*battery).paramHeaders},
 	{"2026-07-28/missing-meta", Must, src26Meta, "2026-07-28", only2026, (*battery).missingMeta},
 	{"2026-07-28/method-not-found", Must, src26NotFound, "2026-07-28", only2026, (*battery).methodNotFound2026},
 	{"2026-07-28/lists", Must, src26Lists, "2026-07-28", only2026, (*battery).lists2026},
@@ -642,6 +648,49 @@ func (b *battery) base64Name(r reporter) {
 	}
 	h.Set("Mcp-Name", "=?base64?not base64!?=")
 	wantError(r, "Mcp-Name \"=?base64?not base64!?=\"", b.post(r, b.modern, h, strings.Replace(body, `"id":27`, `"id":28`, 1)), http.StatusBadRequest, codeHeaderMismatch, "28")
+}
+
+// paramHeaders calls the first listed tool that mirrors an argument into a
+// Mcp-Param-* header, with the header naming another value and without
+// it: the server MUST refuse both (400, -32020).
+func (b *battery) paramHeaders(r reporter) {
+	for _, tl := range b.tools(r, b.modern) {
+		params, err := headers.ParseAnnotations(tl.InputSchema)
+		if err != nil || len(params) == 0 {
+			continue
+		}
+		p := params[0]
+		value, other := any("mcptest-a"), "mcptest-b"
+		switch p.Type {
+		case "integer":
+			value, other = 7, "8"
+		case "boolean":
+			value, other = true, "false"
+		}
+		args := map[string]any{}
+		cur := args
+		for i, k := range p.Path {
+			if i == len(p.Path)-1 {
+				cur[k] = value
+				break
+			}
+			next := map[string]any{}
+			cur[k] = next
+			cur = next
+		}
+		params2, _ := json.Marshal(map[string]any{"name": tl.Name, "arguments": args})
+		body := func(id string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + string(params2[:len(params2)-1]) + `,` + meta2026 + `}}`
+		}
+		h := h26("tools/call")
+		h.Set("Mcp-Name", headers.Encode(tl.Name))
+		h.Set(p.Header, other)
+		wantError(r, fmt.Sprintf("tool %q with %s: %s for an argument of %v", tl.Name, p.Header, other, value), b.post(r, b.modern, h, body("91")), http.StatusBadRequest, codeHeaderMismatch, "91")
+		h.Del(p.Header)
+		wantError(r, fmt.Sprintf("tool %q without %s for an argument of %v", tl.Name, p.Header, value), b.post(r, b.modern, h, body("92")), http.StatusBadRequest, codeHeaderMismatch, "92")
+		return
+	}
+	r.Skipf("no listed tool declares an x-mcp-header argument")
 }
 
 // foreignOrigin sends an Origin that can belong to no one (RFC 6761's

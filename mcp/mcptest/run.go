@@ -82,7 +82,8 @@ type battery struct {
 	modern, legacy, legacy0326 *Client
 	serves2026, serves2025     bool
 	serves0326                 bool
-	supported                  []string
+	supported                  []string // server/discover's supportedVersions, when it serves 2026-07-28
+	listed                     []string // the same, whatever it serves
 	caps                       map[string]json.RawMessage
 	discover, init, init0326   *Response
 
@@ -192,6 +193,7 @@ func (b *battery) learn() {
 		// A server may know server/discover and still not serve
 		// 2026-07-28 (go-sdk does, outside its stateless mode): what it
 		// lists decides.
+		b.listed = r.SupportedVersions
 		if b.serves2026 = slices.Contains(r.SupportedVersions, "2026-07-28"); b.serves2026 {
 			b.supported, b.caps = r.SupportedVersions, r.Capabilities
 		}

@@ -220,6 +220,8 @@ func multiReader(first []byte, r *http.Request) io.ReadCloser {
 // goodServer is a correct dual-era server with one read-only tool.
 func goodServer() http.Handler {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{"where":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}}`)},
+		"GET /r", jsonRoute(200, `"ok"`))
 	srv.AddTool(mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: mcp.Annotations{ReadOnly: true}},
 		"GET /hello", jsonRoute(200, `"hi"`))
 	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
@@ -323,6 +325,10 @@ func TestCheck_CatchesMustViolations(t *testing.T) {
 		{"tools/list", replace(good, `"type":"object"`, `"type":"array"`), `inputSchema must be an object schema`},
 		{"2026-07-28/tool-schemas", replace(good, `"inputSchema":{"type":"object"}`, `"inputSchema":{"type":"object","minProperties":"two"}`), "does not compile"},
 		{"2026-07-28/lists", replace(good, `"ttlMs":0`, `"ttlMs":1.5`), "ttlMs 1.5, want an integer"},
+		{"2026-07-28/param-headers", onRequest(good, func(r *http.Request, b []byte) {
+			r.Header.Del("Mcp-Param-Region") // as if the server never saw it
+			r.Body = io.NopCloser(bytes.NewReader(bytes.ReplaceAll(b, []byte(`"region":"mcptest-a"`), []byte(`"region":null`))))
+		}), `tool "regional" with Mcp-Param-Region: mcptest-b for an argument of mcptest-a: got HTTP 200`},
 		{"2026-07-28/base64-name", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.HasPrefix(r.Header.Get("Mcp-Name"), "=?base64?") { // compared as sent
 				w.Header().Set("Content-Type", "application/json")
@@ -331,7 +337,7 @@ func TestCheck_CatchesMustViolations(t *testing.T) {
 				return
 			}
 			good.ServeHTTP(w, r)
-		}), `Mcp-Name =?base64?aGVsbG8=?= (the Base64 form of "hello") refused as a mismatch`},
+		}), `Mcp-Name =?base64?cmVnaW9uYWw=?= (the Base64 form of "regional") refused as a mismatch`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.check, func(t *testing.T) {
