@@ -21,7 +21,7 @@ import (
 // serves from server/discover and initialize. Every request has a timeout
 // (DefaultTimeout, or WithTimeout through WithClientOptions).
 //
-// Until v0.5.0 Run failed on every check, this library's own choices
+// Before v0.5.0 Run failed on every check, this library's own choices
 // included; use Strict for that.
 func Run(t *testing.T, h http.Handler, opts ...RunOption) {
 	t.Helper()
