@@ -85,7 +85,7 @@ type battery struct {
 	supported                  []string // server/discover's supportedVersions, when it serves 2026-07-28
 	listed                     []string // the same, whatever it serves
 	caps                       map[string]json.RawMessage
-	discover, init, init0326   *Response
+	discover, init             *Response
 
 	getOnce sync.Once
 	get     *http.Response
@@ -108,7 +108,7 @@ func (b *battery) run() []Result {
 	b.learn()
 	if !b.serves2026 && !b.serves2025 {
 		detail := fmt.Sprintf("the endpoint answers neither server/discover (%s) nor initialize (%s)", describe(b.discover), describe(b.init))
-		if b.init != nil && (b.init.Status == http.StatusUnauthorized || b.init.Status == http.StatusForbidden) {
+		if wantsCredentials(b.init) || wantsCredentials(b.discover) {
 			detail += "; it wants credentials: pass them with WithClientOptions(WithHeader(\"Authorization\", ...)) (mcpcheck: -H \"Authorization: Bearer ...\")"
 		}
 		return []Result{{Check: "endpoint/answers", Level: Must, Source: srcDiscover + "; " + srcInit, Status: Failed, Details: []string{detail}}}
@@ -119,6 +119,10 @@ func (b *battery) run() []Result {
 		out = append(out, b.cfg.outcome(c, found, skip))
 	}
 	return out
+}
+
+func wantsCredentials(r *Response) bool {
+	return r != nil && (r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden)
 }
 
 // stop ends a check early (fatal or skip).
@@ -210,7 +214,6 @@ func (b *battery) learn() {
 	}
 	if b.serves2025 {
 		r, err := b.legacy0326.Initialize(b.ctx)
-		b.init0326 = r
 		b.serves0326 = err == nil && r.Error == nil && b.legacy0326.Version() == mcp.Version20250326
 	}
 }
