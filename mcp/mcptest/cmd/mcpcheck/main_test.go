@@ -48,6 +48,15 @@ func TestRun(t *testing.T) {
 	defer good.Close()
 	bad := httptest.NewServer(brokenIDs(server()))
 	defer bad.Close()
+	h := server()
+	locked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer t" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer locked.Close()
 	examples := filepath.Join(t.TempDir(), "ex.json")
 	os.WriteFile(examples, []byte(`{"hello":{}}`), 0o600)
 	deviation := "-deviation=2025-03-26/batch=refused in every revision"
@@ -63,6 +72,8 @@ func TestRun(t *testing.T) {
 		{"strict with it", []string{"-strict", "-q", "-examples", examples, deviation, good.URL}, 0, []string{"deviation  MUST", "refused in every revision", "0 failed", "1 deviations declared"}},
 		{"a MUST failure", []string{"-q", bad.URL}, 1, []string{"FAIL", "JSON-RPC 2.0 §5 Response object", "echoed as 1"}},
 		{"one revision", []string{"-revision", "2026-07-28", "-strict", good.URL}, 0, []string{"revision 2025-06-18 left out by mcptest.Revisions"}},
+		{"credentials missing", []string{locked.URL}, 1, []string{"endpoint/answers", "it wants credentials"}},
+		{"credentials given", []string{"-H", "Authorization: Bearer t", deviation, locked.URL}, 0, []string{"0 failed"}},
 		{"no URL", nil, 2, nil},
 		{"bad header", []string{"-H", "nocolon", good.URL}, 2, nil},
 		{"bad deviation", []string{"-deviation", "x", good.URL}, 2, nil},
