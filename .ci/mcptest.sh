@@ -23,13 +23,14 @@ CLEANUP_DIRS+=("$WORK")
 go build -o "$WORK/mcpcheck" ./mcp/mcptest/cmd/mcpcheck
 DEVIATION=(-deviation "2025-03-26/batch=mcpdual refuses batches in every revision: one message per POST")
 
-# wait_url URL: waits at most 10 s for URL to answer a POST.
-wait_url() {
+# wait_port PORT: waits at most 10 s for something to listen on the
+# loopback PORT (bash's /dev/tcp, so nothing to install).
+wait_port() {
   for _ in $(seq 1 50); do
-    curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -d '{}' "$1" && return 0
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
     sleep 0.2
   done
-  echo "$1: not answering within 10 s" >&2
+  echo "127.0.0.1:$1: nothing listening within 10 s" >&2
   return 1
 }
 
@@ -52,7 +53,7 @@ go build -o "$WORK/hello" ./examples/hello
 port="$(free_port)"
 "$WORK/hello" -addr "127.0.0.1:$port" > "$WORK/hello.out" 2> "$WORK/hello.log" &
 STARTED_PIDS+=("$!")
-wait_url "http://127.0.0.1:$port/mcp"
+wait_port "$port"
 "$WORK/mcpcheck" -strict -q "${DEVIATION[@]}" "http://127.0.0.1:$port/mcp"
 
 echo "== mcpcheck (default level) against the peers"
