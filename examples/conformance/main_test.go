@@ -76,5 +76,10 @@ func TestInventory(t *testing.T) {
 	}
 }
 
-// TestBattery runs the public test kit against the fixture.
-func TestBattery(t *testing.T) { mcptest.Run(t, newApp()) }
+// TestBattery runs the public test kit against the fixture at the level
+// that includes this library's stateless profile, with its one declared
+// departure from the specification (2025-03-26 batches are refused).
+func TestBattery(t *testing.T) {
+	mcptest.Run(t, newApp(), mcptest.Strict(),
+		mcptest.Deviation("2025-03-26/batch", "mcpdual refuses batches in every revision: one message per POST"))
+}

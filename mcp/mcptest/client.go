@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -34,10 +33,14 @@ type Client struct {
 	extra   http.Header
 	answer  func(key string, req InputRequest) (json.RawMessage, bool)
 	timeout time.Duration
+	// observe, when set, sees every response of a multi round-trip call,
+	// the interim ones included (the battery's MRTR check).
+	observe func(*Response)
 
 	mu         sync.Mutex
 	id         int
 	negotiated mcp.Version
+	session    string                     // the Mcp-Session-Id a 2025 initialize issued, if any
 	params     map[string][]headers.Param // tool name -> its Mcp-Param-* headers
 }
 
@@ -92,24 +95,76 @@ func New(h http.Handler, v mcp.Version, opts ...Option) *Client {
 	return newClient("http://localhost/mcp", inProcess(h), v, opts)
 }
 
-// inProcess sends a request to h on a goroutine of its own, so that a
-// handler that never returns costs a leaked goroutine and a failed check,
-// not a hung test.
+// inProcess serves a request with h on a goroutine of its own and
+// returns the response as soon as h commits its headers (its first Write
+// or Flush, or its return, as net/http sends them), with a body that
+// streams what h writes. A handler that never answers costs a leaked
+// goroutine and a failed check, not a hung test; one that holds a stream
+// open stops when the reader closes the body or the request's context
+// ends.
 func inProcess(h http.Handler) func(*http.Request) (*http.Response, error) {
 	return func(r *http.Request) (*http.Response, error) {
-		done := make(chan *http.Response, 1)
+		if r.Body == nil {
+			r.Body = http.NoBody // as a server's request always has
+		}
+		pr, pw := io.Pipe()
+		w := &pipeWriter{hdr: http.Header{}, status: http.StatusOK, pw: pw, ready: make(chan struct{})}
 		go func() {
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
-			done <- rec.Result()
+			defer pw.Close()
+			h.ServeHTTP(w, r)
+			w.commit(nil)
 		}()
 		select {
-		case resp := <-done:
-			return resp, nil
+		case <-w.ready:
+			return &http.Response{StatusCode: w.status, Header: w.snap, Body: pr, Request: r}, nil
 		case <-r.Context().Done():
+			pr.CloseWithError(r.Context().Err())
 			return nil, fmt.Errorf("mcptest: no response: %w", r.Context().Err())
 		}
 	}
+}
+
+// pipeWriter is the ResponseWriter of inProcess.
+type pipeWriter struct {
+	hdr    http.Header
+	status int
+	pw     *io.PipeWriter
+	once   sync.Once
+	ready  chan struct{}
+	snap   http.Header // the headers as committed; read only after ready
+}
+
+func (w *pipeWriter) Header() http.Header { return w.hdr }
+
+// WriteHeader records the status; like net/http, the headers go out with
+// the first byte of the body, or a Flush.
+func (w *pipeWriter) WriteHeader(code int) {
+	if code >= 200 {
+		select {
+		case <-w.ready:
+		default:
+			w.status = code
+		}
+	}
+}
+
+func (w *pipeWriter) Write(b []byte) (int, error) {
+	w.commit(b)
+	return w.pw.Write(b)
+}
+
+func (w *pipeWriter) Flush() { w.commit(nil) }
+
+// commit sends the headers once, sniffing a missing Content-Type from the
+// first bytes as net/http does. It runs on the handler's goroutine.
+func (w *pipeWriter) commit(first []byte) {
+	w.once.Do(func() {
+		if w.hdr.Get("Content-Type") == "" && len(first) > 0 {
+			w.hdr.Set("Content-Type", http.DetectContentType(first))
+		}
+		w.snap = w.hdr.Clone()
+		close(w.ready)
+	})
 }
 
 // Dial returns a Client of revision v for the endpoint at url.
@@ -198,9 +253,14 @@ func (c *Client) Initialize(ctx context.Context) (*Response, error) {
 	_ = json.Unmarshal(res.Result, &r)
 	c.mu.Lock()
 	c.negotiated = r.ProtocolVersion
+	// A server may issue a session (2025-06-18 Transports, Session
+	// management); the client then MUST send it on every later request.
+	c.session = res.Header.Get("Mcp-Session-Id")
 	c.mu.Unlock()
-	if _, err := c.post(ctx, "notifications/initialized", nil, false); err != nil {
-		return nil, err
+	// What the server answers the notification (202, or an error status
+	// with any body) is the battery's to judge, not the handshake's.
+	if _, err := c.post(ctx, "notifications/initialized", nil, false); err != nil && !errors.Is(err, errNotJSON) {
+		return res, err
 	}
 	return res, nil
 }
@@ -256,6 +316,9 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*Response, error
 func (c *Client) rounds(ctx context.Context, method string, params map[string]any) (*Response, error) {
 	for round := 0; ; round++ {
 		res, err := c.Call(ctx, method, params)
+		if c.observe != nil && err == nil {
+			c.observe(res)
+		}
 		if err != nil || res.Error != nil || res.ResultType() != "input_required" || c.answer == nil || round == 7 {
 			return res, err
 		}
@@ -444,6 +507,11 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 		return nil, err
 	}
 	req.Header = h.Clone()
+	c.mu.Lock()
+	if c.session != "" && req.Header.Get("Mcp-Session-Id") == "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	c.mu.Unlock()
 	for k, vs := range c.extra {
 		for _, v := range vs {
 			req.Header.Add(k, v)
@@ -454,13 +522,21 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 		return nil, err
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	var raw []byte
+	if stream && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+		// A stream may stay open after the response it carries: stop at
+		// the response (one request, one response) rather than wait.
+		raw, err = readUntilResponse(resp.Body)
+	} else {
+		raw, err = io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	}
 	if err != nil {
 		return nil, err
 	}
 	res := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	msgs := [][]byte{raw}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	if stream {
 		msgs = events(raw)
 	}
 	for _, m := range msgs {
@@ -474,7 +550,7 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 			Error  *Error          `json:"error"`
 		}
 		if err := json.Unmarshal(m, &env); err != nil {
-			return res, fmt.Errorf("mcptest: the response is not JSON: %q", truncate(m))
+			return res, fmt.Errorf("%w: %q", errNotJSON, truncate(m))
 		}
 		if env.Method != "" && env.ID == nil {
 			res.Notifications = append(res.Notifications, append(json.RawMessage(nil), m...))
@@ -483,6 +559,44 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 		res.ID, res.Result, res.Error = env.ID, env.Result, env.Error
 	}
 	return res, nil
+}
+
+// errNotJSON is what Send returns, with the Response, when the body is
+// not one JSON object (plain text, or a JSON array).
+var errNotJSON = errors.New("mcptest: the response is not a JSON object")
+
+// readUntilResponse reads an event stream up to the end of the first
+// event that is a JSON-RPC response (a result or an error), or to its end.
+func readUntilResponse(body io.Reader) ([]byte, error) {
+	br := bufio.NewReader(io.LimitReader(body, 16<<20))
+	var raw, data []byte
+	for {
+		line, err := br.ReadBytes('\n')
+		raw = append(raw, line...)
+		text := strings.TrimRight(string(line), "\r\n")
+		switch {
+		case text == "" && data != nil:
+			var m struct {
+				Result json.RawMessage `json:"result"`
+				Error  json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(data, &m) == nil && (m.Result != nil || m.Error != nil) {
+				return raw, nil
+			}
+			data = nil
+		case strings.HasPrefix(text, "data:"):
+			if data != nil {
+				data = append(data, '\n')
+			}
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(text, "data:"), " ")...)
+		}
+		if err == io.EOF {
+			return raw, nil
+		}
+		if err != nil {
+			return raw, err
+		}
+	}
 }
 
 // events returns the data of each event of an event stream.
@@ -513,6 +627,7 @@ func events(raw []byte) [][]byte {
 }
 
 func truncate(b []byte) string {
+	b = bytes.TrimSpace(b)
 	if len(b) > 200 {
 		return string(b[:200]) + "…"
 	}

@@ -20,11 +20,26 @@ func server(eras ...mcp.Era) http.Handler {
 	return mcp.NewHandler(srv, eras)
 }
 
+// strict is how mcpdual's own servers run the kit: every level enforced,
+// this library's stateless profile included, and its one departure from
+// the specification declared: 2025-03-26 says a server MUST accept JSON-RPC
+// batches, and mcpdual refuses them in every revision (one message per
+// POST).
+var strict = []mcptest.RunOption{mcptest.Strict(),
+	mcptest.Deviation("2025-03-26/batch", "mcpdual answers every batch 400 with -32600, 2025-03-26 included")}
+
 // TestRun runs the battery against servers of each era mix.
 func TestRun(t *testing.T) {
-	mcptest.Run(t, server(era2026.New(), era2025.New()))
-	t.Run("2026 only", func(t *testing.T) { mcptest.Run(t, server(era2026.New())) })
-	t.Run("2025 only", func(t *testing.T) { mcptest.Run(t, server(era2025.New())) })
+	mcptest.Run(t, server(era2026.New(), era2025.New()), strict...)
+	t.Run("2026 only", func(t *testing.T) { mcptest.Run(t, server(era2026.New()), strict...) })
+	t.Run("2025 only", func(t *testing.T) { mcptest.Run(t, server(era2025.New()), strict...) })
+}
+
+// TestRunURL runs the battery over a loopback listener.
+func TestRunURL(t *testing.T) {
+	ts := httptest.NewServer(server(era2026.New(), era2025.New()))
+	defer ts.Close()
+	mcptest.RunURL(t, ts.URL, strict...)
 }
 
 // TestClient_Dial speaks to a real listener, with the routing headers a

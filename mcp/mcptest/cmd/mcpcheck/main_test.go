@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+func server() http.Handler {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: mcp.Annotations{ReadOnly: true}},
+		"GET /hello", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`"hi"`)) }))
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+}
+
+// brokenIDs echoes every id as 1, a MUST violation.
+func brokenIDs(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(rec.Body.Bytes(), &m) == nil && m["id"] != nil {
+			m["id"] = json.RawMessage(`1`)
+			b, _ := json.Marshal(m)
+			w.Write(b)
+			return
+		}
+		w.Write(rec.Body.Bytes())
+	})
+}
+
+func TestRun(t *testing.T) {
+	good := httptest.NewServer(server())
+	defer good.Close()
+	bad := httptest.NewServer(brokenIDs(server()))
+	defer bad.Close()
+	h := server()
+	locked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer t" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer locked.Close()
+	examples := filepath.Join(t.TempDir(), "ex.json")
+	os.WriteFile(examples, []byte(`{"hello":{}}`), 0o600)
+	deviation := "-deviation=2025-03-26/batch=refused in every revision"
+	cases := []struct {
+		name   string
+		args   []string
+		status int
+		says   []string
+	}{
+		// mcpdual refuses 2025-03-26 batches, a MUST of that revision.
+		{"default level", []string{good.URL}, 1, []string{"STATUS", "pass    MUST", "2025-06-18/ping", "2025-06-18 Utilities, Ping", "FAIL    MUST     2025-03-26/batch", "1 failed"}},
+		{"default level with the deviation", []string{deviation, good.URL}, 0, []string{"0 failed", "1 deviations declared"}},
+		{"strict with it", []string{"-strict", "-q", "-examples", examples, deviation, good.URL}, 0, []string{"deviation  MUST", "refused in every revision", "0 failed", "1 deviations declared"}},
+		{"a MUST failure", []string{"-q", bad.URL}, 1, []string{"FAIL", "JSON-RPC 2.0 §5 Response object", "echoed as 1"}},
+		{"one revision", []string{"-revision", "2026-07-28", "-strict", good.URL}, 0, []string{"revision 2025-06-18 left out by mcptest.Revisions"}},
+		{"credentials missing", []string{locked.URL}, 1, []string{"endpoint/answers", "it wants credentials"}},
+		{"credentials given", []string{"-H", "Authorization: Bearer t", deviation, locked.URL}, 0, []string{"0 failed"}},
+		{"no URL", nil, 2, nil},
+		{"bad header", []string{"-H", "nocolon", good.URL}, 2, nil},
+		{"bad deviation", []string{"-deviation", "x", good.URL}, 2, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if got := run(tc.args, &out, &errOut); got != tc.status {
+				t.Fatalf("exit %d, want %d\n%s%s", got, tc.status, out.String(), errOut.String())
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("output does not say %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
