@@ -44,6 +44,8 @@ func init() {
 	allowed["internal/typeschema"] = []string{}
 	allowed["mcp/typeschema"] = []string{"internal/typeschema"}
 	allowed["mcp"] = append(allowed["mcp"], "internal/typeschema")
+	// mcpcheck (design record 021): the kit's battery as a command.
+	allowed["mcp/mcptest/cmd/mcpcheck"] = []string{"mcp", "mcp/mcptest"}
 }
 
 // examples may use the public packages only.
@@ -51,7 +53,7 @@ var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth"
 
 // integrations are the public packages of the modules of their own, which
 // examples may also use.
-var integrations = []string{"mcp/openapi", "mcp/redisstore", "mcp/otelmcp"}
+var integrations = []string{"mcp/openapi", "mcp/redisstore", "mcp/otelmcp", "mcp/oidc"}
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{
