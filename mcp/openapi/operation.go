@@ -100,11 +100,18 @@ func (o *operation) wrap(err error) *problem {
 
 // tool is everything AddTool needs for one operation.
 type tool struct {
-	op    *operation
-	def   mcp.Tool
-	route string
-	opts  []mcp.ItemOption
-	notes []string
+	op        *operation
+	def       mcp.Tool
+	route     string
+	opts      []mcp.ItemOption
+	notes     []string
+	fixedName bool // Override.Name: never changed by the collision rule
+	handler   http.Handler
+
+	pathArgs []string          // path parameters, in document order
+	keyArgs  []string          // required scalar body properties
+	renames  map[string]string // argument -> body property it stands for
+	form     bool
 }
 
 // param is a parameter with where it was written.
@@ -280,7 +287,7 @@ func (r *registrar) prefix(o *operation) (string, error) {
 // to the scopes RequireScopes demands: the union of the scopes of one
 // requirement. Alternatives needing different scopes cannot be expressed
 // as one list.
-func (r *registrar) scopes(o *operation) ([]string, error) {
+func (r *registrar) scopes(o *operation) (_ []string, note string, _ error) {
 	reqs := o.op.Security
 	at := o.ptr + "/security"
 	if l := o.op.GoLow(); l == nil || l.Security.IsEmpty() {
@@ -300,7 +307,7 @@ func (r *registrar) scopes(o *operation) ([]string, error) {
 		}
 		for _, s := range scopes {
 			if !auth.ValidScope(s) {
-				return nil, o.fail(at+"/"+strconv.Itoa(i), "scope %q cannot be required: RFC 6750 allows printable ASCII without spaces, quotes or backslashes", s)
+				return nil, "", o.fail(at+"/"+strconv.Itoa(i), "scope %q cannot be required: RFC 6750 allows printable ASCII without spaces, quotes or backslashes", s)
 			}
 		}
 		if i == 0 {
@@ -310,12 +317,13 @@ func (r *registrar) scopes(o *operation) ([]string, error) {
 		a, b := slices.Clone(first), slices.Clone(scopes)
 		slices.Sort(a)
 		slices.Sort(b)
-		if !slices.Equal(a, b) {
-			return nil, o.fail(at, "the alternative security requirements need different scopes (%s or %s), which RequireScopes cannot express; choose with Override.Scopes",
-				quoteList(first), quoteList(scopes))
+		if !slices.Equal(a, b) && note == "" {
+			// RequireScopes demands all of one list, and a challenge names
+			// one list: the first alternative is the one required.
+			note = fmt.Sprintf("security: the first of %d alternative requirements is required (scopes: %s); Override.Scopes chooses others", len(reqs), quoteList(first))
 		}
 	}
-	return first, nil
+	return first, note, nil
 }
 
 func quoteList(s []string) string {
@@ -349,17 +357,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	}
 	t.route = route
 
-	name := o.id
-	if ov.Name != "" {
-		name = ov.Name
+	if t.def.Name, t.fixedName, err = r.baseName(o, ov); err != nil {
+		return nil, err
 	}
-	switch {
-	case name == "":
-		return nil, o.fail(o.ptr, "the operation has no operationId to name its tool; add one, or set Override.Name")
-	case !toolName.MatchString(name):
-		return nil, o.fail(o.ptr+"/operationId", "%q is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .); set Override.Name", name)
-	}
-	t.def.Name = name
 	t.def.Title = first(ov.Title, o.op.Summary)
 	// A 2025-03-26 client shows no title: the summary then describes.
 	t.def.Description = first(ov.Description, o.op.Description, o.op.Summary)
@@ -409,8 +409,11 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			if err != nil {
 				return nil, o.wrap(err)
 			}
-			if typ, _ := str(s.vals["type"]); typ != "string" && typ != "integer" {
-				return nil, o.fail(at+"/schema", "path parameter %q must be of type string or integer, which is what fills a route wildcard", p.Name)
+			if _, typed := s.vals["type"]; !typed {
+				scalarUnion(s)
+			}
+			if !scalarSchema(s) {
+				return nil, o.fail(at+"/schema", "path parameter %q must be of type string, integer, number or boolean, which is what fills a route wildcard", p.Name)
 			}
 			describe(s, p, at, &err)
 			if err != nil {
@@ -421,6 +424,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			}
 			required = append(required, encodeString(p.Name))
 			inPath[p.Name] = true
+			t.pathArgs = append(t.pathArgs, p.Name)
 		case "query":
 			s, err := r.queryParam(o, in, p, at)
 			if err != nil {
@@ -496,15 +500,51 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		switch {
 		case obj != nil:
 			bprops, _ := obj.vals["properties"].(*object)
-			if bprops != nil {
-				for _, k := range bprops.keys {
-					if err := addProp(k, bprops.vals[k], mat+"/schema/properties/"+pointerEscape(k), "body property"); err != nil {
-						return nil, err
+			var reqNames []string
+			if req, ok := obj.vals["required"].([]any); ok {
+				for _, v := range req {
+					if s, ok := str(v); ok {
+						reqNames = append(reqNames, s)
 					}
 				}
 			}
-			if req, ok := obj.vals["required"].([]any); ok {
-				required = append(required, req...)
+			if bprops != nil {
+				for _, k := range bprops.keys {
+					v := bprops.vals[k]
+					arg := k
+					if _, taken := props.get(k); taken {
+						if isFalse(v) {
+							continue // a readOnly property: the parameter's name is the argument
+						}
+						// A body property named like a parameter: the
+						// parameter keeps the name, the property becomes
+						// body_<name> and goes back to its name in the
+						// body the route gets.
+						arg = "body_" + k
+						if t.renames == nil {
+							t.renames = map[string]string{}
+						}
+						t.renames[arg] = k
+						t.notes = append(t.notes, fmt.Sprintf("body property %q is the argument %q: a parameter has its name", k, arg))
+					}
+					if err := addProp(arg, v, mat+"/schema/properties/"+pointerEscape(k), "body property"); err != nil {
+						return nil, err
+					}
+					if slices.Contains(reqNames, k) {
+						if typ, _ := str(objVal(v, "type")); typ == "string" || typ == "integer" || typ == "number" || typ == "boolean" {
+							t.keyArgs = append(t.keyArgs, arg)
+						}
+					}
+				}
+			}
+			for _, k := range reqNames {
+				arg := k
+				for a, prop := range t.renames {
+					if prop == k {
+						arg = a
+					}
+				}
+				required = append(required, encodeString(arg))
 			}
 			if ap, ok := obj.vals["additionalProperties"]; ok {
 				if raw, isRaw := ap.(json.RawMessage); !isRaw || string(raw) != "false" {
@@ -518,6 +558,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 					return nil, err
 				}
 				placement = &mcp.Placement{Query: query, Form: true}
+				t.form = true
 			} else if len(query) > 0 || o.method == http.MethodDelete {
 				placement = &mcp.Placement{Query: query}
 			}
@@ -568,22 +609,31 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	}
 	t.def.InputSchema = marshal(root)
 
-	out, note, err := r.output(o)
-	if err != nil {
-		return nil, err
-	}
-	t.def.OutputSchema = out
-	if note != "" {
-		t.notes = append(t.notes, note)
+	if r.cfg.outputs != OutputOff {
+		out, note, err := r.output(o)
+		if err != nil {
+			return nil, err
+		}
+		t.def.OutputSchema = out
+		if note != "" {
+			t.notes = append(t.notes, note)
+		}
 	}
 
-	if opt, err := r.scopeOption(o, ov); err != nil {
+	if opt, note, err := r.scopeOption(o, ov); err != nil {
 		return nil, err
 	} else if opt != nil {
 		t.opts = append(t.opts, opt)
+		if note != "" {
+			t.notes = append(t.notes, note)
+		}
 	}
 	if placement != nil {
 		t.opts = append(t.opts, mcp.WithPlacement(*placement))
+	}
+	if a := t.def.Annotations; a.Destructive && !a.ReadOnly {
+		// Before the override's options: its own ConfirmWith wins.
+		t.opts = append(t.opts, r.confirmOption(t))
 	}
 	t.opts = append(t.opts, ov.Options...)
 	return t, nil
@@ -822,16 +872,73 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 // becomes the operation's error.
 // scopeOption is the RequireScopes option of an operation: the override's
 // scopes, or the document's security requirements; nil when none.
-func (r *registrar) scopeOption(o *operation, ov Override) (opt mcp.ItemOption, err error) {
+func (r *registrar) scopeOption(o *operation, ov Override) (opt mcp.ItemOption, note string, err error) {
 	scopes := ov.Scopes
 	if scopes == nil {
-		if scopes, err = r.scopes(o); err != nil {
-			return nil, err
+		if scopes, note, err = r.scopes(o); err != nil {
+			return nil, "", err
 		}
 	}
 	if len(scopes) == 0 {
-		return nil, nil
+		return nil, note, nil
 	}
 	err = try(o, func() { opt = mcp.RequireScopes(scopes...) })
-	return opt, err
+	return opt, note, err
+}
+
+func scalarName(t string) bool {
+	return t == "string" || t == "integer" || t == "number" || t == "boolean"
+}
+
+// scalarSchema reports whether a path parameter's schema admits only
+// values that fill a route wildcard: its type is a scalar type, or a list
+// of them.
+func scalarSchema(s *object) bool {
+	if t, ok := str(s.vals["type"]); ok {
+		return scalarName(t)
+	}
+	list, ok := s.vals["type"].([]any)
+	for _, v := range list {
+		if t, _ := str(v); !scalarName(t) {
+			return false
+		}
+	}
+	return ok && len(list) > 0
+}
+
+// scalarUnion gives a schema without a type that is a oneOf or anyOf of
+// scalar types ("an id or a file name": integer or string) the list of
+// those types as its own type, which the route wildcard needs and which
+// changes nothing it accepts.
+func scalarUnion(s *object) {
+	for _, k := range []string{"oneOf", "anyOf"} {
+		alts, ok := s.vals[k].([]any)
+		if !ok || len(alts) == 0 {
+			continue
+		}
+		var types []any
+		for _, a := range alts {
+			t, ok := str(objVal(a, "type"))
+			if !ok || !scalarName(t) {
+				return
+			}
+			types = append(types, encodeString(t))
+		}
+		s.set("type", types)
+		return
+	}
+}
+
+// objVal returns member k of a converted schema, when it is an object.
+func objVal(v any, k string) any {
+	if o, ok := v.(*object); ok {
+		return o.vals[k]
+	}
+	return nil
+}
+
+// isFalse reports whether v is the schema false.
+func isFalse(v any) bool {
+	raw, ok := v.(json.RawMessage)
+	return ok && string(raw) == "false"
 }

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpdual/mcpdual/mcp"
@@ -127,6 +128,10 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 
 	report := &Report{}
 	var tools []*tool
+	// One scratch server checks every tool, each under a name of its own
+	// (the final names come later), so that a schema many tools share is
+	// compiled once.
+	check := newChecker()
 	for _, o := range r.order(ops) {
 		if !r.selected(o) {
 			report.Skipped = append(report.Skipped, o.skipped("not selected"))
@@ -134,7 +139,8 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		}
 		t, err := r.buildTool(o, overrides[o])
 		if err == nil {
-			err = dryRun(o, func(s *mcp.Server) { s.AddTool(t.def, t.route, h, t.opts...) })
+			t.handler = r.handlerFor(t, h)
+			err = check.tool(t)
 		}
 		if err != nil {
 			if !r.cfg.skip {
@@ -164,15 +170,16 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		resources = append(resources, res)
 	}
 	if len(errs) == 0 {
-		// All of them together on one scratch server: two operations that
-		// would take one name (an override, say) fail here, before srv
-		// changes, rather than half-way through registering.
-		scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
-		for _, t := range tools {
-			if err := try(t.op, func() { scratch.AddTool(t.def, t.route, h, t.opts...) }); err != nil {
-				errs = append(errs, err)
-			}
+		// Tools get their final names together: two operations that would
+		// take one name are told apart (see names.go), or fail here when
+		// the host gave both the name, before srv changes.
+		if err := assignNames(tools); err != nil {
+			errs = append(errs, err)
 		}
+		// The resources all together on one scratch server: two that
+		// would take one URI fail here too. (Tools need no second pass:
+		// the names are the only thing AddTool checks across tools.)
+		scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
 		for _, res := range resources {
 			if err := try(res.op, func() { res.add(h)(scratch) }); err != nil {
 				errs = append(errs, err)
@@ -194,7 +201,7 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	// frozen srv: the error names the operation, and the tools before it
 	// stay registered, as with a failing AddTool of the host's own.
 	for _, t := range tools {
-		if err := try(t.op, func() { srv.AddTool(t.def, t.route, h, t.opts...) }); err != nil {
+		if err := try(t.op, func() { srv.AddTool(t.def, t.route, t.handler, t.opts...) }); err != nil {
 			return nil, err
 		}
 		report.Tools = append(report.Tools, Registered{Operation: t.op.key(), OperationID: t.op.id, Name: t.def.Name, Notes: t.notes})
@@ -252,6 +259,15 @@ func (r *registrar) selected(o *operation) bool {
 	return false
 }
 
+// handlerFor is what serves t: h itself, or h behind a toolRoute when
+// the tool renames body properties or checks answers.
+func (r *registrar) handlerFor(t *tool, h http.Handler) http.Handler {
+	if len(t.renames) == 0 && t.def.OutputSchema == nil {
+		return h
+	}
+	return &toolRoute{h: h, tool: t.def.Name, op: t.op.key(), renames: t.renames, form: t.form, mode: r.cfg.outputs, output: t.def.OutputSchema}
+}
+
 // try runs a registration, turning AddTool's panic into an error.
 func try(o *operation, f func()) (err error) {
 	defer func() {
@@ -261,6 +277,30 @@ func try(o *operation, f func()) (err error) {
 	}()
 	f()
 	return nil
+}
+
+// checker registers tools on a scratch server, so that whatever AddTool
+// would refuse is found before srv changes. When the core's registration
+// returns errors instead of panicking, this becomes a direct call on srv
+// (after the names are assigned) and the second pass below goes away.
+type checker struct {
+	s     *mcp.Server
+	n     int
+	names map[string]bool
+}
+
+func newChecker() *checker {
+	return &checker{s: mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"}), names: map[string]bool{}}
+}
+
+func (c *checker) tool(t *tool) error {
+	def := t.def
+	for c.names[def.Name] {
+		c.n++
+		def.Name = "openapi-check-" + strconv.Itoa(c.n)
+	}
+	c.names[def.Name] = true
+	return try(t.op, func() { c.s.AddTool(def, t.route, t.handler, t.opts...) })
 }
 
 // dryRun registers on a scratch server, so that whatever AddTool would
@@ -347,7 +387,7 @@ func (r *registrar) buildResource(o *operation, rs resourceSpec, ov Override) (*
 		}
 		res.template = &tc
 	}
-	if opt, err := r.scopeOption(o, ov); err != nil {
+	if opt, _, err := r.scopeOption(o, ov); err != nil {
 		return nil, err
 	} else if opt != nil {
 		res.opts = append([]mcp.ItemOption{opt}, res.opts...)

@@ -195,6 +195,12 @@ func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
 						dropped = map[string]bool{}
 					}
 					dropped[name] = true
+					if c.dir == request {
+						// A readOnly property a caller sends anyway is
+						// refused by the input schema, before the route:
+						// an open object would otherwise pass it on.
+						m.set(name, json.RawMessage("false"))
+					}
 					continue
 				}
 				s, err := c.schema(child, at+"/"+pointerEscape(name), depth+1)
