@@ -74,9 +74,9 @@ func ExampleRegister() {
 	// {"content":[{"type":"text","text":"{\"greeting\":\"Good day, Ada.\"}"}],"structuredContent":{"greeting":"Good day, Ada."}}
 }
 
-// What cannot be a tool fails registration, naming the operation and the
-// JSON pointer; with SkipUnsupported it is reported instead.
-func ExampleSkipUnsupported() {
+// What cannot be a tool is skipped and reported, with the JSON pointer of
+// the construct; with FailUnsupported it fails registration instead.
+func ExampleFailUnsupported() {
 	spec := `
 openapi: 3.0.3
 info: {title: Files, version: "1"}
@@ -94,10 +94,10 @@ paths:
       responses: {"201": {description: Stored}}
 `
 	srv := mcp.NewServer(mcp.Implementation{Name: "files", Version: "1.0.0"})
-	_, err := openapi.Register(srv, []byte(spec), http.NotFoundHandler())
+	_, err := openapi.Register(srv, []byte(spec), http.NotFoundHandler(), openapi.FailUnsupported())
 	fmt.Println(err)
 
-	report, _ := openapi.Register(srv, []byte(spec), http.NotFoundHandler(), openapi.SkipUnsupported())
+	report, _ := openapi.Register(srv, []byte(spec), http.NotFoundHandler())
 	fmt.Println("registered:", report.Tools[0].Name)
 	fmt.Println("skipped:", report.Skipped[0].OperationID, "-", report.Skipped[0].Reason)
 	// Output:

@@ -95,7 +95,7 @@ func TestGolden(t *testing.T) {
 			openapi.WithResourceTemplate("getProduct", mcp.ResourceTemplate{URITemplate: "shop://products/{sku}"}),
 		}},
 		"catalog-3.1":     {"testdata/catalog-3.1.yaml", nil},
-		"unsupported-3.0": {"testdata/unsupported-3.0.yaml", []openapi.Option{openapi.SkipUnsupported()}},
+		"unsupported-3.0": {"testdata/unsupported-3.0.yaml", nil}, // skipped and listed by default
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -109,13 +109,13 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestUnsupported checks that every unsupported construct fails
-// registration with the operation and the JSON pointer named, all at once,
+// TestUnsupported checks that with FailUnsupported every unsupported
+// construct fails registration with the operation and the JSON pointer named, all at once,
 // and that nothing was registered.
 func TestUnsupported(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(mcp.Implementation{Name: "x", Version: "1"})
-	_, err := openapi.Register(srv, readSpec(t, "testdata/unsupported-3.0.yaml"), http.NotFoundHandler())
+	_, err := openapi.Register(srv, readSpec(t, "testdata/unsupported-3.0.yaml"), http.NotFoundHandler(), openapi.FailUnsupported())
 	if err == nil {
 		t.Fatal("registered")
 	}

@@ -13,11 +13,6 @@ import (
 
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
-	"github.com/pb33f/go-yaml"
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
-	"github.com/pb33f/libopenapi/datamodel/low"
-	lowv3 "github.com/pb33f/libopenapi/datamodel/low/v3"
 )
 
 // operation is one operation of the document, in document order.
@@ -26,8 +21,13 @@ type operation struct {
 	path   string // as the document writes it
 	id     string // operationId
 	ptr    string // JSON pointer: /paths/~1emails~1{id}/get
-	item   *v3.PathItem
-	op     *v3.Operation
+	item   *pathItem
+	op     *opModel
+}
+
+// detached is o without the document: what errors and reports need.
+func (o *operation) detached() *operation {
+	return &operation{method: o.method, path: o.path, id: o.id, ptr: o.ptr}
 }
 
 // key is the operation as reports name it: "METHOD /path".
@@ -46,28 +46,15 @@ func (o *operation) skipped(reason string) Skipped {
 	return Skipped{Operation: o.key(), OperationID: o.id, Reason: reason}
 }
 
-func (d *document) operations() []*operation {
-	var ops []*operation
-	if d.model.Paths == nil || d.model.Paths.PathItems == nil {
-		return nil
-	}
-	for path, item := range d.model.Paths.PathItems.FromOldest() {
-		for method, op := range item.GetOperations().FromOldest() {
-			ops = append(ops, &operation{
-				method: strings.ToUpper(method), path: path, id: op.OperationId,
-				ptr:  "/paths/" + pointerEscape(path) + "/" + strings.ToLower(method),
-				item: item, op: op,
-			})
-		}
-	}
-	return ops
-}
-
 // problem is an invalid or unsupported construct of one operation.
 type problem struct {
 	op  string // the operation's label
 	ptr string // where in the document
 	msg string
+	// host marks a mistake in the host's options (an invalid
+	// Override.Name, a namer's name, an override's scope), which fails
+	// Register rather than skipping the operation.
+	host bool
 }
 
 func (p *problem) Error() string { return "openapi: " + p.op + ": " + p.where() }
@@ -116,42 +103,22 @@ type tool struct {
 
 // param is a parameter with where it was written.
 type param struct {
-	p   *v3.Parameter
+	p   *parameter
 	ptr string
-}
-
-// refPointer returns the pointer a local $ref names, or at.
-func refPointer(r low.IsReferenced, at string) (string, error) {
-	if r == nil || !r.IsReference() {
-		return at, nil
-	}
-	ref := r.GetReference()
-	if !strings.HasPrefix(ref, "#/") {
-		return at, fmt.Errorf("$ref %q points outside the document; only references within it (#/...) are supported", ref)
-	}
-	ptr, err := url.PathUnescape(ref[1:])
-	if err != nil {
-		return at, err
-	}
-	return ptr, nil
 }
 
 // params merges the path item's parameters with the operation's, which
 // replace those of the same name and location.
 func (o *operation) params() ([]param, error) {
 	var out []param
-	add := func(list []*v3.Parameter, lows []low.ValueReference[*lowv3.Parameter], base string) error {
+	add := func(list []*parameter, base string) error {
 		for i, p := range list {
 			at := base + "/parameters/" + strconv.Itoa(i)
-			var r low.IsReferenced
-			if i < len(lows) {
-				r = lows[i]
+			if p.err != nil {
+				return o.fail(at, "%v", p.err)
 			}
-			ptr, err := refPointer(r, at)
-			if err != nil {
-				return o.fail(at, "%v", err)
-			}
-			if p == nil || p.Name == "" || p.In == "" {
+			ptr := first(p.ptr, at)
+			if p.Name == "" || p.In == "" {
 				return o.fail(ptr, "a parameter needs a name and an in")
 			}
 			replaced := false
@@ -167,44 +134,19 @@ func (o *operation) params() ([]param, error) {
 		}
 		return nil
 	}
-	var itemLows, opLows []low.ValueReference[*lowv3.Parameter]
-	if l := o.item.GoLow(); l != nil {
-		itemLows = l.Parameters.Value
-	}
-	if l := o.op.GoLow(); l != nil {
-		opLows = l.Parameters.Value
-	}
 	itemPtr := o.ptr[:strings.LastIndex(o.ptr, "/")]
-	if err := add(o.item.Parameters, itemLows, itemPtr); err != nil {
+	if err := add(o.item.Parameters, itemPtr); err != nil {
 		return nil, err
 	}
-	if err := add(o.op.Parameters, opLows, o.ptr); err != nil {
+	if err := add(o.op.Parameters, o.ptr); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// schemaNode returns the node of a schema as the document writes it.
-func schemaNode(sp *base.SchemaProxy) *yaml.Node {
-	if sp == nil || sp.GoLow() == nil {
-		return nil
-	}
-	// libopenapi hands a referenced schema over resolved; the reference
-	// as written (with any keyword beside it) is what is converted, so
-	// that the $ref is copied into $defs and nothing beside it is lost.
-	if sp.IsReference() {
-		if n := deref(sp.GetReferenceNode()); n != nil && n.Kind == yaml.MappingNode {
-			if _, ok := member(n, "$ref"); ok {
-				return n
-			}
-		}
-		return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "$ref"},
-			{Kind: yaml.ScalarNode, Tag: "!!str", Value: sp.GetReference()},
-		}}
-	}
-	return sp.GoLow().GetValueNode()
-}
+// schemaNode returns the node of a schema as the document writes it (a
+// reference stays one, to be copied into $defs).
+func schemaNode(n *node) *node { return n }
 
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
@@ -264,7 +206,7 @@ func (r *registrar) prefix(o *operation) (string, error) {
 		servers = o.item.Servers
 	}
 	if len(servers) == 0 {
-		servers = r.doc.model.Servers
+		servers = r.doc.servers
 	}
 	if len(servers) == 0 {
 		return "", nil
@@ -290,8 +232,8 @@ func (r *registrar) prefix(o *operation) (string, error) {
 func (r *registrar) scopes(o *operation) (_ []string, note string, _ error) {
 	reqs := o.op.Security
 	at := o.ptr + "/security"
-	if l := o.op.GoLow(); l == nil || l.Security.IsEmpty() {
-		reqs, at = r.doc.model.Security, "/security"
+	if !o.op.hasSecurity {
+		reqs, at = r.doc.security, "/security"
 	}
 	var first []string
 	for i, req := range reqs {
@@ -358,7 +300,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	t.route = route
 
 	if t.def.Name, t.fixedName, err = r.baseName(o, ov); err != nil {
-		return nil, err
+		return nil, hostError(err)
 	}
 	t.def.Title = first(ov.Title, o.op.Summary)
 	// A 2025-03-26 client shows no title: the summary then describes.
@@ -462,13 +404,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	var additional any
 	var placement *mcp.Placement
 	if rb := o.op.RequestBody; rb != nil {
-		at := o.ptr + "/requestBody"
-		var rl low.IsReferenced
-		if l := o.op.GoLow(); l != nil && !l.RequestBody.IsEmpty() {
-			rl = l.RequestBody
-		}
-		if at, err = refPointer(rl, at); err != nil {
-			return nil, o.fail(o.ptr+"/requestBody", "%v", err)
+		at := first(o.op.bodyPtr, o.ptr+"/requestBody")
+		if o.op.bodyErr != nil {
+			return nil, o.fail(o.ptr+"/requestBody", "%v", o.op.bodyErr)
 		}
 		if o.method == http.MethodGet || o.method == http.MethodHead {
 			return nil, o.fail(at, "a %s operation with a request body is not supported: the library sends %s without a body", o.method, o.method)
@@ -650,7 +588,7 @@ func first(s ...string) string {
 
 // describe adds a parameter's description, deprecation and examples to
 // its argument's schema: the parameter's word replaces the schema's.
-func describe(s *object, p *v3.Parameter, at string, errp *error) {
+func describe(s *object, p *parameter, at string, errp *error) {
 	if p.Description != "" {
 		s.set("description", encodeString(p.Description))
 	}
@@ -691,12 +629,12 @@ func describe(s *object, p *v3.Parameter, at string, errp *error) {
 // the document says it is serialized: scalars as they are, arrays as a
 // repeated key (style form, explode true: the default), objects as JSON
 // text (content application/json).
-func (r *registrar) queryParam(o *operation, in *converter, p *v3.Parameter, at string) (*object, error) {
+func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at string) (*object, error) {
 	if p.Content != nil && p.Content.Len() > 0 {
 		if p.Content.Len() != 1 {
 			return nil, o.fail(at+"/content", "query parameter %q: content must have exactly one media type", p.Name)
 		}
-		ct, mt := p.Content.First().Key(), p.Content.First().Value()
+		ct, mt := p.Content.first()
 		node := schemaNode(mt.Schema)
 		if !jsonMedia(ct) || node == nil || in.typeOf(node) != "object" {
 			return nil, o.fail(at+"/content", "query parameter %q: only JSON objects can be sent as content (as JSON text)", p.Name)
@@ -732,7 +670,7 @@ func (r *registrar) queryParam(o *operation, in *converter, p *v3.Parameter, at 
 	return finishParam(o, s, p, at)
 }
 
-func finishParam(o *operation, s any, p *v3.Parameter, at string) (*object, error) {
+func finishParam(o *operation, s any, p *parameter, at string) (*object, error) {
 	so, ok := s.(*object)
 	if !ok {
 		so = newObject()
@@ -749,7 +687,7 @@ func finishParam(o *operation, s any, p *v3.Parameter, at string) (*object, erro
 }
 
 // pickBody chooses the body the tool sends: JSON first, then a form.
-func pickBody(rb *v3.RequestBody) (string, *v3.MediaType) {
+func pickBody(rb *requestBody) (string, *mediaType) {
 	if rb.Content == nil {
 		return "", nil
 	}
@@ -785,17 +723,17 @@ func mergeable(s *object) bool {
 // checkForm refuses form properties the library would not encode as the
 // document says: objects need encoding contentType application/json
 // (sent as JSON text); arrays are repeated fields.
-func checkForm(o *operation, in *converter, mt *v3.MediaType, node *yaml.Node, at string) error {
-	for n := range in.doc.chain(node) {
-		node = n // the end of the chain
+func checkForm(o *operation, in *converter, mt *mediaType, n *node, at string) error {
+	for c := range in.doc.chain(n) {
+		n = c // the end of the chain
 	}
-	props, _ := member(node, "properties")
+	props, _ := member(n, "properties")
 	if props == nil {
 		return nil
 	}
 	for i := 0; i+1 < len(props.Content); i += 2 {
 		name := props.Content[i].Value
-		var enc *v3.Encoding
+		var enc *encoding
 		if mt.Encoding != nil {
 			enc = mt.Encoding.GetOrZero(name)
 		}
@@ -820,14 +758,14 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 	if o.op.Responses == nil || o.op.Responses.Codes == nil {
 		return nil, "", nil
 	}
-	var node *yaml.Node
+	var sn *node
 	var at string
 	var withJSON, without []string
 	for code, resp := range o.op.Responses.Codes.FromOldest() {
 		if !strings.HasPrefix(code, "2") {
 			continue
 		}
-		var mt *v3.MediaType
+		var mt *mediaType
 		var ct string
 		if resp != nil && resp.Content != nil {
 			for k, v := range resp.Content.FromOldest() {
@@ -842,7 +780,7 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 			continue
 		}
 		withJSON = append(withJSON, code)
-		node, at = schemaNode(mt.Schema), o.ptr+"/responses/"+code+"/content/"+pointerEscape(ct)+"/schema"
+		sn, at = schemaNode(mt.Schema), o.ptr+"/responses/"+code+"/content/"+pointerEscape(ct)+"/schema"
 	}
 	switch {
 	case len(withJSON) == 0:
@@ -851,7 +789,7 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 		return nil, fmt.Sprintf("no output schema: the 2xx answers %s do not share one JSON schema", strings.Join(append(withJSON, without...), ", ")), nil
 	}
 	out := r.doc.converter(response)
-	s, err := out.inline(node, at)
+	s, err := out.inline(sn, at)
 	if err != nil {
 		return nil, "", o.wrap(err)
 	}
@@ -883,7 +821,18 @@ func (r *registrar) scopeOption(o *operation, ov Override) (opt mcp.ItemOption, 
 		return nil, note, nil
 	}
 	err = try(o, func() { opt = mcp.RequireScopes(scopes...) })
+	if err != nil && ov.Scopes != nil {
+		err = hostError(err)
+	}
 	return opt, note, err
+}
+
+// hostError marks a problem as the host's (see problem).
+func hostError(err error) error {
+	if p, ok := err.(*problem); ok {
+		p.host = true
+	}
+	return err
 }
 
 func scalarName(t string) bool {

@@ -18,7 +18,7 @@ type config struct {
 	overrides        map[string]Override
 	resources        []resourceSpec
 	prefix           *string
-	skip             bool
+	strict           bool
 	namer            func(Operation) string
 	confirm          func(Operation, map[string]any) string
 	outputs          OutputMode
@@ -138,12 +138,19 @@ func WithPathPrefix(prefix string) Option {
 	return optionFunc(func(c *config) { c.prefix = &p })
 }
 
-// SkipUnsupported registers what can be registered and lists every
-// selected operation that cannot in Report.Skipped, with the reason,
-// instead of failing. Errors in WithOverride and the resource options
-// still fail.
+// SkipUnsupported is what Register does without FailUnsupported: it is
+// kept so that calls written before it was the default read the same.
 func SkipUnsupported() Option {
-	return optionFunc(func(c *config) { c.skip = true })
+	return optionFunc(func(c *config) { c.strict = false })
+}
+
+// FailUnsupported makes Register fail, and register nothing, when a
+// selected operation cannot be a tool, with every problem listed (the
+// operation and the JSON pointer of the construct), instead of skipping
+// it and listing it in Report.Skipped. Use it for a document you own, so
+// that an operation does not silently go missing.
+func FailUnsupported() Option {
+	return optionFunc(func(c *config) { c.strict = true })
 }
 
 // Operation describes an operation of the document to the functions of

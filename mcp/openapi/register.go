@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpdual/mcpdual/mcp"
 )
@@ -127,11 +129,16 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	}
 
 	report := &Report{}
-	var tools []*tool
-	// One scratch server checks every tool, each under a name of its own
-	// (the final names come later), so that a schema many tools share is
-	// compiled once.
-	check := newChecker()
+	// Each selected operation is built into a tool, then checked on
+	// scratch servers (see checker); what fails is skipped with its
+	// reason or, with FailUnsupported, reported.
+	type entry struct {
+		o   *operation
+		t   *tool
+		err error
+	}
+	var entries []entry
+	var built []*tool
 	for _, o := range r.order(ops) {
 		if !r.selected(o) {
 			report.Skipped = append(report.Skipped, o.skipped("not selected"))
@@ -140,21 +147,31 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		t, err := r.buildTool(o, overrides[o])
 		if err == nil {
 			t.handler = r.handlerFor(t, h)
-			err = check.tool(t)
+			built = append(built, t)
+		}
+		entries = append(entries, entry{o, t, err})
+	}
+	checked := checkTools(built)
+	var tools []*tool
+	for _, e := range entries {
+		err := e.err
+		if err == nil {
+			err = checked[e.t]
 		}
 		if err != nil {
-			if !r.cfg.skip {
+			p, _ := errors.AsType[*problem](err)
+			if r.cfg.strict || (p != nil && p.host) {
 				errs = append(errs, err)
 				continue
 			}
 			reason := err.Error()
-			if p, ok := errors.AsType[*problem](err); ok {
+			if p != nil {
 				reason = p.where()
 			}
-			report.Skipped = append(report.Skipped, o.skipped(reason))
+			report.Skipped = append(report.Skipped, e.o.skipped(reason))
 			continue
 		}
-		tools = append(tools, t)
+		tools = append(tools, e.t)
 	}
 	var resources []*resource
 	for _, rs := range r.cfg.resources {
@@ -195,6 +212,18 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		docIndex[o.key()] = i
 	}
 	slices.SortStableFunc(report.Skipped, func(a, b Skipped) int { return docIndex[a.Operation] - docIndex[b.Operation] })
+
+	// What srv keeps is made: the document (its nodes, the operations'
+	// models) and the scratch server become garbage here, before srv
+	// compiles its own copy of every schema, so that registering a large
+	// document does not hold both at once.
+	r.doc, ops, entries, built = nil, nil, nil, nil
+	for _, t := range tools {
+		t.op = t.op.detached()
+	}
+	for _, res := range resources {
+		res.op = res.op.detached()
+	}
 
 	// Everything was checked on a scratch server; what can still fail
 	// here is a name srv already has (registered by the host before), or a
@@ -279,29 +308,65 @@ func try(o *operation, f func()) (err error) {
 	return nil
 }
 
-// checker registers tools on a scratch server, so that whatever AddTool
-// would refuse is found before srv changes. When the core's registration
-// returns errors instead of panicking, this becomes a direct call on srv
-// (after the names are assigned) and the second pass below goes away.
-type checker struct {
-	s     *mcp.Server
-	n     int
-	names map[string]bool
-}
-
-func newChecker() *checker {
-	return &checker{s: mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"}), names: map[string]bool{}}
-}
-
-func (c *checker) tool(t *tool) error {
-	def := t.def
-	for c.names[def.Name] {
-		c.n++
-		def.Name = "openapi-check-" + strconv.Itoa(c.n)
+// checkTools registers tools on scratch servers, so that whatever
+// AddTool would refuse is found before srv changes, and returns the
+// refusals. When the core's registration returns errors instead of
+// panicking, this becomes a direct call on srv (after the names are
+// assigned), and the compile it repeats goes away.
+//
+// Tools are checked in batches of checkBatch, each on a scratch server of
+// its own that is dropped after it (so that checking a large document
+// does not hold a second copy of everything srv will hold, while schemas
+// shared within a batch are still compiled once), on as many goroutines
+// as there are processors (at most 4). An output schema checked once is
+// not checked again: many tools answer with one schema (GitHub's 1,220
+// tools have 314).
+func checkTools(tools []*tool) map[*tool]error {
+	refused := map[*tool]error{}
+	var mu sync.Mutex
+	outputs := map[string]bool{}
+	batches := make(chan []*tool)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 4) {
+		wg.Go(func() {
+			for batch := range batches {
+				scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
+				names := map[string]bool{}
+				for _, t := range batch {
+					def := t.def
+					// Final names come later; the scratch server needs
+					// them unique.
+					for n := 0; names[def.Name]; n++ {
+						def.Name = "openapi-check-" + strconv.Itoa(n)
+					}
+					names[def.Name] = true
+					mu.Lock()
+					seen := outputs[string(def.OutputSchema)]
+					mu.Unlock()
+					if seen {
+						def.OutputSchema = nil
+					}
+					err := try(t.op, func() { scratch.AddTool(def, t.route, t.handler, t.opts...) })
+					mu.Lock()
+					if err != nil {
+						refused[t] = err
+					} else if def.OutputSchema != nil {
+						outputs[string(def.OutputSchema)] = true
+					}
+					mu.Unlock()
+				}
+			}
+		})
 	}
-	c.names[def.Name] = true
-	return try(t.op, func() { c.s.AddTool(def, t.route, t.handler, t.opts...) })
+	for i := 0; i < len(tools); i += checkBatch {
+		batches <- tools[i:min(i+checkBatch, len(tools))]
+	}
+	close(batches)
+	wg.Wait()
+	return refused
 }
+
+const checkBatch = 128
 
 // dryRun registers on a scratch server, so that whatever AddTool would
 // refuse is found before srv changes.
@@ -419,7 +484,8 @@ func (r *registrar) mediaType(o *operation) string {
 	}
 	for code, resp := range o.op.Responses.Codes.FromOldest() {
 		if strings.HasPrefix(code, "2") && resp != nil && resp.Content != nil && resp.Content.Len() > 0 {
-			m, _, err := mime.ParseMediaType(resp.Content.First().Key())
+			ct, _ := resp.Content.first()
+			m, _, err := mime.ParseMediaType(ct)
 			if err == nil {
 				return m
 			}
