@@ -28,6 +28,7 @@ type toolRoute struct {
 	op      string            // "GET /path", for the model's message
 	renames map[string]string // argument -> body property
 	form    bool
+	noBody  bool // the operation has no request body: none is sent
 
 	mode   OutputMode
 	output []byte // the output schema, compiled on first use
@@ -43,6 +44,14 @@ const maxAnswer = 16 << 20
 func (tr *toolRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(tr.renames) > 0 && r.Body != nil {
 		tr.rename(r)
+	}
+	if tr.noBody {
+		// The library sends the arguments left over as a JSON object
+		// ("{}" when there are none) on a POST, PUT or PATCH; an
+		// operation the document gives no body gets none.
+		r.Body, r.ContentLength = http.NoBody, 0
+		r.Header.Del("Content-Type")
+		r.Header.Del("Content-Length")
 	}
 	if tr.output == nil {
 		tr.h.ServeHTTP(w, r)

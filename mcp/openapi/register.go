@@ -291,10 +291,11 @@ func (r *registrar) selected(o *operation) bool {
 // handlerFor is what serves t: h itself, or h behind a toolRoute when
 // the tool renames body properties or checks answers.
 func (r *registrar) handlerFor(t *tool, h http.Handler) http.Handler {
-	if len(t.renames) == 0 && t.def.OutputSchema == nil {
+	noBody := t.op.op.RequestBody == nil && (t.op.method == http.MethodPost || t.op.method == http.MethodPut || t.op.method == http.MethodPatch)
+	if len(t.renames) == 0 && t.def.OutputSchema == nil && !noBody {
 		return h
 	}
-	return &toolRoute{h: h, tool: t.def.Name, op: t.op.key(), renames: t.renames, form: t.form, mode: r.cfg.outputs, output: t.def.OutputSchema}
+	return &toolRoute{h: h, tool: t.def.Name, op: t.op.key(), renames: t.renames, form: t.form, noBody: noBody, mode: r.cfg.outputs, output: t.def.OutputSchema}
 }
 
 // try runs a registration, turning AddTool's panic into an error.

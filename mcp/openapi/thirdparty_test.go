@@ -50,12 +50,12 @@ func TestNames(t *testing.T) {
 		got = append(got, r.Name)
 		notes[r.Name] = r.Notes
 	}
-	want := []string{"repos_get", "repos_delete", "issues_create", "issues_add-label", "get_items_n_flag",
+	want := []string{"repos_get", "repos_delete", "issues_create", "issues_add-label", "activity_star", "get_items_n_flag",
 		"actions_delete-workflow", "a_b", "a_b_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("names (-want +got):\n%s", diff)
 	}
-	if n := notes[want[7]]; len(n) != 1 || n[0] != `named "`+want[7]+`": "a_b" is the name of GET /a/one (a/b)` {
+	if n := notes[want[8]]; len(n) != 1 || n[0] != `named "`+want[8]+`": "a_b" is the name of GET /a/one (a/b)` {
 		t.Errorf("collision note: %q", n)
 	}
 	if n := notes["repos_get"]; len(n) != 1 || !strings.Contains(n[0], "the first of 2 alternative requirements is required (scopes: repo)") {
@@ -92,7 +92,7 @@ func TestNames(t *testing.T) {
 	for _, r := range report.Tools {
 		got = append(got, r.Name)
 	}
-	want = []string{"getRepo", "removeRepository", "issues_create", "issues_add-label", "get_items_n_flag",
+	want = []string{"getRepo", "removeRepository", "issues_create", "issues_add-label", "activity_star", "get_items_n_flag",
 		"actions_delete-workflow", "a_b", "getRepo_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("names with WithNamer (-want +got):\n%s", diff)
@@ -168,6 +168,9 @@ func TestThirdPartyCalls(t *testing.T) {
 			map[string]string{"method": "GET", "path": "/items/-2e3/false", "query": "", "type": "", "body": ""}},
 		{"issues_create", `{"owner":"octo","repo":"hello","title":"Bug","body_owner":"alice"}`,
 			map[string]string{"method": "POST", "path": "/repos/octo/hello/issues", "query": "", "type": "application/json", "body": `{"title":"Bug","owner":"alice"}`}},
+		// No request body in the document: none is sent (not "{}").
+		{"activity_star", `{"owner":"octo","repo":"hello"}`,
+			map[string]string{"method": "PUT", "path": "/repos/octo/hello/star", "query": "", "type": "", "body": ""}},
 		{"issues_add-label", `{"owner":"octo","repo":"hello","body_repo":"other","color":"red"}`,
 			map[string]string{"method": "POST", "path": "/repos/octo/hello/labels", "query": "", "type": "application/x-www-form-urlencoded", "body": "color=red&repo=other"}},
 	}
