@@ -345,7 +345,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			}
 			node := schemaNode(p.Schema)
 			if node == nil {
-				return nil, o.fail(at, "path parameter %q needs a schema of type string or integer", p.Name)
+				return nil, o.fail(at, "path parameter %q needs a schema of type string, integer, number or boolean", p.Name)
 			}
 			s, err := in.inline(node, at+"/schema")
 			if err != nil {

@@ -22,7 +22,7 @@ type Report struct {
 	// through WithResource and WithResourceTemplate.
 	Resources []Registered
 	// Skipped lists, in document order, the operations that have no tool:
-	// those no selection chose, and (with SkipUnsupported) those that
+	// those no selection chose, and (unless FailUnsupported) those that
 	// cannot be tools, with the reason.
 	Skipped []Skipped
 }
@@ -57,25 +57,25 @@ type registrar struct {
 // host's whole API mux; the routes are "METHOD prefix+path" (see
 // WithPathPrefix).
 //
-// Each tool is named by the operationId, titled by the summary and
-// described by the description. Its input schema holds the path and query
-// parameters and the properties of a JSON or form object body (any other
-// JSON body is one argument, "body"); its output schema is the 2xx JSON
-// response's. Schemas are converted to JSON Schema 2020-12, and what they
-// reference is copied into the schema's $defs. The annotations follow the
-// HTTP method (GET and HEAD read-only and idempotent, PUT and DELETE
+// Each tool is named from the operationId (see Names in the package
+// documentation), titled by the summary and described by the
+// description. Its input schema holds the path and query parameters and
+// the properties of a JSON or form object body (any other JSON body is
+// one argument, "body"); its output schema is the 2xx JSON response's.
+// Schemas are converted to JSON Schema 2020-12, and what they reference
+// is copied into the schema's $defs. The annotations follow the HTTP
+// method (GET and HEAD read-only and idempotent, PUT and DELETE
 // idempotent, DELETE destructive, so confirmed by the user first), the
 // security requirements become mcp.RequireScopes.
 //
-// Register checks every selected operation, on a scratch server, before
-// it registers anything: an invalid or unsupported construct fails with
-// an error naming the operation and the JSON pointer of the construct
-// (every problem is listed, joined), and srv is left as it was. With
-// SkipUnsupported, such operations are skipped and listed in the Report
-// instead. What the scratch server cannot see is srv itself: a tool name
-// srv already has fails at that tool, after the tools before it were
-// registered. Like AddTool, Register must run before srv is passed to
-// mcp.NewHandler.
+// Register checks every selected operation, on scratch servers, before
+// it registers anything: an operation that cannot be a tool is skipped
+// and listed in the Report with the JSON pointer of the construct (with
+// FailUnsupported, Register fails instead, listing every problem, and
+// srv is left as it was). What the scratch servers cannot see is srv
+// itself: a tool name srv already has fails at that tool, after the tools
+// before it were registered. Like AddTool, Register must run before srv
+// is passed to mcp.NewHandler.
 func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Report, error) {
 	if srv == nil || h == nil {
 		return nil, errors.New("openapi: Register needs a server and a handler")
