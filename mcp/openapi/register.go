@@ -151,6 +151,37 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		}
 		entries = append(entries, entry{o, t, err})
 	}
+	docIndex := make(map[string]int, len(ops))
+	for i, o := range ops {
+		docIndex[o.key()] = i
+	}
+	var resources []*resource
+	for _, rs := range r.cfg.resources {
+		o := find("WithResource", rs.operation)
+		res, err := r.buildResource(o, rs, overrides[o])
+		if err == nil {
+			err = dryRun(o, res.add(h))
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		resources = append(resources, res)
+	}
+	// Everything the tools and resources need is built: the document (its
+	// nodes, the operations' models) becomes garbage here, before the
+	// schemas are compiled on scratch servers and then by srv, so that
+	// registering a large document never holds it and them at once.
+	r.doc, ops, overrides = nil, nil, nil
+	for i := range entries {
+		entries[i].o = entries[i].o.detached()
+		if entries[i].t != nil {
+			entries[i].t.op = entries[i].o
+		}
+	}
+	for _, res := range resources {
+		res.op = res.op.detached()
+	}
 	checked := checkTools(built)
 	var tools []*tool
 	for _, e := range entries {
@@ -173,19 +204,6 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		}
 		tools = append(tools, e.t)
 	}
-	var resources []*resource
-	for _, rs := range r.cfg.resources {
-		o := find("WithResource", rs.operation)
-		res, err := r.buildResource(o, rs, overrides[o])
-		if err == nil {
-			err = dryRun(o, res.add(h))
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		resources = append(resources, res)
-	}
 	if len(errs) == 0 {
 		// Tools get their final names together: two operations that would
 		// take one name are told apart (see names.go), or fail here when
@@ -207,23 +225,7 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		return nil, errors.Join(errs...)
 	}
 	// Skipped operations are reported in document order.
-	docIndex := make(map[string]int, len(ops))
-	for i, o := range ops {
-		docIndex[o.key()] = i
-	}
 	slices.SortStableFunc(report.Skipped, func(a, b Skipped) int { return docIndex[a.Operation] - docIndex[b.Operation] })
-
-	// What srv keeps is made: the document (its nodes, the operations'
-	// models) and the scratch server become garbage here, before srv
-	// compiles its own copy of every schema, so that registering a large
-	// document does not hold both at once.
-	r.doc, ops, entries, built = nil, nil, nil, nil
-	for _, t := range tools {
-		t.op = t.op.detached()
-	}
-	for _, res := range resources {
-		res.op = res.op.detached()
-	}
 
 	// Everything was checked on a scratch server; what can still fail
 	// here is a name srv already has (registered by the host before), or a
