@@ -56,16 +56,23 @@ func main() {
 	}
 }
 
-func run(specPath, formPath string, measure bool) error {
+// register reads the document and registers it, as a host does at
+// startup: the document's bytes are the host's to drop once Register has
+// read them, and are not kept here either.
+func register(specPath string, srv *mcp.Server, h http.Handler) (*openapi.Report, time.Duration, error) {
 	spec, err := os.ReadFile(specPath)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
+	start := time.Now()
+	report, err := openapi.Register(srv, spec, h)
+	return report, time.Since(start), err
+}
+
+func run(specPath, formPath string, measure bool) error {
 	rec := &recorder{}
 	srv := mcp.NewServer(mcp.Implementation{Name: "github", Version: "1"})
-	start := time.Now()
-	report, err := openapi.Register(srv, spec, rec)
-	elapsed := time.Since(start)
+	report, elapsed, err := register(specPath, srv, rec)
 	if err != nil {
 		return err
 	}
@@ -85,6 +92,10 @@ func run(specPath, formPath string, measure bool) error {
 		byName[t.Name] = t
 	}
 
+	spec, err := os.ReadFile(specPath)
+	if err != nil {
+		return err
+	}
 	var doc map[string]any
 	if err := json.Unmarshal(spec, &doc); err != nil {
 		return err
