@@ -53,7 +53,7 @@ func (tr *toolRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del("Content-Type")
 		r.Header.Del("Content-Length")
 	}
-	if tr.output == nil {
+	if tr.output == nil || !declared(r) {
 		tr.h.ServeHTTP(w, r)
 		return
 	}
@@ -89,6 +89,14 @@ func (tr *toolRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeResult(w, nil, nil, true, "The answer of "+tr.op+" did not match the output schema of the API's OpenAPI document, so it is not shown. The API may have changed; retrying will not help.")
+}
+
+// declared reports whether the call's revision declares output schemas:
+// a 2025-03-26 client was never told of one, and gets the answer as the
+// library gives it, unchecked, as before.
+func declared(r *http.Request) bool {
+	call := mcp.CallFromContext(r.Context())
+	return call == nil || call.ProtocolVersion().Compare(mcp.Version20250618) >= 0
 }
 
 // check validates an answer, returning its violations (nil when it

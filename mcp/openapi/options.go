@@ -206,7 +206,8 @@ const (
 // WithOutputSchemas sets how tools use the document's output schemas
 // (OutputStrict by default). A mismatch is logged through slog.Default
 // once per tool, with the tool and the schema violations (never the
-// answer's data).
+// answer's data). A 2025-03-26 client, which is told of no output schema,
+// gets answers unchecked, as text.
 func WithOutputSchemas(mode OutputMode) Option {
 	return optionFunc(func(c *config) { c.outputs = mode })
 }

@@ -311,5 +311,14 @@ func TestOutputSchemas(t *testing.T) {
 				}
 			}
 		}
+		// A 2025-03-26 client is told of no output schema: it gets the
+		// answer as text, whatever the mode.
+		mu.Lock()
+		answer = drifted
+		mu.Unlock()
+		res := callResult(t, mcptest.New(h, mcp.Version20250326), "repos_get", `{"owner":"octo","repo":"hello"}`)
+		if res.IsError || len(res.Content) != 1 || res.Content[0].Text != drifted {
+			t.Errorf("mode %d 2025-03-26: %+v", mode, res)
+		}
 	}
 }
