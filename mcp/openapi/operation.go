@@ -560,8 +560,10 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 
 	if opt, note, err := r.scopeOption(o, ov); err != nil {
 		return nil, err
-	} else if opt != nil {
-		t.opts = append(t.opts, opt)
+	} else {
+		if opt != nil {
+			t.opts = append(t.opts, opt)
+		}
 		if note != "" {
 			t.notes = append(t.notes, note)
 		}

@@ -51,9 +51,14 @@ func TestNames(t *testing.T) {
 		notes[r.Name] = r.Notes
 	}
 	want := []string{"repos_get", "repos_delete", "issues_create", "issues_add-label", "activity_star", "get_items_n_flag",
-		"actions_delete-workflow", "a_b", "a_b_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long)}
+		"actions_delete-workflow", "a_b", "a_b_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("names (-want +got):\n%s", diff)
+	}
+	// The first alternative needs no scopes (an API key): none are
+	// required, and the note says which alternative was taken.
+	if n := notes["maybe_public"]; len(n) != 1 || n[0] != "security: the first of 2 alternative requirements is required (scopes: none); Override.Scopes chooses others" {
+		t.Errorf("security note without scopes: %q", n)
 	}
 	if n := notes[want[8]]; len(n) != 1 || n[0] != `named "`+want[8]+`": "a_b" is the name of GET /a/one (a/b)` {
 		t.Errorf("collision note: %q", n)
@@ -93,7 +98,7 @@ func TestNames(t *testing.T) {
 		got = append(got, r.Name)
 	}
 	want = []string{"getRepo", "removeRepository", "issues_create", "issues_add-label", "activity_star", "get_items_n_flag",
-		"actions_delete-workflow", "a_b", "getRepo_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long)}
+		"actions_delete-workflow", "a_b", "getRepo_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("names with WithNamer (-want +got):\n%s", diff)
 	}
