@@ -38,7 +38,7 @@ type toolRoute struct {
 }
 
 // maxAnswer bounds the answer held for the output check; a longer one is
-// passed on unchecked, and the library's own size limit applies to it.
+// refused whole, with a message that says so.
 const maxAnswer = 16 << 20
 
 func (tr *toolRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -68,9 +68,10 @@ func (tr *toolRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, nil, nil, true, "The answer of "+tr.op+" was too large to be checked against the API's OpenAPI document.")
 		return
 	}
-	if status < 200 || status > 299 || mt == mcp.ToolResultMediaType || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-		// Not an answer the document describes (an error, or a result
-		// the host wrote for MCP itself): the library reads it as usual.
+	if status < 200 || status > 299 || status == http.StatusAccepted || mt == mcp.ToolResultMediaType || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		// Not an answer the document describes (an error, a 202 the
+		// library may read as a task, or a result the host wrote for MCP
+		// itself): the library reads it as usual.
 		rec.copyTo(w, status)
 		return
 	}
