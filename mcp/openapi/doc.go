@@ -56,7 +56,11 @@
 // the input schema as before and also declared false there, so a caller
 // that sends it anyway is refused before the route (an open body object
 // would otherwise pass it on). A POST, PUT or PATCH the document gives no
-// request body is sent without one.
+// request body is sent without one. Query parameters and form fields are
+// sent as the document's style says: arrays with explode false joined by
+// "," (form), " " (spaceDelimited) or "|" (pipeDelimited); deepObject
+// objects as name[key]=value, nested as deep as the value, and deepObject
+// arrays as name[0]=value (the bracket form Rails, PHP and Stripe read).
 //
 // Overrides ([WithOverride]) change what the document cannot say, such as
 // a destructive POST or a confirmation message (mcp.ConfirmWith). GET
@@ -82,9 +86,10 @@
 // document says is skipped and listed in Report.Skipped with the JSON
 // pointer of the construct: a required header or cookie parameter (a
 // tool's route gets none from the client), a multipart or other non-JSON,
-// non-form body, a query parameter serialized otherwise than the library
-// sends it (comma-separated or deepObject), a path segment that is not one
-// whole parameter ("{base}...{head}"), a $ref outside the document,
+// non-form body, an object query parameter or form field without a way
+// to send it (style deepObject, or content or encoding application/json),
+// a path segment that is not one whole parameter ("{base}...{head}"), a
+// $ref outside the document,
 // methods other than GET, HEAD, POST, PUT, PATCH and DELETE.
 // [FailUnsupported] makes Register fail instead, with every problem listed;
 // a mistake in the host's own options (an invalid Override.Name or

@@ -29,6 +29,8 @@ type toolRoute struct {
 	renames map[string]string // argument -> body property
 	form    bool
 	noBody  bool // the operation has no request body: none is sent
+	// How query parameters and form fields are re-encoded (see rule).
+	queryRules, formRules map[string]rule
 
 	mode   OutputMode
 	output []byte // the output schema, compiled on first use
@@ -42,8 +44,15 @@ type toolRoute struct {
 const maxAnswer = 16 << 20
 
 func (tr *toolRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if len(tr.renames) > 0 && r.Body != nil {
+	if (len(tr.renames) > 0 || len(tr.formRules) > 0) && r.Body != nil {
 		tr.rename(r)
+	}
+	if len(tr.queryRules) > 0 {
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err == nil {
+			reencode(q, tr.queryRules)
+			r.URL.RawQuery = q.Encode()
+		}
 	}
 	if tr.noBody {
 		// The library sends the arguments left over as a JSON object
@@ -150,7 +159,61 @@ func writeResult(w http.ResponseWriter, text, structured []byte, isError bool, n
 	_, _ = w.Write(b.Bytes())
 }
 
-// rename puts renamed body properties back under their own names.
+// reencode turns the values the library sent (arrays as repeated keys,
+// objects as JSON text) into what each rule says.
+func reencode(q url.Values, rules map[string]rule) {
+	for name, how := range rules {
+		vals, ok := q[name]
+		if !ok {
+			continue
+		}
+		switch how {
+		case deepObject, deepArray:
+			delete(q, name)
+			for i, v := range vals {
+				prefix := name
+				if how == deepArray {
+					prefix += "[" + strconv.Itoa(i) + "]"
+				}
+				var decoded any
+				dec := json.NewDecoder(strings.NewReader(v))
+				dec.UseNumber()
+				if (strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[")) && dec.Decode(&decoded) == nil {
+					brackets(q, prefix, decoded)
+				} else {
+					q.Add(prefix, v)
+				}
+			}
+		default:
+			q[name] = []string{strings.Join(vals, string(how))}
+		}
+	}
+}
+
+// brackets adds v under prefix as deepObject does: prefix[key]=value,
+// prefix[key][0]=value for arrays, nested as deep as v is.
+func brackets(q url.Values, prefix string, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, item := range v {
+			brackets(q, prefix+"["+k+"]", item)
+		}
+	case []any:
+		for i, item := range v {
+			brackets(q, prefix+"["+strconv.Itoa(i)+"]", item)
+		}
+	case string:
+		q.Add(prefix, v)
+	case json.Number:
+		q.Add(prefix, v.String())
+	case bool:
+		q.Add(prefix, strconv.FormatBool(v))
+	}
+	// null: left out, as the library leaves out a null argument.
+}
+
+// rename puts renamed body properties back under their own names, and
+// re-encodes form fields.
 func (tr *toolRoute) rename(r *http.Request) {
 	raw, err := io.ReadAll(r.Body)
 	_ = r.Body.Close()
@@ -166,9 +229,10 @@ func (tr *toolRoute) rename(r *http.Request) {
 					vals[prop] = v
 				}
 			}
+			reencode(vals, tr.formRules)
 			raw = []byte(vals.Encode())
 		}
-	} else {
+	} else if len(tr.renames) > 0 {
 		var obj []jsonMember
 		if obj, err = members(raw); err == nil {
 			var b bytes.Buffer

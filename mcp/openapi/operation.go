@@ -99,6 +99,9 @@ type tool struct {
 	keyArgs  []string          // required scalar body properties
 	renames  map[string]string // argument -> body property it stands for
 	form     bool
+	// Query parameters and form fields the document encodes otherwise
+	// than the library sends them (see rule).
+	queryRules, formRules map[string]rule
 }
 
 // param is a parameter with where it was written.
@@ -368,10 +371,11 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			inPath[p.Name] = true
 			t.pathArgs = append(t.pathArgs, p.Name)
 		case "query":
-			s, err := r.queryParam(o, in, p, at)
+			s, how, err := r.queryParam(o, in, p, at)
 			if err != nil {
 				return nil, err
 			}
+			t.queryRules = setRule(t.queryRules, p.Name, how)
 			if err := addProp(p.Name, s, at, "query parameter"); err != nil {
 				return nil, err
 			}
@@ -492,7 +496,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 				closed = false
 			}
 			if form {
-				if err := checkForm(o, in, mt, node, mat); err != nil {
+				if err := checkForm(t, o, in, mt, node, mat); err != nil {
 					return nil, err
 				}
 				placement = &mcp.Placement{Query: query, Form: true}
@@ -627,49 +631,69 @@ func describe(s *object, p *parameter, at string, errp *error) {
 	}
 }
 
-// queryParam converts a query parameter, if the library sends it the way
-// the document says it is serialized: scalars as they are, arrays as a
-// repeated key (style form, explode true: the default), objects as JSON
-// text (content application/json).
-func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at string) (*object, error) {
+// queryParam converts a query parameter, and says how it is re-encoded
+// from what the library sends (scalars as they are, arrays as a repeated
+// key, objects as JSON text) into what the document says: arrays with
+// explode false joined by the style's delimiter, deepObject parameters
+// as name[key]=value (arrays as name[0]=value), content application/json
+// as JSON text.
+func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at string) (*object, rule, error) {
 	if p.Content != nil && p.Content.Len() > 0 {
 		if p.Content.Len() != 1 {
-			return nil, o.fail(at+"/content", "query parameter %q: content must have exactly one media type", p.Name)
+			return nil, "", o.fail(at+"/content", "query parameter %q: content must have exactly one media type", p.Name)
 		}
 		ct, mt := p.Content.first()
 		node := schemaNode(mt.Schema)
 		if !jsonMedia(ct) || node == nil || in.typeOf(node) != "object" {
-			return nil, o.fail(at+"/content", "query parameter %q: only JSON objects can be sent as content (as JSON text)", p.Name)
+			return nil, "", o.fail(at+"/content", "query parameter %q: only JSON objects can be sent as content (as JSON text)", p.Name)
 		}
 		s, err := in.schema(node, at+"/content/"+pointerEscape(ct)+"/schema", 0)
 		if err != nil {
-			return nil, o.wrap(err)
+			return nil, "", o.wrap(err)
 		}
-		return finishParam(o, s, p, at)
+		so, err := finishParam(o, s, p, at)
+		return so, "", err
 	}
 	node := schemaNode(p.Schema)
 	if node == nil {
-		return nil, o.fail(at, "query parameter %q needs a schema", p.Name)
+		return nil, "", o.fail(at, "query parameter %q needs a schema", p.Name)
 	}
-	if p.Style != "" && p.Style != "form" {
-		return nil, o.fail(at+"/style", "query parameter %q: style %s is not supported; a tool sends arrays as repeated keys (style form, explode true)", p.Name, p.Style)
-	}
-	switch in.typeOf(node) {
-	case "object":
-		return nil, o.fail(at+"/schema", "query parameter %q: an object parameter is sent as JSON text; declare it with content application/json", p.Name)
-	case "array":
-		if p.Explode != nil && !*p.Explode {
-			return nil, o.fail(at+"/explode", "query parameter %q: comma-separated arrays (explode: false) are not supported; a tool sends arrays as repeated keys", p.Name)
+	typ := in.typeOf(node)
+	explode := p.Explode == nil || *p.Explode
+	var how rule
+	switch p.Style {
+	case "", "form":
+		if typ == "array" && !explode {
+			how = ","
 		}
-		if items, ok := member(node, "items"); ok && in.typeOf(items) == "object" {
-			return nil, o.fail(at+"/schema/items", "query parameter %q: arrays of objects cannot be sent in a query", p.Name)
+	case "spaceDelimited", "pipeDelimited":
+		if typ != "array" {
+			return nil, "", o.fail(at+"/style", "query parameter %q: style %s is for arrays", p.Name, p.Style)
+		}
+		if !explode {
+			how = map[string]rule{"spaceDelimited": " ", "pipeDelimited": "|"}[p.Style]
+		}
+	case "deepObject":
+		how = deepRule(typ)
+	default:
+		return nil, "", o.fail(at+"/style", "query parameter %q: style %s is not a query style", p.Name, p.Style)
+	}
+	switch typ {
+	case "object":
+		if how == "" {
+			return nil, "", o.fail(at+"/schema", "query parameter %q: an object parameter is sent as JSON text; declare it with content application/json, or style deepObject", p.Name)
+		}
+	case "array":
+		if items, ok := member(node, "items"); ok && in.typeOf(items) == "object" && how != deepArray {
+			return nil, "", o.fail(at+"/schema/items", "query parameter %q: arrays of objects can be sent in a query only as style deepObject", p.Name)
 		}
 	}
 	s, err := in.schema(node, at+"/schema", 0)
 	if err != nil {
-		return nil, o.wrap(err)
+		return nil, "", o.wrap(err)
 	}
-	return finishParam(o, s, p, at)
+	so, err := finishParam(o, s, p, at)
+	return so, how, err
 }
 
 func finishParam(o *operation, s any, p *parameter, at string) (*object, error) {
@@ -723,9 +747,13 @@ func mergeable(s *object) bool {
 }
 
 // checkForm refuses form properties the library would not encode as the
-// document says: objects need encoding contentType application/json
-// (sent as JSON text); arrays are repeated fields.
-func checkForm(o *operation, in *converter, mt *mediaType, n *node, at string) error {
+// document says, and says how the others are re-encoded from what the
+// library sends (arrays as repeated fields, objects as JSON text): an
+// object needs encoding contentType application/json (sent as JSON text)
+// or style deepObject (name[key]=value); an array with explode false is
+// joined by its style's delimiter, one with style deepObject indexed
+// (name[0]=value, as bracket-style form decoders read it).
+func checkForm(t *tool, o *operation, in *converter, mt *mediaType, n *node, at string) error {
 	for c := range in.doc.chain(n) {
 		n = c // the end of the chain
 	}
@@ -739,18 +767,62 @@ func checkForm(o *operation, in *converter, mt *mediaType, n *node, at string) e
 		if mt.Encoding != nil {
 			enc = mt.Encoding.GetOrZero(name)
 		}
-		switch in.typeOf(props.Content[i+1]) {
-		case "object":
-			if enc == nil || !jsonMedia(enc.ContentType) {
-				return o.fail(at+"/encoding", "form field %q is an object: declare its encoding contentType application/json, which is how a tool sends it (JSON text)", name)
-			}
-		case "array":
-			if enc != nil && ((enc.Explode != nil && !*enc.Explode) || (enc.Style != "" && enc.Style != "form")) {
-				return o.fail(at+"/encoding/"+pointerEscape(name), "form field %q: a tool sends arrays as repeated fields (style form, explode true)", name)
-			}
+		typ := in.typeOf(props.Content[i+1])
+		var style string
+		explode := true
+		if enc != nil {
+			style = enc.Style
+			explode = enc.Explode == nil || *enc.Explode
 		}
+		var how rule
+		switch style {
+		case "", "form":
+			if typ == "array" && !explode {
+				how = ","
+			}
+		case "spaceDelimited", "pipeDelimited":
+			if typ == "array" && !explode {
+				how = map[string]rule{"spaceDelimited": " ", "pipeDelimited": "|"}[style]
+			}
+		case "deepObject":
+			how = deepRule(typ)
+		default:
+			return o.fail(at+"/encoding/"+pointerEscape(name), "form field %q: style %s is not a form style", name, style)
+		}
+		if typ == "object" && how == "" && (enc == nil || !jsonMedia(enc.ContentType)) {
+			return o.fail(at+"/encoding", "form field %q is an object: declare its encoding contentType application/json (sent as JSON text) or style deepObject", name)
+		}
+		t.formRules = setRule(t.formRules, name, how)
 	}
 	return nil
+}
+
+// rule says how an argument the library put in a query or a form is
+// re-encoded: "" as sent, a delimiter ("," " " "|") joining the repeated
+// values of an array, deepObject or deepArray brackets.
+type rule string
+
+const (
+	deepObject rule = "deep"
+	deepArray  rule = "deep[]"
+)
+
+func deepRule(typ string) rule {
+	if typ == "array" {
+		return deepArray
+	}
+	return deepObject
+}
+
+func setRule(m map[string]rule, name string, how rule) map[string]rule {
+	if how == "" {
+		return m
+	}
+	if m == nil {
+		m = map[string]rule{}
+	}
+	m[name] = how
+	return m
 }
 
 // output derives the output schema from the 2xx JSON response: one JSON

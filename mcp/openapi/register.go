@@ -294,10 +294,11 @@ func (r *registrar) selected(o *operation) bool {
 // the tool renames body properties or checks answers.
 func (r *registrar) handlerFor(t *tool, h http.Handler) http.Handler {
 	noBody := t.op.op.RequestBody == nil && (t.op.method == http.MethodPost || t.op.method == http.MethodPut || t.op.method == http.MethodPatch)
-	if len(t.renames) == 0 && t.def.OutputSchema == nil && !noBody {
+	if len(t.renames) == 0 && t.def.OutputSchema == nil && !noBody && len(t.queryRules) == 0 && len(t.formRules) == 0 {
 		return h
 	}
-	return &toolRoute{h: h, tool: t.def.Name, op: t.op.key(), renames: t.renames, form: t.form, noBody: noBody, mode: r.cfg.outputs, output: t.def.OutputSchema}
+	return &toolRoute{h: h, tool: t.def.Name, op: t.op.key(), renames: t.renames, form: t.form, noBody: noBody,
+		queryRules: t.queryRules, formRules: t.formRules, mode: r.cfg.outputs, output: t.def.OutputSchema}
 }
 
 // try runs a registration, turning AddTool's panic into an error.

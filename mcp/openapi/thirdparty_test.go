@@ -51,7 +51,7 @@ func TestNames(t *testing.T) {
 		notes[r.Name] = r.Notes
 	}
 	want := []string{"repos_get", "repos_delete", "issues_create", "issues_add-label", "activity_star", "get_items_n_flag",
-		"actions_delete-workflow", "a_b", "a_b_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public"}
+		"actions_delete-workflow", "a_b", "a_b_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public", "search", "customers_create"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("names (-want +got):\n%s", diff)
 	}
@@ -98,7 +98,7 @@ func TestNames(t *testing.T) {
 		got = append(got, r.Name)
 	}
 	want = []string{"getRepo", "removeRepository", "issues_create", "issues_add-label", "activity_star", "get_items_n_flag",
-		"actions_delete-workflow", "a_b", "getRepo_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public"}
+		"actions_delete-workflow", "a_b", "getRepo_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public", "search", "customers_create"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("names with WithNamer (-want +got):\n%s", diff)
 	}
@@ -176,6 +176,15 @@ func TestThirdPartyCalls(t *testing.T) {
 		// No request body in the document: none is sent (not "{}").
 		{"activity_star", `{"owner":"octo","repo":"hello"}`,
 			map[string]string{"method": "PUT", "path": "/repos/octo/hello/star", "query": "", "type": "", "body": ""}},
+		// Query and form encodings other than the library's own.
+		{"search", `{"ids":[1,2],"tags":["a","b c"],"filter":{"status":"open","range":{"gte":5}},"created":{"gte":10},"expand":["x","y"]}`,
+			map[string]string{"method": "GET", "path": "/search", "type": "", "body": "",
+				"query": "created%5Bgte%5D=10&expand%5B0%5D=x&expand%5B1%5D=y&filter%5Brange%5D%5Bgte%5D=5&filter%5Bstatus%5D=open&ids=1%2C2&tags=a%7Cb+c"}},
+		{"search", `{"created":10,"ids":[3]}`,
+			map[string]string{"method": "GET", "path": "/search", "type": "", "body": "", "query": "created=10&ids=3"}},
+		{"customers_create", `{"name":"n","metadata":{"k":"v w"},"expand":["a"],"items":[{"price":"p","quantity":2}],"codes":["x","y"]}`,
+			map[string]string{"method": "POST", "path": "/customers", "query": "", "type": "application/x-www-form-urlencoded",
+				"body": "codes=x%2Cy&expand%5B0%5D=a&items%5B0%5D%5Bprice%5D=p&items%5B0%5D%5Bquantity%5D=2&metadata%5Bk%5D=v+w&name=n"}},
 		{"issues_add-label", `{"owner":"octo","repo":"hello","body_repo":"other","color":"red"}`,
 			map[string]string{"method": "POST", "path": "/repos/octo/hello/labels", "query": "", "type": "application/x-www-form-urlencoded", "body": "color=red&repo=other"}},
 	}
