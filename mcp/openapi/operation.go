@@ -284,6 +284,13 @@ func jsonMedia(mt string) bool {
 	return err == nil && (m == "application/json" || strings.HasSuffix(m, "+json"))
 }
 
+// anyMedia reports whether media type mt admits JSON without naming it
+// ("*/*", "application/*"), as generated documents often write it.
+func anyMedia(mt string) bool {
+	m, _, err := mime.ParseMediaType(mt)
+	return err == nil && (m == "*/*" || m == "application/*")
+}
+
 func formMedia(mt string) bool {
 	m, _, err := mime.ParseMediaType(mt)
 	return err == nil && m == "application/x-www-form-urlencoded"
@@ -712,7 +719,8 @@ func finishParam(o *operation, s any, p *parameter, at string) (*object, error) 
 	return so, nil
 }
 
-// pickBody chooses the body the tool sends: JSON first, then a form.
+// pickBody chooses the body the tool sends: JSON first, then a form,
+// then JSON under a wildcard media type.
 func pickBody(rb *requestBody) (string, *mediaType) {
 	if rb.Content == nil {
 		return "", nil
@@ -725,6 +733,11 @@ func pickBody(rb *requestBody) (string, *mediaType) {
 	for ct, mt := range rb.Content.FromOldest() {
 		if formMedia(ct) {
 			return ct, mt
+		}
+	}
+	for ct, mt := range rb.Content.FromOldest() {
+		if anyMedia(ct) {
+			return ct, mt // sent as JSON, which it admits
 		}
 	}
 	return "", nil
@@ -843,7 +856,7 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 		var ct string
 		if resp != nil && resp.Content != nil {
 			for k, v := range resp.Content.FromOldest() {
-				if jsonMedia(k) {
+				if jsonMedia(k) || anyMedia(k) {
 					ct, mt = k, v
 					break
 				}

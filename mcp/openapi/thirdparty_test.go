@@ -51,7 +51,7 @@ func TestNames(t *testing.T) {
 		notes[r.Name] = r.Notes
 	}
 	want := []string{"repos_get", "repos_delete", "issues_create", "issues_add-label", "activity_star", "get_items_n_flag",
-		"actions_delete-workflow", "a_b", "a_b_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public", "search", "customers_create"}
+		"actions_delete-workflow", "a_b", "a_b_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public", "search", "customers_create", "notes_create"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("names (-want +got):\n%s", diff)
 	}
@@ -98,7 +98,7 @@ func TestNames(t *testing.T) {
 		got = append(got, r.Name)
 	}
 	want = []string{"getRepo", "removeRepository", "issues_create", "issues_add-label", "activity_star", "get_items_n_flag",
-		"actions_delete-workflow", "a_b", "getRepo_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public", "search", "customers_create"}
+		"actions_delete-workflow", "a_b", "getRepo_" + hash8("GET /a/two"), long[:119] + "_" + hash8(long), "maybe_public", "search", "customers_create", "notes_create"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("names with WithNamer (-want +got):\n%s", diff)
 	}
@@ -185,6 +185,9 @@ func TestThirdPartyCalls(t *testing.T) {
 		{"customers_create", `{"name":"n","metadata":{"k":"v w"},"expand":["a"],"items":[{"price":"p","quantity":2}],"codes":["x","y"]}`,
 			map[string]string{"method": "POST", "path": "/customers", "query": "", "type": "application/x-www-form-urlencoded",
 				"body": "codes=x%2Cy&expand%5B0%5D=a&items%5B0%5D%5Bprice%5D=p&items%5B0%5D%5Bquantity%5D=2&metadata%5Bk%5D=v+w&name=n"}},
+		// A wildcard media type admits JSON.
+		{"notes_create", `{"text":"hi"}`,
+			map[string]string{"method": "POST", "path": "/notes", "query": "", "type": "application/json", "body": `{"text":"hi"}`}},
 		{"issues_add-label", `{"owner":"octo","repo":"hello","body_repo":"other","color":"red"}`,
 			map[string]string{"method": "POST", "path": "/repos/octo/hello/labels", "query": "", "type": "application/x-www-form-urlencoded", "body": "color=red&repo=other"}},
 	}
