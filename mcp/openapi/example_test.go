@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -137,4 +138,46 @@ paths:
 	fmt.Println(report.Tools[0].Operation, "->", report.Tools[0].Name)
 	// Output:
 	// POST /jobs/{id}/purge -> purge_job
+}
+
+// Names come from operationIds a tool name cannot hold, or from the
+// method and path; WithNamer applies a host's own convention instead.
+func ExampleWithNamer() {
+	spec := `
+openapi: 3.0.3
+info: {title: Repos, version: "1"}
+paths:
+  /repos/{owner}/{repo}:
+    get:
+      operationId: repos/get
+      parameters:
+        - {name: owner, in: path, required: true, schema: {type: string}}
+        - {name: repo, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: The repository}}
+  /meta:
+    get:
+      responses: {"200": {description: Meta}}
+`
+	srv := mcp.NewServer(mcp.Implementation{Name: "repos", Version: "1.0.0"})
+	report, _ := openapi.Register(srv, []byte(spec), http.NotFoundHandler())
+	for _, t := range report.Tools {
+		fmt.Println(t.Operation, "->", t.Name)
+	}
+
+	srv = mcp.NewServer(mcp.Implementation{Name: "repos", Version: "1.0.0"})
+	report, _ = openapi.Register(srv, []byte(spec), http.NotFoundHandler(),
+		openapi.WithNamer(func(op openapi.Operation) string {
+			if op.OperationID == "" {
+				return "" // the rule's name
+			}
+			return "github." + strings.ReplaceAll(op.OperationID, "/", ".")
+		}))
+	for _, t := range report.Tools {
+		fmt.Println(t.Operation, "->", t.Name)
+	}
+	// Output:
+	// GET /repos/{owner}/{repo} -> repos_get
+	// GET /meta -> get_meta
+	// GET /repos/{owner}/{repo} -> github.repos.get
+	// GET /meta -> get_meta
 }
