@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -338,4 +339,56 @@ func TestOutputSchemas(t *testing.T) {
 			t.Errorf("mode %d 2025-03-26: %+v", mode, res)
 		}
 	}
+}
+
+// TestMismatchLog checks that a drifted answer is logged once per tool,
+// with the violations and without the answer's data. It changes
+// slog.Default, so it does not run in parallel.
+func TestMismatchLog(t *testing.T) {
+	var buf syncBuffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	defer slog.SetDefault(old)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /repos/{owner}/{repo}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"secret-value"}`))
+	})
+	for _, mode := range []openapi.OutputMode{openapi.OutputStrict, openapi.OutputLenient} {
+		buf.Reset()
+		srv, _ := registerThirdParty(t, mux, openapi.WithOutputSchemas(mode), openapi.WithOperations("repos/get"))
+		c := mcptest.New(mcp.NewHandler(srv, []mcp.Era{era2025.New()}), mcp.Version20250618)
+		for range 3 {
+			callResult(t, c, "repos_get", `{"owner":"octo","repo":"hello"}`)
+		}
+		log := buf.String()
+		if n := strings.Count(log, "does not match the output schema"); n != 1 || !strings.Contains(log, "tool=repos_get") ||
+			!strings.Contains(log, "violations=") || strings.Contains(log, "secret-value") {
+			t.Errorf("mode %d: logged %d times:\n%s", mode, n, log)
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
 }
