@@ -27,7 +27,7 @@ func TestWildcardTypes(t *testing.T) {
 	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
 	f := &fixture{url: url}
 	for args, want := range map[string]string{
-		`{"n":1.5,"b":true,"id":42}`:       "/v/1.5/true/42",
+		`{"n":1.5,"b":true,"id":42}`:      "/v/1.5/true/42",
 		`{"n":-2e3,"b":false,"id":"a b"}`: "/v/-2e3/false/a%20b",
 	} {
 		r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "tools/call", params: `"name":"v","arguments":` + args,
