@@ -18,7 +18,7 @@ func (t *tool) place(call *Call) (inner, string) {
 		return scalarText(v)
 	})
 	if bad != "" {
-		return inner{}, "Invalid argument " + bad + ": it must be a non-empty string or integer naming one item"
+		return inner{}, "Invalid argument " + bad + ": it must be a non-empty string, number or boolean naming one item"
 	}
 	var body []byte
 	var query string

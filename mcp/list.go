@@ -51,16 +51,32 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 	}
 	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil,
 		shape: featuresOf(req.version).shape}
+	// A page also ends before maxPageBytes of definitions (it always
+	// holds one): a client reading a large API's tools gets pages of a
+	// bounded size, however large each schema is.
+	size := 0
+	full := func(item T) bool {
+		n := len(item.shape(res.shape))
+		if size > 0 && size+n > maxPageBytes {
+			return true
+		}
+		size += n
+		return false
+	}
 	if res.filtered {
 		res.picked = make([]int32, 0, min(s.pageSize, len(all)-i))
 		for ; i < len(all) && len(res.picked) < s.pageSize; i++ {
 			k, name, scopes := all[i].access()
 			if req.usable(scopes) && req.visible(k, name) {
+				if full(all[i]) {
+					break
+				}
 				res.picked = append(res.picked, int32(i))
 			}
 		}
 	} else {
-		i = min(len(all), i+s.pageSize)
+		for end := min(len(all), i+s.pageSize); i < end && !full(all[i]); i++ {
+		}
 	}
 	res.to = i
 	if i < len(all) {
@@ -68,6 +84,9 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 	}
 	return res, nil
 }
+
+// maxPageBytes bounds the definitions of one list page.
+const maxPageBytes = 1 << 20
 
 func (s *Server) pageStart(req *request, kind string, n int) (int, error) {
 	raw, ok := req.Param("cursor")

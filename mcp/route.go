@@ -282,7 +282,8 @@ func appendEscaped(b *strings.Builder, s string) {
 	}
 }
 
-// scalarText renders a string or integer argument as text.
+// scalarText renders a string, number or boolean argument as text: a
+// number as written (the input schema validated it).
 func scalarText(raw []byte) (string, bool) {
 	if len(raw) == 0 {
 		return "", false
@@ -290,7 +291,10 @@ func scalarText(raw []byte) (string, bool) {
 	if raw[0] == '"' {
 		return jsonrpc.String(raw)
 	}
-	if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+	if string(raw) == "true" || string(raw) == "false" {
+		return string(raw), true
+	}
+	if _, err := strconv.ParseFloat(string(raw), 64); err == nil {
 		return string(raw), true
 	}
 	return "", false

@@ -102,7 +102,7 @@ func WithPlacement(p Placement) ItemOption {
 // AddTool panics on a duplicate or invalid name, a schema that does not
 // compile or whose root type is not "object", an invalid "x-mcp-header"
 // annotation, an invalid route, or a path wildcard that is not a required
-// string or integer property of the input schema.
+// string, integer, number or boolean property of the input schema.
 func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOption) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -165,9 +165,8 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 			continue
 		}
 		prop, _ := props[seg.text].(map[string]any)
-		typ, _ := prop["type"].(string)
-		if !required[seg.text] || (typ != "string" && typ != "integer") {
-			fail("route wildcard {%s} must be a required string or integer property of inputSchema", seg.text)
+		if !required[seg.text] || !scalarType(prop["type"]) {
+			fail("route wildcard {%s} must be a required string, integer, number or boolean property of inputSchema", seg.text)
 		}
 		entry.pathParams[seg.text] = true
 	}
@@ -210,6 +209,23 @@ func (s *Server) compileSchema(doc json.RawMessage) (*schema.Schema, map[string]
 	}
 	m, _ := v.(map[string]any)
 	return compiled, m, nil
+}
+
+// scalarType reports whether a schema's type (one type, or a list of
+// them) admits only values that fill a route wildcard.
+func scalarType(typ any) bool {
+	list, ok := typ.([]any)
+	if !ok {
+		list = []any{typ}
+	}
+	for _, t := range list {
+		switch t {
+		case "string", "integer", "number", "boolean":
+		default:
+			return false
+		}
+	}
+	return len(list) > 0
 }
 
 // renderTool renders a definition once, at registration, in shape; the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -74,9 +75,9 @@ func ExampleRegister() {
 	// {"content":[{"type":"text","text":"{\"greeting\":\"Good day, Ada.\"}"}],"structuredContent":{"greeting":"Good day, Ada."}}
 }
 
-// What cannot be a tool fails registration, naming the operation and the
-// JSON pointer; with SkipUnsupported it is reported instead.
-func ExampleSkipUnsupported() {
+// What cannot be a tool is skipped and reported, with the JSON pointer of
+// the construct; with FailUnsupported it fails registration instead.
+func ExampleFailUnsupported() {
 	spec := `
 openapi: 3.0.3
 info: {title: Files, version: "1"}
@@ -94,10 +95,10 @@ paths:
       responses: {"201": {description: Stored}}
 `
 	srv := mcp.NewServer(mcp.Implementation{Name: "files", Version: "1.0.0"})
-	_, err := openapi.Register(srv, []byte(spec), http.NotFoundHandler())
+	_, err := openapi.Register(srv, []byte(spec), http.NotFoundHandler(), openapi.FailUnsupported())
 	fmt.Println(err)
 
-	report, _ := openapi.Register(srv, []byte(spec), http.NotFoundHandler(), openapi.SkipUnsupported())
+	report, _ := openapi.Register(srv, []byte(spec), http.NotFoundHandler())
 	fmt.Println("registered:", report.Tools[0].Name)
 	fmt.Println("skipped:", report.Skipped[0].OperationID, "-", report.Skipped[0].Reason)
 	// Output:
@@ -137,4 +138,46 @@ paths:
 	fmt.Println(report.Tools[0].Operation, "->", report.Tools[0].Name)
 	// Output:
 	// POST /jobs/{id}/purge -> purge_job
+}
+
+// Names come from operationIds a tool name cannot hold, or from the
+// method and path; WithNamer applies a host's own convention instead.
+func ExampleWithNamer() {
+	spec := `
+openapi: 3.0.3
+info: {title: Repos, version: "1"}
+paths:
+  /repos/{owner}/{repo}:
+    get:
+      operationId: repos/get
+      parameters:
+        - {name: owner, in: path, required: true, schema: {type: string}}
+        - {name: repo, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: The repository}}
+  /meta:
+    get:
+      responses: {"200": {description: Meta}}
+`
+	srv := mcp.NewServer(mcp.Implementation{Name: "repos", Version: "1.0.0"})
+	report, _ := openapi.Register(srv, []byte(spec), http.NotFoundHandler())
+	for _, t := range report.Tools {
+		fmt.Println(t.Operation, "->", t.Name)
+	}
+
+	srv = mcp.NewServer(mcp.Implementation{Name: "repos", Version: "1.0.0"})
+	report, _ = openapi.Register(srv, []byte(spec), http.NotFoundHandler(),
+		openapi.WithNamer(func(op openapi.Operation) string {
+			if op.OperationID == "" {
+				return "" // the rule's name
+			}
+			return "github." + strings.ReplaceAll(op.OperationID, "/", ".")
+		}))
+	for _, t := range report.Tools {
+		fmt.Println(t.Operation, "->", t.Name)
+	}
+	// Output:
+	// GET /repos/{owner}/{repo} -> repos_get
+	// GET /meta -> get_meta
+	// GET /repos/{owner}/{repo} -> github.repos.get
+	// GET /meta -> get_meta
 }

@@ -110,9 +110,20 @@ func appendJSON(b []byte, v any) []byte {
 
 // pointerEscape escapes one JSON pointer token (RFC 6901).
 func pointerEscape(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return escaper.Replace(s)
 }
 
 func pointerUnescape(s string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+	if !strings.Contains(s, "~") {
+		return s
+	}
+	return unescaper.Replace(s)
 }
+
+var (
+	escaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)

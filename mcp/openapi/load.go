@@ -3,28 +3,20 @@ package openapi
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
-	"log/slog"
 	"math"
 	"net/url"
 	"strconv"
 	"strings"
-
-	"github.com/pb33f/go-yaml"
-	"github.com/pb33f/libopenapi"
-	"github.com/pb33f/libopenapi/datamodel"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
-// document is a loaded OpenAPI 3 document: libopenapi's model for the
-// structure (paths, operations, parameters, bodies, responses, security),
-// and the YAML node tree it parsed, from which schemas are taken as
-// written.
+// document is a loaded OpenAPI 3 document: the node tree it was read
+// into (see node), and what operations share from its top level.
 type document struct {
-	model *v3.Document
-	root  *yaml.Node // the top-level mapping
-	v30   bool       // OpenAPI 3.0: schemas are of the 3.0 dialect
+	root     *node // the top-level mapping
+	v30      bool  // OpenAPI 3.0: schemas are of the 3.0 dialect
+	security []*securityRequirement
+	servers  []*server
 }
 
 // maxDepth bounds how deep a schema may nest (and so how deep the
@@ -32,40 +24,27 @@ type document struct {
 const maxDepth = 64
 
 func load(spec []byte) (*document, error) {
-	cfg := &datamodel.DocumentConfiguration{
-		// libopenapi logs to standard output by default; a library
-		// registering tools must not print.
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		// Nothing is fetched: a $ref outside the document is reported at
-		// the operation that uses it, with its JSON pointer.
-		SkipExternalRefResolution: true,
-	}
-	d, err := libopenapi.NewDocumentWithConfiguration(spec, cfg)
+	root, err := parse(spec)
 	if err != nil {
 		return nil, fmt.Errorf("openapi: the document cannot be parsed: %w", err)
 	}
-	info := d.GetSpecInfo()
-	if info.SpecType != "openapi" || !strings.HasPrefix(info.Version, "3.") {
-		return nil, fmt.Errorf("openapi: the document is not OpenAPI 3.x (found %s %s); convert Swagger 2.0 documents to OpenAPI 3 first", info.SpecType, info.Version)
-	}
-	m, err := d.BuildV3Model()
-	if m == nil {
-		return nil, fmt.Errorf("openapi: the document cannot be read: %w", err)
-	}
-	// Any other error of the build concerns a $ref; every $ref an
-	// operation uses is resolved again, and reported with its pointer,
-	// when that operation is registered.
-	root := info.RootNode
-	if root != nil && root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
-	if root == nil || root.Kind != yaml.MappingNode {
+	if root.Kind != mappingNode {
 		return nil, fmt.Errorf("openapi: the document is not an object")
+	}
+	version := text(root, "openapi")
+	if !strings.HasPrefix(version, "3.") {
+		kind, found := "openapi", version
+		if v := text(root, "swagger"); v != "" {
+			kind, found = "swagger", v
+		}
+		return nil, fmt.Errorf("openapi: the document is not OpenAPI 3.x (found %s %s); convert Swagger 2.0 documents to OpenAPI 3 first", kind, found)
 	}
 	if d, ok := member(root, "jsonSchemaDialect"); ok && d.Value != dialect2020 {
 		return nil, fmt.Errorf("openapi: /jsonSchemaDialect: only the JSON Schema 2020-12 dialect is supported, not %q", d.Value)
 	}
-	return &document{model: &m.Model, root: root, v30: strings.HasPrefix(info.Version, "3.0")}, nil
+	doc := &document{root: root, v30: strings.HasPrefix(version, "3.0"), servers: servers(root)}
+	doc.security, _ = security(root)
+	return doc, nil
 }
 
 // resolve finds the node a local reference ("#/components/schemas/Pet")
@@ -73,8 +52,8 @@ func load(spec []byte) (*document, error) {
 // chain yields n and each schema its root $ref leads to, in turn, at
 // most maxDepth of them; it ends at a schema without $ref or one that
 // does not resolve (the conversion reports those).
-func (d *document) chain(n *yaml.Node) iter.Seq[*yaml.Node] {
-	return func(yield func(*yaml.Node) bool) {
+func (d *document) chain(n *node) iter.Seq[*node] {
+	return func(yield func(*node) bool) {
 		for i := 0; i < maxDepth && n != nil; i++ {
 			if !yield(n) {
 				return
@@ -88,7 +67,7 @@ func (d *document) chain(n *yaml.Node) iter.Seq[*yaml.Node] {
 	}
 }
 
-func (d *document) resolve(ref string) (*yaml.Node, string, error) {
+func (d *document) resolve(ref string) (*node, string, error) {
 	frag, ok := strings.CutPrefix(ref, "#")
 	switch {
 	case !ok:
@@ -106,17 +85,16 @@ func (d *document) resolve(ref string) (*yaml.Node, string, error) {
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = pointerUnescape(tok)
-		n = deref(n)
-		var next *yaml.Node
+		var next *node
 		switch n.Kind {
-		case yaml.MappingNode:
+		case mappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				if n.Content[i].Value == tok {
 					next = n.Content[i+1]
 					break
 				}
 			}
-		case yaml.SequenceNode:
+		case sequenceNode:
 			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(n.Content) {
 				next = n.Content[i]
 			}
@@ -126,26 +104,21 @@ func (d *document) resolve(ref string) (*yaml.Node, string, error) {
 		}
 		n = next
 	}
-	return deref(n), ptr, nil
+	return n, ptr, nil
 }
 
-// deref follows YAML aliases.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxDepth; i++ {
-		n = n.Alias
-	}
-	return n
-}
+// deref returns n: YAML aliases were resolved when the document was read
+// (see parse).
+func deref(n *node) *node { return n }
 
 // member returns the value of key in mapping n.
-func member(n *yaml.Node, key string) (*yaml.Node, bool) {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
+func member(n *node, key string) (*node, bool) {
+	if n == nil || n.Kind != mappingNode {
 		return nil, false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return deref(n.Content[i+1]), true
+			return n.Content[i+1], true
 		}
 	}
 	return nil, false
@@ -153,17 +126,16 @@ func member(n *yaml.Node, key string) (*yaml.Node, bool) {
 
 // value converts a YAML value (an enum entry, a default, an example) to
 // JSON. ptr locates it for errors.
-func value(n *yaml.Node, ptr string, depth int) (any, error) {
-	n = deref(n)
+func value(n *node, ptr string, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("%s: nested deeper than %d levels", ptr, maxDepth)
 	}
 	switch n.Kind {
-	case yaml.MappingNode:
+	case mappingNode:
 		o := newObject()
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := deref(n.Content[i])
-			if k.Kind != yaml.ScalarNode {
+			k := n.Content[i]
+			if k.Kind != scalarNode {
 				return nil, fmt.Errorf("%s: a key is not a string", ptr)
 			}
 			v, err := value(n.Content[i+1], ptr+"/"+pointerEscape(k.Value), depth+1)
@@ -173,7 +145,7 @@ func value(n *yaml.Node, ptr string, depth int) (any, error) {
 			o.set(k.Value, v)
 		}
 		return o, nil
-	case yaml.SequenceNode:
+	case sequenceNode:
 		arr := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
 			v, err := value(c, ptr+"/"+strconv.Itoa(i), depth+1)
@@ -183,13 +155,13 @@ func value(n *yaml.Node, ptr string, depth int) (any, error) {
 			arr = append(arr, v)
 		}
 		return arr, nil
-	case yaml.ScalarNode:
+	case scalarNode:
 		return scalar(n, ptr)
 	}
 	return nil, fmt.Errorf("%s: not a JSON value", ptr)
 }
 
-func scalar(n *yaml.Node, ptr string) (json.RawMessage, error) {
+func scalar(n *node, ptr string) (json.RawMessage, error) {
 	switch n.ShortTag() {
 	case "!!null":
 		return json.RawMessage("null"), nil

@@ -95,7 +95,7 @@ func TestGolden(t *testing.T) {
 			openapi.WithResourceTemplate("getProduct", mcp.ResourceTemplate{URITemplate: "shop://products/{sku}"}),
 		}},
 		"catalog-3.1":     {"testdata/catalog-3.1.yaml", nil},
-		"unsupported-3.0": {"testdata/unsupported-3.0.yaml", []openapi.Option{openapi.SkipUnsupported()}},
+		"unsupported-3.0": {"testdata/unsupported-3.0.yaml", nil}, // skipped and listed by default
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -109,13 +109,13 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestUnsupported checks that every unsupported construct fails
-// registration with the operation and the JSON pointer named, all at once,
+// TestUnsupported checks that with FailUnsupported every unsupported
+// construct fails registration with the operation and the JSON pointer named, all at once,
 // and that nothing was registered.
 func TestUnsupported(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(mcp.Implementation{Name: "x", Version: "1"})
-	_, err := openapi.Register(srv, readSpec(t, "testdata/unsupported-3.0.yaml"), http.NotFoundHandler())
+	_, err := openapi.Register(srv, readSpec(t, "testdata/unsupported-3.0.yaml"), http.NotFoundHandler(), openapi.FailUnsupported())
 	if err == nil {
 		t.Fatal("registered")
 	}
@@ -296,10 +296,10 @@ func TestRegistrationErrors(t *testing.T) {
 		"unknown override":   {newServer(), spec, []openapi.Option{openapi.WithOverride("nope", openapi.Override{})}, `WithOverride names operation "nope"`},
 		"override twice":     {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{}), openapi.WithOverride("get /orders/{orderId}", openapi.Override{})}, `WithOverride names operation GET /orders/{orderId} (getOrder) twice`},
 		"unknown operation":  {newServer(), spec, []openapi.Option{openapi.WithOperations("GET /nope")}, `WithOperations names operation "GET /nope"`},
-		"bad name":           {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Name: "get order"})}, `GET /orders/{orderId} (getOrder): /paths/~1orders~1{orderId}/get/operationId: "get order" is not a valid tool name`},
+		"bad name":           {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Name: "get order"})}, `GET /orders/{orderId} (getOrder): /paths/~1orders~1{orderId}/get: Override.Name "get order" is not a valid tool name`},
 		"bad scope":          {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Scopes: []string{"a b"}})}, `GET /orders/{orderId} (getOrder): mcp: RequireScopes: invalid scope "a b"`},
 		"name taken":         {taken, spec, nil, `GET /orders/{orderId} (getOrder): mcp: tool getOrder registered twice`},
-		"two with one name":  {newServer(), spec, []openapi.Option{openapi.WithOverride("createOrder", openapi.Override{Name: "getOrder"})}, `mcp: tool getOrder registered twice`},
+		"two with one name":  {newServer(), spec, []openapi.Option{openapi.WithOverride("createOrder", openapi.Override{Name: "x"}), openapi.WithOverride("getOrder", openapi.Override{Name: "x"})}, `POST /orders (createOrder) and GET /orders/{orderId} (getOrder) one name, "x"`},
 		"frozen":             {frozen, spec, nil, `after NewHandler`},
 		"resource on POST":   {newServer(), spec, []openapi.Option{openapi.WithResource("createOrder", mcp.Resource{URI: "shop://x"})}, `POST /orders (createOrder): /paths/~1orders/post: only GET operations can be read as resources`},
 		"template variables": {newServer(), spec, []openapi.Option{openapi.WithResourceTemplate("getProduct", mcp.ResourceTemplate{URITemplate: "shop://p/{id}"})}, `template variable {id} is neither a path nor a query parameter`},

@@ -13,11 +13,6 @@ import (
 
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
-	"github.com/pb33f/go-yaml"
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
-	"github.com/pb33f/libopenapi/datamodel/low"
-	lowv3 "github.com/pb33f/libopenapi/datamodel/low/v3"
 )
 
 // operation is one operation of the document, in document order.
@@ -26,8 +21,13 @@ type operation struct {
 	path   string // as the document writes it
 	id     string // operationId
 	ptr    string // JSON pointer: /paths/~1emails~1{id}/get
-	item   *v3.PathItem
-	op     *v3.Operation
+	item   *pathItem
+	op     *opModel
+}
+
+// detached is o without the document: what errors and reports need.
+func (o *operation) detached() *operation {
+	return &operation{method: o.method, path: o.path, id: o.id, ptr: o.ptr}
 }
 
 // key is the operation as reports name it: "METHOD /path".
@@ -46,28 +46,15 @@ func (o *operation) skipped(reason string) Skipped {
 	return Skipped{Operation: o.key(), OperationID: o.id, Reason: reason}
 }
 
-func (d *document) operations() []*operation {
-	var ops []*operation
-	if d.model.Paths == nil || d.model.Paths.PathItems == nil {
-		return nil
-	}
-	for path, item := range d.model.Paths.PathItems.FromOldest() {
-		for method, op := range item.GetOperations().FromOldest() {
-			ops = append(ops, &operation{
-				method: strings.ToUpper(method), path: path, id: op.OperationId,
-				ptr:  "/paths/" + pointerEscape(path) + "/" + strings.ToLower(method),
-				item: item, op: op,
-			})
-		}
-	}
-	return ops
-}
-
 // problem is an invalid or unsupported construct of one operation.
 type problem struct {
 	op  string // the operation's label
 	ptr string // where in the document
 	msg string
+	// host marks a mistake in the host's options (an invalid
+	// Override.Name, a namer's name, an override's scope), which fails
+	// Register rather than skipping the operation.
+	host bool
 }
 
 func (p *problem) Error() string { return "openapi: " + p.op + ": " + p.where() }
@@ -100,51 +87,41 @@ func (o *operation) wrap(err error) *problem {
 
 // tool is everything AddTool needs for one operation.
 type tool struct {
-	op    *operation
-	def   mcp.Tool
-	route string
-	opts  []mcp.ItemOption
-	notes []string
+	op        *operation
+	def       mcp.Tool
+	route     string
+	opts      []mcp.ItemOption
+	notes     []string
+	fixedName bool // Override.Name: never changed by the collision rule
+	handler   http.Handler
+
+	pathArgs []string          // path parameters, in document order
+	keyArgs  []string          // required scalar body properties
+	renames  map[string]string // argument -> body property it stands for
+	form     bool
+	// Query parameters and form fields the document encodes otherwise
+	// than the library sends them (see rule).
+	queryRules, formRules map[string]rule
 }
 
 // param is a parameter with where it was written.
 type param struct {
-	p   *v3.Parameter
+	p   *parameter
 	ptr string
-}
-
-// refPointer returns the pointer a local $ref names, or at.
-func refPointer(r low.IsReferenced, at string) (string, error) {
-	if r == nil || !r.IsReference() {
-		return at, nil
-	}
-	ref := r.GetReference()
-	if !strings.HasPrefix(ref, "#/") {
-		return at, fmt.Errorf("$ref %q points outside the document; only references within it (#/...) are supported", ref)
-	}
-	ptr, err := url.PathUnescape(ref[1:])
-	if err != nil {
-		return at, err
-	}
-	return ptr, nil
 }
 
 // params merges the path item's parameters with the operation's, which
 // replace those of the same name and location.
 func (o *operation) params() ([]param, error) {
 	var out []param
-	add := func(list []*v3.Parameter, lows []low.ValueReference[*lowv3.Parameter], base string) error {
+	add := func(list []*parameter, base string) error {
 		for i, p := range list {
 			at := base + "/parameters/" + strconv.Itoa(i)
-			var r low.IsReferenced
-			if i < len(lows) {
-				r = lows[i]
+			if p.err != nil {
+				return o.fail(at, "%v", p.err)
 			}
-			ptr, err := refPointer(r, at)
-			if err != nil {
-				return o.fail(at, "%v", err)
-			}
-			if p == nil || p.Name == "" || p.In == "" {
+			ptr := first(p.ptr, at)
+			if p.Name == "" || p.In == "" {
 				return o.fail(ptr, "a parameter needs a name and an in")
 			}
 			replaced := false
@@ -160,44 +137,19 @@ func (o *operation) params() ([]param, error) {
 		}
 		return nil
 	}
-	var itemLows, opLows []low.ValueReference[*lowv3.Parameter]
-	if l := o.item.GoLow(); l != nil {
-		itemLows = l.Parameters.Value
-	}
-	if l := o.op.GoLow(); l != nil {
-		opLows = l.Parameters.Value
-	}
 	itemPtr := o.ptr[:strings.LastIndex(o.ptr, "/")]
-	if err := add(o.item.Parameters, itemLows, itemPtr); err != nil {
+	if err := add(o.item.Parameters, itemPtr); err != nil {
 		return nil, err
 	}
-	if err := add(o.op.Parameters, opLows, o.ptr); err != nil {
+	if err := add(o.op.Parameters, o.ptr); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// schemaNode returns the node of a schema as the document writes it.
-func schemaNode(sp *base.SchemaProxy) *yaml.Node {
-	if sp == nil || sp.GoLow() == nil {
-		return nil
-	}
-	// libopenapi hands a referenced schema over resolved; the reference
-	// as written (with any keyword beside it) is what is converted, so
-	// that the $ref is copied into $defs and nothing beside it is lost.
-	if sp.IsReference() {
-		if n := deref(sp.GetReferenceNode()); n != nil && n.Kind == yaml.MappingNode {
-			if _, ok := member(n, "$ref"); ok {
-				return n
-			}
-		}
-		return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "$ref"},
-			{Kind: yaml.ScalarNode, Tag: "!!str", Value: sp.GetReference()},
-		}}
-	}
-	return sp.GoLow().GetValueNode()
-}
+// schemaNode returns the node of a schema as the document writes it (a
+// reference stays one, to be copied into $defs).
+func schemaNode(n *node) *node { return n }
 
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
@@ -257,7 +209,7 @@ func (r *registrar) prefix(o *operation) (string, error) {
 		servers = o.item.Servers
 	}
 	if len(servers) == 0 {
-		servers = r.doc.model.Servers
+		servers = r.doc.servers
 	}
 	if len(servers) == 0 {
 		return "", nil
@@ -280,11 +232,11 @@ func (r *registrar) prefix(o *operation) (string, error) {
 // to the scopes RequireScopes demands: the union of the scopes of one
 // requirement. Alternatives needing different scopes cannot be expressed
 // as one list.
-func (r *registrar) scopes(o *operation) ([]string, error) {
+func (r *registrar) scopes(o *operation) (_ []string, note string, _ error) {
 	reqs := o.op.Security
 	at := o.ptr + "/security"
-	if l := o.op.GoLow(); l == nil || l.Security.IsEmpty() {
-		reqs, at = r.doc.model.Security, "/security"
+	if !o.op.hasSecurity {
+		reqs, at = r.doc.security, "/security"
 	}
 	var first []string
 	for i, req := range reqs {
@@ -300,7 +252,7 @@ func (r *registrar) scopes(o *operation) ([]string, error) {
 		}
 		for _, s := range scopes {
 			if !auth.ValidScope(s) {
-				return nil, o.fail(at+"/"+strconv.Itoa(i), "scope %q cannot be required: RFC 6750 allows printable ASCII without spaces, quotes or backslashes", s)
+				return nil, "", o.fail(at+"/"+strconv.Itoa(i), "scope %q cannot be required: RFC 6750 allows printable ASCII without spaces, quotes or backslashes", s)
 			}
 		}
 		if i == 0 {
@@ -310,12 +262,13 @@ func (r *registrar) scopes(o *operation) ([]string, error) {
 		a, b := slices.Clone(first), slices.Clone(scopes)
 		slices.Sort(a)
 		slices.Sort(b)
-		if !slices.Equal(a, b) {
-			return nil, o.fail(at, "the alternative security requirements need different scopes (%s or %s), which RequireScopes cannot express; choose with Override.Scopes",
-				quoteList(first), quoteList(scopes))
+		if !slices.Equal(a, b) && note == "" {
+			// RequireScopes demands all of one list, and a challenge names
+			// one list: the first alternative is the one required.
+			note = fmt.Sprintf("security: the first of %d alternative requirements is required (scopes: %s); Override.Scopes chooses others", len(reqs), quoteList(first))
 		}
 	}
-	return first, nil
+	return first, note, nil
 }
 
 func quoteList(s []string) string {
@@ -329,6 +282,13 @@ func quoteList(s []string) string {
 func jsonMedia(mt string) bool {
 	m, _, err := mime.ParseMediaType(mt)
 	return err == nil && (m == "application/json" || strings.HasSuffix(m, "+json"))
+}
+
+// anyMedia reports whether media type mt admits JSON without naming it
+// ("*/*", "application/*"), as generated documents often write it.
+func anyMedia(mt string) bool {
+	m, _, err := mime.ParseMediaType(mt)
+	return err == nil && (m == "*/*" || m == "application/*")
 }
 
 func formMedia(mt string) bool {
@@ -349,17 +309,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	}
 	t.route = route
 
-	name := o.id
-	if ov.Name != "" {
-		name = ov.Name
+	if t.def.Name, t.fixedName, err = r.baseName(o, ov); err != nil {
+		return nil, hostError(err)
 	}
-	switch {
-	case name == "":
-		return nil, o.fail(o.ptr, "the operation has no operationId to name its tool; add one, or set Override.Name")
-	case !toolName.MatchString(name):
-		return nil, o.fail(o.ptr+"/operationId", "%q is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .); set Override.Name", name)
-	}
-	t.def.Name = name
 	t.def.Title = first(ov.Title, o.op.Summary)
 	// A 2025-03-26 client shows no title: the summary then describes.
 	t.def.Description = first(ov.Description, o.op.Description, o.op.Summary)
@@ -403,14 +355,17 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			}
 			node := schemaNode(p.Schema)
 			if node == nil {
-				return nil, o.fail(at, "path parameter %q needs a schema of type string or integer", p.Name)
+				return nil, o.fail(at, "path parameter %q needs a schema of type string, integer, number or boolean", p.Name)
 			}
 			s, err := in.inline(node, at+"/schema")
 			if err != nil {
 				return nil, o.wrap(err)
 			}
-			if typ, _ := str(s.vals["type"]); typ != "string" && typ != "integer" {
-				return nil, o.fail(at+"/schema", "path parameter %q must be of type string or integer, which is what fills a route wildcard", p.Name)
+			if _, typed := s.vals["type"]; !typed {
+				scalarUnion(s)
+			}
+			if !scalarSchema(s) {
+				return nil, o.fail(at+"/schema", "path parameter %q must be of type string, integer, number or boolean, which is what fills a route wildcard", p.Name)
 			}
 			describe(s, p, at, &err)
 			if err != nil {
@@ -421,11 +376,13 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			}
 			required = append(required, encodeString(p.Name))
 			inPath[p.Name] = true
+			t.pathArgs = append(t.pathArgs, p.Name)
 		case "query":
-			s, err := r.queryParam(o, in, p, at)
+			s, how, err := r.queryParam(o, in, p, at)
 			if err != nil {
 				return nil, err
 			}
+			t.queryRules = setRule(t.queryRules, p.Name, how)
 			if err := addProp(p.Name, s, at, "query parameter"); err != nil {
 				return nil, err
 			}
@@ -458,13 +415,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	var additional any
 	var placement *mcp.Placement
 	if rb := o.op.RequestBody; rb != nil {
-		at := o.ptr + "/requestBody"
-		var rl low.IsReferenced
-		if l := o.op.GoLow(); l != nil && !l.RequestBody.IsEmpty() {
-			rl = l.RequestBody
-		}
-		if at, err = refPointer(rl, at); err != nil {
-			return nil, o.fail(o.ptr+"/requestBody", "%v", err)
+		at := first(o.op.bodyPtr, o.ptr+"/requestBody")
+		if o.op.bodyErr != nil {
+			return nil, o.fail(o.ptr+"/requestBody", "%v", o.op.bodyErr)
 		}
 		if o.method == http.MethodGet || o.method == http.MethodHead {
 			return nil, o.fail(at, "a %s operation with a request body is not supported: the library sends %s without a body", o.method, o.method)
@@ -496,15 +449,51 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		switch {
 		case obj != nil:
 			bprops, _ := obj.vals["properties"].(*object)
-			if bprops != nil {
-				for _, k := range bprops.keys {
-					if err := addProp(k, bprops.vals[k], mat+"/schema/properties/"+pointerEscape(k), "body property"); err != nil {
-						return nil, err
+			var reqNames []string
+			if req, ok := obj.vals["required"].([]any); ok {
+				for _, v := range req {
+					if s, ok := str(v); ok {
+						reqNames = append(reqNames, s)
 					}
 				}
 			}
-			if req, ok := obj.vals["required"].([]any); ok {
-				required = append(required, req...)
+			if bprops != nil {
+				for _, k := range bprops.keys {
+					v := bprops.vals[k]
+					arg := k
+					if _, taken := props.get(k); taken {
+						if isFalse(v) {
+							continue // a readOnly property: the parameter's name is the argument
+						}
+						// A body property named like a parameter: the
+						// parameter keeps the name, the property becomes
+						// body_<name> and goes back to its name in the
+						// body the route gets.
+						arg = "body_" + k
+						if t.renames == nil {
+							t.renames = map[string]string{}
+						}
+						t.renames[arg] = k
+						t.notes = append(t.notes, fmt.Sprintf("body property %q is the argument %q: a parameter has its name", k, arg))
+					}
+					if err := addProp(arg, v, mat+"/schema/properties/"+pointerEscape(k), "body property"); err != nil {
+						return nil, err
+					}
+					if slices.Contains(reqNames, k) {
+						if typ, _ := str(objVal(v, "type")); typ == "string" || typ == "integer" || typ == "number" || typ == "boolean" {
+							t.keyArgs = append(t.keyArgs, arg)
+						}
+					}
+				}
+			}
+			for _, k := range reqNames {
+				arg := k
+				for a, prop := range t.renames {
+					if prop == k {
+						arg = a
+					}
+				}
+				required = append(required, encodeString(arg))
 			}
 			if ap, ok := obj.vals["additionalProperties"]; ok {
 				if raw, isRaw := ap.(json.RawMessage); !isRaw || string(raw) != "false" {
@@ -514,10 +503,11 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 				closed = false
 			}
 			if form {
-				if err := checkForm(o, in, mt, node, mat); err != nil {
+				if err := checkForm(t, o, in, mt, node, mat); err != nil {
 					return nil, err
 				}
 				placement = &mcp.Placement{Query: query, Form: true}
+				t.form = true
 			} else if len(query) > 0 || o.method == http.MethodDelete {
 				placement = &mcp.Placement{Query: query}
 			}
@@ -568,22 +558,33 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	}
 	t.def.InputSchema = marshal(root)
 
-	out, note, err := r.output(o)
-	if err != nil {
-		return nil, err
-	}
-	t.def.OutputSchema = out
-	if note != "" {
-		t.notes = append(t.notes, note)
+	if r.cfg.outputs != OutputOff {
+		out, note, err := r.output(o)
+		if err != nil {
+			return nil, err
+		}
+		t.def.OutputSchema = out
+		if note != "" {
+			t.notes = append(t.notes, note)
+		}
 	}
 
-	if opt, err := r.scopeOption(o, ov); err != nil {
+	if opt, note, err := r.scopeOption(o, ov); err != nil {
 		return nil, err
-	} else if opt != nil {
-		t.opts = append(t.opts, opt)
+	} else {
+		if opt != nil {
+			t.opts = append(t.opts, opt)
+		}
+		if note != "" {
+			t.notes = append(t.notes, note)
+		}
 	}
 	if placement != nil {
 		t.opts = append(t.opts, mcp.WithPlacement(*placement))
+	}
+	if a := t.def.Annotations; a.Destructive && !a.ReadOnly {
+		// Before the override's options: its own ConfirmWith wins.
+		t.opts = append(t.opts, r.confirmOption(t))
 	}
 	t.opts = append(t.opts, ov.Options...)
 	return t, nil
@@ -600,7 +601,7 @@ func first(s ...string) string {
 
 // describe adds a parameter's description, deprecation and examples to
 // its argument's schema: the parameter's word replaces the schema's.
-func describe(s *object, p *v3.Parameter, at string, errp *error) {
+func describe(s *object, p *parameter, at string, errp *error) {
 	if p.Description != "" {
 		s.set("description", encodeString(p.Description))
 	}
@@ -637,52 +638,72 @@ func describe(s *object, p *v3.Parameter, at string, errp *error) {
 	}
 }
 
-// queryParam converts a query parameter, if the library sends it the way
-// the document says it is serialized: scalars as they are, arrays as a
-// repeated key (style form, explode true: the default), objects as JSON
-// text (content application/json).
-func (r *registrar) queryParam(o *operation, in *converter, p *v3.Parameter, at string) (*object, error) {
+// queryParam converts a query parameter, and says how it is re-encoded
+// from what the library sends (scalars as they are, arrays as a repeated
+// key, objects as JSON text) into what the document says: arrays with
+// explode false joined by the style's delimiter, deepObject parameters
+// as name[key]=value (arrays as name[0]=value), content application/json
+// as JSON text.
+func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at string) (*object, rule, error) {
 	if p.Content != nil && p.Content.Len() > 0 {
 		if p.Content.Len() != 1 {
-			return nil, o.fail(at+"/content", "query parameter %q: content must have exactly one media type", p.Name)
+			return nil, "", o.fail(at+"/content", "query parameter %q: content must have exactly one media type", p.Name)
 		}
-		ct, mt := p.Content.First().Key(), p.Content.First().Value()
+		ct, mt := p.Content.first()
 		node := schemaNode(mt.Schema)
 		if !jsonMedia(ct) || node == nil || in.typeOf(node) != "object" {
-			return nil, o.fail(at+"/content", "query parameter %q: only JSON objects can be sent as content (as JSON text)", p.Name)
+			return nil, "", o.fail(at+"/content", "query parameter %q: only JSON objects can be sent as content (as JSON text)", p.Name)
 		}
 		s, err := in.schema(node, at+"/content/"+pointerEscape(ct)+"/schema", 0)
 		if err != nil {
-			return nil, o.wrap(err)
+			return nil, "", o.wrap(err)
 		}
-		return finishParam(o, s, p, at)
+		so, err := finishParam(o, s, p, at)
+		return so, "", err
 	}
 	node := schemaNode(p.Schema)
 	if node == nil {
-		return nil, o.fail(at, "query parameter %q needs a schema", p.Name)
+		return nil, "", o.fail(at, "query parameter %q needs a schema", p.Name)
 	}
-	if p.Style != "" && p.Style != "form" {
-		return nil, o.fail(at+"/style", "query parameter %q: style %s is not supported; a tool sends arrays as repeated keys (style form, explode true)", p.Name, p.Style)
-	}
-	switch in.typeOf(node) {
-	case "object":
-		return nil, o.fail(at+"/schema", "query parameter %q: an object parameter is sent as JSON text; declare it with content application/json", p.Name)
-	case "array":
-		if p.Explode != nil && !*p.Explode {
-			return nil, o.fail(at+"/explode", "query parameter %q: comma-separated arrays (explode: false) are not supported; a tool sends arrays as repeated keys", p.Name)
+	typ := in.typeOf(node)
+	explode := p.Explode == nil || *p.Explode
+	var how rule
+	switch p.Style {
+	case "", "form":
+		if typ == "array" && !explode {
+			how = ","
 		}
-		if items, ok := member(node, "items"); ok && in.typeOf(items) == "object" {
-			return nil, o.fail(at+"/schema/items", "query parameter %q: arrays of objects cannot be sent in a query", p.Name)
+	case "spaceDelimited", "pipeDelimited":
+		if typ != "array" {
+			return nil, "", o.fail(at+"/style", "query parameter %q: style %s is for arrays", p.Name, p.Style)
+		}
+		if !explode {
+			how = map[string]rule{"spaceDelimited": " ", "pipeDelimited": "|"}[p.Style]
+		}
+	case "deepObject":
+		how = deepRule(typ)
+	default:
+		return nil, "", o.fail(at+"/style", "query parameter %q: style %s is not a query style", p.Name, p.Style)
+	}
+	switch typ {
+	case "object":
+		if how == "" {
+			return nil, "", o.fail(at+"/schema", "query parameter %q: an object parameter is sent as JSON text; declare it with content application/json, or style deepObject", p.Name)
+		}
+	case "array":
+		if items, ok := member(node, "items"); ok && in.typeOf(items) == "object" && how != deepArray {
+			return nil, "", o.fail(at+"/schema/items", "query parameter %q: arrays of objects can be sent in a query only as style deepObject", p.Name)
 		}
 	}
 	s, err := in.schema(node, at+"/schema", 0)
 	if err != nil {
-		return nil, o.wrap(err)
+		return nil, "", o.wrap(err)
 	}
-	return finishParam(o, s, p, at)
+	so, err := finishParam(o, s, p, at)
+	return so, how, err
 }
 
-func finishParam(o *operation, s any, p *v3.Parameter, at string) (*object, error) {
+func finishParam(o *operation, s any, p *parameter, at string) (*object, error) {
 	so, ok := s.(*object)
 	if !ok {
 		so = newObject()
@@ -698,8 +719,9 @@ func finishParam(o *operation, s any, p *v3.Parameter, at string) (*object, erro
 	return so, nil
 }
 
-// pickBody chooses the body the tool sends: JSON first, then a form.
-func pickBody(rb *v3.RequestBody) (string, *v3.MediaType) {
+// pickBody chooses the body the tool sends: JSON first, then a form,
+// then JSON under a wildcard media type.
+func pickBody(rb *requestBody) (string, *mediaType) {
 	if rb.Content == nil {
 		return "", nil
 	}
@@ -711,6 +733,11 @@ func pickBody(rb *v3.RequestBody) (string, *v3.MediaType) {
 	for ct, mt := range rb.Content.FromOldest() {
 		if formMedia(ct) {
 			return ct, mt
+		}
+	}
+	for ct, mt := range rb.Content.FromOldest() {
+		if anyMedia(ct) {
+			return ct, mt // sent as JSON, which it admits
 		}
 	}
 	return "", nil
@@ -733,34 +760,82 @@ func mergeable(s *object) bool {
 }
 
 // checkForm refuses form properties the library would not encode as the
-// document says: objects need encoding contentType application/json
-// (sent as JSON text); arrays are repeated fields.
-func checkForm(o *operation, in *converter, mt *v3.MediaType, node *yaml.Node, at string) error {
-	for n := range in.doc.chain(node) {
-		node = n // the end of the chain
+// document says, and says how the others are re-encoded from what the
+// library sends (arrays as repeated fields, objects as JSON text): an
+// object needs encoding contentType application/json (sent as JSON text)
+// or style deepObject (name[key]=value); an array with explode false is
+// joined by its style's delimiter, one with style deepObject indexed
+// (name[0]=value, as bracket-style form decoders read it).
+func checkForm(t *tool, o *operation, in *converter, mt *mediaType, n *node, at string) error {
+	for c := range in.doc.chain(n) {
+		n = c // the end of the chain
 	}
-	props, _ := member(node, "properties")
+	props, _ := member(n, "properties")
 	if props == nil {
 		return nil
 	}
 	for i := 0; i+1 < len(props.Content); i += 2 {
 		name := props.Content[i].Value
-		var enc *v3.Encoding
+		var enc *encoding
 		if mt.Encoding != nil {
 			enc = mt.Encoding.GetOrZero(name)
 		}
-		switch in.typeOf(props.Content[i+1]) {
-		case "object":
-			if enc == nil || !jsonMedia(enc.ContentType) {
-				return o.fail(at+"/encoding", "form field %q is an object: declare its encoding contentType application/json, which is how a tool sends it (JSON text)", name)
-			}
-		case "array":
-			if enc != nil && ((enc.Explode != nil && !*enc.Explode) || (enc.Style != "" && enc.Style != "form")) {
-				return o.fail(at+"/encoding/"+pointerEscape(name), "form field %q: a tool sends arrays as repeated fields (style form, explode true)", name)
-			}
+		typ := in.typeOf(props.Content[i+1])
+		var style string
+		explode := true
+		if enc != nil {
+			style = enc.Style
+			explode = enc.Explode == nil || *enc.Explode
 		}
+		var how rule
+		switch style {
+		case "", "form":
+			if typ == "array" && !explode {
+				how = ","
+			}
+		case "spaceDelimited", "pipeDelimited":
+			if typ == "array" && !explode {
+				how = map[string]rule{"spaceDelimited": " ", "pipeDelimited": "|"}[style]
+			}
+		case "deepObject":
+			how = deepRule(typ)
+		default:
+			return o.fail(at+"/encoding/"+pointerEscape(name), "form field %q: style %s is not a form style", name, style)
+		}
+		if typ == "object" && how == "" && (enc == nil || !jsonMedia(enc.ContentType)) {
+			return o.fail(at+"/encoding", "form field %q is an object: declare its encoding contentType application/json (sent as JSON text) or style deepObject", name)
+		}
+		t.formRules = setRule(t.formRules, name, how)
 	}
 	return nil
+}
+
+// rule says how an argument the library put in a query or a form is
+// re-encoded: "" as sent, a delimiter ("," " " "|") joining the repeated
+// values of an array, deepObject or deepArray brackets.
+type rule string
+
+const (
+	deepObject rule = "deep"
+	deepArray  rule = "deep[]"
+)
+
+func deepRule(typ string) rule {
+	if typ == "array" {
+		return deepArray
+	}
+	return deepObject
+}
+
+func setRule(m map[string]rule, name string, how rule) map[string]rule {
+	if how == "" {
+		return m
+	}
+	if m == nil {
+		m = map[string]rule{}
+	}
+	m[name] = how
+	return m
 }
 
 // output derives the output schema from the 2xx JSON response: one JSON
@@ -770,18 +845,18 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 	if o.op.Responses == nil || o.op.Responses.Codes == nil {
 		return nil, "", nil
 	}
-	var node *yaml.Node
+	var sn *node
 	var at string
 	var withJSON, without []string
 	for code, resp := range o.op.Responses.Codes.FromOldest() {
 		if !strings.HasPrefix(code, "2") {
 			continue
 		}
-		var mt *v3.MediaType
+		var mt *mediaType
 		var ct string
 		if resp != nil && resp.Content != nil {
 			for k, v := range resp.Content.FromOldest() {
-				if jsonMedia(k) {
+				if jsonMedia(k) || anyMedia(k) {
 					ct, mt = k, v
 					break
 				}
@@ -792,7 +867,7 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 			continue
 		}
 		withJSON = append(withJSON, code)
-		node, at = schemaNode(mt.Schema), o.ptr+"/responses/"+code+"/content/"+pointerEscape(ct)+"/schema"
+		sn, at = schemaNode(mt.Schema), o.ptr+"/responses/"+code+"/content/"+pointerEscape(ct)+"/schema"
 	}
 	switch {
 	case len(withJSON) == 0:
@@ -801,7 +876,7 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 		return nil, fmt.Sprintf("no output schema: the 2xx answers %s do not share one JSON schema", strings.Join(append(withJSON, without...), ", ")), nil
 	}
 	out := r.doc.converter(response)
-	s, err := out.inline(node, at)
+	s, err := out.inline(sn, at)
 	if err != nil {
 		return nil, "", o.wrap(err)
 	}
@@ -822,16 +897,84 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 // becomes the operation's error.
 // scopeOption is the RequireScopes option of an operation: the override's
 // scopes, or the document's security requirements; nil when none.
-func (r *registrar) scopeOption(o *operation, ov Override) (opt mcp.ItemOption, err error) {
+func (r *registrar) scopeOption(o *operation, ov Override) (opt mcp.ItemOption, note string, err error) {
 	scopes := ov.Scopes
 	if scopes == nil {
-		if scopes, err = r.scopes(o); err != nil {
-			return nil, err
+		if scopes, note, err = r.scopes(o); err != nil {
+			return nil, "", err
 		}
 	}
 	if len(scopes) == 0 {
-		return nil, nil
+		return nil, note, nil
 	}
 	err = try(o, func() { opt = mcp.RequireScopes(scopes...) })
-	return opt, err
+	if err != nil && ov.Scopes != nil {
+		err = hostError(err)
+	}
+	return opt, note, err
+}
+
+// hostError marks a problem as the host's (see problem).
+func hostError(err error) error {
+	if p, ok := err.(*problem); ok {
+		p.host = true
+	}
+	return err
+}
+
+func scalarName(t string) bool {
+	return t == "string" || t == "integer" || t == "number" || t == "boolean"
+}
+
+// scalarSchema reports whether a path parameter's schema admits only
+// values that fill a route wildcard: its type is a scalar type, or a list
+// of them.
+func scalarSchema(s *object) bool {
+	if t, ok := str(s.vals["type"]); ok {
+		return scalarName(t)
+	}
+	list, ok := s.vals["type"].([]any)
+	for _, v := range list {
+		if t, _ := str(v); !scalarName(t) {
+			return false
+		}
+	}
+	return ok && len(list) > 0
+}
+
+// scalarUnion gives a schema without a type that is a oneOf or anyOf of
+// scalar types ("an id or a file name": integer or string) the list of
+// those types as its own type, which the route wildcard needs and which
+// changes nothing it accepts.
+func scalarUnion(s *object) {
+	for _, k := range []string{"oneOf", "anyOf"} {
+		alts, ok := s.vals[k].([]any)
+		if !ok || len(alts) == 0 {
+			continue
+		}
+		var types []any
+		for _, a := range alts {
+			t, ok := str(objVal(a, "type"))
+			if !ok || !scalarName(t) {
+				return
+			}
+			types = append(types, encodeString(t))
+		}
+		s.set("type", types)
+		return
+	}
+}
+
+// objVal returns member k of a converted schema, when it is an object.
+func objVal(v any, k string) any {
+	if o, ok := v.(*object); ok {
+		return o.vals[k]
+	}
+	return nil
+}
+
+// isFalse reports whether v is the schema false.
+func isFalse(v any) bool {
+	raw, ok := v.(json.RawMessage)
+	return ok && string(raw) == "false"
 }

@@ -18,7 +18,10 @@ type config struct {
 	overrides        map[string]Override
 	resources        []resourceSpec
 	prefix           *string
-	skip             bool
+	strict           bool
+	namer            func(Operation) string
+	confirm          func(Operation, map[string]any) string
+	outputs          OutputMode
 }
 
 // An operation is named by its operationId or by "METHOD /path" as the
@@ -135,10 +138,76 @@ func WithPathPrefix(prefix string) Option {
 	return optionFunc(func(c *config) { c.prefix = &p })
 }
 
-// SkipUnsupported registers what can be registered and lists every
-// selected operation that cannot in Report.Skipped, with the reason,
-// instead of failing. Errors in WithOverride and the resource options
-// still fail.
+// SkipUnsupported is what Register does without FailUnsupported: it is
+// kept so that calls written before it was the default read the same.
 func SkipUnsupported() Option {
-	return optionFunc(func(c *config) { c.skip = true })
+	return optionFunc(func(c *config) { c.strict = false })
+}
+
+// FailUnsupported makes Register fail, and register nothing, when a
+// selected operation cannot be a tool, with every problem listed (the
+// operation and the JSON pointer of the construct), instead of skipping
+// it and listing it in Report.Skipped. Use it for a document you own, so
+// that an operation does not silently go missing.
+func FailUnsupported() Option {
+	return optionFunc(func(c *config) { c.strict = true })
+}
+
+// Operation describes an operation of the document to the functions of
+// WithNamer and WithConfirm.
+type Operation struct {
+	Method      string // upper case: "DELETE"
+	Path        string // as the document writes it: "/repos/{owner}/{repo}"
+	OperationID string // "" when the document gives none
+	Summary     string
+	Tags        []string
+}
+
+// WithNamer names each tool with name(op) instead of the rule of
+// [Register] (the operationId made valid, or the method and path). A name
+// it returns must be a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .);
+// "" falls back to the rule. Override.Name still wins, and two operations
+// given one name are told apart as the rule does (see Register).
+func WithNamer(name func(op Operation) string) Option {
+	return optionFunc(func(c *config) { c.namer = name })
+}
+
+// WithConfirm writes the confirmation question of every destructive tool
+// the document makes (DELETE operations, and those an Override marks
+// destructive) with message(op, args), where args are the call's
+// arguments. Wrap each value taken from args in mcp.Quote. An Override's
+// mcp.ConfirmWith still wins for its operation. Without WithConfirm, the
+// question names the operation and quotes its identifying arguments: the
+// path parameters, then up to three short string, number or boolean
+// arguments the body requires.
+func WithConfirm(message func(op Operation, args map[string]any) string) Option {
+	return optionFunc(func(c *config) { c.confirm = message })
+}
+
+// OutputMode says what a tool does with the output schema the document
+// gives its 2xx answer.
+type OutputMode int
+
+const (
+	// OutputStrict declares the output schema and checks every answer
+	// against it: an answer that does not match is not shown, and the
+	// model gets a tool error saying the API's answer did not match its
+	// document. The default.
+	OutputStrict OutputMode = iota
+	// OutputLenient declares the output schema and checks every answer:
+	// an answer that does not match is still shown, as text without
+	// structured content, followed by a note saying it does not match
+	// the document.
+	OutputLenient
+	// OutputOff declares no output schema: answers are shown as text.
+	OutputOff
+)
+
+// WithOutputSchemas sets how tools use the document's output schemas
+// (OutputStrict by default). A mismatch is logged through slog.Default
+// once per tool, with the tool and the schema violations (never the
+// answer's data). A 2025-03-26 client, which is told of no output schema,
+// gets answers unchecked, as text.
+func WithOutputSchemas(mode OutputMode) Option {
+	return optionFunc(func(c *config) { c.outputs = mode })
 }

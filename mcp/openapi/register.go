@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpdual/mcpdual/mcp"
 )
@@ -19,7 +22,7 @@ type Report struct {
 	// through WithResource and WithResourceTemplate.
 	Resources []Registered
 	// Skipped lists, in document order, the operations that have no tool:
-	// those no selection chose, and (with SkipUnsupported) those that
+	// those no selection chose, and (unless FailUnsupported) those that
 	// cannot be tools, with the reason.
 	Skipped []Skipped
 }
@@ -54,25 +57,25 @@ type registrar struct {
 // host's whole API mux; the routes are "METHOD prefix+path" (see
 // WithPathPrefix).
 //
-// Each tool is named by the operationId, titled by the summary and
-// described by the description. Its input schema holds the path and query
-// parameters and the properties of a JSON or form object body (any other
-// JSON body is one argument, "body"); its output schema is the 2xx JSON
-// response's. Schemas are converted to JSON Schema 2020-12, and what they
-// reference is copied into the schema's $defs. The annotations follow the
-// HTTP method (GET and HEAD read-only and idempotent, PUT and DELETE
+// Each tool is named from the operationId (see Names in the package
+// documentation), titled by the summary and described by the
+// description. Its input schema holds the path and query parameters and
+// the properties of a JSON or form object body (any other JSON body is
+// one argument, "body"); its output schema is the 2xx JSON response's.
+// Schemas are converted to JSON Schema 2020-12, and what they reference
+// is copied into the schema's $defs. The annotations follow the HTTP
+// method (GET and HEAD read-only and idempotent, PUT and DELETE
 // idempotent, DELETE destructive, so confirmed by the user first), the
 // security requirements become mcp.RequireScopes.
 //
-// Register checks every selected operation, on a scratch server, before
-// it registers anything: an invalid or unsupported construct fails with
-// an error naming the operation and the JSON pointer of the construct
-// (every problem is listed, joined), and srv is left as it was. With
-// SkipUnsupported, such operations are skipped and listed in the Report
-// instead. What the scratch server cannot see is srv itself: a tool name
-// srv already has fails at that tool, after the tools before it were
-// registered. Like AddTool, Register must run before srv is passed to
-// mcp.NewHandler.
+// Register checks every selected operation, on scratch servers, before
+// it registers anything: an operation that cannot be a tool is skipped
+// and listed in the Report with the JSON pointer of the construct (with
+// FailUnsupported, Register fails instead, listing every problem, and
+// srv is left as it was). What the scratch servers cannot see is srv
+// itself: a tool name srv already has fails at that tool, after the tools
+// before it were registered. Like AddTool, Register must run before srv
+// is passed to mcp.NewHandler.
 func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Report, error) {
 	if srv == nil || h == nil {
 		return nil, errors.New("openapi: Register needs a server and a handler")
@@ -126,7 +129,16 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	}
 
 	report := &Report{}
-	var tools []*tool
+	// Each selected operation is built into a tool, then checked on
+	// scratch servers (see checker); what fails is skipped with its
+	// reason or, with FailUnsupported, reported.
+	type entry struct {
+		o   *operation
+		t   *tool
+		err error
+	}
+	var entries []entry
+	var built []*tool
 	for _, o := range r.order(ops) {
 		if !r.selected(o) {
 			report.Skipped = append(report.Skipped, o.skipped("not selected"))
@@ -134,21 +146,14 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		}
 		t, err := r.buildTool(o, overrides[o])
 		if err == nil {
-			err = dryRun(o, func(s *mcp.Server) { s.AddTool(t.def, t.route, h, t.opts...) })
+			t.handler = r.handlerFor(t, h)
+			built = append(built, t)
 		}
-		if err != nil {
-			if !r.cfg.skip {
-				errs = append(errs, err)
-				continue
-			}
-			reason := err.Error()
-			if p, ok := errors.AsType[*problem](err); ok {
-				reason = p.where()
-			}
-			report.Skipped = append(report.Skipped, o.skipped(reason))
-			continue
-		}
-		tools = append(tools, t)
+		entries = append(entries, entry{o, t, err})
+	}
+	docIndex := make(map[string]int, len(ops))
+	for i, o := range ops {
+		docIndex[o.key()] = i
 	}
 	var resources []*resource
 	for _, rs := range r.cfg.resources {
@@ -163,16 +168,53 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		}
 		resources = append(resources, res)
 	}
-	if len(errs) == 0 {
-		// All of them together on one scratch server: two operations that
-		// would take one name (an override, say) fail here, before srv
-		// changes, rather than half-way through registering.
-		scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
-		for _, t := range tools {
-			if err := try(t.op, func() { scratch.AddTool(t.def, t.route, h, t.opts...) }); err != nil {
-				errs = append(errs, err)
-			}
+	// Everything the tools and resources need is built: the document (its
+	// nodes, the operations' models) becomes garbage here, before the
+	// schemas are compiled on scratch servers and then by srv, so that
+	// registering a large document never holds it and them at once.
+	r.doc, ops, overrides = nil, nil, nil
+	for i := range entries {
+		entries[i].o = entries[i].o.detached()
+		if entries[i].t != nil {
+			entries[i].t.op = entries[i].o
 		}
+	}
+	for _, res := range resources {
+		res.op = res.op.detached()
+	}
+	checked := checkTools(built)
+	var tools []*tool
+	for _, e := range entries {
+		err := e.err
+		if err == nil {
+			err = checked[e.t]
+		}
+		if err != nil {
+			p, _ := errors.AsType[*problem](err)
+			if r.cfg.strict || (p != nil && p.host) {
+				errs = append(errs, err)
+				continue
+			}
+			reason := err.Error()
+			if p != nil {
+				reason = p.where()
+			}
+			report.Skipped = append(report.Skipped, e.o.skipped(reason))
+			continue
+		}
+		tools = append(tools, e.t)
+	}
+	if len(errs) == 0 {
+		// Tools get their final names together: two operations that would
+		// take one name are told apart (see names.go), or fail here when
+		// the host gave both the name, before srv changes.
+		if err := assignNames(tools); err != nil {
+			errs = append(errs, err)
+		}
+		// The resources all together on one scratch server: two that
+		// would take one URI fail here too. (Tools need no second pass:
+		// the names are the only thing AddTool checks across tools.)
+		scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
 		for _, res := range resources {
 			if err := try(res.op, func() { res.add(h)(scratch) }); err != nil {
 				errs = append(errs, err)
@@ -183,10 +225,6 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		return nil, errors.Join(errs...)
 	}
 	// Skipped operations are reported in document order.
-	docIndex := make(map[string]int, len(ops))
-	for i, o := range ops {
-		docIndex[o.key()] = i
-	}
 	slices.SortStableFunc(report.Skipped, func(a, b Skipped) int { return docIndex[a.Operation] - docIndex[b.Operation] })
 
 	// Everything was checked on a scratch server; what can still fail
@@ -194,7 +232,7 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	// frozen srv: the error names the operation, and the tools before it
 	// stay registered, as with a failing AddTool of the host's own.
 	for _, t := range tools {
-		if err := try(t.op, func() { srv.AddTool(t.def, t.route, h, t.opts...) }); err != nil {
+		if err := try(t.op, func() { srv.AddTool(t.def, t.route, t.handler, t.opts...) }); err != nil {
 			return nil, err
 		}
 		report.Tools = append(report.Tools, Registered{Operation: t.op.key(), OperationID: t.op.id, Name: t.def.Name, Notes: t.notes})
@@ -252,6 +290,17 @@ func (r *registrar) selected(o *operation) bool {
 	return false
 }
 
+// handlerFor is what serves t: h itself, or h behind a toolRoute when
+// the tool renames body properties or checks answers.
+func (r *registrar) handlerFor(t *tool, h http.Handler) http.Handler {
+	noBody := t.op.op.RequestBody == nil && (t.op.method == http.MethodPost || t.op.method == http.MethodPut || t.op.method == http.MethodPatch)
+	if len(t.renames) == 0 && t.def.OutputSchema == nil && !noBody && len(t.queryRules) == 0 && len(t.formRules) == 0 {
+		return h
+	}
+	return &toolRoute{h: h, tool: t.def.Name, op: t.op.key(), renames: t.renames, form: t.form, noBody: noBody,
+		queryRules: t.queryRules, formRules: t.formRules, mode: r.cfg.outputs, output: t.def.OutputSchema}
+}
+
 // try runs a registration, turning AddTool's panic into an error.
 func try(o *operation, f func()) (err error) {
 	defer func() {
@@ -262,6 +311,66 @@ func try(o *operation, f func()) (err error) {
 	f()
 	return nil
 }
+
+// checkTools registers tools on scratch servers, so that whatever
+// AddTool would refuse is found before srv changes, and returns the
+// refusals. When the core's registration returns errors instead of
+// panicking, this becomes a direct call on srv (after the names are
+// assigned), and the compile it repeats goes away.
+//
+// Tools are checked in batches of checkBatch, each on a scratch server of
+// its own that is dropped after it (so that checking a large document
+// does not hold a second copy of everything srv will hold, while schemas
+// shared within a batch are still compiled once), on as many goroutines
+// as there are processors (at most 4). An output schema checked once is
+// not checked again: many tools answer with one schema (GitHub's 1,220
+// tools have 314).
+func checkTools(tools []*tool) map[*tool]error {
+	refused := map[*tool]error{}
+	var mu sync.Mutex
+	outputs := map[string]bool{}
+	batches := make(chan []*tool)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 4) {
+		wg.Go(func() {
+			for batch := range batches {
+				scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
+				names := map[string]bool{}
+				for _, t := range batch {
+					def := t.def
+					// Final names come later; the scratch server needs
+					// them unique.
+					for n := 0; names[def.Name]; n++ {
+						def.Name = "openapi-check-" + strconv.Itoa(n)
+					}
+					names[def.Name] = true
+					mu.Lock()
+					seen := outputs[string(def.OutputSchema)]
+					mu.Unlock()
+					if seen {
+						def.OutputSchema = nil
+					}
+					err := try(t.op, func() { scratch.AddTool(def, t.route, t.handler, t.opts...) })
+					mu.Lock()
+					if err != nil {
+						refused[t] = err
+					} else if def.OutputSchema != nil {
+						outputs[string(def.OutputSchema)] = true
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := 0; i < len(tools); i += checkBatch {
+		batches <- tools[i:min(i+checkBatch, len(tools))]
+	}
+	close(batches)
+	wg.Wait()
+	return refused
+}
+
+const checkBatch = 128
 
 // dryRun registers on a scratch server, so that whatever AddTool would
 // refuse is found before srv changes.
@@ -347,7 +456,7 @@ func (r *registrar) buildResource(o *operation, rs resourceSpec, ov Override) (*
 		}
 		res.template = &tc
 	}
-	if opt, err := r.scopeOption(o, ov); err != nil {
+	if opt, _, err := r.scopeOption(o, ov); err != nil {
 		return nil, err
 	} else if opt != nil {
 		res.opts = append([]mcp.ItemOption{opt}, res.opts...)
@@ -379,7 +488,8 @@ func (r *registrar) mediaType(o *operation) string {
 	}
 	for code, resp := range o.op.Responses.Codes.FromOldest() {
 		if strings.HasPrefix(code, "2") && resp != nil && resp.Content != nil && resp.Content.Len() > 0 {
-			m, _, err := mime.ParseMediaType(resp.Content.First().Key())
+			ct, _ := resp.Content.first()
+			m, _, err := mime.ParseMediaType(ct)
 			if err == nil {
 				return m
 			}

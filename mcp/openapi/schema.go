@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/pb33f/go-yaml"
 )
 
 // direction says which side of the exchange a schema describes: OpenAPI's
@@ -34,7 +32,7 @@ type converter struct {
 
 type queued struct {
 	name, ptr string
-	node      *yaml.Node
+	node      *node
 }
 
 func (d *document) converter(dir direction) *converter {
@@ -78,7 +76,7 @@ var (
 const dialect2020 = "https://json-schema.org/draft/2020-12/schema"
 
 // schema converts the schema node n, found at JSON pointer ptr.
-func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
+func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 	n = deref(n)
 	if depth > maxDepth {
 		return nil, fmt.Errorf("%s: the schema nests deeper than %d levels", ptr, maxDepth)
@@ -86,13 +84,13 @@ func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
 	if n == nil {
 		return nil, fmt.Errorf("%s: missing schema", ptr)
 	}
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+	if n.Kind == scalarNode && n.ShortTag() == "!!bool" {
 		if c.doc.v30 {
 			return nil, fmt.Errorf("%s: a boolean schema needs OpenAPI 3.1", ptr)
 		}
 		return scalar(n, ptr)
 	}
-	if n.Kind != yaml.MappingNode {
+	if n.Kind != mappingNode {
 		return nil, fmt.Errorf("%s: a schema must be an object", ptr)
 	}
 	_, hasRef := member(n, "$ref")
@@ -123,7 +121,7 @@ func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
 		case !c.doc.v30 && unsupported31[key] != "":
 			return nil, fmt.Errorf("%s: %q is not supported: it %s", at, key, unsupported31[key])
 		case key == "$ref":
-			if val.Kind != yaml.ScalarNode {
+			if val.Kind != scalarNode {
 				return nil, fmt.Errorf("%s: $ref must be a string", at)
 			}
 			target, err := c.ref(val.Value, at)
@@ -149,7 +147,7 @@ func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
 			} else {
 				exclMax = val.Value == "true"
 			}
-		case c.doc.v30 && key == "type" && val.Kind != yaml.ScalarNode:
+		case c.doc.v30 && key == "type" && val.Kind != scalarNode:
 			return nil, fmt.Errorf("%s: in OpenAPI 3.0 type is one string; use nullable or oneOf", at)
 		case key == "example":
 			v, err := value(val, at, depth)
@@ -157,7 +155,7 @@ func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
 				return nil, err
 			}
 			example = v
-		case key == "additionalProperties" && val.Kind == yaml.ScalarNode && val.ShortTag() == "!!bool":
+		case key == "additionalProperties" && val.Kind == scalarNode && val.ShortTag() == "!!bool":
 			b, err := scalar(val, at) // a boolean in OpenAPI 3.0 too
 			if err != nil {
 				return nil, err
@@ -170,7 +168,7 @@ func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
 			}
 			out.set(key, s)
 		case schemaList[key]:
-			if val.Kind != yaml.SequenceNode {
+			if val.Kind != sequenceNode {
 				return nil, fmt.Errorf("%s: %s must be an array of schemas", at, key)
 			}
 			arr := make([]any, 0, len(val.Content))
@@ -183,7 +181,7 @@ func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
 			}
 			out.set(key, arr)
 		case schemaMap[key]:
-			if val.Kind != yaml.MappingNode {
+			if val.Kind != mappingNode {
 				return nil, fmt.Errorf("%s: %s must be an object of schemas", at, key)
 			}
 			m := newObject()
@@ -195,6 +193,12 @@ func (c *converter) schema(n *yaml.Node, ptr string, depth int) (any, error) {
 						dropped = map[string]bool{}
 					}
 					dropped[name] = true
+					if c.dir == request {
+						// A readOnly property a caller sends anyway is
+						// refused by the input schema, before the route:
+						// an open object would otherwise pass it on.
+						m.set(name, json.RawMessage("false"))
+					}
 					continue
 				}
 				s, err := c.schema(child, at+"/"+pointerEscape(name), depth+1)
@@ -294,7 +298,7 @@ func (o *object) rename(from, to string, v any) {
 
 // hidden reports whether a property is left out in c's direction: a
 // readOnly one in a request, a writeOnly one in an answer.
-func (c *converter) hidden(n *yaml.Node) bool {
+func (c *converter) hidden(n *node) bool {
 	flag := "readOnly"
 	if c.dir == response {
 		flag = "writeOnly"
@@ -337,11 +341,11 @@ func (c *converter) ref(ref, at string) (string, error) {
 // inline converts the schema at n with its own keywords at the top: a
 // root that is only a $ref is replaced by what it names (MCP needs a
 // root "type": "object", and a path wildcard a "type" of its own).
-func (c *converter) inline(n *yaml.Node, ptr string) (*object, error) {
+func (c *converter) inline(n *node, ptr string) (*object, error) {
 	for i := 0; ; i++ {
 		n = deref(n)
 		ref, ok := member(n, "$ref")
-		if !ok || n.Kind != yaml.MappingNode || len(n.Content) != 2 {
+		if !ok || n.Kind != mappingNode || len(n.Content) != 2 {
 			break
 		}
 		if i == maxDepth {
@@ -388,10 +392,10 @@ func (c *converter) defs() (*object, error) {
 
 // typeOf returns the type the schema at n declares, following a root
 // $ref chain ("" when it declares none, or several).
-func (c *converter) typeOf(n *yaml.Node) string {
+func (c *converter) typeOf(n *node) string {
 	for n := range c.doc.chain(n) {
 		if t, ok := member(n, "type"); ok {
-			if t.Kind == yaml.ScalarNode {
+			if t.Kind == scalarNode {
 				return t.Value
 			}
 			// 3.1: ["string", "null"] and the like.
