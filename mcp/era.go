@@ -68,6 +68,7 @@ type request struct {
 	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)
 	ws        string
 	wsErr     *Error
+	values    headerValues // the header values this request's responses own
 }
 
 func (r *request) HTTP() *http.Request { return r.http }

@@ -151,10 +151,12 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 }
 
 // ServeHTTP implements http.Handler. The order of the checks decides which
-// error wins: method, Host and Origin, concurrency and the per-client limit,
-// media type and declared length, authentication (before the body is
-// read), then the body, the per-principal limit, the era, the method's
-// scopes, and the era's own ladder.
+// error wins: method, Host and Origin, the per-client limit, media type and
+// declared length, authentication (before the body is read), then the body
+// and its parse, the per-principal limit (a parse error is answered after
+// it, so a malformed flood still spends its budget), the concurrency slot
+// (taken only with the body read and the caller known), the era, the
+// method's scopes, and the era's own ladder.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.observer != nil {
 		h.serveObserved(w, r)
@@ -167,13 +169,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // observes the endpoint.
 func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange) {
 	hdr := w.Header()
-	hdr["Cache-Control"] = noStore
 	loc := local.From(r.Context())
 	if x != nil && loc != nil {
 		x.ev.Transport, x.ev.ClientAddr = loc.Transport, ""
 	}
 	if r.Method != http.MethodPost {
-		hdr["Allow"] = allowPost
+		hdr["Allow"] = []string{"POST"}
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))
 		return
 	}
@@ -278,7 +279,8 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		// Notifications are accepted and never answered; a notification
 		// never runs a tool (it could not report what it did).
 		req.version = version // for the observer
-		hdr[protoHeader] = versionHeader(version)
+		hdr["Cache-Control"] = req.values.one("no-store")
+		hdr[protoHeader] = req.values.one(string(version))
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -301,7 +303,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, msg.ID, req.version, serr)
 		return
 	}
-	h.writeResult(w, msg.ID, req.version, result)
+	h.writeResult(w, msg.ID, req.version, result, &req.values)
 }
 
 // serve dispatches req, turning a panic into an internal error so that no
@@ -316,12 +318,7 @@ func (h *Handler) serve(req *request) (result seam.Result, err error) {
 	return h.dispatch(req)
 }
 
-var (
-	noStore     = []string{"no-store"}
-	allowPost   = []string{"POST"}
-	jsonType    = []string{"application/json"}
-	protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
-)
+var protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
 
 func checkContentType(r *http.Request) *Error {
 	ct := r.Header.Values("Content-Type")
@@ -512,12 +509,12 @@ func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []by
 	if version != "" {
 		era = h.byVersion[version]
 	}
-	h.write(w, e.httpStatus(era), version, buf)
+	h.write(w, e.httpStatus(era), version, buf, nil)
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
-func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result) {
+func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result, values *headerValues) {
 	if ev := eventOf(w); ev != nil {
 		ev.ResultType = result.Stamp().ResultType
 		if r, ok := result.(*toolResult); ok {
@@ -526,7 +523,7 @@ func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version,
 	}
 	if r, ok := result.(*toolResult); ok && r.isText && len(r.text) > streamAbove {
 		if _, sse := w.(*streamWriter); !sse {
-			h.writeLargeText(w, id, version, r)
+			h.writeLargeText(w, id, version, r, values)
 			return
 		}
 	}
@@ -542,7 +539,7 @@ func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version,
 	buf = append(buf, `,"result":`...)
 	buf = result.AppendJSON(buf)
 	buf = append(buf, '}')
-	h.write(w, http.StatusOK, version, buf)
+	h.write(w, http.StatusOK, version, buf, values)
 	if cap(buf) <= 64<<10 {
 		*bp = buf[:0]
 		bufPool.Put(bp)
@@ -559,7 +556,7 @@ const textPiece = 16 << 10
 
 // writeLargeText writes r whole, with its exact Content-Length, measured
 // by quoting it once into a scratch buffer before writing it.
-func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Version, r *toolResult) {
+func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Version, r *toolResult, values *headerValues) {
 	bp := bufPool.Get().(*[]byte)
 	head := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	head = append(head, id...)
@@ -578,7 +575,7 @@ func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Versi
 	size := len(head) + len(mid) + len(r.structured) + len(tail)
 	pieces(func(q []byte) { size += len(q) })
 
-	writeJSONHeader(w, http.StatusOK, version, size)
+	writeJSONHeader(w, http.StatusOK, version, size, values)
 	// A failed write is a client gone: the rest is not written.
 	var failed bool
 	write := func(b []byte) {
@@ -598,61 +595,70 @@ func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Versi
 	}
 }
 
-func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte) {
+func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte, values *headerValues) {
 	if sw, ok := w.(*streamWriter); ok {
 		// If the status line went out with a notification, the response
-		// is the stream's last event.
-		sw.finish(body, func() { writeJSON(sw.ResponseWriter, status, version, body) })
+		// is the stream's last event. The stream's writer may be called
+		// from the route's goroutines: the values are its own.
+		sw.finish(body, func() { writeJSON(sw.ResponseWriter, status, version, body, nil) })
 		return
 	}
-	writeJSON(w, status, version, body)
+	writeJSON(w, status, version, body, values)
 }
 
-func writeJSON(w http.ResponseWriter, status int, version Version, body []byte) {
-	writeJSONHeader(w, status, version, len(body))
+func writeJSON(w http.ResponseWriter, status int, version Version, body []byte, values *headerValues) {
+	writeJSONHeader(w, status, version, len(body), values)
 	_, _ = w.Write(body)
 }
 
 // writeJSONHeader writes the status line and headers of a JSON answer of
-// size bytes.
-func writeJSONHeader(w http.ResponseWriter, status int, version Version, size int) {
+// size bytes, with values from values (nil: allocated).
+func writeJSONHeader(w http.ResponseWriter, status int, version Version, size int, values *headerValues) {
 	hdr := w.Header()
-	hdr["Content-Type"] = jsonType
-	hdr["Content-Length"] = lengthHeader(size)
+	hdr["Cache-Control"] = values.one("no-store")
+	hdr["Content-Type"] = values.one("application/json")
+	hdr["Content-Length"] = values.one(lengthText(size))
 	if version != "" {
-		hdr[protoHeader] = versionHeader(version)
+		hdr[protoHeader] = values.one(string(version))
 	}
 	w.WriteHeader(status)
 }
 
-// Header values are shared between responses (net/http only reads them):
-// one per revision, and one per body length up to 8 KiB, made on first use.
-var (
-	versionHeaders = func() map[Version][]string {
-		m := map[Version][]string{}
-		for _, r := range revisions {
-			m[r.v] = []string{string(r.v)}
-		}
-		return m
-	}()
-	lengthHeaders [8 << 10]atomic.Pointer[[]string]
-)
-
-func versionHeader(v Version) []string {
-	if h, ok := versionHeaders[v]; ok {
-		return h
-	}
-	return []string{string(v)}
+// headerValues hands out header values that one response, or the request
+// of one route, owns. w.Header() belongs to whoever holds w, so a host's
+// middleware may edit a value in place (h["Content-Type"][0] += "; ...");
+// a slice shared by every response would carry that edit into every
+// later one, and race. The values come from an array in the request, so
+// owning them costs no allocation.
+type headerValues struct {
+	buf [8]string
+	n   int
 }
 
-func lengthHeader(n int) []string {
-	if n >= len(lengthHeaders) {
-		return []string{strconv.Itoa(n)}
+// one returns a slice holding s alone, with no room to grow into its
+// neighbour; a nil v, or a full one, allocates it.
+func (v *headerValues) one(s string) []string {
+	if v == nil || v.n == len(v.buf) {
+		return []string{s}
 	}
-	if p := lengthHeaders[n].Load(); p != nil {
+	i := v.n
+	v.n++
+	v.buf[i] = s
+	return v.buf[i : i+1 : i+1]
+}
+
+// Content-Length texts up to 8 KiB are made once each and shared: strings
+// cannot be edited in place, unlike the slices holding them.
+var lengthTexts [8 << 10]atomic.Pointer[string]
+
+func lengthText(n int) string {
+	if n >= len(lengthTexts) {
+		return strconv.Itoa(n)
+	}
+	if p := lengthTexts[n].Load(); p != nil {
 		return *p
 	}
-	h := []string{strconv.Itoa(n)}
-	lengthHeaders[n].Store(&h)
-	return h
+	t := strconv.Itoa(n)
+	lengthTexts[n].Store(&t)
+	return t
 }

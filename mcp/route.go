@@ -72,7 +72,7 @@ type inner struct {
 	path        string // escaped: every wildcard's value one segment
 	query       string // encoded, "" for none
 	body        []byte
-	contentType []string // with a body
+	contentType string // with a body
 	values      []pathValue
 }
 
@@ -153,12 +153,14 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	outer := req.HTTP()
 	req.routeCtx = routeContext{Context: outer.Context(), call: call}
 	ctx := req.identityContext(&req.routeCtx)
-	header := http.Header{"Accept": jsonType}
+	// The route may edit its request's headers in place: the values are
+	// this request's own (see headerValues).
+	header := http.Header{"Accept": req.values.one("application/json")}
 	if call.idemKey != "" {
 		header["Idempotency-Key"] = []string{call.idemKey}
 	}
 	if in.async {
-		header["Prefer"] = preferAsync
+		header["Prefer"] = req.values.one("respond-async")
 	}
 	base := http.Request{
 		Method:     in.method,
@@ -173,7 +175,7 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 		Body:       http.NoBody,
 	}
 	if in.body != nil {
-		header["Content-Type"] = in.contentType
+		header["Content-Type"] = req.values.one(in.contentType)
 		req.innerBody.Reset(in.body)
 		base.Body = &req.innerBody
 		base.ContentLength = int64(len(in.body))
@@ -373,4 +375,3 @@ func mediaType(h http.Header) string {
 
 // preferAsync is the header value (RFC 7240) of an in-process request
 // whose call may become a task: a 202 Accepted is welcome.
-var preferAsync = []string{"respond-async"}

@@ -125,10 +125,10 @@ func (s *streamWriter) event(data []byte) {
 		s.started = true
 		h := s.Header()
 		h["Content-Type"] = []string{"text/event-stream"}
-		h["Cache-Control"] = noStore
+		h["Cache-Control"] = []string{"no-store"}
 		h.Del("Content-Length")
 		if s.version != "" {
-			h[protoHeader] = versionHeader(s.version)
+			h[protoHeader] = []string{string(s.version)}
 		}
 		s.ResponseWriter.WriteHeader(http.StatusOK)
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -134,45 +135,47 @@ const maxJobReference = 1 << 10
 // jobReference finds which job a 202 answer started (the tool's Accepted
 // function, or the Location header, or the id in the body) and checks the
 // values name one job: every wildcard of the status route, each a valid
-// segment, together under maxJobReference bytes.
-func (sp *taskSpec) jobReference(rec *recorder) (vals map[string]string, ok bool) {
-	vals, ok = sp.findJob(rec)
+// segment, together under maxJobReference bytes. panicked is the value
+// the tool's Accepted function panicked with (nil when it did not).
+func (sp *taskSpec) jobReference(rec *recorder) (vals map[string]string, ok bool, panicked any) {
+	vals, ok, panicked = sp.findJob(rec)
 	if !ok {
-		return nil, false
+		return nil, false, panicked
 	}
 	size := 0
 	for k, v := range vals {
 		size += len(k) + len(v)
 	}
 	if _, _, bad := sp.status.fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok }); bad != "" || size > maxJobReference {
-		return nil, false
+		return nil, false, nil
 	}
-	return vals, true
+	return vals, true, nil
 }
 
-func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool) {
+func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool, panicked any) {
 	if sp.accepted != nil {
 		defer func() {
-			if recover() != nil {
-				vals, ok = nil, false
+			if p := recover(); p != nil {
+				vals, ok, panicked = nil, false, p
 			}
 		}()
-		return sp.accepted(rec.header, rec.buf.Bytes())
+		vals, ok = sp.accepted(rec.header, rec.buf.Bytes())
+		return vals, ok, nil
 	}
 	if loc := rec.header.Get("Location"); loc != "" {
 		if u, err := url.Parse(loc); err == nil {
 			if vals, ok := sp.status.match(u.EscapedPath()); ok {
-				return vals, true
+				return vals, true, nil
 			}
 		}
 	}
 	names := sp.status.wildcards()
 	if len(names) != 1 {
-		return nil, false
+		return nil, false, nil
 	}
 	body := rec.buf.Bytes()
 	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	id, ok := jsonrpc.Lookup(body, "id")
 	if !ok {
@@ -181,19 +184,19 @@ func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool) {
 		}
 	}
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	v, isStr := jsonrpc.String(id)
 	if !isStr && len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
 		v, isStr = string(id), true
 	}
 	if !isStr || v == "" {
-		return nil, false
+		return nil, false, nil
 	}
 	for n := range names {
-		return map[string]string{n: v}, true
+		return map[string]string{n: v}, true, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 // taskPayload is what a task id seals besides its binding: the tool, the
@@ -235,8 +238,12 @@ func taskRequired(f features, t *tool, perRequest bool) (seam.Result, error) {
 // createTask turns a route's 202 answer into a task.
 func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 	sp := t.opts.task
-	vals, ok := sp.jobReference(rec)
-	if !ok {
+	vals, ok, panicked := sp.jobReference(rec)
+	switch {
+	case panicked != nil:
+		r.logError("mcp: the tool's task Accepted function panicked on the route's 202 answer", "tool", t.def.Name, "panic", panicked)
+		return textResult("The tool failed with an internal error.", true), nil
+	case !ok:
 		r.logError("mcp: a task route answered 202 without a job reference the status route can read (Location, or an id in the body, "+
 			"filling every wildcard, under 1 KiB)", "tool", t.def.Name)
 		return textResult("The tool failed with an internal error.", true), nil
@@ -250,9 +257,17 @@ func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 	res := &seam.TaskCreated{Payload: payload, TTL: sp.ttl, PollInterval: sp.poll, Status: string(task.Working), Created: now}
 	// The 202 body often is the job already; its status is the task's
 	// first, when it reads as one. Read was written for the status
-	// route's answers, so whatever it makes of this one is only a hint.
+	// route's answers, so whatever it makes of this one is only a hint;
+	// if it panics, the task starts as working and the panic is logged
+	// (the same function reads every status answer, where a panic fails
+	// the poll).
 	func() {
-		defer func() { _ = recover() }()
+		defer func() {
+			if p := recover(); p != nil {
+				r.Log(slog.LevelWarn, "mcp: the tool's task Read function panicked on the route's 202 answer; the task starts as working",
+					"tool", t.def.Name, "panic", p)
+			}
+		}()
 		if job, err := sp.read(rec.status, rec.header, rec.buf.Bytes()); err == nil && job.State.Valid() {
 			res.Status, res.Message = string(job.State), job.Message
 		}
@@ -301,7 +316,7 @@ func (r *request) runTaskRoute(ot *openTask, rt route, body []byte) (*recorder, 
 	}
 	in := inner{pattern: rt.pattern, method: rt.method, path: path, values: values}
 	if body != nil {
-		in.body, in.contentType = body, jsonType
+		in.body, in.contentType = body, "application/json"
 	}
 	call := r.newCall(ot.tool.def.Name, json.RawMessage(`{}`))
 	rec, p := r.runRoute(ot.tool.handler, call, in)
