@@ -159,7 +159,7 @@ func (r *request) Workspace() (string, error) {
 	}
 	if !r.wsDone {
 		r.wsDone = true
-		id, f := a.ResolveWorkspace(r.http.Context(), r.principal, r.http)
+		id, f := a.ResolveWorkspace(r.HTTP.Context(), r.principal, r.HTTP)
 		if f != nil {
 			r.wsErr = r.handler.failure(r.ctx(), f)
 		}
@@ -194,7 +194,7 @@ func (r *request) visible(kind, name string) bool {
 		return true
 	}
 	ws, _ := r.Workspace()
-	return a.Permits(r.http.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
+	return a.Permits(r.HTTP.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
 }
 
 // visibleTool returns the tool named name when the caller may know it

@@ -48,7 +48,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	case args[0] != '{':
 		return nil, NewError(CodeInvalidParams, "Invalid params: arguments must be an object")
 	}
-	features := featuresOf(req.version)
+	features := req.rev.f
 	// args is part of the request body, which is read once into memory of
 	// its own and never written again: validation may alias it.
 	decoded, err := schema.DecodeShared(args, req.handler.cfg.limits.ArgumentValues)
@@ -64,7 +64,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	}
 	taskable := req.acceptsTask(t)
 	if sp := t.opts.task; sp != nil && sp.support == task.Required && !taskable {
-		return taskRequired(features, t, req.era.PerRequest)
+		return taskRequired(features, t, features.inputRequests)
 	}
 	call := req.newCall(name, args)
 	if t.confirms() {

@@ -61,7 +61,7 @@ const confirmKey = "confirm"
 // answer to send instead of running the tool, or nil, nil when the call is
 // confirmed and may run (with call.idemKey set).
 func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error) {
-	f := featuresOf(req.version)
+	f := req.rev.f
 	if !call.perRequest {
 		req.confirmation = "required"
 		return notExecuted(f, "confirmation_required", "Not executed (confirmation_required): "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
@@ -117,7 +117,7 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 		return nil, invalidInputResponses(confirmKey)
 	}
 	if g := req.handler.cfg.replay; g != nil {
-		first, err := g.Consume(req.http.Context(), rd.nonce, rd.until)
+		first, err := g.Consume(req.HTTP.Context(), rd.nonce, rd.until)
 		if err != nil {
 			req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
 			return nil, unavailable("Server temporarily unavailable", "replay_guard_unavailable")
@@ -156,7 +156,7 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 	}
 	msg := "Confirm " + Quote(title) + ": this changes or deletes data and may not be undoable."
 	if t.opts.prepare != nil {
-		m, err := t.opts.prepare(req.identityContext(req.http.Context()), call)
+		m, err := t.opts.prepare(req.identityContext(req.HTTP.Context()), call)
 		if err != nil {
 			text, _ := clean(err.Error(), 300)
 			return textResult("Not executed: "+text, true), nil
@@ -169,7 +169,7 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 		// is asked, and nothing runs.
 		req.logError("mcp: a confirmation question is longer than the cap; summarize it (QuoteList)",
 			"tool", t.def.Name, "limit", maxQuestion)
-		return notExecuted(featuresOf(req.version), "confirmation_unavailable", "Not executed (confirmation_unavailable): "+
+		return notExecuted(req.rev.f, "confirmation_unavailable", "Not executed (confirmation_unavailable): "+
 			"the server could not phrase a confirmation question for "+t.def.Name+". Ask the user to do it in the application."), nil
 	}
 	res, err := req.inputRequired(purposeConfirm, nil, []InputRequest{ElicitForm(confirmKey, question, confirmSchema)}, nil)

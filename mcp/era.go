@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"log/slog"
-	"net/http"
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -16,35 +15,28 @@ import (
 // 2026-07-28, era2025.New() for the handshake revisions. The composition
 // root passes the eras it wants to NewHandler. Only the era packages of
 // this module implement Era: its method returns a type of an internal
-// package, which no other package can name.
+// package, which no other package can name; and that type is an interface,
+// so whoever holds an Era can call its hooks but never replace them.
 type Era interface {
-	// Seam returns the hooks through which the era reaches the core.
-	Seam() *seam.Era
+	// Seam returns the era's revisions and hooks, as the core reads them.
+	Seam() seam.Era
 }
 
 // request is one JSON-RPC request on its way through the pipeline: the
-// HTTP request, the strictly parsed envelope, the selected era and
-// revision, and what the pipeline learns about it. Its byte slices alias
-// the request body and are valid only while it is served. It is what the
-// core hands an era (seam.Request).
+// strictly parsed envelope, the selected revision, and what the pipeline
+// learns about it. It embeds what the core hands an era (seam.Request:
+// the HTTP request, the method's name and row, the revision, params
+// indexed once), so that handing it over costs nothing. Its byte slices
+// alias the request body and are valid only while it is served.
 type request struct {
-	http    *http.Request
+	seam.Request
 	msg     jsonrpc.Message
-	meta    []byte
-	members []jsonrpc.Member // params' top-level members, indexed once
-	indexed bool
-	memBuf  [6]jsonrpc.Member // room for members without allocating
-
-	metaMembers []jsonrpc.Member // the same for params._meta
-	metaIndexed bool
-	metaBuf     [4]jsonrpc.Member
-	version     Version
-	era         *seam.Era
-	row         *methodRow
-	server      *Server
-	handler     *Handler
-	caps        []byte
-	capBits     Capability // caps, read once
+	version Version   // Request.Version, typed
+	rev     *revision // the revision in use (nil until selected)
+	row     *methodRow
+	server  *Server
+	handler *Handler
+	capBits Capability // the client capabilities, read once
 
 	call      Call         // the one call a request makes
 	toolRes   toolResult   // and its result, when it is a tool's
@@ -71,71 +63,12 @@ type request struct {
 	values    headerValues // the header values this request's responses own
 }
 
-func (r *request) HTTP() *http.Request { return r.http }
-func (r *request) Local() bool         { return r.local != nil }
-func (r *request) Name() string        { return r.msg.Method }
-func (r *request) Params() []byte      { return r.msg.Params }
-func (r *request) Meta() []byte        { return r.meta }
-func (r *request) Version() string     { return string(r.version) }
-func (r *request) Negotiate(v string)  { r.version = Version(v) }
-func (r *request) Supported() []string { return r.handler.supported }
-
-func (r *request) Method() *seam.Method {
-	if r.row == nil {
-		return nil
-	}
-	return &r.row.Method
+// setVersion sets the revision in use, in both its forms.
+func (r *request) setVersion(v Version) {
+	r.version, r.Request.Version = v, string(v)
 }
 
-// Param returns the raw value of params member name, matched exactly
-// (never case-insensitively). The members are indexed on first use, so a
-// request's many lookups scan params once.
-func (r *request) Param(name string) ([]byte, bool) { return member(r.params(), name) }
-
-// MetaParam returns the raw value of params._meta member name, matched
-// exactly; _meta's members are indexed once too.
-func (r *request) MetaParam(name string) ([]byte, bool) { return member(r.metaParams(), name) }
-
-func (r *request) params() []jsonrpc.Member {
-	if !r.indexed {
-		r.indexed = true
-		r.members = jsonrpc.Members(r.msg.Params, r.memBuf[:0])
-	}
-	return r.members
-}
-
-func (r *request) metaParams() []jsonrpc.Member {
-	if !r.metaIndexed {
-		r.metaIndexed = true
-		r.metaMembers = jsonrpc.Members(r.meta, r.metaBuf[:0])
-	}
-	return r.metaMembers
-}
-
-func member(members []jsonrpc.Member, name string) ([]byte, bool) {
-	for _, m := range members {
-		if string(m.Key) == name {
-			return m.Value, true
-		}
-	}
-	return nil, false
-}
-
-func (r *request) CaseVariant(inMeta bool, known []string) (got, want string, found bool) {
-	if inMeta {
-		return jsonrpc.MemberCaseVariant(r.metaParams(), known)
-	}
-	return jsonrpc.MemberCaseVariant(r.params(), known)
-}
-
-func (r *request) SetClientCapabilities(raw []byte) {
-	r.caps, r.capBits = raw, capabilitiesOf(raw)
-}
-
-func (r *request) Capabilities() seam.Capability { return r.server.caps }
-func (r *request) Instructions() string          { return r.server.instructions }
-func (r *request) ServerInfo(v string) []byte    { return r.server.infoJSON[featuresOf(Version(v)).shape] }
-
+// HeaderParams implements seam.Core.
 func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
 	t := r.visibleTool(tool)
 	if t == nil {
@@ -144,14 +77,19 @@ func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
 	return t.params, true
 }
 
-// Binding says what a sealed state of this request belongs to: who asks
-// (principal and workspace, re-established from the credential on every
-// round), which server, which revision, which operation on which target,
-// with which arguments.
-func (r *request) Binding() (seam.Binding, error) {
+// Binding implements seam.Core. A sealed state of this request belongs
+// to who asks (principal and workspace, re-established from the
+// credential on every round), which server, which revision, which
+// operation on which target, with which arguments. A task id belongs to
+// the caller and the server, whatever tasks/* method reads it.
+func (r *request) Binding(task bool) (seam.Binding, error) {
 	ws, err := r.Workspace()
 	if err != nil {
 		return seam.Binding{}, err
+	}
+	if task {
+		return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
+			Version: string(r.version), Method: tasksExtension}, nil
 	}
 	b := seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
 		Version: string(r.version), Method: r.msg.Method}
@@ -165,14 +103,10 @@ func (r *request) Binding() (seam.Binding, error) {
 	return b, nil
 }
 
-func (r *request) Log(level slog.Level, msg string, args ...any) {
-	r.handler.cfg.logger.Log(r.ctx(), level, msg, args...)
-}
-
 // ctx is the request's context, for logs and hooks.
-func (r *request) ctx() context.Context { return r.http.Context() }
+func (r *request) ctx() context.Context { return r.HTTP.Context() }
 
 // logError logs an internal failure with the request's context.
 func (r *request) logError(msg string, args ...any) { r.Log(slog.LevelError, msg, args...) }
 
-var _ seam.Request = (*request)(nil)
+var _ seam.Core = (*request)(nil)

@@ -40,9 +40,10 @@ const (
 type Handler struct {
 	server    *Server
 	supported []string // every served revision, newest first
-	byVersion map[Version]*seam.Era
-	dflt      Version // revision assumed when nothing names one ("" if none)
-	audience  string  // what sealed state is bound to
+	byVersion map[Version]*revision
+	dflt      Version     // revision assumed when nothing names one ("" if none)
+	info      seam.Server // what every era is told about the endpoint
+	audience  string      // what sealed state is bound to
 	cfg       handlerConfig
 	warned    sync.Map // targets whose route refused an in-process identity (logged once)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
@@ -92,7 +93,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	if len(eras) == 0 {
 		panic("mcp: NewHandler needs at least one Era")
 	}
-	h := &Handler{server: srv, byVersion: map[Version]*seam.Era{}}
+	h := &Handler{server: srv, byVersion: map[Version]*revision{}}
 	h.cfg = handlerConfig{
 		limits:    defaultLimits(),
 		hosts:     loopbackOnly(),
@@ -112,24 +113,26 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	}
 	for _, era := range eras {
 		e := era.Seam()
-		for _, w := range e.Warnings {
+		for _, w := range e.Warnings() {
 			h.cfg.logger.WarnContext(context.Background(), w)
 		}
-		if len(e.Versions) == 0 {
+		profiles := e.Profiles()
+		if len(profiles) == 0 {
 			panic("mcp: an Era serves no version")
 		}
-		for _, v := range e.Versions {
-			if _, dup := h.byVersion[Version(v)]; dup {
+		for i := range profiles {
+			v := Version(profiles[i].Version)
+			if _, dup := h.byVersion[v]; dup {
 				panic(fmt.Sprintf("mcp: two eras serve version %s", v))
 			}
-			h.byVersion[Version(v)] = e
-			h.supported = append(h.supported, v)
+			h.byVersion[v] = newRevision(e, &profiles[i])
+			h.supported = append(h.supported, string(v))
 		}
-		if e.Default != "" {
+		if d := e.Default(); d != "" {
 			if h.dflt != "" {
 				panic("mcp: two eras name a default revision")
 			}
-			h.dflt = Version(e.Default)
+			h.dflt = Version(d)
 		}
 	}
 	// Revisions are dates: newest first is descending string order.
@@ -147,6 +150,14 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 		}
 	}
 	srv.freeze()
+	h.info = seam.Server{Supported: h.supported, Capabilities: srv.caps, Instructions: srv.instructions,
+		Info: map[string][]byte{}, Logger: h.cfg.logger}
+	for v, rev := range h.byVersion {
+		h.info.Info[string(v)] = srv.infoJSON[rev.f.shape]
+	}
+	if a := h.cfg.auth; a != nil {
+		h.info.ByCaller, h.info.ByWorkspace = true, a.HasWorkspaces() && a.Filters()
+	}
 	return h
 }
 
@@ -225,16 +236,20 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	body, err := h.readBody(r)
 	// One allocation holds the request and everything it needs while it
 	// is served: its parsed envelope, the Call, the route's request.
-	req := &request{http: r, server: h.server, handler: h, principal: principal, local: loc}
+	req := &request{server: h.server, handler: h, principal: principal, local: loc}
+	req.HTTP, req.Server, req.Core, req.Local = r, &h.info, req, loc != nil
 	msg := &req.msg
 	var perr *jsonrpc.Error
 	if err == nil {
-		perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg)
+		if perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg); perr == nil {
+			req.Name = msg.Method
+			req.Reset(msg.Params)
+		}
 	}
 	if x != nil && err == nil && perr == nil {
 		x.begin(h, req, len(body))
 		defer x.finish(req)
-		r = req.http // with the observer's context
+		r = req.HTTP // with the observer's context
 	}
 	if h.cfg.limiter != nil {
 		var id []byte
@@ -270,7 +285,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		}
 		defer a.release(caller)
 	}
-	era, version, eerr := h.selectEra(req)
+	rev, eerr := h.selectEra(req)
 	if eerr != nil {
 		h.writeError(r.Context(), w, msg.ID, "", eerr)
 		return
@@ -278,13 +293,14 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if msg.IsNotification() {
 		// Notifications are accepted and never answered; a notification
 		// never runs a tool (it could not report what it did).
-		req.version = version // for the observer
+		req.setVersion(rev.version) // for the observer
 		hdr["Cache-Control"] = req.values.one("no-store")
-		hdr[protoHeader] = req.values.one(string(version))
+		hdr[protoHeader] = req.values.one(string(rev.version))
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	req.version, req.era = version, era
+	req.setVersion(rev.version)
+	req.rev = rev
 	if n := h.newNotifier(w, req); n != nil {
 		req.notify, w = n, n.w
 	}
@@ -294,7 +310,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			need = h.cfg.auth.MethodScopes(msg.Method)
 		}
 		if !h.cfg.auth.Satisfies(principal, need) {
-			h.writeError(r.Context(), w, msg.ID, version, h.failure(r.Context(), h.cfg.auth.InsufficientScope(need)))
+			h.writeError(r.Context(), w, msg.ID, rev.version, h.failure(r.Context(), h.cfg.auth.InsufficientScope(need)))
 			return
 		}
 	}
@@ -397,64 +413,59 @@ func parseError(e *jsonrpc.Error) *Error {
 //
 // Any unknown revision, in the header or the envelope, is -32022 listing
 // every served revision.
-//
-// It also sets req.meta, params._meta (nil when absent), found here once
-// so that nothing looks it up again.
-func (h *Handler) selectEra(req *request) (*seam.Era, Version, *Error) {
-	r, msg := req.http, &req.msg
+func (h *Handler) selectEra(req *request) (*revision, *Error) {
+	r, msg := req.HTTP, &req.msg
 	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
 	if herr == headers.ErrDuplicate {
-		return nil, "", mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
+		return nil, mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
 	var claim []byte
-	meta, _ := req.Param("_meta")
-	if meta != nil {
-		req.meta = meta
+	if req.Meta() != nil {
 		claim, _ = req.MetaParam(metaProtocolVersion)
 	}
 	if claim != nil {
 		cv, ok := jsonrpc.String(claim)
 		switch {
 		case !ok:
-			return nil, "", reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
+			return nil, reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
 		case req.local != nil && herr == headers.ErrMissing:
 			// No headers on stdio: _meta alone names the revision.
 		case herr == headers.ErrMissing:
-			return nil, "", missingVersionHeader()
+			return nil, missingVersionHeader()
 		case hv != cv:
-			return nil, "", mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
+			return nil, mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
 		}
-		era, ok := h.byVersion[Version(cv)]
+		rev, ok := h.byVersion[Version(cv)]
 		if !ok {
-			return nil, "", h.unsupported(cv)
+			return nil, h.unsupported(cv)
 		}
-		if !era.PerRequest {
-			return nil, "", reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
+		if !rev.f.envelope {
+			return nil, reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
 		}
-		return era, Version(cv), nil
+		return rev, nil
 	}
 	if herr == nil {
-		era, ok := h.byVersion[Version(hv)]
+		rev, ok := h.byVersion[Version(hv)]
 		if row := methodsByName[msg.Method]; !ok && row != nil && row.Negotiates && h.dflt != "" {
 			// The handshake negotiates the revision in its body; a header
 			// naming one this server does not know (a newer client's
 			// wish) must not stop it. notifications/initialized, its
 			// second half, carries nothing and runs nothing.
-			return h.byVersion[h.dflt], h.dflt, nil
+			return h.byVersion[h.dflt], nil
 		}
 		if !ok {
-			return nil, "", h.unsupported(hv)
+			return nil, h.unsupported(hv)
 		}
-		if era.PerRequest {
-			return nil, "", reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
+		if rev.f.envelope {
+			return nil, reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
 				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
 		}
-		return era, Version(hv), nil
+		return rev, nil
 	}
 	if h.dflt == "" {
-		return nil, "", missingVersionHeader()
+		return nil, missingVersionHeader()
 	}
-	return h.byVersion[h.dflt], h.dflt, nil
+	return h.byVersion[h.dflt], nil
 }
 
 // mismatch is seam.HeaderMismatch as the core's error.
@@ -505,11 +516,11 @@ func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []by
 	if e.retryAfter > 0 {
 		w.Header()["Retry-After"] = []string{strconv.FormatInt(ceilSeconds(e.retryAfter), 10)}
 	}
-	var era *seam.Era
-	if version != "" {
-		era = h.byVersion[version]
+	var statuses map[int]int
+	if rev := h.byVersion[version]; rev != nil {
+		statuses = rev.statuses
 	}
-	h.write(w, e.httpStatus(era), version, buf, nil)
+	h.write(w, e.httpStatus(statuses), version, buf, nil)
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}

@@ -50,7 +50,7 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 		return nil, err
 	}
 	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil,
-		shape: featuresOf(req.version).shape}
+		shape: req.rev.f.shape}
 	if res.filtered {
 		res.picked = make([]int32, 0, min(s.pageSize, len(all)-i))
 		for ; i < len(all) && len(res.picked) < s.pageSize; i++ {

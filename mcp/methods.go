@@ -11,14 +11,15 @@ type methodRow struct {
 }
 
 // methodTable is every method the endpoint knows, in one place. Adding a
-// method is one row here plus its handler; the eras read the row (its
+// method is one row here plus its handler, and its name in the profile of
+// each revision that has it (the eras' data); the eras read the row (its
 // routing member, whether it may answer input_required, whether it is
 // cacheable) and never match method names themselves.
 var methodTable = []*methodRow{
-	{Method: seam.Method{Name: "initialize", Until: v2026, Era: true, Negotiates: true}},
-	{Method: seam.Method{Name: "notifications/initialized", Until: v2026, Negotiates: true}},
-	{Method: seam.Method{Name: "ping", Until: v2026}, serve: (*Server).ping},
-	{Method: seam.Method{Name: "server/discover", Since: v2026, Era: true, Cacheable: true, OwnBudget: true}},
+	{Method: seam.Method{Name: "initialize", Era: true, Negotiates: true}},
+	{Method: seam.Method{Name: "notifications/initialized", Negotiates: true}},
+	{Method: seam.Method{Name: "ping"}, serve: (*Server).ping},
+	{Method: seam.Method{Name: "server/discover", Era: true, Cacheable: true, OwnBudget: true}},
 	{Method: seam.Method{Name: "tools/list", Capability: seam.CapTools, Cacheable: true, PerCaller: true}, serve: (*Server).listTools},
 	{Method: seam.Method{Name: "tools/call", Capability: seam.CapTools, InputRequired: true, Member: "name", Arguments: true}, serve: (*Server).callTool},
 	{Method: seam.Method{Name: "resources/list", Capability: seam.CapResources, Cacheable: true, PerCaller: true}, serve: (*Server).listResources},
@@ -27,12 +28,10 @@ var methodTable = []*methodRow{
 	{Method: seam.Method{Name: "prompts/list", Capability: seam.CapPrompts, Cacheable: true, PerCaller: true}, serve: (*Server).listPrompts},
 	{Method: seam.Method{Name: "prompts/get", Capability: seam.CapPrompts, InputRequired: true, Member: "name"}, serve: (*Server).getPrompt},
 	{Method: seam.Method{Name: "completion/complete", Capability: seam.CapCompletions}, serve: (*Server).complete},
-	{Method: seam.Method{Name: "tasks/get", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).getTask},
-	{Method: seam.Method{Name: "tasks/update", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).updateTask},
-	{Method: seam.Method{Name: "tasks/cancel", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).cancelTask},
+	{Method: seam.Method{Name: "tasks/get", Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).getTask},
+	{Method: seam.Method{Name: "tasks/update", Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).updateTask},
+	{Method: seam.Method{Name: "tasks/cancel", Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).cancelTask},
 }
-
-const v2026 = string(Version20260728)
 
 // methodsByName indexes methodTable.
 var methodsByName = func() map[string]*methodRow {
@@ -47,9 +46,9 @@ var methodsByName = func() map[string]*methodRow {
 // server's capabilities have it, or nil: a method the revision does not
 // have, or behind a capability the server does not advertise, does not
 // exist for the client.
-func (h *Handler) lookup(method string, v Version) *methodRow {
-	row := methodsByName[method]
-	if row == nil || !row.Has(string(v)) || (row.Capability != 0 && h.server.caps&row.Capability == 0) {
+func (h *Handler) lookup(method string, rev *revision) *methodRow {
+	row := rev.methods[method]
+	if row == nil || (row.Capability != 0 && h.server.caps&row.Capability == 0) {
 		return nil
 	}
 	return row
@@ -60,37 +59,38 @@ func (h *Handler) lookup(method string, v Version) *methodRow {
 // envelope, method lookup, routing headers, carried state, the method,
 // then the result's stamp.
 func (h *Handler) dispatch(req *request) (seam.Result, error) {
-	e := req.era
-	if e.Envelope != nil {
-		if err := e.Envelope(req); err != nil {
-			return nil, err
-		}
+	e, sr := req.rev.era, &req.Request
+	if err := e.Envelope(sr); err != nil {
+		return nil, err
 	}
-	row := h.lookup(req.msg.Method, req.version)
+	if sr.ClientCapabilities != nil {
+		req.capBits = capabilitiesOf(sr.ClientCapabilities)
+	}
+	row := h.lookup(req.msg.Method, req.rev)
 	if row == nil {
 		return nil, methodNotFound(req.msg.Method)
 	}
-	req.row = row
-	if e.Target != nil {
-		if err := e.Target(req); err != nil {
-			return nil, err
-		}
+	req.row, sr.Method = row, &row.Method
+	if err := e.Target(sr); err != nil {
+		return nil, err
 	}
 	if row.Task && req.capBits&capTasks == 0 {
 		// Before the id is opened: a client without the extension learns
 		// what it lacks, not that its id is unknown.
 		return nil, missingTasksExtension()
 	}
-	if e.Open != nil {
-		if err := e.Open(req); err != nil {
-			return nil, err
-		}
+	if err := e.Open(sr); err != nil {
+		return nil, err
+	}
+	if err := req.opened(); err != nil {
+		return nil, err
 	}
 	var res seam.Result
 	var err error
 	switch {
-	case row.Era && e.Serve != nil:
-		res, err = e.Serve(req)
+	case row.Era:
+		res, err = e.Serve(sr)
+		req.setVersion(Version(sr.Version)) // initialize negotiates it
 	case row.serve != nil:
 		res, err = row.serve(h.server, req)
 	default:
@@ -99,8 +99,19 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.Finish != nil {
-		return e.Finish(req, res)
+	return e.Finish(sr, res)
+}
+
+// opened takes what the era's Open handed over: a verified requestState
+// with its answers, answers sent without a state, or a task's payload.
+func (req *request) opened() error {
+	switch sr := &req.Request; {
+	case sr.Task != nil:
+		return req.setTask(sr.Task)
+	case sr.Round.State != nil:
+		return req.setRound(sr.Round)
+	case sr.Round.Responses != nil:
+		return req.setAnswers(sr.Round.Responses)
 	}
-	return res, nil
+	return nil
 }

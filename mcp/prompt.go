@@ -267,7 +267,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 	if p.handler != nil {
 		res, err = s.fromRoute(req, p, call, args)
 	} else {
-		ctx := context.WithValue(req.identityContext(req.http.Context()), callKey{}, call)
+		ctx := context.WithValue(req.identityContext(req.HTTP.Context()), callKey{}, call)
 		res, err = s.runPrompt(req, p, ctx, args)
 	}
 	if call.pending {
@@ -285,7 +285,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 		req.logError("mcp: prompt returned no result", "prompt", name)
 		return nil, errInternal()
 	}
-	f := featuresOf(req.version)
+	f := req.rev.f
 	out := &promptResult{description: res.Description, messages: make([][]byte, 0, len(res.Messages))}
 	for _, m := range res.Messages {
 		if !m.Role.Valid() || m.Content.IsZero() {

@@ -316,7 +316,7 @@ func resourceNotFound(req *request, uri string) *Error {
 	if len(uri) > 512 {
 		uri = uri[:512]
 	}
-	return NewError(featuresOf(req.version).resourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
+	return NewError(req.rev.f.resourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
 }
 
 // readResource answers resources/read. The URI picks a fixed resource or

@@ -138,12 +138,13 @@ type round struct {
 	responses json.RawMessage // inputResponses as sent (nil when absent)
 }
 
-// SetRound hands the core a requestState the era opened and verified,
+// setRound takes a requestState the era opened and verified,
 // with the retry's inputResponses. The era calls it before dispatch; state
 // is the State of the seam.InputRequired it sealed, until the last instant
 // the sealer would open it. inputResponses that are present but not an
 // object are refused here.
-func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
+func (r *request) setRound(o seam.Round) error {
+	state, nonce, until, inputResponses := o.State, o.Nonce, o.Until, o.Responses
 	rs, ok := parseRoundState(state)
 	if !ok {
 		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
@@ -157,12 +158,12 @@ func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses 
 	return nil
 }
 
-// SetAnswers hands the core the inputResponses of a request that carries
+// setAnswers takes the inputResponses of a request that carries
 // no requestState. A tool's handler still sees them (a server
 // that keeps no state between rounds may not need one), but they never
 // count as an answer to a question the server asked: a destructive tool's
 // confirmation ignores them.
-func (r *request) SetAnswers(inputResponses []byte) error {
+func (r *request) setAnswers(inputResponses []byte) error {
 	if inputResponses == nil {
 		return nil
 	}
@@ -177,14 +178,14 @@ func (r *request) SetAnswers(inputResponses []byte) error {
 // aliases the request body, which is never reused, so a handler may keep
 // the Call beyond the request.
 func (r *request) newCall(target string, args json.RawMessage) *Call {
-	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.caps, capBits: r.capBits,
+	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.ClientCapabilities, capBits: r.capBits,
 		args: args, perRequest: r.perRequest(), notify: r.notify}
 	return &r.call
 }
 
 // perRequest reports whether the request's era is a per-request one
 // (2026-07-28), the only kind that can carry input requests.
-func (r *request) perRequest() bool { return r.era.PerRequest }
+func (r *request) perRequest() bool { return r.rev.f.inputRequests }
 
 // inputRequired builds the interim result for reqs, checking that every
 // key is valid and unique and that the client declared every capability

@@ -150,7 +150,7 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	outer := req.HTTP()
+	outer := req.HTTP
 	req.routeCtx = routeContext{Context: outer.Context(), call: call}
 	ctx := req.identityContext(&req.routeCtx)
 	// The route may edit its request's headers in place: the values are
@@ -220,7 +220,7 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorde
 		panic(err) // fill escapes every segment: unreachable
 	}
 	if prepare := req.handler.cfg.routeRequest; prepare != nil {
-		if r = prepare(req.HTTP(), r); r == nil {
+		if r = prepare(req.HTTP, r); r == nil {
 			panic("mcp: the WithRouteRequest function returned nil")
 		}
 	}

@@ -46,14 +46,14 @@ type streamWriter struct {
 // client accepts event streams, and the request asked for progress or
 // logs. It returns nil otherwise.
 func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
-	if !h.cfg.streaming || req.meta == nil || !acceptsEventStream(req.http) {
+	if !h.cfg.streaming || req.Meta() == nil || !acceptsEventStream(req.HTTP) {
 		return nil
 	}
 	n := &notifier{minLevel: -1}
 	if tok, ok := req.MetaParam("progressToken"); ok && jsonrpc.CheckID(tok) == "" {
 		n.token = tok
 	}
-	if featuresOf(req.version).requestLogLevel {
+	if req.rev.f.envelope {
 		if lv, ok := req.MetaParam(metaLogLevel); ok {
 			if s, isStr := jsonrpc.String(lv); isStr {
 				if l, known := seam.LogLevels[s]; known {

@@ -221,7 +221,7 @@ type openTask struct {
 // WithTask, on 2026-07-28, for a client that declared the extension in
 // this request.
 func (r *request) acceptsTask(t *tool) bool {
-	return t.opts.task != nil && r.era.PerRequest && r.capBits&capTasks != 0
+	return t.opts.task != nil && r.rev.f.inputRequests && r.capBits&capTasks != 0
 }
 
 // taskRequired answers a call of a tool that runs only as a task from a
@@ -275,20 +275,9 @@ func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 	return res, nil
 }
 
-// TaskBinding implements seam.Request: a task id belongs to the caller
-// and the server, whatever tasks/* method reads it.
-func (r *request) TaskBinding() (seam.Binding, error) {
-	ws, err := r.Workspace()
-	if err != nil {
-		return seam.Binding{}, err
-	}
-	return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-		Version: string(r.version), Method: tasksExtension}, nil
-}
-
-// SetTask implements seam.Request. A task whose tool is gone, no longer
+// setTask takes the opened payload of a task id (seam.Request.Task). A task whose tool is gone, no longer
 // runs as a task, or is no longer the caller's to use is unknown.
-func (r *request) SetTask(payload []byte) error {
+func (r *request) setTask(payload []byte) error {
 	var p taskPayload
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return unknownTask()
@@ -394,7 +383,7 @@ func (req *request) jobResult(t *tool, job task.Job) (*toolResult, error) {
 	}
 	rec := &recorder{header: http.Header{"Content-Type": {mediaType}}, status: http.StatusOK, limit: req.handler.cfg.limits.ResponseBytes}
 	rec.buf.WriteString(text)
-	return t.result(req, rec, featuresOf(req.version))
+	return t.result(req, rec, req.rev.f)
 }
 
 // inputRequestsJSON renders a job's input requests, each checked to be

@@ -30,15 +30,16 @@ var allowed = map[string][]string{
 	"mcp/ratelimit":    {},
 	"mcp/observe":      {"internal/jsonrpc"},
 	"mcp/task":         {},
-	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
-	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
-	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
+	"mcp/protocol":     {},
+	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
+	"era2025":          {"mcp/protocol", "headers", "internal/jsonrpc", "internal/seam"},
+	"era2026":          {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest", "mcp/stdio"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/stdio"}
 
 // integrations are the public packages of the modules of their own, which
 // examples may also use.
