@@ -1,14 +1,9 @@
 package mcp
 
 import (
-	"context"
-	"log/slog"
-
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
-	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // Era serves the protocol revisions of one era: era2026.New() for
@@ -22,91 +17,104 @@ type Era interface {
 	Seam() seam.Era
 }
 
-// request is one JSON-RPC request on its way through the pipeline: the
-// strictly parsed envelope, the selected revision, and what the pipeline
-// learns about it. It embeds what the core hands an era (seam.Request:
-// the HTTP request, the method's name and row, the revision, params
-// indexed once), so that handing it over costs nothing. Its byte slices
-// alias the request body and are valid only while it is served.
-type request struct {
-	seam.Request
-	msg     jsonrpc.Message
-	version Version   // Request.Version, typed
-	rev     *revision // the revision in use (nil until selected)
-	row     *methodRow
-	server  *Server
-	handler *Handler
-	capBits Capability // the client capabilities, read once
+// Era selection: which served revision, and so which era, a request is
+// in.
 
-	call      Call         // the one call a request makes
-	toolRes   toolResult   // and its result, when it is a tool's
-	rec       recorder     // what the route it runs wrote
-	routeCtx  routeContext // the context of that route's request
-	innerBody innerBody    // and its body
-	round     *round       // the opened requestState of a retry, nil otherwise
-	roundBuf  round        // where round points, so a retry allocates no round
-	loose     []byte       // inputResponses sent without a requestState
-	// confirmation is what a destructive tool's confirmation came to, for
-	// observers ("" when none was involved).
-	confirmation string
-	notify       *notifier // nil unless the request may stream
+// The params._meta keys of revision 2026-07-28 the core reads.
+const (
+	metaProtocolVersion    = seam.MetaProtocolVersion
+	metaClientCapabilities = seam.MetaClientCapabilities
+	metaLogLevel           = seam.MetaLogLevel
+)
 
-	local     *local.Exchange // a message that did not come over HTTP, nil otherwise
-	task      *openTask       // the task a tasks/* request names, opened
-	principal *auth.Principal
-	tool      *tool  // the tool toolName names, if the caller may see it
-	toolName  string // what visibleTool was last asked
-	toolKnown bool
-	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)
-	ws        string
-	wsErr     *Error
-	values    headerValues // the header values this request's responses own
+// selectEra applies the era rules: the body decides, headers cross-check.
+//
+//   - params._meta names a revision: it must be served, its profile must
+//     have the envelope (Profile.Envelope), and MCP-Protocol-Version must
+//     be present and equal to it.
+//   - Otherwise MCP-Protocol-Version, when present, must name a served
+//     revision; naming one with the envelope without sending it is
+//     refused (-32602), never served by silently falling back.
+//   - Nothing names a revision: the default revision of the handshake era
+//     (the seed's rule: 2025-06-18). So is a message that negotiates the
+//     revision in its body (initialize) whose header names an unknown one.
+//
+// Any unknown revision, in the header or the envelope, is -32022 listing
+// every served revision.
+func (h *Handler) selectEra(req *request) (*revision, *Error) {
+	r, msg := req.HTTP, &req.msg
+	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
+	if herr == headers.ErrDuplicate {
+		return nil, mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
+	}
+	var claim []byte
+	if req.Meta() != nil {
+		claim, _ = req.MetaParam(metaProtocolVersion)
+	}
+	if claim != nil {
+		cv, ok := jsonrpc.String(claim)
+		switch {
+		case !ok:
+			return nil, reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
+		case req.local != nil && herr == headers.ErrMissing:
+			// No headers on stdio: _meta alone names the revision.
+		case herr == headers.ErrMissing:
+			return nil, missingVersionHeader()
+		case hv != cv:
+			return nil, mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
+		}
+		rev, ok := h.byVersion[Version(cv)]
+		if !ok {
+			return nil, h.unsupported(cv)
+		}
+		if !rev.f.envelope {
+			return nil, reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
+		}
+		return rev, nil
+	}
+	if herr == nil {
+		rev, ok := h.byVersion[Version(hv)]
+		if row := methodsByName[msg.Method]; !ok && row != nil && row.Negotiates && h.dflt != "" {
+			// The handshake negotiates the revision in its body; a header
+			// naming one this server does not know (a newer client's
+			// wish) must not stop it. notifications/initialized, its
+			// second half, carries nothing and runs nothing.
+			return h.byVersion[h.dflt], nil
+		}
+		if !ok {
+			return nil, h.unsupported(hv)
+		}
+		if rev.f.envelope {
+			return nil, reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
+				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
+		}
+		return rev, nil
+	}
+	if h.dflt == "" {
+		return nil, missingVersionHeader()
+	}
+	return h.byVersion[h.dflt], nil
 }
 
-// setVersion sets the revision in use, in both its forms.
-func (r *request) setVersion(v Version) {
-	r.version, r.Request.Version = v, string(v)
+// mismatch is seam.HeaderMismatch as the core's error.
+func mismatch(header, reason, detail string) *Error {
+	e, _ := asError(seam.HeaderMismatch(header, reason, detail))
+	return e
 }
 
-// HeaderParams implements seam.Core.
-func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
-	t := r.visibleTool(tool)
-	if t == nil {
-		return nil, false
-	}
-	return t.params, true
+func missingVersionHeader() *Error {
+	return mismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
 }
 
-// Binding implements seam.Core. A sealed state of this request belongs
-// to who asks (principal and workspace, re-established from the
-// credential on every round), which server, which revision, which
-// operation on which target, with which arguments. A task id belongs to
-// the caller and the server, whatever tasks/* method reads it.
-func (r *request) Binding(task bool) (seam.Binding, error) {
-	ws, err := r.Workspace()
-	if err != nil {
-		return seam.Binding{}, err
-	}
-	if task {
-		return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-			Version: string(r.version), Method: tasksExtension}, nil
-	}
-	b := seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-		Version: string(r.version), Method: r.msg.Method}
-	if r.row != nil && r.row.Member != "" {
-		raw, _ := r.Param(r.row.Member)
-		b.Target, _ = jsonrpc.String(raw)
-	}
-	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
-		b.Arguments = args
-	}
-	return b, nil
+type unsupportedData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
 }
 
-// ctx is the request's context, for logs and hooks.
-func (r *request) ctx() context.Context { return r.HTTP.Context() }
-
-// logError logs an internal failure with the request's context.
-func (r *request) logError(msg string, args ...any) { r.Log(slog.LevelError, msg, args...) }
-
-var _ seam.Core = (*request)(nil)
+func (h *Handler) unsupported(requested string) *Error {
+	if len(requested) > 64 {
+		requested = requested[:64]
+	}
+	return reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+		WithData(unsupportedData{Supported: h.supported, Requested: requested})
+}

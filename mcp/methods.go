@@ -101,17 +101,3 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 	}
 	return e.Finish(sr, res)
 }
-
-// opened takes what the era's Open handed over: a verified requestState
-// with its answers, answers sent without a state, or a task's payload.
-func (req *request) opened() error {
-	switch sr := &req.Request; {
-	case sr.Task != nil:
-		return req.setTask(sr.Task)
-	case sr.Round.State != nil:
-		return req.setRound(sr.Round)
-	case sr.Round.Responses != nil:
-		return req.setAnswers(sr.Round.Responses)
-	}
-	return nil
-}

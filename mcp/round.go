@@ -138,42 +138,6 @@ type round struct {
 	responses json.RawMessage // inputResponses as sent (nil when absent)
 }
 
-// setRound takes a requestState the era opened and verified,
-// with the retry's inputResponses. The era calls it before dispatch; state
-// is the State of the seam.InputRequired it sealed, until the last instant
-// the sealer would open it. inputResponses that are present but not an
-// object are refused here.
-func (r *request) setRound(o seam.Round) error {
-	state, nonce, until, inputResponses := o.State, o.Nonce, o.Until, o.Responses
-	rs, ok := parseRoundState(state)
-	if !ok {
-		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
-		return invalidState()
-	}
-	if inputResponses != nil && !isObject(inputResponses) {
-		return invalidInputResponses("")
-	}
-	r.roundBuf = round{state: rs, nonce: nonce, until: until, responses: inputResponses}
-	r.round = &r.roundBuf
-	return nil
-}
-
-// setAnswers takes the inputResponses of a request that carries
-// no requestState. A tool's handler still sees them (a server
-// that keeps no state between rounds may not need one), but they never
-// count as an answer to a question the server asked: a destructive tool's
-// confirmation ignores them.
-func (r *request) setAnswers(inputResponses []byte) error {
-	if inputResponses == nil {
-		return nil
-	}
-	if !isObject(inputResponses) {
-		return invalidInputResponses("")
-	}
-	r.loose = inputResponses
-	return nil
-}
-
 // newCall describes req to the handler that serves target. What it holds
 // aliases the request body, which is never reused, so a handler may keep
 // the Call beyond the request.

@@ -375,3 +375,40 @@ func mediaType(h http.Header) string {
 
 // preferAsync is the header value (RFC 7240) of an in-process request
 // whose call may become a task: a 202 Accepted is welcome.
+
+// wildcards returns the names of a route's wildcards.
+func (rt route) wildcards() map[string]bool {
+	names := map[string]bool{}
+	for _, s := range rt.segments {
+		if s.wildcard {
+			names[s.text] = true
+		}
+	}
+	return names
+}
+
+// match reads the wildcards' values from an escaped path the route would
+// build. The path may carry a prefix (the host mounts the routes under
+// one), so the route is matched against its last segments.
+func (rt route) match(escaped string) (map[string]string, bool) {
+	parts := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
+	if len(parts) < len(rt.segments) {
+		return nil, false
+	}
+	parts = parts[len(parts)-len(rt.segments):]
+	vals := map[string]string{}
+	for i, seg := range rt.segments {
+		v, err := url.PathUnescape(parts[i])
+		switch {
+		case err != nil:
+			return nil, false
+		case !seg.wildcard && v != seg.text:
+			return nil, false
+		case seg.wildcard && (v == "" || v == "." || v == ".."):
+			return nil, false
+		case seg.wildcard:
+			vals[seg.text] = v
+		}
+	}
+	return vals, true
+}

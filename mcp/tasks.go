@@ -6,12 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
@@ -89,43 +87,6 @@ type taskSpec struct {
 	ttl, poll            time.Duration
 	accepted             func(http.Header, []byte) (map[string]string, bool)
 	read                 func(int, http.Header, []byte) (task.Job, error)
-}
-
-// wildcards returns the names of a route's wildcards.
-func (rt route) wildcards() map[string]bool {
-	names := map[string]bool{}
-	for _, s := range rt.segments {
-		if s.wildcard {
-			names[s.text] = true
-		}
-	}
-	return names
-}
-
-// match reads the wildcards' values from an escaped path the route would
-// build. The path may carry a prefix (the host mounts the routes under
-// one), so the route is matched against its last segments.
-func (rt route) match(escaped string) (map[string]string, bool) {
-	parts := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
-	if len(parts) < len(rt.segments) {
-		return nil, false
-	}
-	parts = parts[len(parts)-len(rt.segments):]
-	vals := map[string]string{}
-	for i, seg := range rt.segments {
-		v, err := url.PathUnescape(parts[i])
-		switch {
-		case err != nil:
-			return nil, false
-		case !seg.wildcard && v != seg.text:
-			return nil, false
-		case seg.wildcard && (v == "" || v == "." || v == ".."):
-			return nil, false
-		case seg.wildcard:
-			vals[seg.text] = v
-		}
-	}
-	return vals, true
 }
 
 // maxJobReference bounds the route values a task id seals (the id must
@@ -273,22 +234,6 @@ func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 		}
 	}()
 	return res, nil
-}
-
-// setTask takes the opened payload of a task id (seam.Request.Task). A task whose tool is gone, no longer
-// runs as a task, or is no longer the caller's to use is unknown.
-func (r *request) setTask(payload []byte) error {
-	var p taskPayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return unknownTask()
-	}
-	t := r.server.byName[p.Tool]
-	if t == nil || t.opts.task == nil || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
-		return unknownTask()
-	}
-	r.task = &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
-		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}
-	return nil
 }
 
 func unknownTask() *Error {
