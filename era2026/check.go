@@ -13,7 +13,7 @@ import (
 const (
 	metaProtocolVersion    = seam.MetaProtocolVersion
 	metaClientCapabilities = seam.MetaClientCapabilities
-	metaClientInfo         = seam.MetaClientInfo
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	metaLogLevel           = seam.MetaLogLevel
 )
 

@@ -149,7 +149,7 @@ func (e *Era) finish(req *seam.Request, res seam.Result) (seam.Result, error) {
 		}
 		id, _, err := e.sealer.SealFor(mrtr.Binding(b), r.Payload, r.TTL)
 		if err != nil {
-			req.Log(slog.LevelError, "era2026: cannot seal a task id", "method", req.Name, "err", err)
+			req.Core.Log(slog.LevelError, "era2026: cannot seal a task id", "method", req.Name, "err", err)
 			return nil, &seam.Failure{Code: -32603, Message: "Internal error"}
 		}
 		r.TaskID = id
@@ -163,7 +163,7 @@ func (e *Era) finish(req *seam.Request, res seam.Result) (seam.Result, error) {
 		}
 		state, _, err := e.sealer.Seal(mrtr.Binding(b), r.State)
 		if err != nil {
-			req.Log(slog.LevelError, "era2026: cannot seal requestState", "method", req.Name, "err", err)
+			req.Core.Log(slog.LevelError, "era2026: cannot seal requestState", "method", req.Name, "err", err)
 			return nil, &seam.Failure{Code: -32603, Message: "Internal error"}
 		}
 		r.RequestState = state
@@ -173,17 +173,16 @@ func (e *Era) finish(req *seam.Request, res seam.Result) (seam.Result, error) {
 	st := res.Stamp()
 	st.ResultType, st.Meta = "complete", meta
 	if m := req.Method; m != nil && m.Cacheable {
-		st.TTL, st.TTLMs, st.CacheScope = true, e.ttlMs, string(e.scope)
-		if m.PerCaller {
-			// A result filtered for the caller is private whatever
-			// WithCaching says; one that also depends on the workspace
-			// is not cacheable at all, because X-Workspace-Id is not part
-			// of the key a client caches under.
-			byCaller, byWorkspace := req.Server.ByCaller, req.Server.ByWorkspace
-			if byCaller {
+		st.TTLMs, st.CacheScope = e.ttlMs, string(e.scope)
+		if _, own := res.(*discoverResult); !own {
+			// What the core builds is filtered for the caller: private
+			// whatever WithCaching says; when it also depends on the
+			// workspace, not cacheable at all, because X-Workspace-Id is
+			// not part of the key a client caches under.
+			if req.Server.Personal >= 1 {
 				st.CacheScope = string(Private)
 			}
-			if byWorkspace {
+			if req.Server.Personal >= 2 {
 				st.TTLMs = 0
 			}
 		}

@@ -2,6 +2,7 @@ package era2026
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -21,8 +22,7 @@ func (e *Era) openState(req *seam.Request) error {
 	raw, ok := req.Param("requestState")
 	if !ok {
 		if responses, has := req.Param("inputResponses"); has && m.InputRequired {
-			req.Round.Responses = responses
-			return nil
+			return req.Core.SetRound(nil, nil, time.Time{}, responses)
 		}
 		return nil
 	}
@@ -31,7 +31,7 @@ func (e *Era) openState(req *seam.Request) error {
 		if hint := e.hint(reason); hint != "" {
 			args = append(args, "hint", hint)
 		}
-		req.Log(slog.LevelWarn, "era2026: requestState refused", args...)
+		req.Core.Log(slog.LevelWarn, "era2026: requestState refused", args...)
 		return seam.InvalidState()
 	}
 	if !m.InputRequired {
@@ -50,8 +50,7 @@ func (e *Era) openState(req *seam.Request) error {
 		return refuse(mrtr.Reason(err))
 	}
 	responses, _ := req.Param("inputResponses")
-	req.Round = seam.Round{State: opened.Payload, Nonce: opened.Nonce[:], Until: opened.ValidUntil, Responses: responses}
-	return nil
+	return req.Core.SetRound(opened.Payload, opened.Nonce[:], opened.ValidUntil, responses)
 }
 
 // hint says, for the log, what usually causes a refusal that a
@@ -94,10 +93,9 @@ func (e *Era) openTask(req *seam.Request) error {
 	}
 	opened, err := e.sealer.Open(mrtr.Binding(b), id)
 	if err != nil {
-		req.Log(slog.LevelDebug, "era2026: task id refused", "reason", mrtr.Reason(err), "method", req.Name)
+		req.Core.Log(slog.LevelDebug, "era2026: task id refused", "reason", mrtr.Reason(err), "method", req.Name)
 		// In-band, like an unknown tool: the request was understood.
 		return &seam.Failure{Code: seam.CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
 	}
-	req.Task = opened.Payload
-	return nil
+	return req.Core.SetTask(opened.Payload)
 }

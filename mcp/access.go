@@ -98,7 +98,7 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 // everything else.
 func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *auth.Principal, method string) *Error {
 	key := h.callerKey(r, p)
-	if row := methodsByName[method]; row != nil && row.OwnBudget {
+	if row := methodsByName[method]; row != nil && row.ownBudget {
 		key = "own|" + method + "|" + key
 	}
 	return h.takeRate(w, r, h.cfg.limiter, key, true)

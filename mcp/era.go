@@ -47,10 +47,7 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 	if herr == headers.ErrDuplicate {
 		return nil, mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
-	var claim []byte
-	if req.Meta() != nil {
-		claim, _ = req.MetaParam(metaProtocolVersion)
-	}
+	claim, _ := req.MetaParam(metaProtocolVersion)
 	if claim != nil {
 		cv, ok := jsonrpc.String(claim)
 		switch {
@@ -74,7 +71,7 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 	}
 	if herr == nil {
 		rev, ok := h.byVersion[Version(hv)]
-		if row := methodsByName[msg.Method]; !ok && row != nil && row.Negotiates && h.dflt != "" {
+		if row := methodsByName[msg.Method]; !ok && row != nil && row.negotiates && h.dflt != "" {
 			// The handshake negotiates the revision in its body; a header
 			// naming one this server does not know (a newer client's
 			// wish) must not stop it. notifications/initialized, its

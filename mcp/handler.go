@@ -135,18 +135,21 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 		h.taskScopes = map[string][]string{}
 		for _, row := range methodTable {
 			if row.Task {
-				h.taskScopes[row.Name] = append(slices.Clone(a.MethodScopes(row.Name)), a.MethodScopes("tools/call")...)
+				h.taskScopes[row.name] = append(slices.Clone(a.MethodScopes(row.name)), a.MethodScopes("tools/call")...)
 			}
 		}
 	}
 	srv.freeze()
 	h.info = seam.Server{Supported: h.supported, Capabilities: srv.caps, Instructions: srv.instructions,
-		Info: map[string][]byte{}, Logger: h.cfg.logger}
+		Info: map[string][]byte{}}
 	for v, rev := range h.byVersion {
 		h.info.Info[string(v)] = srv.infoJSON[rev.f.shape]
 	}
 	if a := h.cfg.auth; a != nil {
-		h.info.ByCaller, h.info.ByWorkspace = true, a.HasWorkspaces() && a.Filters()
+		h.info.Personal = 1
+		if a.HasWorkspaces() && a.Filters() {
+			h.info.Personal = 2
+		}
 	}
 	return h
 }
@@ -232,8 +235,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	var perr *jsonrpc.Error
 	if err == nil {
 		if perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg); perr == nil {
-			req.Name = msg.Method
-			req.Reset(msg.Params)
+			req.Name, req.Params = msg.Method, msg.Params
 		}
 	}
 	if x != nil && err == nil && perr == nil {

@@ -6,8 +6,20 @@ import "github.com/mcpdual/mcpdual/internal/seam"
 // about a method, and the core's handler for it (nil for the methods an
 // era answers).
 type methodRow struct {
-	seam.Method
-	serve func(s *Server, r *request) (seam.Result, error)
+	name        string
+	seam.Method // what the eras read
+	// capability is the server capability the method needs (0: none).
+	capability seam.Capability
+	// era: the era answers the method (seam.Era.Serve), not the core.
+	era bool
+	// negotiates: the method negotiates the revision in its body
+	// (initialize and its notification), so a header naming a revision the
+	// server does not know must not stop it.
+	negotiates bool
+	// ownBudget: the method draws from a rate budget of its own, so that
+	// spending every other request never breaks it (server/discover).
+	ownBudget bool
+	serve     func(s *Server, r *request) (seam.Result, error)
 }
 
 // methodTable is every method the endpoint knows, in one place. Adding a
@@ -16,28 +28,28 @@ type methodRow struct {
 // routing member, whether it may answer input_required, whether it is
 // cacheable) and never match method names themselves.
 var methodTable = []*methodRow{
-	{Method: seam.Method{Name: "initialize", Era: true, Negotiates: true}},
-	{Method: seam.Method{Name: "notifications/initialized", Negotiates: true}},
-	{Method: seam.Method{Name: "ping"}, serve: (*Server).ping},
-	{Method: seam.Method{Name: "server/discover", Era: true, Cacheable: true, OwnBudget: true}},
-	{Method: seam.Method{Name: "tools/list", Capability: seam.CapTools, Cacheable: true, PerCaller: true}, serve: (*Server).listTools},
-	{Method: seam.Method{Name: "tools/call", Capability: seam.CapTools, InputRequired: true, Member: "name", Arguments: true}, serve: (*Server).callTool},
-	{Method: seam.Method{Name: "resources/list", Capability: seam.CapResources, Cacheable: true, PerCaller: true}, serve: (*Server).listResources},
-	{Method: seam.Method{Name: "resources/templates/list", Capability: seam.CapResources, Cacheable: true, PerCaller: true}, serve: (*Server).listTemplates},
-	{Method: seam.Method{Name: "resources/read", Capability: seam.CapResources, InputRequired: true, Cacheable: true, PerCaller: true, Member: "uri"}, serve: (*Server).readResource},
-	{Method: seam.Method{Name: "prompts/list", Capability: seam.CapPrompts, Cacheable: true, PerCaller: true}, serve: (*Server).listPrompts},
-	{Method: seam.Method{Name: "prompts/get", Capability: seam.CapPrompts, InputRequired: true, Member: "name"}, serve: (*Server).getPrompt},
-	{Method: seam.Method{Name: "completion/complete", Capability: seam.CapCompletions}, serve: (*Server).complete},
-	{Method: seam.Method{Name: "tasks/get", Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).getTask},
-	{Method: seam.Method{Name: "tasks/update", Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).updateTask},
-	{Method: seam.Method{Name: "tasks/cancel", Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).cancelTask},
+	{name: "initialize", era: true, negotiates: true},
+	{name: "notifications/initialized", negotiates: true},
+	{name: "ping", serve: (*Server).ping},
+	{name: "server/discover", Method: seam.Method{Cacheable: true}, era: true, ownBudget: true},
+	{name: "tools/list", Method: seam.Method{Cacheable: true}, capability: seam.CapTools, serve: (*Server).listTools},
+	{name: "tools/call", Method: seam.Method{InputRequired: true, Member: "name", Arguments: true}, capability: seam.CapTools, serve: (*Server).callTool},
+	{name: "resources/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listResources},
+	{name: "resources/templates/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listTemplates},
+	{name: "resources/read", Method: seam.Method{InputRequired: true, Cacheable: true, Member: "uri"}, capability: seam.CapResources, serve: (*Server).readResource},
+	{name: "prompts/list", Method: seam.Method{Cacheable: true}, capability: seam.CapPrompts, serve: (*Server).listPrompts},
+	{name: "prompts/get", Method: seam.Method{InputRequired: true, Member: "name"}, capability: seam.CapPrompts, serve: (*Server).getPrompt},
+	{name: "completion/complete", capability: seam.CapCompletions, serve: (*Server).complete},
+	{name: "tasks/get", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).getTask},
+	{name: "tasks/update", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).updateTask},
+	{name: "tasks/cancel", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).cancelTask},
 }
 
 // methodsByName indexes methodTable.
 var methodsByName = func() map[string]*methodRow {
 	m := make(map[string]*methodRow, len(methodTable))
 	for _, row := range methodTable {
-		m[row.Name] = row
+		m[row.name] = row
 	}
 	return m
 }()
@@ -48,7 +60,7 @@ var methodsByName = func() map[string]*methodRow {
 // exist for the client.
 func (h *Handler) lookup(method string, rev *revision) *methodRow {
 	row := rev.methods[method]
-	if row == nil || (row.Capability != 0 && h.server.caps&row.Capability == 0) {
+	if row == nil || (row.capability != 0 && h.server.caps&row.capability == 0) {
 		return nil
 	}
 	return row
@@ -82,13 +94,10 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 	if err := e.Open(sr); err != nil {
 		return nil, err
 	}
-	if err := req.opened(); err != nil {
-		return nil, err
-	}
 	var res seam.Result
 	var err error
 	switch {
-	case row.Era:
+	case row.era:
 		res, err = e.Serve(sr)
 		req.setVersion(Version(sr.Version)) // initialize negotiates it
 	case row.serve != nil:

@@ -102,27 +102,15 @@ func (r *request) logError(msg string, args ...any) { r.Log(slog.LevelError, msg
 
 var _ seam.Core = (*request)(nil)
 
-// opened takes what the era's Open handed over: a verified requestState
-// with its answers, answers sent without a state, or a task's payload.
-func (req *request) opened() error {
-	switch sr := &req.Request; {
-	case sr.Task != nil:
-		return req.setTask(sr.Task)
-	case sr.Round.State != nil:
-		return req.setRound(sr.Round)
-	case sr.Round.Responses != nil:
-		return req.setAnswers(sr.Round.Responses)
-	}
-	return nil
-}
-
-// setRound takes a requestState the era opened and verified,
+// SetRound implements seam.Core: it takes a requestState the era opened and verified,
 // with the retry's inputResponses. The era calls it before dispatch; state
 // is the State of the seam.InputRequired it sealed, until the last instant
 // the sealer would open it. inputResponses that are present but not an
 // object are refused here.
-func (r *request) setRound(o seam.Round) error {
-	state, nonce, until, inputResponses := o.State, o.Nonce, o.Until, o.Responses
+func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
+	if state == nil {
+		return r.setAnswers(inputResponses)
+	}
 	rs, ok := parseRoundState(state)
 	if !ok {
 		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
@@ -152,9 +140,9 @@ func (r *request) setAnswers(inputResponses []byte) error {
 	return nil
 }
 
-// setTask takes the opened payload of a task id (seam.Request.Task). A task whose tool is gone, no longer
+// SetTask implements seam.Core: it takes the opened payload of a task id. A task whose tool is gone, no longer
 // runs as a task, or is no longer the caller's to use is unknown.
-func (r *request) setTask(payload []byte) error {
+func (r *request) SetTask(payload []byte) error {
 	var p taskPayload
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return unknownTask()
@@ -166,4 +154,15 @@ func (r *request) setTask(payload []byte) error {
 	r.task = &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
 		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}
 	return nil
+}
+
+// Log writes to the endpoint's log with the request's context.
+func (r *request) Log(level slog.Level, msg string, args ...any) {
+	r.handler.cfg.logger.Log(r.ctx(), level, msg, args...)
+}
+
+// hasMeta reports whether params has a _meta member.
+func (r *request) hasMeta() bool {
+	_, ok := r.Param("_meta")
+	return ok
 }

@@ -46,7 +46,7 @@ type streamWriter struct {
 // client accepts event streams, and the request asked for progress or
 // logs. It returns nil otherwise.
 func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
-	if !h.cfg.streaming || req.Meta() == nil || !acceptsEventStream(req.HTTP) {
+	if !h.cfg.streaming || !req.hasMeta() || !acceptsEventStream(req.HTTP) {
 		return nil
 	}
 	n := &notifier{minLevel: -1}

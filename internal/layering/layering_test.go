@@ -21,7 +21,7 @@ var allowed = map[string][]string{
 	"headers":          {},
 	"internal/jsonrpc": {},
 	"internal/schema":  {"internal/jsonrpc"},
-	"internal/seam":    {"headers", "internal/jsonrpc"},
+	"internal/seam":    {"headers", "internal/jsonrpc", "mrtr"},
 	"internal/local":   {"mcp/auth"},
 	"internal/syncbuf": {},
 	"mrtr":             {},

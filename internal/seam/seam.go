@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // Capability is a server capability a method needs: without it the
@@ -23,39 +24,26 @@ const (
 	CapTasks
 )
 
-// Method is one row of the method table: everything the pipeline and the
-// eras need to know about a method, in one place. Which revisions have it
-// is the eras' to say (Profile.Methods).
+// Method is what an era needs to know about the method of a request: the
+// part of its row in the core's method table that the eras read. Which
+// revisions have it is the eras' to say (Profile.Methods).
 type Method struct {
-	Name string
-	// Capability is the server capability the method needs (0: none).
-	Capability Capability
 	// InputRequired: the method may answer input_required, so a
 	// requestState may come back on it (2026-07-28).
 	InputRequired bool
-	// Cacheable: a 2026-07-28 result carries ttlMs and cacheScope.
+	// Cacheable: a 2026-07-28 result carries ttlMs and cacheScope. A
+	// cacheable result the core builds (a list, a resource read) depends
+	// on who asks: it is filtered by scopes and the permission rule (see
+	// Server.Personal).
 	Cacheable bool
-	// PerCaller: the result depends on who asks (it is filtered by scopes
-	// and the permission rule), so it is never cached publicly.
-	PerCaller bool
 	// Member is the params member Mcp-Name mirrors ("name", "uri"), "" when
 	// the method has no routing target.
 	Member string
 	// Arguments: Mcp-Param-* headers mirror the target's arguments, as its
 	// x-mcp-header annotations declare (tools/call).
 	Arguments bool
-	// Era: the era answers the method (Era.Serve), not the core.
-	Era bool
-	// Negotiates: the method negotiates the revision in its body
-	// (initialize and its notification), so a header naming a revision the
-	// server does not know must not stop it.
-	Negotiates bool
-	// OwnBudget: the method draws from a rate budget of its own, so that
-	// spending every other request never breaks it (server/discover).
-	OwnBudget bool
 	// Task: the method acts on a task its params.taskId names
-	// (tasks/get, tasks/update, tasks/cancel). The client must have
-	// declared the tasks extension; the era opens the id.
+	// (tasks/get, tasks/update, tasks/cancel); the era opens the id.
 	Task bool
 }
 
@@ -88,11 +76,8 @@ type Profile struct {
 	Methods []string
 }
 
-// Binding is what a sealed state belongs to; see package mrtr.
-type Binding struct {
-	Principal, Workspace, Audience, Version, Method, Target string
-	Arguments                                               []byte
-}
+// Binding is what a sealed state belongs to: mrtr's, which seals it.
+type Binding = mrtr.Binding
 
 // Server is what the core tells every era about the endpoint, made once
 // when the handler is built.
@@ -105,22 +90,24 @@ type Server struct {
 	// Info is the server's Implementation object in the shape of each
 	// revision served.
 	Info map[string][]byte
-	// ByCaller and ByWorkspace: lists depend on the caller, and also on the
-	// workspace.
-	ByCaller, ByWorkspace bool
-	Logger                *slog.Logger
+	// Personal says what the results the core builds depend on: 0
+	// nothing but the request, 1 also the caller (who may see what), 2
+	// the caller and the workspace the request names.
+	Personal int
 }
 
 // Request is the request the core hands an era: data the core fills in,
-// the few fields an era sets to hand something back, and Core for what
-// only the core can work out. Byte slices alias the request body and are
-// valid only while the request is served.
+// the one field an era sets (ClientCapabilities), and Core, for what only
+// the core can work out or take. Byte slices alias the request body and
+// are valid only while the request is served.
 type Request struct {
 	HTTP *http.Request
-	// Name is the JSON-RPC method; Method its table row (nil until the
-	// method is looked up).
+	// Name is the JSON-RPC method; Method what the eras read of its table
+	// row (nil until the method is looked up).
 	Name   string
 	Method *Method
+	// Params is the raw params object (nil when absent).
+	Params []byte
 	// Version is the revision in use; an era that negotiates it
 	// (initialize) sets it.
 	Version string
@@ -129,34 +116,19 @@ type Request struct {
 	Local  bool
 	Server *Server
 	Core   Core
-
-	// What the era sets. ClientCapabilities: the client capabilities the
-	// envelope declares (Envelope). Round: a verified requestState and
-	// the inputResponses of the request, or the answers alone, sent
-	// without a state (Open). Task: the opened payload of a task id
-	// (Open), which holds its own creation time.
+	// ClientCapabilities are the client capabilities the envelope
+	// declares; the era's Envelope sets them.
 	ClientCapabilities []byte
-	Round              Round
-	Task               []byte
 
-	params, meta []byte
-	members      []jsonrpc.Member // params' top-level members, indexed once
-	indexed      bool
-	memBuf       [6]jsonrpc.Member // room for members without allocating
-	metaMembers  []jsonrpc.Member  // the same for params._meta
-	metaIndexed  bool
-	metaBuf      [4]jsonrpc.Member
+	members     []jsonrpc.Member // params' top-level members, indexed once
+	indexed     bool
+	memBuf      [6]jsonrpc.Member // room for members without allocating
+	metaMembers []jsonrpc.Member  // the same for params._meta
+	metaIndexed bool
+	metaBuf     [4]jsonrpc.Member
 }
 
-// Round is what Open found: State is nil when the request carried no
-// requestState; Responses is its inputResponses (nil: none).
-type Round struct {
-	State, Nonce []byte
-	Until        time.Time
-	Responses    []byte
-}
-
-// Core is what only the core can work out for an era.
+// Core is what only the core can work out, or take, for an era.
 type Core interface {
 	// Binding says whom and what a sealed state of this request belongs
 	// to; it resolves the workspace, which may fail. For a task id (task)
@@ -166,19 +138,15 @@ type Core interface {
 	// HeaderParams are the Mcp-Param-* headers tool declares; ok is false
 	// for a tool the caller cannot see.
 	HeaderParams(tool string) (params []headers.Param, ok bool)
+	// SetRound hands the core an opened and verified requestState (nil:
+	// the request carried none) and the request's inputResponses (nil:
+	// none), which the core checks.
+	SetRound(state, nonce []byte, until time.Time, responses []byte) error
+	// SetTask hands the core the opened payload of a task id.
+	SetTask(payload []byte) error
+	// Log writes to the endpoint's log with the request's context.
+	Log(level slog.Level, msg string, args ...any)
 }
-
-// Reset makes r the request for params (the raw params object, nil when
-// absent), forgetting what it indexed before.
-func (r *Request) Reset(params []byte) {
-	r.params, r.meta, r.indexed, r.metaIndexed = params, nil, false, false
-	if m, ok := r.Param("_meta"); ok {
-		r.meta = m
-	}
-}
-
-// Meta is params._meta (nil when absent).
-func (r *Request) Meta() []byte { return r.meta }
 
 // Param returns the raw value of params member name, matched exactly
 // (never case-insensitively). The members are indexed on first use, so a
@@ -198,15 +166,10 @@ func (r *Request) CaseVariant(inMeta bool, known []string) (got, want string, fo
 	return jsonrpc.MemberCaseVariant(r.paramMembers(), known)
 }
 
-// Log writes to the endpoint's log with the request's context.
-func (r *Request) Log(level slog.Level, msg string, args ...any) {
-	r.Server.Logger.Log(r.HTTP.Context(), level, msg, args...)
-}
-
 func (r *Request) paramMembers() []jsonrpc.Member {
 	if !r.indexed {
 		r.indexed = true
-		r.members = jsonrpc.Members(r.params, r.memBuf[:0])
+		r.members = jsonrpc.Members(r.Params, r.memBuf[:0])
 	}
 	return r.members
 }
@@ -214,7 +177,8 @@ func (r *Request) paramMembers() []jsonrpc.Member {
 func (r *Request) metaParams() []jsonrpc.Member {
 	if !r.metaIndexed {
 		r.metaIndexed = true
-		r.metaMembers = jsonrpc.Members(r.meta, r.metaBuf[:0])
+		meta, _ := r.Param("_meta")
+		r.metaMembers = jsonrpc.Members(meta, r.metaBuf[:0])
 	}
 	return r.metaMembers
 }
@@ -232,8 +196,9 @@ func member(members []jsonrpc.Member, name string) ([]byte, bool) {
 // 2025 eras leave it zero, so nothing of it reaches their wire.
 type Stamp struct {
 	ResultType string
-	TTL        bool  // ttlMs is sent
-	TTLMs      int64 // with TTL
+	// TTLMs and CacheScope go together: ttlMs is sent when CacheScope is
+	// set.
+	TTLMs      int64
 	CacheScope string
 	Meta       []byte // the result's _meta object, or nil
 }
@@ -371,7 +336,6 @@ type Era interface {
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
 	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
 )
 
@@ -379,9 +343,10 @@ const (
 const (
 	CodeInvalidParams                     = -32602
 	CodeMethodNotFound                    = -32601
-	CodeHeaderMismatch                    = -32020
 	CodeMissingRequiredClientCapabilities = -32021
 )
+
+const codeHeaderMismatch = -32020
 
 // HeaderMismatch refuses a request whose header disagrees with its body,
 // or is missing, duplicated or badly encoded (400). reason is a stable key
@@ -389,7 +354,7 @@ const (
 // detail must not quote client values. The core's MCP-Protocol-Version
 // checks and an era's routing-header checks build it alike.
 func HeaderMismatch(header, reason, detail string) *Failure {
-	return &Failure{Code: CodeHeaderMismatch, Message: "Header mismatch: " + detail, Status: http.StatusBadRequest,
+	return &Failure{Code: codeHeaderMismatch, Message: "Header mismatch: " + detail, Status: http.StatusBadRequest,
 		Data: map[string]string{"header": header, "reason": reason}}
 }
 
