@@ -124,3 +124,9 @@ func unknownTool(name string) *Error {
 	}
 	return NewError(CodeInvalidParams, "Unknown tool: "+shown).WithData(map[string]string{"name": shown})
 }
+
+// toolMethods are the method table's rows of tools (see methodTable).
+var toolMethods = []*methodRow{
+	{name: "tools/list", Method: seam.Method{Cacheable: true}, capability: seam.CapTools, serve: (*Server).listTools},
+	{name: "tools/call", Method: seam.Method{InputRequired: true, Member: "name", Arguments: true}, capability: seam.CapTools, serve: (*Server).callTool},
+}

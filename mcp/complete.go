@@ -138,3 +138,9 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 	}
 	return res, nil
 }
+
+// completionMethods are the method table's rows of completions (see
+// methodTable).
+var completionMethods = []*methodRow{
+	{name: "completion/complete", capability: seam.CapCompletions, serve: (*Server).complete},
+}

@@ -1,6 +1,10 @@
 package mcp
 
-import "github.com/mcpdual/mcpdual/internal/seam"
+import (
+	"slices"
+
+	"github.com/mcpdual/mcpdual/internal/seam"
+)
 
 // methodRow is one row of the method table: what the pipeline must know
 // about a method, and the core's handler for it (nil for the methods an
@@ -22,27 +26,23 @@ type methodRow struct {
 	serve     func(s *Server, r *request) (seam.Result, error)
 }
 
-// methodTable is every method the endpoint knows, in one place. Adding a
-// method is one row here plus its handler, and its name in the profile of
-// each revision that has it (the eras' data); the eras read the row (its
-// routing member, whether it may answer input_required, whether it is
-// cacheable) and never match method names themselves.
-var methodTable = []*methodRow{
+// methodTable is every method the endpoint knows. Each family's rows sit
+// next to their handlers (toolMethods in calltool.go, resourceMethods in
+// resource.go, promptMethods in prompt.go, completionMethods in
+// complete.go, taskMethods in tasks.go); the methods of the handshake and
+// those an era answers are here. Adding a method is its row and its
+// handler in one core file, and its name in the profile of each revision
+// that has it (the eras' data). The eras read the row (its routing member,
+// whether it may answer input_required, whether it is cacheable) and never
+// match method names themselves.
+var methodTable = slices.Concat(protocolMethods, toolMethods, resourceMethods, promptMethods, completionMethods, taskMethods)
+
+// protocolMethods are the handshake's and those an era answers.
+var protocolMethods = []*methodRow{
 	{name: "initialize", era: true, negotiates: true},
 	{name: "notifications/initialized", negotiates: true},
 	{name: "ping", serve: (*Server).ping},
 	{name: "server/discover", Method: seam.Method{Cacheable: true}, era: true, ownBudget: true},
-	{name: "tools/list", Method: seam.Method{Cacheable: true}, capability: seam.CapTools, serve: (*Server).listTools},
-	{name: "tools/call", Method: seam.Method{InputRequired: true, Member: "name", Arguments: true}, capability: seam.CapTools, serve: (*Server).callTool},
-	{name: "resources/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listResources},
-	{name: "resources/templates/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listTemplates},
-	{name: "resources/read", Method: seam.Method{InputRequired: true, Cacheable: true, Member: "uri"}, capability: seam.CapResources, serve: (*Server).readResource},
-	{name: "prompts/list", Method: seam.Method{Cacheable: true}, capability: seam.CapPrompts, serve: (*Server).listPrompts},
-	{name: "prompts/get", Method: seam.Method{InputRequired: true, Member: "name"}, capability: seam.CapPrompts, serve: (*Server).getPrompt},
-	{name: "completion/complete", capability: seam.CapCompletions, serve: (*Server).complete},
-	{name: "tasks/get", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).getTask},
-	{name: "tasks/update", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).updateTask},
-	{name: "tasks/cancel", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).cancelTask},
 }
 
 // methodsByName indexes methodTable.

@@ -358,3 +358,9 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 	}
 	return res, nil
 }
+
+// promptMethods are the method table's rows of prompts (see methodTable).
+var promptMethods = []*methodRow{
+	{name: "prompts/list", Method: seam.Method{Cacheable: true}, capability: seam.CapPrompts, serve: (*Server).listPrompts},
+	{name: "prompts/get", Method: seam.Method{InputRequired: true, Member: "name"}, capability: seam.CapPrompts, serve: (*Server).getPrompt},
+}

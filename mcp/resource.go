@@ -497,3 +497,11 @@ func ownContents(body []byte) (json.RawMessage, bool) {
 	_ = json.Compact(&out, c)
 	return out.Bytes(), true
 }
+
+// resourceMethods are the method table's rows of resources (see
+// methodTable).
+var resourceMethods = []*methodRow{
+	{name: "resources/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listResources},
+	{name: "resources/templates/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listTemplates},
+	{name: "resources/read", Method: seam.Method{InputRequired: true, Cacheable: true, Member: "uri"}, capability: seam.CapResources, serve: (*Server).readResource},
+}

@@ -459,3 +459,10 @@ func (r *taskResult) AppendJSON(dst []byte) []byte {
 	}
 	return append(dst, '}')
 }
+
+// taskMethods are the method table's rows of tasks (see methodTable).
+var taskMethods = []*methodRow{
+	{name: "tasks/get", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).getTask},
+	{name: "tasks/update", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).updateTask},
+	{name: "tasks/cancel", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).cancelTask},
+}
