@@ -27,7 +27,10 @@ const maxViolations = 10
 // RequireInput, or it is destructive and not yet confirmed).
 func (s *Server) callTool(req *request) (seam.Result, error) {
 	raw, _ := req.Param("name")
-	_, name, ok := s.toolNamed(raw)
+	name, ok := req.knownTool(raw)
+	if !ok {
+		_, name, ok = s.toolNamed(raw)
+	}
 	if !ok {
 		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
 	}
@@ -115,6 +118,19 @@ func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
 	}
 	name, ok = jsonrpc.String(raw)
 	return s.byName[name], name, ok
+}
+
+// knownTool returns the name of the tool the request's routing headers
+// were checked against (seam.Core.HeaderParams looked it up, and
+// visibleTool kept it), when raw names it: the registry is not read again.
+func (req *request) knownTool(raw []byte) (string, bool) {
+	if !req.toolKnown || len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if inner := raw[1 : len(raw)-1]; string(inner) == req.toolName && bytes.IndexByte(inner, '\\') < 0 {
+		return req.toolName, true
+	}
+	return "", false
 }
 
 func unknownTool(name string) *Error {
