@@ -22,7 +22,7 @@ const maxViolations = 10
 // the model can act on, including arguments that fail the input schema and
 // the route's 4xx answers, is an isError result.
 //
-// The result is a *toolResult, or, on a per-request era, a
+// The result is a *toolResult, or, on a revision with input requests, a
 // *seam.InputRequired when the tool needs input (its handler called
 // RequireInput, or it is destructive and not yet confirmed).
 func (s *Server) callTool(req *request) (seam.Result, error) {
@@ -67,7 +67,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	}
 	taskable := req.acceptsTask(t)
 	if sp := t.opts.task; sp != nil && sp.support == task.Required && !taskable {
-		return taskRequired(features, t, features.inputRequests)
+		return taskRequired(features, t)
 	}
 	call := req.newCall(name, args)
 	if t.confirms() {

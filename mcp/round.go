@@ -143,13 +143,9 @@ type round struct {
 // the Call beyond the request.
 func (r *request) newCall(target string, args json.RawMessage) *Call {
 	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.ClientCapabilities, capBits: r.capBits,
-		args: args, perRequest: r.perRequest(), notify: r.notify}
+		args: args, canAsk: r.rev.f.inputRequests, notify: r.notify}
 	return &r.call
 }
-
-// perRequest reports whether the request's era is a per-request one
-// (2026-07-28), the only kind that can carry input requests.
-func (r *request) perRequest() bool { return r.rev.f.inputRequests }
 
 // inputRequired builds the interim result for reqs, checking that every
 // key is valid and unique and that the client declared every capability
@@ -316,7 +312,7 @@ func (req *request) pendingInput(call *Call) (*seam.InputRequired, error) {
 // pendingTool answers a tool handler's RequireInput: isError results where
 // the client cannot be asked or the handler erred.
 func (req *request) pendingTool(t *tool, call *Call) (seam.Result, error) {
-	if !call.perRequest {
+	if !call.canAsk {
 		return textResult("The tool "+t.def.Name+" needs input from the user or the client (elicitation, sampling or roots), "+
 			"which a server can only ask for over MCP 2026-07-28. This client speaks "+string(req.version)+"; the call did not complete.", true), nil
 	}
@@ -337,7 +333,7 @@ func (req *request) pendingTool(t *tool, call *Call) (seam.Result, error) {
 // pendingOther answers a resource's or prompt's RequireInput; these
 // methods have no isError result, so failures are JSON-RPC errors.
 func (req *request) pendingOther(call *Call) (seam.Result, error) {
-	if !call.perRequest {
+	if !call.canAsk {
 		return nil, needsInputRevision(req.version)
 	}
 	res, err := req.pendingInput(call)

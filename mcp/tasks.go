@@ -186,9 +186,10 @@ func (r *request) acceptsTask(t *tool) bool {
 }
 
 // taskRequired answers a call of a tool that runs only as a task from a
-// client that cannot take one.
-func taskRequired(f features, t *tool, perRequest bool) (seam.Result, error) {
-	if perRequest {
+// client that cannot take one: a revision with input requests refuses the
+// missing capability (-32021); the others cannot say so but in the result.
+func taskRequired(f features, t *tool) (seam.Result, error) {
+	if f.inputRequests {
 		return nil, NewError(CodeMissingRequiredClientCapabilities, t.def.Name+" runs only as a task: declare the "+tasksExtension+" extension").
 			WithData(map[string]any{"requiredCapabilities": requiredCapabilities(capTasks)})
 	}
