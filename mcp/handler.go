@@ -226,7 +226,19 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	// The body is read into memory of its own, never reused: what a
 	// handler is given (arguments, capabilities, answers) aliases it
 	// safely, with no copy.
-	body, err := h.readBody(r)
+	// A local transport that parsed the message hands it over (same
+	// bytes, same parser, same depth): it is neither read nor scanned again.
+	parsed := loc != nil && loc.Message != nil
+	var body []byte
+	var err *Error
+	switch {
+	case !parsed:
+		body, err = h.readBody(r)
+	case int64(len(loc.Body)) > h.cfg.limits.BodyBytes:
+		err = h.tooLarge()
+	default:
+		body = loc.Body
+	}
 	// One allocation holds the request and everything it needs while it
 	// is served: its parsed envelope, the Call, the route's request.
 	req := &request{server: h.server, handler: h, principal: principal, local: loc}
@@ -234,7 +246,12 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	msg := &req.msg
 	var perr *jsonrpc.Error
 	if err == nil {
-		if perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg); perr == nil {
+		if parsed {
+			*msg = *loc.Message
+		} else {
+			perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg)
+		}
+		if perr == nil {
 			req.Name, req.Params = msg.Method, msg.Params
 		}
 	}

@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"internal/jsonrpc": {},
 	"internal/schema":  {"internal/jsonrpc"},
 	"internal/seam":    {"headers", "internal/jsonrpc", "mrtr"},
-	"internal/local":   {"mcp/auth"},
+	"internal/local":   {"mcp/auth", "internal/jsonrpc"},
 	"internal/syncbuf": {},
 	"mrtr":             {},
 	"mcp/auth":         {},

@@ -12,6 +12,7 @@ package local
 import (
 	"context"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -19,6 +20,13 @@ import (
 type Exchange struct {
 	Transport string          // "stdio"
 	Principal *auth.Principal // the identity the host runs the transport as; nil for none
+	// Body and Message are the message, already read and parsed by the
+	// transport (the request's body holds the same bytes; Message aliases
+	// Body, which nothing writes to again), or nil when the transport did
+	// not parse it. The endpoint takes them rather than read and scan the
+	// message a second time.
+	Body    []byte
+	Message *jsonrpc.Message
 }
 
 type key struct{}

@@ -328,6 +328,13 @@ func (s *server) cancelled(params []byte) {
 
 // serve runs one message through the handler and writes what it answers.
 func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc.Message, parsed bool) {
+	if parsed {
+		// The endpoint takes the message as parsed here, instead of
+		// scanning it again.
+		x := *local.From(ctx)
+		x.Body, x.Message = line, msg
+		ctx = local.NewContext(ctx, &x)
+	}
 	u := *endpointURL // the handler may change its request's URL
 	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Host: endpointURL.Host, RequestURI: endpointURL.Path, ContentLength: int64(len(line)), Body: io.NopCloser(bytes.NewReader(line)),
