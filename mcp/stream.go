@@ -40,6 +40,10 @@ type streamWriter struct {
 	started bool
 	closed  bool
 	version Version
+	// direct takes the notifications of a local exchange that asked for
+	// them (local.Exchange.Notify): the response then stays one JSON
+	// object.
+	direct func(msg []byte)
 }
 
 // newNotifier decides whether req may stream: the endpoint allows it, the
@@ -66,6 +70,9 @@ func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
 		return nil
 	}
 	n.w = &streamWriter{ResponseWriter: w, version: req.version}
+	if req.local != nil {
+		n.w.direct = req.local.Notify
+	}
 	return n
 }
 
@@ -99,6 +106,10 @@ func (s *streamWriter) notify(data []byte) bool {
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
+	}
+	if s.direct != nil {
+		s.direct(data)
+		return true
 	}
 	s.event(data)
 	return true

@@ -27,6 +27,11 @@ type Exchange struct {
 	// message a second time.
 	Body    []byte
 	Message *jsonrpc.Message
+	// Notify, when set, takes each notification the request sends while it
+	// runs (one JSON-RPC message), in order and before its answer, instead
+	// of the response turning into an event stream the transport would
+	// have to parse back.
+	Notify func(msg []byte)
 }
 
 type key struct{}

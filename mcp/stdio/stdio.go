@@ -328,11 +328,17 @@ func (s *server) cancelled(params []byte) {
 
 // serve runs one message through the handler and writes what it answers.
 func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc.Message, parsed bool) {
+	notify := func(n []byte) {
+		if !f.cancelled.Load() {
+			s.write(n)
+		}
+	}
 	if parsed {
 		// The endpoint takes the message as parsed here, instead of
-		// scanning it again.
+		// scanning it again, and hands over the notifications the request
+		// sends as messages, instead of an event stream to parse back.
 		x := *local.From(ctx)
-		x.Body, x.Message = line, msg
+		x.Body, x.Message, x.Notify = line, msg, notify
 		ctx = local.NewContext(ctx, &x)
 	}
 	u := *endpointURL // the handler may change its request's URL
@@ -351,11 +357,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 	if parsed {
 		notification = msg.IsNotification()
 	}
-	w := newResponse(func(n []byte) {
-		if !f.cancelled.Load() {
-			s.write(n)
-		}
-	})
+	w := newResponse(notify) // for a handler that streams all the same
 	panicked := s.call(w, r)
 	w.finish()
 	if f.cancelled.Load() {
