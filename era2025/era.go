@@ -5,14 +5,14 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/protocol"
 )
 
 // Era serves revisions 2025-11-25, 2025-06-18 and 2025-03-26. Create it
 // with New.
 type Era struct {
-	versions []mcp.Version
-	seam     seam.Era
+	versions []protocol.Version
+	dflt     protocol.Version
 }
 
 // Option configures an Era.
@@ -23,12 +23,12 @@ type optionFunc func(*Era)
 func (f optionFunc) apply(e *Era) { f(e) }
 
 // handshake is every revision this package can serve, newest first.
-var handshake = []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326}
+var handshake = []protocol.Version{protocol.Version20251125, protocol.Version20250618, protocol.Version20250326}
 
 // WithVersions limits the revisions served to a subset of 2025-11-25,
 // 2025-06-18 and 2025-03-26, for a host whose contract names the revisions
 // it accepts. It panics on any other revision.
-func WithVersions(vs ...mcp.Version) Option {
+func WithVersions(vs ...protocol.Version) Option {
 	for _, v := range vs {
 		known := false
 		for _, h := range handshake {
@@ -38,7 +38,7 @@ func WithVersions(vs ...mcp.Version) Option {
 			panic("era2025: cannot serve revision " + string(v))
 		}
 	}
-	return optionFunc(func(e *Era) { e.versions = append([]mcp.Version(nil), vs...) })
+	return optionFunc(func(e *Era) { e.versions = append([]protocol.Version(nil), vs...) })
 }
 
 // New returns the era serving 2025-11-25, 2025-06-18 and 2025-03-26. A
@@ -46,7 +46,7 @@ func WithVersions(vs ...mcp.Version) Option {
 // no _meta envelope) is taken as 2025-06-18 when it is served, otherwise as
 // the newest revision served.
 func New(opts ...Option) *Era {
-	e := &Era{versions: append([]mcp.Version(nil), handshake...)}
+	e := &Era{versions: append([]protocol.Version(nil), handshake...)}
 	for _, o := range opts {
 		o.apply(e)
 	}
@@ -54,29 +54,66 @@ func New(opts ...Option) *Era {
 		panic("era2025: no revision to serve")
 	}
 	// Newest first, whatever order WithVersions was given.
-	slices.SortFunc(e.versions, func(a, b mcp.Version) int { return b.Compare(a) })
-	e.seam = seam.Era{Default: string(e.versions[0]), Serve: e.serve}
-	for _, v := range e.versions {
-		e.seam.Versions = append(e.seam.Versions, string(v))
-		if v == mcp.Version20250618 {
-			e.seam.Default = string(v)
-		}
+	slices.SortFunc(e.versions, func(a, b protocol.Version) int { return b.Compare(a) })
+	e.dflt = e.versions[0]
+	if slices.Contains(e.versions, protocol.Version20250618) {
+		e.dflt = protocol.Version20250618
 	}
 	return e
 }
 
-// Seam implements mcp.Era.
-func (e *Era) Seam() *seam.Era { return &e.seam }
+// Seam implements mcp.Era. What it returns has methods only: a module
+// that is handed an Era can call its hooks, never replace them.
+func (e *Era) Seam() seam.Era { return (*hooks)(e) }
 
-// serve answers the one method this era owns: initialize.
-func (e *Era) serve(req seam.Request) (seam.Result, error) {
-	return e.initialize(req)
+// hooks is the Era as the core sees it: its methods are the era's ladder,
+// kept off the exported type's method set. These revisions check nothing
+// beyond what the core does, carry no state and stamp nothing.
+type hooks Era
+
+// profiles are the handshake revisions as data, newest first. They
+// negotiate with initialize (and keep ping); they have no
+// server/discover, no tasks and no input requests; every in-band error is
+// 200.
+var profiles = []seam.Profile{
+	{Version: string(protocol.Version20251125), Titles: true, OutputSchema: true, ResourceLinks: true, Icons: true, CompletionContext: true,
+		ResourceNotFound: codeResourceNotFound, Methods: methods},
+	{Version: string(protocol.Version20250618), Titles: true, OutputSchema: true, ResourceLinks: true, CompletionContext: true,
+		ResourceNotFound: codeResourceNotFound, Methods: methods},
+	{Version: string(protocol.Version20250326), ResourceNotFound: codeResourceNotFound, Methods: methods},
 }
+
+// codeResourceNotFound is these revisions' code for an unknown resource.
+const codeResourceNotFound = -32002
+
+var methods = []string{"initialize", "notifications/initialized", "ping", "tools/list", "tools/call", "resources/list",
+	"resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete"}
+
+func (h *hooks) Profiles() []seam.Profile {
+	var out []seam.Profile
+	for _, v := range h.versions {
+		for _, p := range profiles {
+			if p.Version == string(v) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+func (h *hooks) Default() string                                              { return string(h.dflt) }
+func (h *hooks) Warnings() []string                                           { return nil }
+func (h *hooks) Envelope(*seam.Request) error                                 { return nil }
+func (h *hooks) Target(*seam.Request) error                                   { return nil }
+func (h *hooks) Open(*seam.Request) error                                     { return nil }
+func (h *hooks) Finish(_ *seam.Request, res seam.Result) (seam.Result, error) { return res, nil }
+
+// Serve answers the one method this era owns: initialize.
+func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return (*Era)(h).initialize(r) }
 
 // initialize negotiates: the requested revision when served, otherwise the
 // newest one this era serves. A client asking for 2026-07-28 here gets a
 // 2025 revision, since 2026-07-28 has no handshake.
-func (e *Era) initialize(req seam.Request) (seam.Result, error) {
+func (e *Era) initialize(req *seam.Request) (seam.Result, error) {
 	raw, ok := req.Param("protocolVersion")
 	asked, isStr := jsonrpc.String(raw)
 	if !ok || !isStr {
@@ -88,9 +125,9 @@ func (e *Era) initialize(req seam.Request) (seam.Result, error) {
 			v = served
 		}
 	}
-	req.Negotiate(string(v))
-	return &initializeResult{version: string(v), caps: req.Capabilities(), info: req.ServerInfo(string(v)),
-		instructions: req.Instructions()}, nil
+	req.Version = string(v)
+	return &initializeResult{version: string(v), caps: req.Server.Capabilities, info: req.Server.Info[string(v)],
+		instructions: req.Server.Instructions}, nil
 }
 
 // initializeResult is the InitializeResult.

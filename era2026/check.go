@@ -13,7 +13,7 @@ import (
 const (
 	metaProtocolVersion    = seam.MetaProtocolVersion
 	metaClientCapabilities = seam.MetaClientCapabilities
-	metaClientInfo         = seam.MetaClientInfo
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	metaLogLevel           = seam.MetaLogLevel
 )
 
@@ -25,7 +25,7 @@ var paramKeys = []string{"_meta", "name", "arguments", "uri", "cursor", "request
 // looked up: the per-request envelope (clientCapabilities is required and
 // must be an object; clientInfo is optional; a logLevel must be a known
 // level) and Mcp-Method.
-func checkEnvelope(req seam.Request) error {
+func checkEnvelope(req *seam.Request) error {
 	if got, want, found := req.CaseVariant(false, paramKeys); found {
 		return seam.InvalidParams("Invalid params: member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
 	}
@@ -37,7 +37,7 @@ func checkEnvelope(req seam.Request) error {
 		return seam.InvalidParams("Invalid params: _meta "+metaClientCapabilities+" is required and must be an object",
 			map[string][]string{"missing": {"_meta." + metaClientCapabilities}})
 	}
-	req.SetClientCapabilities(caps)
+	req.ClientCapabilities = caps
 	if info, ok := req.MetaParam(metaClientInfo); ok && (len(info) == 0 || info[0] != '{') {
 		return seam.InvalidParams("Invalid params: _meta "+metaClientInfo+" must be an object", nil)
 	}
@@ -47,18 +47,18 @@ func checkEnvelope(req seam.Request) error {
 			return seam.InvalidParams("Invalid params: _meta "+metaLogLevel+" is not a log level", nil)
 		}
 	}
-	if req.Local() {
+	if req.Local {
 		return nil // no headers: the body is all there is
 	}
-	return checkHeader(req, headers.Method, req.Name())
+	return checkHeader(req, headers.Method, req.Name)
 }
 
 // checkTarget checks the routing headers of a known method: Mcp-Name
 // against the member its row names, and the Mcp-Param-* headers of a
 // method whose arguments they mirror.
-func checkTarget(req seam.Request) error {
-	m := req.Method()
-	if m.Member == "" || req.Local() {
+func checkTarget(req *seam.Request) error {
+	m := req.Method
+	if m.Member == "" || req.Local {
 		return nil
 	}
 	name, err := checkName(req, m.Member)
@@ -69,8 +69,8 @@ func checkTarget(req seam.Request) error {
 }
 
 // checkHeader compares a header that must repeat want exactly.
-func checkHeader(req seam.Request, name, want string) error {
-	v, err := headers.Get(req.HTTP().Header, name)
+func checkHeader(req *seam.Request, name, want string) error {
+	v, err := headers.Get(req.HTTP.Header, name)
 	if err != nil {
 		return seam.HeaderMismatch(name, reasonOf(err), name+" header "+err.Error())
 	}
@@ -82,12 +82,12 @@ func checkHeader(req seam.Request, name, want string) error {
 
 // checkName compares Mcp-Name with params.<member> after sentinel
 // decoding and returns it.
-func checkName(req seam.Request, member string) (string, error) {
+func checkName(req *seam.Request, member string) (string, error) {
 	raw, ok := req.Param(member)
 	if !ok || len(raw) < 2 || raw[0] != '"' {
 		return "", seam.InvalidParams("Invalid params: "+member+" must be a string", nil)
 	}
-	v, err := headers.Get(req.HTTP().Header, headers.Name)
+	v, err := headers.Get(req.HTTP.Header, headers.Name)
 	if err != nil {
 		return "", seam.HeaderMismatch(headers.Name, reasonOf(err), "Mcp-Name header "+err.Error())
 	}
@@ -112,8 +112,8 @@ func checkName(req seam.Request, member string) (string, error) {
 
 // checkParams compares every Mcp-Param-* header the tool declares with the
 // argument it mirrors. An unknown tool is left to dispatch (-32602).
-func checkParams(req seam.Request, name string) error {
-	params, ok := req.HeaderParams(name)
+func checkParams(req *seam.Request, name string) error {
+	params, ok := req.Core.HeaderParams(name)
 	if !ok || len(params) == 0 {
 		return nil
 	}
@@ -121,7 +121,7 @@ func checkParams(req seam.Request, name string) error {
 	for _, p := range params {
 		val, present := lookupPath(args, p.Path)
 		present = present && string(val) != "null"
-		hv, err := headers.Get(req.HTTP().Header, p.Header)
+		hv, err := headers.Get(req.HTTP.Header, p.Header)
 		switch {
 		case errors.Is(err, headers.ErrMissing) && !present:
 			continue

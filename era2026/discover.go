@@ -5,8 +5,8 @@ import "github.com/mcpdual/mcpdual/internal/seam"
 // discover answers server/discover: every revision the endpoint serves,
 // newest first, so a client learns it may also fall back to the handshake
 // revisions; the capabilities; the instructions.
-func (e *Era) discover(req seam.Request) (seam.Result, error) {
-	return &discoverResult{versions: req.Supported(), caps: req.Capabilities(), instructions: req.Instructions()}, nil
+func (e *Era) discover(req *seam.Request) (seam.Result, error) {
+	return &discoverResult{versions: req.Server.Supported, caps: req.Server.Capabilities, instructions: req.Server.Instructions}, nil
 }
 
 type discoverResult struct {

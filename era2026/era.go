@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/protocol"
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
@@ -30,7 +30,6 @@ type Era struct {
 	// ephemeral: the sealer's key was drawn by this process, so no other
 	// process can open its states.
 	ephemeral bool
-	seam      seam.Era
 
 	mu   sync.RWMutex
 	meta map[string][]byte // serverInfo object -> the result _meta naming it
@@ -85,19 +84,6 @@ func New(opts ...Option) *Era {
 		e.sealer = mrtr.NewSealer(ring)
 		e.ephemeral = true
 	}
-	e.seam = seam.Era{
-		Versions:   []string{string(mcp.Version20260728)},
-		PerRequest: true,
-		Envelope:   checkEnvelope,
-		Target:     checkTarget,
-		Open:       e.openState,
-		Serve:      e.discover,
-		Finish:     e.finish,
-		Status:     status,
-	}
-	if e.ephemeral {
-		e.seam.Warnings = []string{ephemeralWarning}
-	}
 	return e
 }
 
@@ -111,35 +97,59 @@ const ephemeralWarning = "era2026: requestState is sealed with a random key of t
 	"or this one after a restart, is refused and the client must start over. " +
 	"Give every replica the same key ring: era2026.WithSealer(mrtr.NewSealer(ring)) over mrtr.LoadKeys"
 
-// Seam implements mcp.Era.
-func (e *Era) Seam() *seam.Era { return &e.seam }
+// Seam implements mcp.Era. What it returns has methods only: a module
+// that is handed an Era can call its hooks, never replace them.
+func (e *Era) Seam() seam.Era { return (*hooks)(e) }
 
-// status is the HTTP status of an in-band error: this revision answers an
-// unknown method 404 and a missing client capability 400; every other error
-// of an understood request is 200.
-func status(code int) int {
-	switch code {
-	case seam.CodeMethodNotFound:
-		return http.StatusNotFound
-	case seam.CodeMissingRequiredClientCapabilities:
-		return http.StatusBadRequest
+// hooks is the Era as the core sees it: its methods are the era's ladder,
+// kept off the exported type's method set.
+type hooks Era
+
+// profile is revision 2026-07-28 as data. It has no handshake (no
+// initialize, no ping): a request names the revision, and the client's
+// capabilities, in params._meta; server/discover says what the server is;
+// and a call may ask the client for input, or become a task.
+var profile = seam.Profile{
+	Version: string(protocol.Version20260728),
+	Titles:  true, OutputSchema: true, ResourceLinks: true, Icons: true, CompletionContext: true,
+	Envelope: true, InputRequests: true,
+	ResourceNotFound: seam.CodeInvalidParams, // -32002 is forbidden in this revision
+	// An unknown method is 404 and a missing client capability 400; every
+	// other error of an understood request is 200.
+	Statuses: map[int]int{seam.CodeMethodNotFound: http.StatusNotFound, seam.CodeMissingRequiredClientCapabilities: http.StatusBadRequest},
+	Methods: []string{"server/discover", "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
+		"prompts/list", "prompts/get", "completion/complete", "tasks/get", "tasks/update", "tasks/cancel"},
+}
+
+func (h *hooks) Profiles() []seam.Profile { return []seam.Profile{profile} }
+func (h *hooks) Default() string          { return "" }
+func (h *hooks) Warnings() []string {
+	if h.ephemeral {
+		return []string{ephemeralWarning}
 	}
-	return http.StatusOK
+	return nil
+}
+func (h *hooks) Envelope(r *seam.Request) error             { return checkEnvelope(r) }
+func (h *hooks) Target(r *seam.Request) error               { return checkTarget(r) }
+func (h *hooks) Open(r *seam.Request) error                 { return (*Era)(h).openState(r) }
+func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return (*Era)(h).discover(r) }
+func (h *hooks) Finish(r *seam.Request, res seam.Result) (seam.Result, error) {
+	return (*Era)(h).finish(r, res)
 }
 
 // finish stamps a result: resultType and the server's identity in _meta on
 // every one, ttlMs and cacheScope on cacheable ones. An input_required one
 // gets its state sealed and no cache hints.
-func (e *Era) finish(req seam.Request, res seam.Result) (seam.Result, error) {
+func (e *Era) finish(req *seam.Request, res seam.Result) (seam.Result, error) {
 	meta := e.serverMeta(req)
 	if r, ok := res.(*seam.TaskCreated); ok {
-		b, err := req.TaskBinding()
+		b, err := req.Core.Binding(true)
 		if err != nil {
 			return nil, err
 		}
 		id, _, err := e.sealer.SealFor(mrtr.Binding(b), r.Payload, r.TTL)
 		if err != nil {
-			req.Log(slog.LevelError, "era2026: cannot seal a task id", "method", req.Name(), "err", err)
+			req.Core.Log(slog.LevelError, "era2026: cannot seal a task id", "method", req.Name, "err", err)
 			return nil, &seam.Failure{Code: -32603, Message: "Internal error"}
 		}
 		r.TaskID = id
@@ -147,13 +157,13 @@ func (e *Era) finish(req seam.Request, res seam.Result) (seam.Result, error) {
 		return r, nil
 	}
 	if r, ok := res.(*seam.InputRequired); ok {
-		b, err := req.Binding()
+		b, err := req.Core.Binding(false)
 		if err != nil {
 			return nil, err
 		}
 		state, _, err := e.sealer.Seal(mrtr.Binding(b), r.State)
 		if err != nil {
-			req.Log(slog.LevelError, "era2026: cannot seal requestState", "method", req.Name(), "err", err)
+			req.Core.Log(slog.LevelError, "era2026: cannot seal requestState", "method", req.Name, "err", err)
 			return nil, &seam.Failure{Code: -32603, Message: "Internal error"}
 		}
 		r.RequestState = state
@@ -162,18 +172,17 @@ func (e *Era) finish(req seam.Request, res seam.Result) (seam.Result, error) {
 	}
 	st := res.Stamp()
 	st.ResultType, st.Meta = "complete", meta
-	if m := req.Method(); m != nil && m.Cacheable {
-		st.TTL, st.TTLMs, st.CacheScope = true, e.ttlMs, string(e.scope)
-		if m.PerCaller {
-			// A result filtered for the caller is private whatever
-			// WithCaching says; one that also depends on the workspace
-			// is not cacheable at all, because X-Workspace-Id is not part
-			// of the key a client caches under.
-			byCaller, byWorkspace := req.Personalized()
-			if byCaller {
+	if m := req.Method; m != nil && m.Cacheable {
+		st.TTLMs, st.CacheScope = e.ttlMs, string(e.scope)
+		if _, own := res.(*discoverResult); !own {
+			// What the core builds is filtered for the caller: private
+			// whatever WithCaching says; when it also depends on the
+			// workspace, not cacheable at all, because X-Workspace-Id is
+			// not part of the key a client caches under.
+			if req.Server.Personal >= 1 {
 				st.CacheScope = string(Private)
 			}
-			if byWorkspace {
+			if req.Server.Personal >= 2 {
 				st.TTLMs = 0
 			}
 		}
@@ -183,8 +192,8 @@ func (e *Era) finish(req seam.Request, res seam.Result) (seam.Result, error) {
 
 // serverMeta returns the result _meta naming the server, rendered once per
 // server and then read under a read lock.
-func (e *Era) serverMeta(req seam.Request) []byte {
-	info := req.ServerInfo(req.Version())
+func (e *Era) serverMeta(req *seam.Request) []byte {
+	info := req.Server.Info[req.Version]
 	e.mu.RLock()
 	m, ok := e.meta[string(info)]
 	e.mu.RUnlock()

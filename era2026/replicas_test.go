@@ -23,7 +23,7 @@ import (
 // one given a sealer has nothing to say.
 func TestWarnings_EphemeralKey(t *testing.T) {
 	t.Parallel()
-	w := era2026.New().Seam().Warnings
+	w := era2026.New().Seam().Warnings()
 	if len(w) != 1 || !strings.Contains(w[0], "random key of this process") || !strings.Contains(w[0], "mrtr.LoadKeys") {
 		t.Errorf("without WithSealer: %q", w)
 	}
@@ -31,7 +31,7 @@ func TestWarnings_EphemeralKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))).Seam().Warnings; len(w) != 0 {
+	if w := era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))).Seam().Warnings(); len(w) != 0 {
 		t.Errorf("with WithSealer: %q", w)
 	}
 }

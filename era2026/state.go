@@ -2,6 +2,7 @@ package era2026
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -13,24 +14,24 @@ import (
 // the core as unverified answers (the server may keep no state between
 // rounds); the core never counts them as a confirmation. Any failure is the
 // one "Invalid or expired requestState" answer; the reason is logged.
-func (e *Era) openState(req seam.Request) error {
-	m := req.Method()
+func (e *Era) openState(req *seam.Request) error {
+	m := req.Method
 	if m.Task {
 		return e.openTask(req)
 	}
 	raw, ok := req.Param("requestState")
 	if !ok {
 		if responses, has := req.Param("inputResponses"); has && m.InputRequired {
-			return req.SetAnswers(responses)
+			return req.Core.SetRound(nil, nil, time.Time{}, responses)
 		}
 		return nil
 	}
 	refuse := func(reason string) error {
-		args := []any{"reason", reason, "method", req.Name()}
+		args := []any{"reason", reason, "method", req.Name}
 		if hint := e.hint(reason); hint != "" {
 			args = append(args, "hint", hint)
 		}
-		req.Log(slog.LevelWarn, "era2026: requestState refused", args...)
+		req.Core.Log(slog.LevelWarn, "era2026: requestState refused", args...)
 		return seam.InvalidState()
 	}
 	if !m.InputRequired {
@@ -40,7 +41,7 @@ func (e *Era) openState(req seam.Request) error {
 	if !isStr {
 		return refuse("not_a_string")
 	}
-	b, err := req.Binding()
+	b, err := req.Core.Binding(false)
 	if err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func (e *Era) openState(req seam.Request) error {
 		return refuse(mrtr.Reason(err))
 	}
 	responses, _ := req.Param("inputResponses")
-	return req.SetRound(opened.Payload, opened.Nonce[:], opened.ValidUntil, responses)
+	return req.Core.SetRound(opened.Payload, opened.Nonce[:], opened.ValidUntil, responses)
 }
 
 // hint says, for the log, what usually causes a refusal that a
@@ -80,21 +81,21 @@ func (e *Era) hint(reason string) string {
 // the core. A forged, expired or foreign id (another caller's, another
 // workspace's, another server's) is the same unknown task; the reason is
 // logged at Debug, since a stale id is an everyday thing for a poller.
-func (e *Era) openTask(req seam.Request) error {
+func (e *Era) openTask(req *seam.Request) error {
 	raw, _ := req.Param("taskId")
 	id, isStr := jsonrpc.String(raw)
 	if !isStr {
 		return seam.InvalidParams("Invalid params: taskId must be a string", nil)
 	}
-	b, err := req.TaskBinding()
+	b, err := req.Core.Binding(true)
 	if err != nil {
 		return err
 	}
 	opened, err := e.sealer.Open(mrtr.Binding(b), id)
 	if err != nil {
-		req.Log(slog.LevelDebug, "era2026: task id refused", "reason", mrtr.Reason(err), "method", req.Name())
+		req.Core.Log(slog.LevelDebug, "era2026: task id refused", "reason", mrtr.Reason(err), "method", req.Name)
 		// In-band, like an unknown tool: the request was understood.
 		return &seam.Failure{Code: seam.CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
 	}
-	return req.SetTask(opened.Payload)
+	return req.Core.SetTask(opened.Payload)
 }

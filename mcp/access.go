@@ -98,7 +98,7 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 // everything else.
 func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *auth.Principal, method string) *Error {
 	key := h.callerKey(r, p)
-	if row := methodsByName[method]; row != nil && row.OwnBudget {
+	if row := methodsByName[method]; row != nil && row.ownBudget {
 		key = "own|" + method + "|" + key
 	}
 	return h.takeRate(w, r, h.cfg.limiter, key, true)
@@ -160,7 +160,7 @@ func (r *request) Workspace() (string, error) {
 	}
 	if !r.wsDone {
 		r.wsDone = true
-		id, f := a.ResolveWorkspace(r.http.Context(), r.principal, r.http)
+		id, f := a.ResolveWorkspace(r.HTTP.Context(), r.principal, r.HTTP)
 		if f != nil {
 			r.wsErr = r.handler.failure(r.ctx(), f)
 		}
@@ -195,7 +195,7 @@ func (r *request) visible(kind, name string) bool {
 		return true
 	}
 	ws, _ := r.Workspace()
-	return a.Permits(r.http.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
+	return a.Permits(r.HTTP.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
 }
 
 // visibleTool returns the tool named name when the caller may know it

@@ -22,7 +22,7 @@ func (t *tool) place(call *Call) (inner, string) {
 	}
 	var body []byte
 	var query string
-	contentType := jsonType
+	contentType := "application/json"
 	p := t.opts.placement
 	hasBody := t.route.method != http.MethodGet && t.route.method != http.MethodHead
 	switch {
@@ -45,7 +45,7 @@ func (t *tool) place(call *Call) (inner, string) {
 	return inner{pattern: t.route.pattern, method: t.route.method, path: path, query: query, body: body, contentType: contentType, values: values}, ""
 }
 
-var formType = []string{"application/x-www-form-urlencoded"}
+const formType = "application/x-www-form-urlencoded"
 
 // inQuery is the default rule: every argument that is not a wildcard.
 func (t *tool) inQuery(name string) bool { return !t.pathParams[name] }

@@ -94,6 +94,32 @@ func (s *served) allocs(t *testing.T) float64 {
 	return n - base
 }
 
+// echoed fails the test unless the last response is a tool result whose
+// only content is the text block want, and not an error: a budget met by
+// a call that failed early measures nothing.
+func (s *served) echoed(t *testing.T, want string) {
+	t.Helper()
+	var msg struct {
+		Result *struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+			IsError *bool `json:"isError"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(s.w.out.Bytes(), &msg); err != nil || msg.Result == nil {
+		t.Fatalf("no result (%v): %.300s", err, s.w.out.Bytes())
+	}
+	r := msg.Result
+	if r.IsError != nil && *r.IsError {
+		t.Fatalf("isError: %.300s", s.w.out.Bytes())
+	}
+	if len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != want {
+		t.Fatalf("content is not the echoed text: %.300s", s.w.out.Bytes())
+	}
+}
+
 // echoServer is internal/bench's echo tool: a REST route that decodes its
 // JSON body, behind the input schema.
 func echoServer(opts ...mcp.ItemOption) http.Handler {
@@ -130,7 +156,9 @@ func TestBudget_ToolsCall(t *testing.T) {
 		{mcp.Version20250618, map[string]string{"MCP-Protocol-Version": "2025-06-18"},
 			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"}}}`, 36},
 	} {
-		n := newServed(h, tc.headers, tc.body).allocs(t)
+		s := newServed(h, tc.headers, tc.body)
+		n := s.allocs(t)
+		s.echoed(t, "hello-mcp")
 		if n > tc.budget {
 			t.Errorf("%s: %.0f allocations, budget %.0f", tc.era, n, tc.budget)
 		}
@@ -205,9 +233,7 @@ func TestBudget_LargeBody(t *testing.T) {
 	} {
 		s := newServed(h, tc.headers, tc.body)
 		bytes := bytesPerRun(5, s.run)
-		if !strings.Contains(s.w.out.String(), text) {
-			t.Fatalf("%s: not echoed", tc.era)
-		}
+		s.echoed(t, text)
 		copies := float64(bytes) / float64(len(text))
 		if copies > 8 {
 			t.Errorf("%s: %d bytes allocated for a %d-byte body: %.1f copies, budget 8", tc.era, bytes, len(text), copies)
@@ -251,9 +277,8 @@ func TestBudget_MRTRRound(t *testing.T) {
 		`","inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}}}`)
 	base := newServed(plain, headers, call+`}}`)
 	r2, p := round2.allocs(t), base.allocs(t)
-	if !strings.Contains(round2.w.out.String(), "hello-mcp") {
-		t.Fatalf("round 2 did not run: %s", round2.w.out.Bytes())
-	}
+	round2.echoed(t, "hello-mcp")
+	base.echoed(t, "hello-mcp")
 	if r2 > 1.5*p {
 		t.Errorf("round 2: %.0f allocations, a plain call %.0f: more than 1.5 times", r2, p)
 	}

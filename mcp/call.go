@@ -16,13 +16,13 @@ const ToolResultMediaType = "application/vnd.mcp.tool-result+json"
 // resources/read or a prompts/get. Handlers get it from their request's
 // context with CallFromContext.
 type Call struct {
-	method     string
-	tool       string // the target: tool or prompt name, or resource URI
-	version    Version
-	caps       json.RawMessage
-	capBits    Capability
-	args       json.RawMessage
-	perRequest bool
+	method  string
+	tool    string // the target: tool or prompt name, or resource URI
+	version Version
+	caps    json.RawMessage
+	capBits Capability
+	args    json.RawMessage
+	canAsk  bool // the revision can carry input requests (Profile.InputRequests)
 
 	round   *round                     // the opened requestState of a retry
 	answers map[string]json.RawMessage // validated answers to the keys it asked
@@ -65,13 +65,13 @@ func (c *Call) Arguments() json.RawMessage { return c.args }
 // CanRequestInput reports whether the client can be asked for input at
 // all: only 2026-07-28 requests can carry input requests. A 2025 client
 // that reaches RequireInput gets an isError result saying so.
-func (c *Call) CanRequestInput() bool { return c.perRequest }
+func (c *Call) CanRequestInput() bool { return c.canAsk }
 
 // Supports reports whether the client declared capability with this
 // request. It is always false on 2025 eras, where a stateless server
 // cannot know what the client declared at initialize.
 func (c *Call) Supports(capability Capability) bool {
-	return c.perRequest && c.capBits&capability == capability
+	return c.canAsk && c.capBits&capability == capability
 }
 
 // State returns the payload the tool sealed with RequireInput in the

@@ -22,12 +22,15 @@ const maxViolations = 10
 // the model can act on, including arguments that fail the input schema and
 // the route's 4xx answers, is an isError result.
 //
-// The result is a *toolResult, or, on a per-request era, a
+// The result is a *toolResult, or, on a revision with input requests, a
 // *seam.InputRequired when the tool needs input (its handler called
 // RequireInput, or it is destructive and not yet confirmed).
 func (s *Server) callTool(req *request) (seam.Result, error) {
 	raw, _ := req.Param("name")
-	_, name, ok := s.toolNamed(raw)
+	name, ok := req.knownTool(raw)
+	if !ok {
+		_, name, ok = s.toolNamed(raw)
+	}
 	if !ok {
 		return nil, NewError(CodeInvalidParams, "Invalid params: name must be a string")
 	}
@@ -48,7 +51,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	case args[0] != '{':
 		return nil, NewError(CodeInvalidParams, "Invalid params: arguments must be an object")
 	}
-	features := featuresOf(req.version)
+	features := req.rev.f
 	// args is part of the request body, which is read once into memory of
 	// its own and never written again: validation may alias it.
 	decoded, err := schema.DecodeShared(args, req.handler.cfg.limits.ArgumentValues)
@@ -64,7 +67,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	}
 	taskable := req.acceptsTask(t)
 	if sp := t.opts.task; sp != nil && sp.support == task.Required && !taskable {
-		return taskRequired(features, t, req.era.PerRequest)
+		return taskRequired(features, t)
 	}
 	call := req.newCall(name, args)
 	if t.confirms() {
@@ -122,10 +125,29 @@ func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
 	return s.byName[name], name, ok
 }
 
+// knownTool returns the name of the tool the request's routing headers
+// were checked against (seam.Core.HeaderParams looked it up, and
+// visibleTool kept it), when raw names it: the registry is not read again.
+func (req *request) knownTool(raw []byte) (string, bool) {
+	if !req.toolKnown || len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if inner := raw[1 : len(raw)-1]; string(inner) == req.toolName && bytes.IndexByte(inner, '\\') < 0 {
+		return req.toolName, true
+	}
+	return "", false
+}
+
 func unknownTool(name string) *Error {
 	shown := name
 	if len(shown) > 128 {
 		shown = shown[:128]
 	}
 	return NewError(CodeInvalidParams, "Unknown tool: "+shown).WithData(map[string]string{"name": shown})
+}
+
+// toolMethods are the method table's rows of tools (see methodTable).
+var toolMethods = []*methodRow{
+	{name: "tools/list", Method: seam.Method{Cacheable: true}, capability: seam.CapTools, serve: (*Server).listTools},
+	{name: "tools/call", Method: seam.Method{InputRequired: true, Member: "name", Arguments: true}, capability: seam.CapTools, serve: (*Server).callTool},
 }

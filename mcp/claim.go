@@ -48,7 +48,7 @@ type claimed struct {
 // returns the answer to send instead of running, or nil, nil with
 // req.claim set: the request holds the lease, renewed until settle.
 func (req *request) claimConfirmation(g ReplayGuard, t *tool, call *Call, rd *round) (*toolResult, error) {
-	token, outcome, err := g.Claim(req.http.Context(), rd.nonce, rd.until, req.handler.lease())
+	token, outcome, err := g.Claim(req.HTTP.Context(), rd.nonce, rd.until, req.handler.lease())
 	switch {
 	case err != nil:
 		req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
@@ -56,7 +56,7 @@ func (req *request) claimConfirmation(g ReplayGuard, t *tool, call *Call, rd *ro
 	case outcome != nil:
 		req.confirmation = "already_used"
 		req.audit(t, call, "already_used")
-		return alreadyRan(featuresOf(req.version), outcome), nil
+		return alreadyRan(req.rev.f, outcome), nil
 	case token == "":
 		// Another call holds a live lease: it is running now, or its
 		// replica died and the lease has not lapsed yet. Either way the
@@ -64,7 +64,7 @@ func (req *request) claimConfirmation(g ReplayGuard, t *tool, call *Call, rd *ro
 		req.confirmation = "in_progress"
 		return nil, unavailable("The confirmed call is still running; retry shortly for its outcome", "confirmation_in_progress")
 	}
-	c := &claimed{req: req, ctx: context.WithoutCancel(req.http.Context()), g: g, nonce: rd.nonce, token: token, until: rd.until, stop: make(chan struct{}), done: make(chan struct{})}
+	c := &claimed{req: req, ctx: context.WithoutCancel(req.HTTP.Context()), g: g, nonce: rd.nonce, token: token, until: rd.until, stop: make(chan struct{}), done: make(chan struct{})}
 	go c.renew()
 	req.claim = c
 	return nil, nil

@@ -105,7 +105,7 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 		return nil, err
 	}
 	others := map[string]string{}
-	if featuresOf(req.version).completionContext {
+	if req.rev.f.completionContext {
 		if c, ok := req.Param("context"); ok && isObject(c) {
 			a, _ := jsonrpc.Lookup(c, "arguments")
 			m, err := stringMap(a, "context.arguments")
@@ -120,7 +120,7 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 	if f == nil {
 		return res, nil
 	}
-	values, err := f(req.identityContext(req.http.Context()), value, others)
+	values, err := f(req.identityContext(req.HTTP.Context()), value, others)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -137,4 +137,10 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 		res.values = values
 	}
 	return res, nil
+}
+
+// completionMethods are the method table's rows of completions (see
+// methodTable).
+var completionMethods = []*methodRow{
+	{name: "completion/complete", capability: seam.CapCompletions, serve: (*Server).complete},
 }

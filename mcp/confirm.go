@@ -60,8 +60,8 @@ const confirmKey = "confirm"
 // answer to send instead of running the tool, or nil, nil when the call is
 // confirmed and may run (with call.idemKey set).
 func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error) {
-	f := featuresOf(req.version)
-	if !call.perRequest {
+	f := req.rev.f
+	if !call.canAsk {
 		req.confirmation = "required"
 		return notExecuted(f, "confirmation_required", "Not executed (confirmation_required): "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
 			"which only MCP 2026-07-28 clients with form elicitation can give. Do not retry this call; ask the user to do it in the application, "+
@@ -160,7 +160,7 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 	}
 	msg := "Confirm " + Quote(title) + ": this changes or deletes data and may not be undoable."
 	if t.opts.prepare != nil {
-		m, err := t.opts.prepare(req.identityContext(req.http.Context()), call)
+		m, err := t.opts.prepare(req.identityContext(req.HTTP.Context()), call)
 		if err != nil {
 			text, _ := clean(err.Error(), 300)
 			return textResult("Not executed: "+text, true), nil
@@ -173,7 +173,7 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 		// is asked, and nothing runs.
 		req.logError("mcp: a confirmation question is longer than the cap; summarize it (QuoteList)",
 			"tool", t.def.Name, "limit", maxQuestion)
-		return notExecuted(featuresOf(req.version), "confirmation_unavailable", "Not executed (confirmation_unavailable): "+
+		return notExecuted(req.rev.f, "confirmation_unavailable", "Not executed (confirmation_unavailable): "+
 			"the server could not phrase a confirmation question for "+t.def.Name+". Ask the user to do it in the application."), nil
 	}
 	res, err := req.inputRequired(purposeConfirm, nil, []InputRequest{ElicitForm(confirmKey, question, confirmSchema)}, nil)

@@ -1,183 +1,117 @@
 package mcp
 
 import (
-	"context"
-	"log/slog"
-	"net/http"
-
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
-	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // Era serves the protocol revisions of one era: era2026.New() for
 // 2026-07-28, era2025.New() for the handshake revisions. The composition
 // root passes the eras it wants to NewHandler. Only the era packages of
 // this module implement Era: its method returns a type of an internal
-// package, which no other package can name.
+// package, which no other package can name; and that type is an interface,
+// so whoever holds an Era can call its hooks but never replace them.
 type Era interface {
-	// Seam returns the hooks through which the era reaches the core.
-	Seam() *seam.Era
+	// Seam returns the era's revisions and hooks, as the core reads them.
+	Seam() seam.Era
 }
 
-// request is one JSON-RPC request on its way through the pipeline: the
-// HTTP request, the strictly parsed envelope, the selected era and
-// revision, and what the pipeline learns about it. Its byte slices alias
-// the request body and are valid only while it is served. It is what the
-// core hands an era (seam.Request).
-type request struct {
-	http    *http.Request
-	msg     jsonrpc.Message
-	meta    []byte
-	members []jsonrpc.Member // params' top-level members, indexed once
-	indexed bool
-	memBuf  [6]jsonrpc.Member // room for members without allocating
+// Era selection: which served revision, and so which era, a request is
+// in.
 
-	metaMembers []jsonrpc.Member // the same for params._meta
-	metaIndexed bool
-	metaBuf     [4]jsonrpc.Member
-	version     Version
-	era         *seam.Era
-	row         *methodRow
-	server      *Server
-	handler     *Handler
-	caps        []byte
-	capBits     Capability // caps, read once
+// The params._meta keys of revision 2026-07-28 the core reads.
+const (
+	metaProtocolVersion    = seam.MetaProtocolVersion
+	metaClientCapabilities = seam.MetaClientCapabilities
+	metaLogLevel           = seam.MetaLogLevel
+)
 
-	call      Call         // the one call a request makes
-	toolRes   toolResult   // and its result, when it is a tool's
-	rec       recorder     // what the route it runs wrote
-	routeCtx  routeContext // the context of that route's request
-	innerBody innerBody    // and its body
-	round     *round       // the opened requestState of a retry, nil otherwise
-	roundBuf  round        // where round points, so a retry allocates no round
-	loose     []byte       // inputResponses sent without a requestState
-	// confirmation is what a destructive tool's confirmation came to, for
-	// observers ("" when none was involved).
-	confirmation string
-	notify       *notifier // nil unless the request may stream
-
-	// claim is the replay guard's lease on a confirmed call while it runs.
-	claim *claimed
-
-	local     *local.Exchange // a message that did not come over HTTP, nil otherwise
-	task      *openTask       // the task a tasks/* request names, opened
-	principal *auth.Principal
-	tool      *tool  // the tool toolName names, if the caller may see it
-	toolName  string // what visibleTool was last asked
-	toolKnown bool
-	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)
-	ws        string
-	wsErr     *Error
-}
-
-func (r *request) HTTP() *http.Request { return r.http }
-func (r *request) Local() bool         { return r.local != nil }
-func (r *request) Name() string        { return r.msg.Method }
-func (r *request) Params() []byte      { return r.msg.Params }
-func (r *request) Meta() []byte        { return r.meta }
-func (r *request) Version() string     { return string(r.version) }
-func (r *request) Negotiate(v string)  { r.version = Version(v) }
-func (r *request) Supported() []string { return r.handler.supported }
-
-func (r *request) Method() *seam.Method {
-	if r.row == nil {
-		return nil
+// selectEra applies the era rules: the body decides, headers cross-check.
+//
+//   - params._meta names a revision: it must be served, its profile must
+//     have the envelope (Profile.Envelope), and MCP-Protocol-Version must
+//     be present and equal to it.
+//   - Otherwise MCP-Protocol-Version, when present, must name a served
+//     revision; naming one with the envelope without sending it is
+//     refused (-32602), never served by silently falling back.
+//   - Nothing names a revision: the default revision of the handshake era
+//     (the seed's rule: 2025-06-18). So is a message that negotiates the
+//     revision in its body (initialize) whose header names an unknown one.
+//
+// Any unknown revision, in the header or the envelope, is -32022 listing
+// every served revision.
+func (h *Handler) selectEra(req *request) (*revision, *Error) {
+	r, msg := req.HTTP, &req.msg
+	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
+	if herr == headers.ErrDuplicate {
+		return nil, mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
-	return &r.row.Method
-}
-
-// Param returns the raw value of params member name, matched exactly
-// (never case-insensitively). The members are indexed on first use, so a
-// request's many lookups scan params once.
-func (r *request) Param(name string) ([]byte, bool) { return member(r.params(), name) }
-
-// MetaParam returns the raw value of params._meta member name, matched
-// exactly; _meta's members are indexed once too.
-func (r *request) MetaParam(name string) ([]byte, bool) { return member(r.metaParams(), name) }
-
-func (r *request) params() []jsonrpc.Member {
-	if !r.indexed {
-		r.indexed = true
-		r.members = jsonrpc.Members(r.msg.Params, r.memBuf[:0])
-	}
-	return r.members
-}
-
-func (r *request) metaParams() []jsonrpc.Member {
-	if !r.metaIndexed {
-		r.metaIndexed = true
-		r.metaMembers = jsonrpc.Members(r.meta, r.metaBuf[:0])
-	}
-	return r.metaMembers
-}
-
-func member(members []jsonrpc.Member, name string) ([]byte, bool) {
-	for _, m := range members {
-		if string(m.Key) == name {
-			return m.Value, true
+	claim, _ := req.MetaParam(metaProtocolVersion)
+	if claim != nil {
+		cv, ok := jsonrpc.String(claim)
+		switch {
+		case !ok:
+			return nil, reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
+		case req.local != nil && herr == headers.ErrMissing:
+			// No headers on stdio: _meta alone names the revision.
+		case herr == headers.ErrMissing:
+			return nil, missingVersionHeader()
+		case hv != cv:
+			return nil, mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
 		}
-	}
-	return nil, false
-}
-
-func (r *request) CaseVariant(inMeta bool, known []string) (got, want string, found bool) {
-	if inMeta {
-		return jsonrpc.MemberCaseVariant(r.metaParams(), known)
-	}
-	return jsonrpc.MemberCaseVariant(r.params(), known)
-}
-
-func (r *request) SetClientCapabilities(raw []byte) {
-	r.caps, r.capBits = raw, capabilitiesOf(raw)
-}
-
-func (r *request) Capabilities() seam.Capability { return r.server.caps }
-func (r *request) Instructions() string          { return r.server.instructions }
-func (r *request) ServerInfo(v string) []byte    { return r.server.infoJSON[featuresOf(Version(v)).shape] }
-
-func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
-	t := r.visibleTool(tool)
-	if t == nil {
-		return nil, false
-	}
-	return t.params, true
-}
-
-// Binding says what a sealed state of this request belongs to: who asks
-// (principal and workspace, re-established from the credential on every
-// round), which server, which revision, which operation on which target,
-// with which arguments.
-func (r *request) Binding() (seam.Binding, error) {
-	ws, err := r.Workspace()
-	if err != nil {
-		return seam.Binding{}, err
-	}
-	b := seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-		Version: string(r.version), Method: r.msg.Method}
-	if r.row != nil && r.row.Member != "" {
-		raw, _ := r.Param(r.row.Member)
-		b.Target, _ = jsonrpc.String(raw)
-	}
-	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
-		if err := r.boundArguments(args); err != nil {
-			return seam.Binding{}, err
+		rev, ok := h.byVersion[Version(cv)]
+		if !ok {
+			return nil, h.unsupported(cv)
 		}
-		b.Arguments = args
+		if !rev.f.envelope {
+			return nil, reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
+		}
+		return rev, nil
 	}
-	return b, nil
+	if herr == nil {
+		rev, ok := h.byVersion[Version(hv)]
+		if row := methodsByName[msg.Method]; !ok && row != nil && row.negotiates && h.dflt != "" {
+			// The handshake negotiates the revision in its body; a header
+			// naming one this server does not know (a newer client's
+			// wish) must not stop it. notifications/initialized, its
+			// second half, carries nothing and runs nothing.
+			return h.byVersion[h.dflt], nil
+		}
+		if !ok {
+			return nil, h.unsupported(hv)
+		}
+		if rev.f.envelope {
+			return nil, reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
+				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
+		}
+		return rev, nil
+	}
+	if h.dflt == "" {
+		return nil, missingVersionHeader()
+	}
+	return h.byVersion[h.dflt], nil
 }
 
-func (r *request) Log(level slog.Level, msg string, args ...any) {
-	r.handler.cfg.logger.Log(r.ctx(), level, msg, args...)
+// mismatch is seam.HeaderMismatch as the core's error.
+func mismatch(header, reason, detail string) *Error {
+	e, _ := asError(seam.HeaderMismatch(header, reason, detail))
+	return e
 }
 
-// ctx is the request's context, for logs and hooks.
-func (r *request) ctx() context.Context { return r.http.Context() }
+func missingVersionHeader() *Error {
+	return mismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
+}
 
-// logError logs an internal failure with the request's context.
-func (r *request) logError(msg string, args ...any) { r.Log(slog.LevelError, msg, args...) }
+type unsupportedData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
+}
 
-var _ seam.Request = (*request)(nil)
+func (h *Handler) unsupported(requested string) *Error {
+	if len(requested) > 64 {
+		requested = requested[:64]
+	}
+	return reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+		WithData(unsupportedData{Supported: h.supported, Requested: requested})
+}

@@ -89,13 +89,15 @@ func asError(err error) (*Error, bool) {
 	return errInternal(), false
 }
 
-// httpStatus is the status of e in era (nil before an era is selected).
-func (e *Error) httpStatus(era *seam.Era) int {
-	switch {
-	case e.status != 0:
+// httpStatus is the status of e under a revision's statuses (nil before
+// a revision is selected, or for a revision that answers every in-band
+// error 200).
+func (e *Error) httpStatus(statuses map[int]int) int {
+	if e.status != 0 {
 		return e.status
-	case era != nil && era.Status != nil:
-		return era.Status(int(e.code))
+	}
+	if s, ok := statuses[int(e.code)]; ok {
+		return s
 	}
 	return http.StatusOK
 }

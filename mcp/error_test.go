@@ -13,17 +13,12 @@ import (
 // a rule it is 200. Each era's rule is pinned in its own package.
 func TestErrorStatus(t *testing.T) {
 	t.Parallel()
-	handshake := &seam.Era{}
-	perRequest := &seam.Era{Status: func(code int) int {
-		if code == int(CodeMethodNotFound) {
-			return http.StatusNotFound
-		}
-		return http.StatusOK
-	}}
+	handshake := map[int]int{}
+	perRequest := map[int]int{int(CodeMethodNotFound): http.StatusNotFound}
 	tests := []struct {
 		name string
 		err  *Error
-		era  *seam.Era
+		era  map[int]int
 		want int
 	}{
 		{"in-band, before an era", NewError(CodeInvalidParams, "x"), nil, 200},

@@ -103,12 +103,14 @@ func (f stringField) set(v reflect.Value, text string) bool {
 // holds; it panics where AddPrompt does and on such a mismatch.
 func AddPromptFunc[Args any](s *Server, p Prompt, render func(ctx context.Context, args Args) (*PromptResult, error), opts ...ItemOption) {
 	if render == nil {
-		panic("mcp: prompt " + p.Name + ": nil render function")
+		s.done(errors.New("mcp: prompt " + p.Name + ": nil render function"))
+		return
 	}
 	t := reflect.TypeFor[Args]()
 	fields, err := stringFields(t, "prompt "+p.Name)
 	if err != nil {
-		panic(err.Error())
+		s.done(err)
+		return
 	}
 	if p.Arguments == nil {
 		for _, f := range fields {
@@ -121,12 +123,14 @@ func AddPromptFunc[Args any](s *Server, p Prompt, render func(ctx context.Contex
 		}
 		for _, f := range fields {
 			if !declared[f.name] {
-				panic(fmt.Sprintf("mcp: prompt %s: field %q of %s is not a declared argument", p.Name, f.name, t))
+				s.done(fmt.Errorf("mcp: prompt %s: field %q of %s is not a declared argument", p.Name, f.name, t))
+				return
 			}
 			delete(declared, f.name)
 		}
 		for a := range declared {
-			panic(fmt.Sprintf("mcp: prompt %s: argument %q is no field of %s", p.Name, a, t))
+			s.done(fmt.Errorf("mcp: prompt %s: argument %q is no field of %s", p.Name, a, t))
+			return
 		}
 	}
 	s.AddPrompt(p, func(ctx context.Context, given map[string]string) (*PromptResult, error) {
@@ -158,12 +162,14 @@ func AddPromptFunc[Args any](s *Server, p Prompt, render func(ctx context.Contex
 // mismatch between the template's variables and the fields.
 func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx context.Context, vars Vars) (Out, error), opts ...ItemOption) {
 	if read == nil {
-		panic("mcp: resource template " + t.URITemplate + ": nil read function")
+		s.done(errors.New("mcp: resource template " + t.URITemplate + ": nil read function"))
+		return
 	}
 	vt := reflect.TypeFor[Vars]()
 	fields, err := stringFields(vt, "resource template "+t.URITemplate)
 	if err != nil {
-		panic(err.Error())
+		s.done(err)
+		return
 	}
 	mime := t.MIMEType
 	var encode func(Out) (text string, blob []byte, err error)
@@ -213,9 +219,7 @@ func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx
 		c := append([]byte{'['}, object(fields...)...)
 		return append(c, ']'), nil
 	}
-	if err := s.addTemplateFunc(e, fields, opts); err != nil {
-		panic(err.Error()) // as AddResourceTemplate panics
-	}
+	s.done(s.addTemplateFunc(e, fields, opts)) // panics as AddResourceTemplate does, or joins a Register's refusals
 }
 
 // addTemplateFunc registers a template read by a function: what
@@ -224,8 +228,8 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 	t := e.def
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.frozen {
-		return errors.New("mcp: AddTemplateFunc after NewHandler: register everything first")
+	if err := s.notFrozen("AddTemplateFunc"); err != nil {
+		return err
 	}
 	if t.Name == "" {
 		return errors.New("mcp: resource template " + t.URITemplate + " needs a name")
@@ -255,13 +259,13 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 	for _, v := range vars {
 		isVar[v] = true
 	}
-	if err := iconsError("resource template "+t.URITemplate, t.Icons); err != nil {
+	if err := checkIcons("resource template "+t.URITemplate, t.Icons); err != nil {
 		return err
 	}
-	// applyItemOptions panics on options a template cannot take, as the
-	// other registrations do.
 	e.match, e.vars = re, vars
-	e.opts = applyItemOptions(opts, "resource template "+t.URITemplate, isVar)
+	if e.opts, err = applyItemOptions(opts, "resource template "+t.URITemplate, isVar); err != nil {
+		return err
+	}
 	for i := range e.shapes {
 		e.shapes[i] = renderTemplate(t, i)
 	}
@@ -271,7 +275,7 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 
 // readFunc reads a resource of a template served by a function.
 func (req *request) readFunc(t *template, call *Call, uri string, vals map[string]string) (res seam.Result, err error) {
-	ctx := req.identityContext(context.WithValue(req.http.Context(), callKey{}, call))
+	ctx := req.identityContext(context.WithValue(req.HTTP.Context(), callKey{}, call))
 	contents, err := func() (c []byte, err error) {
 		defer func() {
 			if p := recover(); p != nil {

@@ -90,9 +90,7 @@ func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 // not fit the type (naming the field), and on options that only apply to
 // routes (WithPlacement, WithTask).
 func AddFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In) (Out, error), opts ...ItemOption) {
-	if err := addFunc(s, t, fn, opts); err != nil {
-		panic(err.Error()) // as AddTool panics
-	}
+	s.done(addFunc(s, t, fn, opts)) // panics as AddTool does, or joins a Register's refusals
 }
 
 func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In) (Out, error), opts []ItemOption) error {
@@ -171,19 +169,19 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.frozen {
-		return errors.New("mcp: AddFunc after NewHandler: register everything first")
+	if err := s.notFrozen("AddFunc"); err != nil {
+		return err
 	}
 	if !toolName.MatchString(t.Name) {
 		return fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name)
 	}
-	if _, dup := s.byName[t.Name]; dup {
+	if s.has(func(s *Server) bool { return s.byName[t.Name] != nil }) {
 		return errors.New("mcp: tool " + t.Name + " registered twice")
 	}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("mcp: tool %s: %s", t.Name, fmt.Sprintf(format, args...))
 	}
-	if err := iconsError("tool "+t.Name, t.Icons); err != nil {
+	if err := checkIcons("tool "+t.Name, t.Icons); err != nil {
 		return err
 	}
 	in, inDoc, err := s.compileSchema(t.InputSchema)
@@ -227,17 +225,6 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	return nil
 }
 
-// iconsError is checkIcons's rule as an error, for registrations that
-// return one.
-func iconsError(what string, icons []Icon) (err error) {
-	for _, ic := range icons {
-		if ic.Src == "" || (ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark") {
-			return errors.New("mcp: " + what + ": an icon needs a src, and a theme of light or dark if any")
-		}
-	}
-	return nil
-}
-
 // ConfirmWithInput is ConfirmWith for a tool whose arguments decode into
 // In (AddFunc's, or a route's request type): prepare gets them decoded,
 // after they passed the input schema, to word the question from server
@@ -263,7 +250,7 @@ const internalToolError = "The tool failed with an internal error."
 // MCP request's values (there is no router to confuse) and adds the
 // identity and the Call.
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
-	ctx := req.identityContext(context.WithValue(req.http.Context(), callKey{}, call))
+	ctx := req.identityContext(context.WithValue(req.HTTP.Context(), callKey{}, call))
 	out, full, err, p := t.fn.call(ctx, call.args)
 	if call.idemKey != "" {
 		outcome := "returned"
@@ -294,7 +281,7 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 		req.logError("mcp: tool function failed", "tool", name, "err", err)
 		return textResult(internalToolError, true), nil
 	}
-	f := featuresOf(req.version)
+	f := req.rev.f
 	if full != nil {
 		return req.fullResult(t, full, f)
 	}

@@ -8,26 +8,16 @@ import (
 	"mime"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/observe"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
-)
-
-// The params._meta keys of revision 2026-07-28 the core reads.
-const (
-	metaProtocolVersion    = seam.MetaProtocolVersion
-	metaClientCapabilities = seam.MetaClientCapabilities
-	metaLogLevel           = seam.MetaLogLevel
 )
 
 // Handler is the MCP endpoint: one http.Handler that serves every era it was
@@ -41,9 +31,10 @@ const (
 type Handler struct {
 	server    *Server
 	supported []string // every served revision, newest first
-	byVersion map[Version]*seam.Era
-	dflt      Version // revision assumed when nothing names one ("" if none)
-	audience  string  // what sealed state is bound to
+	byVersion map[Version]*revision
+	dflt      Version     // revision assumed when nothing names one ("" if none)
+	info      seam.Server // what every era is told about the endpoint
+	audience  string      // what sealed state is bound to
 	cfg       handlerConfig
 	warned    sync.Map // targets whose route refused an in-process identity (logged once)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
@@ -94,7 +85,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	if len(eras) == 0 {
 		panic("mcp: NewHandler needs at least one Era")
 	}
-	h := &Handler{server: srv, byVersion: map[Version]*seam.Era{}}
+	h := &Handler{server: srv, byVersion: map[Version]*revision{}}
 	h.cfg = handlerConfig{
 		limits:    defaultLimits(),
 		hosts:     loopbackOnly(),
@@ -114,24 +105,26 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	}
 	for _, era := range eras {
 		e := era.Seam()
-		for _, w := range e.Warnings {
+		for _, w := range e.Warnings() {
 			h.cfg.logger.WarnContext(context.Background(), w)
 		}
-		if len(e.Versions) == 0 {
+		profiles := e.Profiles()
+		if len(profiles) == 0 {
 			panic("mcp: an Era serves no version")
 		}
-		for _, v := range e.Versions {
-			if _, dup := h.byVersion[Version(v)]; dup {
+		for i := range profiles {
+			v := Version(profiles[i].Version)
+			if _, dup := h.byVersion[v]; dup {
 				panic(fmt.Sprintf("mcp: two eras serve version %s", v))
 			}
-			h.byVersion[Version(v)] = e
-			h.supported = append(h.supported, v)
+			h.byVersion[v] = newRevision(e, &profiles[i])
+			h.supported = append(h.supported, string(v))
 		}
-		if e.Default != "" {
+		if d := e.Default(); d != "" {
 			if h.dflt != "" {
 				panic("mcp: two eras name a default revision")
 			}
-			h.dflt = Version(e.Default)
+			h.dflt = Version(d)
 		}
 	}
 	// Revisions are dates: newest first is descending string order.
@@ -144,19 +137,32 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 		h.taskScopes = map[string][]string{}
 		for _, row := range methodTable {
 			if row.Task {
-				h.taskScopes[row.Name] = append(slices.Clone(a.MethodScopes(row.Name)), a.MethodScopes("tools/call")...)
+				h.taskScopes[row.name] = append(slices.Clone(a.MethodScopes(row.name)), a.MethodScopes("tools/call")...)
 			}
 		}
 	}
 	srv.freeze()
+	h.info = seam.Server{Supported: h.supported, Capabilities: srv.caps, Instructions: srv.instructions,
+		Info: map[string][]byte{}}
+	for v, rev := range h.byVersion {
+		h.info.Info[string(v)] = srv.infoJSON[rev.f.shape]
+	}
+	if a := h.cfg.auth; a != nil {
+		h.info.Personal = 1
+		if a.HasWorkspaces() && a.Filters() {
+			h.info.Personal = 2
+		}
+	}
 	return h
 }
 
 // ServeHTTP implements http.Handler. The order of the checks decides which
-// error wins: method, Host and Origin, concurrency and the per-client limit,
-// media type and declared length, authentication (before the body is
-// read), then the body, the per-principal limit, the era, the method's
-// scopes, and the era's own ladder.
+// error wins: method, Host and Origin, the per-client limit, media type and
+// declared length, authentication (before the body is read), then the body
+// and its parse, the per-principal limit (a parse error is answered after
+// it, so a malformed flood still spends its budget), the concurrency slot
+// (taken only with the body read and the caller known), the era, the
+// method's scopes, and the era's own ladder.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.observer != nil {
 		h.serveObserved(w, r)
@@ -169,13 +175,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // observes the endpoint.
 func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange) {
 	hdr := w.Header()
-	hdr["Cache-Control"] = noStore
 	loc := local.From(r.Context())
 	if x != nil && loc != nil {
 		x.ev.Transport, x.ev.ClientAddr = loc.Transport, ""
 	}
 	if r.Method != http.MethodPost {
-		hdr["Allow"] = allowPost
+		hdr["Allow"] = []string{"POST"}
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))
 		return
 	}
@@ -223,19 +228,39 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	// The body is read into memory of its own, never reused: what a
 	// handler is given (arguments, capabilities, answers) aliases it
 	// safely, with no copy.
-	body, err := h.readBody(r)
+	// A local transport that parsed the message hands it over (same
+	// bytes, same parser, same depth): it is neither read nor scanned again.
+	parsed := loc != nil && loc.Message != nil
+	var body []byte
+	var err *Error
+	switch {
+	case !parsed:
+		body, err = h.readBody(r)
+	case int64(len(loc.Body)) > h.cfg.limits.BodyBytes:
+		err = h.tooLarge()
+	default:
+		body = loc.Body
+	}
 	// One allocation holds the request and everything it needs while it
 	// is served: its parsed envelope, the Call, the route's request.
-	req := &request{http: r, server: h.server, handler: h, principal: principal, local: loc}
+	req := &request{server: h.server, handler: h, principal: principal, local: loc}
+	req.HTTP, req.Server, req.Core, req.Local = r, &h.info, req, loc != nil
 	msg := &req.msg
 	var perr *jsonrpc.Error
 	if err == nil {
-		perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg)
+		if parsed {
+			*msg = *loc.Message
+		} else {
+			perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg)
+		}
+		if perr == nil {
+			req.Name, req.Params = msg.Method, msg.Params
+		}
 	}
 	if x != nil && err == nil && perr == nil {
 		x.begin(h, req, len(body))
 		defer x.finish(req)
-		r = req.http // with the observer's context
+		r = req.HTTP // with the observer's context
 	}
 	if h.cfg.limiter != nil {
 		var id []byte
@@ -271,7 +296,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		}
 		defer a.release(caller)
 	}
-	era, version, eerr := h.selectEra(req)
+	rev, eerr := h.selectEra(req)
 	if eerr != nil {
 		h.writeError(r.Context(), w, msg.ID, "", eerr)
 		return
@@ -279,12 +304,14 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if msg.IsNotification() {
 		// Notifications are accepted and never answered; a notification
 		// never runs a tool (it could not report what it did).
-		req.version = version // for the observer
-		hdr[protoHeader] = versionHeader(version)
+		req.setVersion(rev.version) // for the observer
+		hdr["Cache-Control"] = req.values.one("no-store")
+		hdr[protoHeader] = req.values.one(string(rev.version))
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	req.version, req.era = version, era
+	req.setVersion(rev.version)
+	req.rev = rev
 	if n := h.newNotifier(w, req); n != nil {
 		req.notify, w = n, n.w
 	}
@@ -294,7 +321,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			need = h.cfg.auth.MethodScopes(msg.Method)
 		}
 		if !h.cfg.auth.Satisfies(principal, need) {
-			h.writeError(r.Context(), w, msg.ID, version, h.failure(r.Context(), h.cfg.auth.InsufficientScope(need)))
+			h.writeError(r.Context(), w, msg.ID, rev.version, h.failure(r.Context(), h.cfg.auth.InsufficientScope(need)))
 			return
 		}
 	}
@@ -303,7 +330,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, msg.ID, req.version, serr)
 		return
 	}
-	h.writeResult(w, msg.ID, req.version, result)
+	h.writeResult(w, msg.ID, req.version, result, &req.values)
 }
 
 // serve dispatches req, turning a panic into an internal error so that no
@@ -317,13 +344,6 @@ func (h *Handler) serve(req *request) (result seam.Result, err error) {
 	}()
 	return h.dispatch(req)
 }
-
-var (
-	noStore     = []string{"no-store"}
-	allowPost   = []string{"POST"}
-	jsonType    = []string{"application/json"}
-	protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
-)
 
 func checkContentType(r *http.Request) *Error {
 	ct := r.Header.Values("Content-Type")
@@ -387,274 +407,4 @@ func parseError(e *jsonrpc.Error) *Error {
 	default:
 		return httpError(http.StatusBadRequest, CodeInvalidRequest, e.Message).WithData(map[string]string{"reason": e.Reason})
 	}
-}
-
-// selectEra applies the era rules: the body decides, headers cross-check.
-//
-//   - params._meta names a revision: it must be served by a per-request era,
-//     and MCP-Protocol-Version must be present and equal to it.
-//   - Otherwise MCP-Protocol-Version, when present, must name a served
-//     revision; naming a per-request one without the _meta envelope is
-//     refused (-32602), never served by silently falling back.
-//   - Nothing names a revision: the default revision of the handshake era
-//     (the seed's rule: 2025-06-18). So is a message that negotiates the
-//     revision in its body (initialize) whose header names an unknown one.
-//
-// Any unknown revision, in the header or the envelope, is -32022 listing
-// every served revision.
-//
-// It also sets req.meta, params._meta (nil when absent), found here once
-// so that nothing looks it up again.
-func (h *Handler) selectEra(req *request) (*seam.Era, Version, *Error) {
-	r, msg := req.http, &req.msg
-	hv, herr := headers.Get(r.Header, headers.ProtocolVersion)
-	if herr == headers.ErrDuplicate {
-		return nil, "", mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
-	}
-	var claim []byte
-	meta, _ := req.Param("_meta")
-	if meta != nil {
-		req.meta = meta
-		claim, _ = req.MetaParam(metaProtocolVersion)
-	}
-	if claim != nil {
-		cv, ok := jsonrpc.String(claim)
-		switch {
-		case !ok:
-			return nil, "", reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
-		case req.local != nil && herr == headers.ErrMissing:
-			// No headers on stdio: _meta alone names the revision.
-		case herr == headers.ErrMissing:
-			return nil, "", missingVersionHeader()
-		case hv != cv:
-			return nil, "", mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
-		}
-		era, ok := h.byVersion[Version(cv)]
-		if !ok {
-			return nil, "", h.unsupported(cv)
-		}
-		if !era.PerRequest {
-			return nil, "", reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
-		}
-		return era, Version(cv), nil
-	}
-	if herr == nil {
-		era, ok := h.byVersion[Version(hv)]
-		if row := methodsByName[msg.Method]; !ok && row != nil && row.Negotiates && h.dflt != "" {
-			// The handshake negotiates the revision in its body; a header
-			// naming one this server does not know (a newer client's
-			// wish) must not stop it. notifications/initialized, its
-			// second half, carries nothing and runs nothing.
-			return h.byVersion[h.dflt], h.dflt, nil
-		}
-		if !ok {
-			return nil, "", h.unsupported(hv)
-		}
-		if era.PerRequest {
-			return nil, "", reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
-				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
-		}
-		return era, Version(hv), nil
-	}
-	if h.dflt == "" {
-		return nil, "", missingVersionHeader()
-	}
-	return h.byVersion[h.dflt], h.dflt, nil
-}
-
-// mismatch is seam.HeaderMismatch as the core's error.
-func mismatch(header, reason, detail string) *Error {
-	e, _ := asError(seam.HeaderMismatch(header, reason, detail))
-	return e
-}
-
-func missingVersionHeader() *Error {
-	return mismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
-}
-
-type unsupportedData struct {
-	Supported []string `json:"supported"`
-	Requested string   `json:"requested"`
-}
-
-func (h *Handler) unsupported(requested string) *Error {
-	if len(requested) > 64 {
-		requested = requested[:64]
-	}
-	return reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
-		WithData(unsupportedData{Supported: h.supported, Requested: requested})
-}
-
-// writeError answers err for the request with raw id (nil when unknown).
-func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []byte, version Version, err error) {
-	e, known := asError(err)
-	if !known {
-		h.cfg.logger.ErrorContext(ctx, "mcp: internal error", "err", err)
-	}
-	if ev := eventOf(w); ev != nil {
-		ev.Code, ev.Message = int(e.code), e.message
-	}
-	buf := make([]byte, 0, 256)
-	buf = append(buf, `{"jsonrpc":"2.0",`...)
-	if id != nil {
-		buf = append(buf, `"id":`...)
-		buf = append(buf, id...)
-		buf = append(buf, ',')
-	}
-	buf = append(buf, `"error":`...)
-	buf = e.appendJSON(buf)
-	buf = append(buf, '}')
-	if e.challenge != "" {
-		w.Header()["Www-Authenticate"] = []string{e.challenge}
-	}
-	if e.retryAfter > 0 {
-		w.Header()["Retry-After"] = []string{strconv.FormatInt(ceilSeconds(e.retryAfter), 10)}
-	}
-	var era *seam.Era
-	if version != "" {
-		era = h.byVersion[version]
-	}
-	h.write(w, e.httpStatus(era), version, buf)
-}
-
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
-
-func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result) {
-	if ev := eventOf(w); ev != nil {
-		ev.ResultType = result.Stamp().ResultType
-		if r, ok := result.(*toolResult); ok {
-			ev.ToolError = r.isError
-		}
-	}
-	if r, ok := result.(*toolResult); ok && r.isText && len(r.text) > streamAbove {
-		if _, sse := w.(*streamWriter); !sse {
-			h.writeLargeText(w, id, version, r)
-			return
-		}
-	}
-	bp := bufPool.Get().(*[]byte)
-	if s, ok := result.(interface{ sizeHint() int }); ok {
-		if n := s.sizeHint() + len(id) + 64; n > cap(*bp) {
-			b := make([]byte, 0, n)
-			bp = &b
-		}
-	}
-	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	buf = append(buf, id...)
-	buf = append(buf, `,"result":`...)
-	buf = result.AppendJSON(buf)
-	buf = append(buf, '}')
-	h.write(w, http.StatusOK, version, buf)
-	if cap(buf) <= 64<<10 {
-		*bp = buf[:0]
-		bufPool.Put(bp)
-	}
-}
-
-// streamAbove is the size past which a text result goes from the route's
-// response to the connection in quoted pieces, instead of being quoted
-// into a buffer of its own first: a large answer then costs no copy more.
-const streamAbove = 64 << 10
-
-// textPiece is how much text is quoted at a time.
-const textPiece = 16 << 10
-
-// writeLargeText writes r whole, with its exact Content-Length, measured
-// by quoting it once into a scratch buffer before writing it.
-func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Version, r *toolResult) {
-	bp := bufPool.Get().(*[]byte)
-	head := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	head = append(head, id...)
-	head = append(head, `,"result":`...)
-	head = r.appendHead(head)
-	scratch := make([]byte, 0, textPiece*6+8) // \u00XX is the longest escape of a byte
-	pieces := func(each func(quoted []byte)) {
-		for rest := r.text; len(rest) > 0; {
-			n := jsonrpc.CutText(rest, textPiece)
-			scratch = jsonrpc.AppendEscaped(scratch[:0], rest[:n])
-			each(scratch)
-			rest = rest[n:]
-		}
-	}
-	mid, tail := `"}]`+r.structuredMember(), r.tail()+"}"
-	size := len(head) + len(mid) + len(r.structured) + len(tail)
-	pieces(func(q []byte) { size += len(q) })
-
-	writeJSONHeader(w, http.StatusOK, version, size)
-	// A failed write is a client gone: the rest is not written.
-	var failed bool
-	write := func(b []byte) {
-		if !failed {
-			_, err := w.Write(b)
-			failed = err != nil
-		}
-	}
-	write(head)
-	pieces(write)
-	write([]byte(mid))
-	write(r.structured)
-	write([]byte(tail))
-	if cap(head) <= 64<<10 {
-		*bp = head[:0]
-		bufPool.Put(bp)
-	}
-}
-
-func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte) {
-	if sw, ok := w.(*streamWriter); ok {
-		// If the status line went out with a notification, the response
-		// is the stream's last event.
-		sw.finish(body, func() { writeJSON(sw.ResponseWriter, status, version, body) })
-		return
-	}
-	writeJSON(w, status, version, body)
-}
-
-func writeJSON(w http.ResponseWriter, status int, version Version, body []byte) {
-	writeJSONHeader(w, status, version, len(body))
-	_, _ = w.Write(body)
-}
-
-// writeJSONHeader writes the status line and headers of a JSON answer of
-// size bytes.
-func writeJSONHeader(w http.ResponseWriter, status int, version Version, size int) {
-	hdr := w.Header()
-	hdr["Content-Type"] = jsonType
-	hdr["Content-Length"] = lengthHeader(size)
-	if version != "" {
-		hdr[protoHeader] = versionHeader(version)
-	}
-	w.WriteHeader(status)
-}
-
-// Header values are shared between responses (net/http only reads them):
-// one per revision, and one per body length up to 8 KiB, made on first use.
-var (
-	versionHeaders = func() map[Version][]string {
-		m := map[Version][]string{}
-		for _, r := range revisions {
-			m[r.v] = []string{string(r.v)}
-		}
-		return m
-	}()
-	lengthHeaders [8 << 10]atomic.Pointer[[]string]
-)
-
-func versionHeader(v Version) []string {
-	if h, ok := versionHeaders[v]; ok {
-		return h
-	}
-	return []string{string(v)}
-}
-
-func lengthHeader(n int) []string {
-	if n >= len(lengthHeaders) {
-		return []string{strconv.Itoa(n)}
-	}
-	if p := lengthHeaders[n].Load(); p != nil {
-		return *p
-	}
-	h := []string{strconv.Itoa(n)}
-	lengthHeaders[n].Store(&h)
-	return h
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -42,7 +43,7 @@ func RequireScopes(scopes ...string) ItemOption {
 // applyItemOptions applies the options of a resource, template or prompt;
 // completions are allowed only for the
 // arguments in completable (nil: the item takes none).
-func applyItemOptions(opts []ItemOption, what string, completable map[string]bool) itemOptions {
+func applyItemOptions(opts []ItemOption, what string, completable map[string]bool) (itemOptions, error) {
 	var o itemOptions
 	for _, opt := range opts {
 		opt.applyItem(&o)
@@ -54,14 +55,14 @@ func applyItemOptions(opts []ItemOption, what string, completable map[string]boo
 	sort.Strings(args)
 	for _, a := range args {
 		if !completable[a] {
-			panic(fmt.Sprintf("mcp: %s: Complete(%q): no such argument", what, a))
+			return o, fmt.Errorf("mcp: %s: Complete(%q): no such argument", what, a)
 		}
 	}
 	if o.noConfirm || o.prepare != nil {
-		panic("mcp: " + what + ": confirmation options apply to tools only")
+		return o, errors.New("mcp: " + what + ": confirmation options apply to tools only")
 	}
 	if o.task != nil {
-		panic("mcp: " + what + ": WithTask applies to tools only")
+		return o, errors.New("mcp: " + what + ": WithTask applies to tools only")
 	}
-	return o
+	return o, nil
 }

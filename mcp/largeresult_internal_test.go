@@ -32,7 +32,7 @@ func TestWriteLargeText(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				rec := httptest.NewRecorder()
-				(&Handler{}).writeLargeText(rec, []byte(`"id-1"`), Version20260728, r)
+				(&Handler{}).writeLargeText(rec, []byte(`"id-1"`), Version20260728, r, nil)
 				want := append([]byte(`{"jsonrpc":"2.0","id":"id-1","result":`), r.AppendJSON(nil)...)
 				want = append(want, '}')
 				got := rec.Body.Bytes()

@@ -50,7 +50,7 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 		return nil, err
 	}
 	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil,
-		shape: featuresOf(req.version).shape}
+		shape: req.rev.f.shape}
 	// A page also ends before maxPageBytes of definitions (it always
 	// holds one): a client reading a large API's tools gets pages of a
 	// bounded size, however large each schema is.

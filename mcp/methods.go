@@ -1,44 +1,55 @@
 package mcp
 
-import "github.com/mcpdual/mcpdual/internal/seam"
+import (
+	"slices"
+
+	"github.com/mcpdual/mcpdual/internal/seam"
+)
 
 // methodRow is one row of the method table: what the pipeline must know
 // about a method, and the core's handler for it (nil for the methods an
 // era answers).
 type methodRow struct {
-	seam.Method
-	serve func(s *Server, r *request) (seam.Result, error)
+	name        string
+	seam.Method // what the eras read
+	// capability is the server capability the method needs (0: none).
+	capability seam.Capability
+	// era: the era answers the method (seam.Era.Serve), not the core.
+	era bool
+	// negotiates: the method negotiates the revision in its body
+	// (initialize and its notification), so a header naming a revision the
+	// server does not know must not stop it.
+	negotiates bool
+	// ownBudget: the method draws from a rate budget of its own, so that
+	// spending every other request never breaks it (server/discover).
+	ownBudget bool
+	serve     func(s *Server, r *request) (seam.Result, error)
 }
 
-// methodTable is every method the endpoint knows, in one place. Adding a
-// method is one row here plus its handler; the eras read the row (its
-// routing member, whether it may answer input_required, whether it is
-// cacheable) and never match method names themselves.
-var methodTable = []*methodRow{
-	{Method: seam.Method{Name: "initialize", Until: v2026, Era: true, Negotiates: true}},
-	{Method: seam.Method{Name: "notifications/initialized", Until: v2026, Negotiates: true}},
-	{Method: seam.Method{Name: "ping", Until: v2026}, serve: (*Server).ping},
-	{Method: seam.Method{Name: "server/discover", Since: v2026, Era: true, Cacheable: true, OwnBudget: true}},
-	{Method: seam.Method{Name: "tools/list", Capability: seam.CapTools, Cacheable: true, PerCaller: true}, serve: (*Server).listTools},
-	{Method: seam.Method{Name: "tools/call", Capability: seam.CapTools, InputRequired: true, Member: "name", Arguments: true}, serve: (*Server).callTool},
-	{Method: seam.Method{Name: "resources/list", Capability: seam.CapResources, Cacheable: true, PerCaller: true}, serve: (*Server).listResources},
-	{Method: seam.Method{Name: "resources/templates/list", Capability: seam.CapResources, Cacheable: true, PerCaller: true}, serve: (*Server).listTemplates},
-	{Method: seam.Method{Name: "resources/read", Capability: seam.CapResources, InputRequired: true, Cacheable: true, PerCaller: true, Member: "uri"}, serve: (*Server).readResource},
-	{Method: seam.Method{Name: "prompts/list", Capability: seam.CapPrompts, Cacheable: true, PerCaller: true}, serve: (*Server).listPrompts},
-	{Method: seam.Method{Name: "prompts/get", Capability: seam.CapPrompts, InputRequired: true, Member: "name"}, serve: (*Server).getPrompt},
-	{Method: seam.Method{Name: "completion/complete", Capability: seam.CapCompletions}, serve: (*Server).complete},
-	{Method: seam.Method{Name: "tasks/get", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).getTask},
-	{Method: seam.Method{Name: "tasks/update", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).updateTask},
-	{Method: seam.Method{Name: "tasks/cancel", Since: v2026, Capability: seam.CapTasks, Member: "taskId", Task: true}, serve: (*Server).cancelTask},
-}
+// methodTable is every method the endpoint knows. Each family's rows sit
+// next to their handlers (toolMethods in calltool.go, resourceMethods in
+// resource.go, promptMethods in prompt.go, completionMethods in
+// complete.go, taskMethods in tasks.go); the methods of the handshake and
+// those an era answers are here. Adding a method is its row and its
+// handler in one core file, and its name in the profile of each revision
+// that has it (the eras' data). The eras read the row (its routing member,
+// whether it may answer input_required, whether it is cacheable) and never
+// match method names themselves.
+var methodTable = slices.Concat(protocolMethods, toolMethods, resourceMethods, promptMethods, completionMethods, taskMethods)
 
-const v2026 = string(Version20260728)
+// protocolMethods are the handshake's and those an era answers.
+var protocolMethods = []*methodRow{
+	{name: "initialize", era: true, negotiates: true},
+	{name: "notifications/initialized", negotiates: true},
+	{name: "ping", serve: (*Server).ping},
+	{name: "server/discover", Method: seam.Method{Cacheable: true}, era: true, ownBudget: true},
+}
 
 // methodsByName indexes methodTable.
 var methodsByName = func() map[string]*methodRow {
 	m := make(map[string]*methodRow, len(methodTable))
 	for _, row := range methodTable {
-		m[row.Name] = row
+		m[row.name] = row
 	}
 	return m
 }()
@@ -47,9 +58,9 @@ var methodsByName = func() map[string]*methodRow {
 // server's capabilities have it, or nil: a method the revision does not
 // have, or behind a capability the server does not advertise, does not
 // exist for the client.
-func (h *Handler) lookup(method string, v Version) *methodRow {
-	row := methodsByName[method]
-	if row == nil || !row.Has(string(v)) || (row.Capability != 0 && h.server.caps&row.Capability == 0) {
+func (h *Handler) lookup(method string, rev *revision) *methodRow {
+	row := rev.methods[method]
+	if row == nil || (row.capability != 0 && h.server.caps&row.capability == 0) {
 		return nil
 	}
 	return row
@@ -60,37 +71,35 @@ func (h *Handler) lookup(method string, v Version) *methodRow {
 // envelope, method lookup, routing headers, carried state, the method,
 // then the result's stamp.
 func (h *Handler) dispatch(req *request) (seam.Result, error) {
-	e := req.era
-	if e.Envelope != nil {
-		if err := e.Envelope(req); err != nil {
-			return nil, err
-		}
+	e, sr := req.rev.era, &req.Request
+	if err := e.Envelope(sr); err != nil {
+		return nil, err
 	}
-	row := h.lookup(req.msg.Method, req.version)
+	if sr.ClientCapabilities != nil {
+		req.capBits = capabilitiesOf(sr.ClientCapabilities)
+	}
+	row := h.lookup(req.msg.Method, req.rev)
 	if row == nil {
 		return nil, methodNotFound(req.msg.Method)
 	}
-	req.row = row
-	if e.Target != nil {
-		if err := e.Target(req); err != nil {
-			return nil, err
-		}
+	req.row, sr.Method = row, &row.Method
+	if err := e.Target(sr); err != nil {
+		return nil, err
 	}
 	if row.Task && req.capBits&capTasks == 0 {
 		// Before the id is opened: a client without the extension learns
 		// what it lacks, not that its id is unknown.
 		return nil, missingTasksExtension()
 	}
-	if e.Open != nil {
-		if err := e.Open(req); err != nil {
-			return nil, err
-		}
+	if err := e.Open(sr); err != nil {
+		return nil, err
 	}
 	var res seam.Result
 	var err error
 	switch {
-	case row.Era && e.Serve != nil:
-		res, err = e.Serve(req)
+	case row.era:
+		res, err = e.Serve(sr)
+		req.setVersion(Version(sr.Version)) // initialize negotiates it
 	case row.serve != nil:
 		res, err = row.serve(h.server, req)
 	default:
@@ -99,8 +108,5 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.Finish != nil {
-		return e.Finish(req, res)
-	}
-	return res, nil
+	return e.Finish(sr, res)
 }

@@ -96,10 +96,10 @@ func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 	}
 	ev.Target, ev.TargetKnown = h.server.targetOf(req)
 	x.begun = true
-	ctx, done := h.cfg.observer.Request(req.http.Context(), ev)
+	ctx, done := h.cfg.observer.Request(req.HTTP.Context(), ev)
 	x.done = done
-	if ctx != req.http.Context() {
-		req.http = req.http.WithContext(ctx)
+	if ctx != req.HTTP.Context() {
+		req.HTTP = req.HTTP.WithContext(ctx)
 	}
 }
 
@@ -142,7 +142,7 @@ func (req *request) observeRoute(r *http.Request, pattern, target string) (*http
 		return r, nil
 	}
 	ev := &observe.RouteEvent{Start: time.Now(), Method: r.Method, Pattern: pattern, Path: r.URL.Path, Target: target}
-	ctx, done := o.Route(req.http.Context(), r.Context(), ev)
+	ctx, done := o.Route(req.HTTP.Context(), r.Context(), ev)
 	if ctx != r.Context() {
 		r = r.WithContext(ctx)
 	}

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -373,8 +372,6 @@ func TestBudget_UnobservedCall(t *testing.T) {
 		if got := s.allocs(t); got != tc.want {
 			t.Errorf("%s: %v allocations without an observer, want %v", tc.headers["MCP-Protocol-Version"], got, tc.want)
 		}
-		if !bytes.Contains(s.w.out.Bytes(), []byte("hello-mcp")) {
-			t.Fatalf("no echo: %s", s.w.out.Bytes())
-		}
+		s.echoed(t, "hello-mcp")
 	}
 }

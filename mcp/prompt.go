@@ -66,9 +66,10 @@ type prompt struct {
 // function.
 func (s *Server) AddPrompt(p Prompt, render PromptFunc, opts ...ItemOption) {
 	if render == nil {
-		panic("mcp: prompt " + p.Name + ": nil render function")
+		s.done(errors.New("mcp: prompt " + p.Name + ": nil render function"))
+		return
 	}
-	s.addPrompt(&prompt{def: p, render: render}, opts)
+	s.done(s.addPrompt(&prompt{def: p, render: render}, opts))
 }
 
 // AddPromptRoute registers p, rendered by a GET on route of h, in-process
@@ -77,46 +78,58 @@ func (s *Server) AddPrompt(p Prompt, render PromptFunc, opts ...ItemOption) {
 // ({"description"?, "messages": [{"role", "content"}]}); a 404 is "unknown
 // prompt", another 4xx -32602, anything else -32603 (logged).
 func (s *Server) AddPromptRoute(p Prompt, pattern string, h http.Handler, opts ...ItemOption) {
+	s.done(s.addPromptRoute(p, pattern, h, opts))
+}
+
+func (s *Server) addPromptRoute(p Prompt, pattern string, h http.Handler, opts []ItemOption) error {
 	if h == nil {
-		panic("mcp: prompt " + p.Name + ": nil handler")
+		return errors.New("mcp: prompt " + p.Name + ": nil handler")
 	}
 	rt, err := parseRoute(pattern)
 	if err != nil || rt.method != http.MethodGet {
-		panic(fmt.Sprintf("mcp: prompt %s: route %q must be a GET route without errors (%v)", p.Name, pattern, err))
+		return fmt.Errorf("mcp: prompt %s: route %q must be a GET route without errors (%v)", p.Name, pattern, err)
 	}
 	for _, seg := range rt.segments {
 		if seg.wildcard {
-			panic("mcp: prompt " + p.Name + ": a prompt route has no wildcards; arguments go to the query")
+			return errors.New("mcp: prompt " + p.Name + ": a prompt route has no wildcards; arguments go to the query")
 		}
 	}
-	s.addPrompt(&prompt{def: p, route: rt, handler: h}, opts)
+	return s.addPrompt(&prompt{def: p, route: rt, handler: h}, opts)
 }
 
-func (s *Server) addPrompt(e *prompt, opts []ItemOption) {
+func (s *Server) addPrompt(e *prompt, opts []ItemOption) error {
 	p := e.def
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mustNotBeFrozen("AddPrompt")
-	if !toolName.MatchString(p.Name) {
-		panic(fmt.Sprintf("mcp: invalid prompt name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", p.Name))
+	if err := s.notFrozen("AddPrompt"); err != nil {
+		return err
 	}
-	if _, dup := s.byPrompt[p.Name]; dup {
-		panic("mcp: prompt " + p.Name + " registered twice")
+	if !toolName.MatchString(p.Name) {
+		return fmt.Errorf("mcp: invalid prompt name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", p.Name)
+	}
+	if s.has(func(s *Server) bool { return s.byPrompt[p.Name] != nil }) {
+		return errors.New("mcp: prompt " + p.Name + " registered twice")
 	}
 	args := map[string]bool{}
 	for _, a := range p.Arguments {
 		if a.Name == "" || args[a.Name] {
-			panic("mcp: prompt " + p.Name + ": an argument without a name, or named twice")
+			return errors.New("mcp: prompt " + p.Name + ": an argument without a name, or named twice")
 		}
 		args[a.Name] = true
 	}
-	e.opts = applyItemOptions(opts, "prompt "+p.Name, args)
-	checkIcons("prompt "+p.Name, p.Icons)
+	var err error
+	if e.opts, err = applyItemOptions(opts, "prompt "+p.Name, args); err != nil {
+		return err
+	}
+	if err := checkIcons("prompt "+p.Name, p.Icons); err != nil {
+		return err
+	}
 	for i := range e.shapes {
 		e.shapes[i] = renderPrompt(p, i)
 	}
 	s.prompts = append(s.prompts, e)
 	s.byPrompt[p.Name] = e
+	return nil
 }
 
 func renderPrompt(p Prompt, shape int) json.RawMessage {
@@ -254,7 +267,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 	if p.handler != nil {
 		res, err = s.fromRoute(req, p, call, args)
 	} else {
-		ctx := context.WithValue(req.identityContext(req.http.Context()), callKey{}, call)
+		ctx := context.WithValue(req.identityContext(req.HTTP.Context()), callKey{}, call)
 		res, err = s.runPrompt(req, p, ctx, args)
 	}
 	if call.pending {
@@ -272,7 +285,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 		req.logError("mcp: prompt returned no result", "prompt", name)
 		return nil, errInternal()
 	}
-	f := featuresOf(req.version)
+	f := req.rev.f
 	out := &promptResult{description: res.Description, messages: make([][]byte, 0, len(res.Messages))}
 	for _, m := range res.Messages {
 		if !m.Role.Valid() || m.Content.IsZero() {
@@ -344,4 +357,10 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 		res.Messages = append(res.Messages, PromptMessage{Role: content.Role(m.Role), Content: c})
 	}
 	return res, nil
+}
+
+// promptMethods are the method table's rows of prompts (see methodTable).
+var promptMethods = []*methodRow{
+	{name: "prompts/list", Method: seam.Method{Cacheable: true}, capability: seam.CapPrompts, serve: (*Server).listPrompts},
+	{name: "prompts/get", Method: seam.Method{InputRequired: true, Member: "name"}, capability: seam.CapPrompts, serve: (*Server).getPrompt},
 }

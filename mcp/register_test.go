@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -170,4 +172,134 @@ func TestRequireScopes_Invalid(t *testing.T) {
 			mcp.RequireScopes(s)
 		}()
 	}
+}
+
+// listed is what a tools/list, resources/list, resources/templates/list
+// and prompts/list of srv name, in one sorted list ("tool:x", ...).
+func listed(t *testing.T, srv *mcp.Server) []string {
+	t.Helper()
+	ts := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2025.New()}))
+	var names []string
+	for _, l := range []struct{ method, member, key, kind string }{
+		{"tools/list", "tools", "name", "tool"}, {"resources/list", "resources", "uri", "resource"},
+		{"resources/templates/list", "resourceTemplates", "uriTemplate", "template"}, {"prompts/list", "prompts", "name", "prompt"},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, ts, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+l.method+`"}`))
+		req.Header = headersFor(call{era: mcp.Version20250618, method: l.method})
+		r := send(t, req)
+		if r.code() == -32601 {
+			continue // nothing of that kind: the capability is absent
+		}
+		items, _ := r.result(t)[l.member].([]any)
+		for _, it := range items {
+			names = append(names, l.kind+":"+it.(map[string]any)[l.key].(string))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TestRegister: Register registers everything add registered or nothing,
+// and returns every refusal in call order, duplicates against the server
+// and within the batch included; Check reports the same and registers
+// nothing; neither panics.
+func TestRegister(t *testing.T) {
+	t.Parallel()
+	h := http.NotFoundHandler()
+	render := func(context.Context, map[string]string) (*mcp.PromptResult, error) { return &mcp.PromptResult{}, nil }
+	good := func(s *mcp.Server) {
+		s.AddTool(mcp.Tool{Name: "a"}, "GET /a", h)
+		s.AddResource(mcp.Resource{URI: "file:///r", Name: "r"}, "GET /r", h)
+		s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///t/{id}", Name: "t"}, "GET /t/{id}", h)
+		s.AddPrompt(mcp.Prompt{Name: "p"}, render)
+	}
+	all := []string{"prompt:p", "resource:file:///r", "template:file:///t/{id}", "tool:a", "tool:existing"}
+
+	newSrv := func() *mcp.Server {
+		srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+		srv.AddTool(mcp.Tool{Name: "existing"}, "GET /e", h)
+		return srv
+	}
+	t.Run("all registered", func(t *testing.T) {
+		srv := newSrv()
+		if err := srv.Register(good); err != nil {
+			t.Fatal(err)
+		}
+		if got := listed(t, srv); !slices.Equal(got, all) {
+			t.Errorf("listed %v, want %v", got, all)
+		}
+	})
+	t.Run("check registers nothing", func(t *testing.T) {
+		srv := newSrv()
+		if err := srv.Check(good); err != nil {
+			t.Fatal(err)
+		}
+		// Checked twice, registered once: Check left no trace.
+		if err := srv.Check(good); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Register(good); err != nil {
+			t.Fatal(err)
+		}
+		if got := listed(t, srv); !slices.Equal(got, all) {
+			t.Errorf("listed %v, want %v", got, all)
+		}
+	})
+	bad := func(s *mcp.Server) {
+		s.AddTool(mcp.Tool{Name: "a"}, "GET /a", h)
+		s.AddTool(mcp.Tool{Name: "existing"}, "GET /e2", h)                    // on the server already
+		s.AddTool(mcp.Tool{Name: "a"}, "GET /a2", h)                           // earlier in the batch
+		s.AddTool(mcp.Tool{Name: "b c"}, "GET /b", h)                          // invalid name
+		s.AddResource(mcp.Resource{URI: "file:///r", Name: "r"}, "POST /r", h) // not GET
+		s.AddPrompt(mcp.Prompt{Name: "p"}, nil)                                // nil function
+		s.AddPrompt(mcp.Prompt{Name: "q"}, render)
+	}
+	wants := []string{"tool existing registered twice", "tool a registered twice", `invalid tool name "b c"`,
+		"resources are read with GET", "prompt p: nil render function"}
+	for _, check := range []bool{false, true} {
+		name := "register refused"
+		if check {
+			name = "check refused"
+		}
+		t.Run(name, func(t *testing.T) {
+			srv := newSrv()
+			var err error
+			if check {
+				err = srv.Check(bad)
+			} else {
+				err = srv.Register(bad)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg, at := err.Error(), 0
+			for _, w := range wants {
+				i := strings.Index(msg[at:], w)
+				if i < 0 {
+					t.Fatalf("error %q lacks %q after offset %d (the refusals in call order)", msg, w, at)
+				}
+				at += i + len(w)
+			}
+			if n := strings.Count(msg, "\n") + 1; n != len(wants) {
+				t.Errorf("%d refusals, want %d: %q", n, len(wants), msg)
+			}
+			if got := listed(t, srv); !slices.Equal(got, []string{"tool:existing"}) {
+				t.Errorf("a refused batch changed the server: %v", got)
+			}
+		})
+	}
+	t.Run("after NewHandler", func(t *testing.T) {
+		srv := newSrv()
+		mcp.NewHandler(srv, []mcp.Era{era2025.New()})
+		for _, f := range []func(func(*mcp.Server)) error{srv.Register, srv.Check} {
+			if err := f(good); err == nil || !strings.Contains(err.Error(), "after NewHandler") {
+				t.Errorf("err = %v, want a refusal after NewHandler", err)
+			}
+		}
+	})
+	t.Run("nil function", func(t *testing.T) {
+		if err := newSrv().Register(nil); err == nil {
+			t.Error("Register(nil) returned nil")
+		}
+	})
 }

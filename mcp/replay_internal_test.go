@@ -109,7 +109,7 @@ func TestMemoryGuard_LeaseOutlivesUntil(t *testing.T) {
 // TestAlreadyRan: the answer to a retry of a confirmation that ran reads
 // the recorded summary, and nothing else of what storage returns.
 func TestAlreadyRan(t *testing.T) {
-	f := featuresOf(Version20260728)
+	f := features{outputSchema: true} // a revision with structured results, as 2026-07-28
 	at := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 	for _, tc := range []struct{ summary, text, structured string }{
 		{outcomeSummary(204, false, at), "the tool ran and its service answered status 204 at 2026-12-01T15:00:00Z",

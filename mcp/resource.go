@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -76,32 +77,46 @@ const maxURIBytes = 2048
 // contents. It panics on an invalid or duplicate URI, a missing name or an
 // invalid route.
 func (s *Server) AddResource(r Resource, route string, h http.Handler, opts ...ItemOption) {
+	s.done(s.addResource(r, route, h, opts))
+}
+
+func (s *Server) addResource(r Resource, route string, h http.Handler, opts []ItemOption) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mustNotBeFrozen("AddResource")
+	if err := s.notFrozen("AddResource"); err != nil {
+		return err
+	}
 	if err := checkURI(r.URI); err != nil {
-		panic(fmt.Sprintf("mcp: resource %q: %v", r.URI, err))
+		return fmt.Errorf("mcp: resource %q: %v", r.URI, err)
 	}
 	if r.Name == "" || h == nil {
-		panic("mcp: resource " + r.URI + " needs a name and a handler")
+		return errors.New("mcp: resource " + r.URI + " needs a name and a handler")
 	}
-	if _, dup := s.byURI[r.URI]; dup {
-		panic("mcp: resource " + r.URI + " registered twice")
+	if s.has(func(s *Server) bool { return s.byURI[r.URI] != nil }) {
+		return errors.New("mcp: resource " + r.URI + " registered twice")
 	}
-	rt := mustGetRoute("resource "+r.URI, route)
+	rt, err := getRoute("resource "+r.URI, route)
+	if err != nil {
+		return err
+	}
 	for _, seg := range rt.segments {
 		if seg.wildcard {
-			panic("mcp: resource " + r.URI + ": a fixed resource's route has no wildcards; use AddResourceTemplate")
+			return errors.New("mcp: resource " + r.URI + ": a fixed resource's route has no wildcards; use AddResourceTemplate")
 		}
 	}
 	e := &resource{def: r, route: rt, handler: h}
-	e.opts = applyItemOptions(opts, "resource "+r.URI, nil)
-	checkIcons("resource "+r.URI, r.Icons)
+	if e.opts, err = applyItemOptions(opts, "resource "+r.URI, nil); err != nil {
+		return err
+	}
+	if err := checkIcons("resource "+r.URI, r.Icons); err != nil {
+		return err
+	}
 	for i := range e.shapes {
 		e.shapes[i] = renderResource(r, i)
 	}
 	s.resources = append(s.resources, e)
 	s.byURI[r.URI] = e
+	return nil
 }
 
 // AddResourceTemplate registers t, read by a GET on route of h. Each
@@ -112,22 +127,36 @@ func (s *Server) AddResource(r Resource, route string, h http.Handler, opts ...I
 // must be a template variable. It panics on a template using anything but
 // simple {var} expansion, a duplicate template, or an invalid route.
 func (s *Server) AddResourceTemplate(t ResourceTemplate, route string, h http.Handler, opts ...ItemOption) {
+	s.done(s.addTemplate(t, route, h, opts))
+}
+
+func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, opts []ItemOption) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mustNotBeFrozen("AddResourceTemplate")
-	if t.Name == "" || h == nil {
-		panic("mcp: resource template " + t.URITemplate + " needs a name and a handler")
+	if err := s.notFrozen("AddResourceTemplate"); err != nil {
+		return err
 	}
-	for _, other := range s.templates {
-		if other.def.URITemplate == t.URITemplate {
-			panic("mcp: resource template " + t.URITemplate + " registered twice")
+	if t.Name == "" || h == nil {
+		return errors.New("mcp: resource template " + t.URITemplate + " needs a name and a handler")
+	}
+	if s.has(func(s *Server) bool {
+		for _, other := range s.templates {
+			if other.def.URITemplate == t.URITemplate {
+				return true
+			}
 		}
+		return false
+	}) {
+		return errors.New("mcp: resource template " + t.URITemplate + " registered twice")
 	}
 	re, vars, err := compileTemplate(t.URITemplate)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: resource template %q: %v", t.URITemplate, err))
+		return fmt.Errorf("mcp: resource template %q: %v", t.URITemplate, err)
 	}
-	rt := mustGetRoute("resource template "+t.URITemplate, route)
+	rt, err := getRoute("resource template "+t.URITemplate, route)
+	if err != nil {
+		return err
+	}
 	e := &template{def: t, route: rt, handler: h, match: re, vars: vars, inPath: map[string]bool{}}
 	isVar := map[string]bool{}
 	for _, v := range vars {
@@ -136,28 +165,33 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, route string, h http.Ha
 	for _, seg := range rt.segments {
 		if seg.wildcard {
 			if !isVar[seg.text] {
-				panic(fmt.Sprintf("mcp: resource template %q: route wildcard {%s} is not a template variable", t.URITemplate, seg.text))
+				return fmt.Errorf("mcp: resource template %q: route wildcard {%s} is not a template variable", t.URITemplate, seg.text)
 			}
 			e.inPath[seg.text] = true
 		}
 	}
-	e.opts = applyItemOptions(opts, "resource template "+t.URITemplate, isVar)
-	checkIcons("resource template "+t.URITemplate, t.Icons)
+	if e.opts, err = applyItemOptions(opts, "resource template "+t.URITemplate, isVar); err != nil {
+		return err
+	}
+	if err := checkIcons("resource template "+t.URITemplate, t.Icons); err != nil {
+		return err
+	}
 	for i := range e.shapes {
 		e.shapes[i] = renderTemplate(t, i)
 	}
 	s.templates = append(s.templates, e)
+	return nil
 }
 
-func mustGetRoute(what, pattern string) route {
+func getRoute(what, pattern string) (route, error) {
 	rt, err := parseRoute(pattern)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: %s: route %q: %v", what, pattern, err))
+		return route{}, fmt.Errorf("mcp: %s: route %q: %v", what, pattern, err)
 	}
 	if rt.method != http.MethodGet {
-		panic(fmt.Sprintf("mcp: %s: route %q: resources are read with GET", what, pattern))
+		return route{}, fmt.Errorf("mcp: %s: route %q: resources are read with GET", what, pattern)
 	}
-	return rt
+	return rt, nil
 }
 
 func checkURI(s string) error {
@@ -285,7 +319,7 @@ func resourceNotFound(req *request, uri string) *Error {
 	if len(uri) > 512 {
 		uri = uri[:512]
 	}
-	return NewError(featuresOf(req.version).resourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
+	return NewError(req.rev.f.resourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
 }
 
 // readResource answers resources/read. The URI picks a fixed resource or
@@ -473,4 +507,12 @@ func ownContents(body []byte) (json.RawMessage, bool) {
 	var out bytes.Buffer
 	_ = json.Compact(&out, c)
 	return out.Bytes(), true
+}
+
+// resourceMethods are the method table's rows of resources (see
+// methodTable).
+var resourceMethods = []*methodRow{
+	{name: "resources/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listResources},
+	{name: "resources/templates/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listTemplates},
+	{name: "resources/read", Method: seam.Method{InputRequired: true, Cacheable: true, Member: "uri"}, capability: seam.CapResources, serve: (*Server).readResource},
 }

@@ -152,53 +152,14 @@ type round struct {
 	responses json.RawMessage // inputResponses as sent (nil when absent)
 }
 
-// SetRound hands the core a requestState the era opened and verified,
-// with the retry's inputResponses. The era calls it before dispatch; state
-// is the State of the seam.InputRequired it sealed, until the last instant
-// the sealer would open it. inputResponses that are present but not an
-// object are refused here.
-func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
-	rs, ok := parseRoundState(state)
-	if !ok {
-		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
-		return invalidState()
-	}
-	if inputResponses != nil && !isObject(inputResponses) {
-		return invalidInputResponses("")
-	}
-	r.roundBuf = round{state: rs, nonce: nonce, until: until, responses: inputResponses}
-	r.round = &r.roundBuf
-	return nil
-}
-
-// SetAnswers hands the core the inputResponses of a request that carries
-// no requestState. A tool's handler still sees them (a server
-// that keeps no state between rounds may not need one), but they never
-// count as an answer to a question the server asked: a destructive tool's
-// confirmation ignores them.
-func (r *request) SetAnswers(inputResponses []byte) error {
-	if inputResponses == nil {
-		return nil
-	}
-	if !isObject(inputResponses) {
-		return invalidInputResponses("")
-	}
-	r.loose = inputResponses
-	return nil
-}
-
 // newCall describes req to the handler that serves target. What it holds
 // aliases the request body, which is never reused, so a handler may keep
 // the Call beyond the request.
 func (r *request) newCall(target string, args json.RawMessage) *Call {
-	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.caps, capBits: r.capBits,
-		args: args, perRequest: r.perRequest(), notify: r.notify}
+	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.ClientCapabilities, capBits: r.capBits,
+		args: args, canAsk: r.rev.f.inputRequests, notify: r.notify}
 	return &r.call
 }
-
-// perRequest reports whether the request's era is a per-request one
-// (2026-07-28), the only kind that can carry input requests.
-func (r *request) perRequest() bool { return r.era.PerRequest }
 
 // inputRequired builds the interim result for reqs, checking that every
 // key is valid and unique and that the client declared every capability
@@ -368,7 +329,7 @@ func (req *request) pendingInput(call *Call) (*seam.InputRequired, error) {
 // pendingTool answers a tool handler's RequireInput: isError results where
 // the client cannot be asked or the handler erred.
 func (req *request) pendingTool(t *tool, call *Call) (seam.Result, error) {
-	if !call.perRequest {
+	if !call.canAsk {
 		return textResult("The tool "+t.def.Name+" needs input from the user or the client (elicitation, sampling or roots), "+
 			"which a server can only ask for over MCP 2026-07-28. This client speaks "+string(req.version)+"; the call did not complete.", true), nil
 	}
@@ -389,7 +350,7 @@ func (req *request) pendingTool(t *tool, call *Call) (seam.Result, error) {
 // pendingOther answers a resource's or prompt's RequireInput; these
 // methods have no isError result, so failures are JSON-RPC errors.
 func (req *request) pendingOther(call *Call) (seam.Result, error) {
-	if !call.perRequest {
+	if !call.canAsk {
 		return nil, needsInputRevision(req.version)
 	}
 	res, err := req.pendingInput(call)

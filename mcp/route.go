@@ -72,7 +72,7 @@ type inner struct {
 	path        string // escaped: every wildcard's value one segment
 	query       string // encoded, "" for none
 	body        []byte
-	contentType []string // with a body
+	contentType string // with a body
 	values      []pathValue
 }
 
@@ -150,15 +150,17 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	outer := req.HTTP()
+	outer := req.HTTP
 	req.routeCtx = routeContext{Context: outer.Context(), call: call}
 	ctx := req.identityContext(&req.routeCtx)
-	header := http.Header{"Accept": jsonType}
+	// The route may edit its request's headers in place: the values are
+	// this request's own (see headerValues).
+	header := http.Header{"Accept": req.values.one("application/json")}
 	if call.idemKey != "" {
 		header["Idempotency-Key"] = []string{call.idemKey}
 	}
 	if in.async {
-		header["Prefer"] = preferAsync
+		header["Prefer"] = req.values.one("respond-async")
 	}
 	base := http.Request{
 		Method:     in.method,
@@ -173,7 +175,7 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 		Body:       http.NoBody,
 	}
 	if in.body != nil {
-		header["Content-Type"] = in.contentType
+		header["Content-Type"] = req.values.one(in.contentType)
 		req.innerBody.Reset(in.body)
 		base.Body = &req.innerBody
 		base.ContentLength = int64(len(in.body))
@@ -218,7 +220,7 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorde
 		panic(err) // fill escapes every segment: unreachable
 	}
 	if prepare := req.handler.cfg.routeRequest; prepare != nil {
-		if r = prepare(req.HTTP(), r); r == nil {
+		if r = prepare(req.HTTP, r); r == nil {
 			panic("mcp: the WithRouteRequest function returned nil")
 		}
 	}
@@ -377,4 +379,40 @@ func mediaType(h http.Header) string {
 
 // preferAsync is the header value (RFC 7240) of an in-process request
 // whose call may become a task: a 202 Accepted is welcome.
-var preferAsync = []string{"respond-async"}
+
+// wildcards returns the names of a route's wildcards.
+func (rt route) wildcards() map[string]bool {
+	names := map[string]bool{}
+	for _, s := range rt.segments {
+		if s.wildcard {
+			names[s.text] = true
+		}
+	}
+	return names
+}
+
+// match reads the wildcards' values from an escaped path the route would
+// build. The path may carry a prefix (the host mounts the routes under
+// one), so the route is matched against its last segments.
+func (rt route) match(escaped string) (map[string]string, bool) {
+	parts := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
+	if len(parts) < len(rt.segments) {
+		return nil, false
+	}
+	parts = parts[len(parts)-len(rt.segments):]
+	vals := map[string]string{}
+	for i, seg := range rt.segments {
+		v, err := url.PathUnescape(parts[i])
+		switch {
+		case err != nil:
+			return nil, false
+		case !seg.wildcard && v != seg.text:
+			return nil, false
+		case seg.wildcard && (v == "" || v == "." || v == ".."):
+			return nil, false
+		case seg.wildcard:
+			vals[seg.text] = v
+		}
+	}
+	return vals, true
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,13 +71,14 @@ func appendIcons(dst []byte, icons []Icon) []byte {
 	return append(dst, ']')
 }
 
-// checkIcons panics on an icon without a source or with an unknown theme.
-func checkIcons(what string, icons []Icon) {
+// checkIcons refuses an icon without a source or with an unknown theme.
+func checkIcons(what string, icons []Icon) error {
 	for _, ic := range icons {
 		if ic.Src == "" || (ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark") {
-			panic("mcp: " + what + ": an icon needs a src, and a theme of light or dark if any")
+			return errors.New("mcp: " + what + ": an icon needs a src, and a theme of light or dark if any")
 		}
 	}
+	return nil
 }
 
 // render renders the Implementation in shape.
@@ -126,6 +128,13 @@ type Server struct {
 	prompts     []*prompt
 	byPrompt    map[string]*prompt
 	fingerprint string
+
+	// staged is set on the staging view Register and Check hand their
+	// function: its Add* methods collect their errors in errs instead of
+	// panicking, and its name checks also consult parent.
+	staged bool
+	parent *Server
+	errs   []error
 }
 
 // ServerOption configures a Server.
@@ -154,7 +163,9 @@ func NewServer(info Implementation, opts ...ServerOption) *Server {
 	if info.Name == "" || info.Version == "" {
 		panic("mcp: NewServer needs Implementation.Name and Version")
 	}
-	checkIcons("Implementation", info.Icons)
+	if err := checkIcons("Implementation", info.Icons); err != nil {
+		panic(err.Error())
+	}
 	s := &Server{identity: info, pageSize: 100, schemas: schema.NewCache(), byName: map[string]*tool{},
 		byURI: map[string]*resource{}, byPrompt: map[string]*prompt{}}
 	for _, o := range opts {
@@ -163,10 +174,11 @@ func NewServer(info Implementation, opts ...ServerOption) *Server {
 	return s
 }
 
-func (s *Server) mustNotBeFrozen(what string) {
+func (s *Server) notFrozen(what string) error {
 	if s.frozen {
-		panic("mcp: " + what + " after NewHandler: register everything first")
+		return errors.New("mcp: " + what + " after NewHandler: register everything first")
 	}
+	return nil
 }
 
 // freeze ends registration and derives what cursors are bound to.

@@ -40,20 +40,24 @@ type streamWriter struct {
 	started bool
 	closed  bool
 	version Version
+	// direct takes the notifications of a local exchange that asked for
+	// them (local.Exchange.Notify): the response then stays one JSON
+	// object.
+	direct func(msg []byte)
 }
 
 // newNotifier decides whether req may stream: the endpoint allows it, the
 // client accepts event streams, and the request asked for progress or
 // logs. It returns nil otherwise.
 func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
-	if !h.cfg.streaming || req.meta == nil || !acceptsEventStream(req.http) {
+	if !h.cfg.streaming || !req.hasMeta() || !acceptsEventStream(req.HTTP) {
 		return nil
 	}
 	n := &notifier{minLevel: -1}
 	if tok, ok := req.MetaParam("progressToken"); ok && jsonrpc.CheckID(tok) == "" {
 		n.token = tok
 	}
-	if featuresOf(req.version).requestLogLevel {
+	if req.rev.f.envelope {
 		if lv, ok := req.MetaParam(metaLogLevel); ok {
 			if s, isStr := jsonrpc.String(lv); isStr {
 				if l, known := seam.LogLevels[s]; known {
@@ -66,6 +70,9 @@ func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
 		return nil
 	}
 	n.w = &streamWriter{ResponseWriter: w, version: req.version}
+	if req.local != nil {
+		n.w.direct = req.local.Notify
+	}
 	return n
 }
 
@@ -100,6 +107,10 @@ func (s *streamWriter) notify(data []byte) bool {
 	if s.closed {
 		return false
 	}
+	if s.direct != nil {
+		s.direct(data)
+		return true
+	}
 	s.event(data)
 	return true
 }
@@ -125,10 +136,10 @@ func (s *streamWriter) event(data []byte) {
 		s.started = true
 		h := s.Header()
 		h["Content-Type"] = []string{"text/event-stream"}
-		h["Cache-Control"] = noStore
+		h["Cache-Control"] = []string{"no-store"}
 		h.Del("Content-Length")
 		if s.version != "" {
-			h[protoHeader] = versionHeader(s.version)
+			h[protoHeader] = []string{string(s.version)}
 		}
 		s.ResponseWriter.WriteHeader(http.StatusOK)
 	}

@@ -3,14 +3,13 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
@@ -90,43 +89,6 @@ type taskSpec struct {
 	read                 func(int, http.Header, []byte) (task.Job, error)
 }
 
-// wildcards returns the names of a route's wildcards.
-func (rt route) wildcards() map[string]bool {
-	names := map[string]bool{}
-	for _, s := range rt.segments {
-		if s.wildcard {
-			names[s.text] = true
-		}
-	}
-	return names
-}
-
-// match reads the wildcards' values from an escaped path the route would
-// build. The path may carry a prefix (the host mounts the routes under
-// one), so the route is matched against its last segments.
-func (rt route) match(escaped string) (map[string]string, bool) {
-	parts := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
-	if len(parts) < len(rt.segments) {
-		return nil, false
-	}
-	parts = parts[len(parts)-len(rt.segments):]
-	vals := map[string]string{}
-	for i, seg := range rt.segments {
-		v, err := url.PathUnescape(parts[i])
-		switch {
-		case err != nil:
-			return nil, false
-		case !seg.wildcard && v != seg.text:
-			return nil, false
-		case seg.wildcard && (v == "" || v == "." || v == ".."):
-			return nil, false
-		case seg.wildcard:
-			vals[seg.text] = v
-		}
-	}
-	return vals, true
-}
-
 // maxJobReference bounds the route values a task id seals (the id must
 // stay under mrtr.MaxMintBytes and fit a header).
 const maxJobReference = 1 << 10
@@ -134,45 +96,47 @@ const maxJobReference = 1 << 10
 // jobReference finds which job a 202 answer started (the tool's Accepted
 // function, or the Location header, or the id in the body) and checks the
 // values name one job: every wildcard of the status route, each a valid
-// segment, together under maxJobReference bytes.
-func (sp *taskSpec) jobReference(rec *recorder) (vals map[string]string, ok bool) {
-	vals, ok = sp.findJob(rec)
+// segment, together under maxJobReference bytes. panicked is the value
+// the tool's Accepted function panicked with (nil when it did not).
+func (sp *taskSpec) jobReference(rec *recorder) (vals map[string]string, ok bool, panicked any) {
+	vals, ok, panicked = sp.findJob(rec)
 	if !ok {
-		return nil, false
+		return nil, false, panicked
 	}
 	size := 0
 	for k, v := range vals {
 		size += len(k) + len(v)
 	}
 	if _, _, bad := sp.status.fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok }); bad != "" || size > maxJobReference {
-		return nil, false
+		return nil, false, nil
 	}
-	return vals, true
+	return vals, true, nil
 }
 
-func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool) {
+func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool, panicked any) {
 	if sp.accepted != nil {
 		defer func() {
-			if recover() != nil {
-				vals, ok = nil, false
+			if p := recover(); p != nil {
+				vals, ok, panicked = nil, false, p
 			}
 		}()
-		return sp.accepted(rec.header, rec.buf.Bytes())
+		vals, ok = sp.accepted(rec.header, rec.buf.Bytes())
+		return vals, ok, nil
 	}
 	if loc := rec.header.Get("Location"); loc != "" {
 		if u, err := url.Parse(loc); err == nil {
 			if vals, ok := sp.status.match(u.EscapedPath()); ok {
-				return vals, true
+				return vals, true, nil
 			}
 		}
 	}
 	names := sp.status.wildcards()
 	if len(names) != 1 {
-		return nil, false
+		return nil, false, nil
 	}
 	body := rec.buf.Bytes()
 	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	id, ok := jsonrpc.Lookup(body, "id")
 	if !ok {
@@ -181,19 +145,19 @@ func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool) {
 		}
 	}
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	v, isStr := jsonrpc.String(id)
 	if !isStr && len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
 		v, isStr = string(id), true
 	}
 	if !isStr || v == "" {
-		return nil, false
+		return nil, false, nil
 	}
 	for n := range names {
-		return map[string]string{n: v}, true
+		return map[string]string{n: v}, true, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 // taskPayload is what a task id seals besides its binding: the tool, the
@@ -218,13 +182,14 @@ type openTask struct {
 // WithTask, on 2026-07-28, for a client that declared the extension in
 // this request.
 func (r *request) acceptsTask(t *tool) bool {
-	return t.opts.task != nil && r.era.PerRequest && r.capBits&capTasks != 0
+	return t.opts.task != nil && r.rev.f.inputRequests && r.capBits&capTasks != 0
 }
 
 // taskRequired answers a call of a tool that runs only as a task from a
-// client that cannot take one.
-func taskRequired(f features, t *tool, perRequest bool) (seam.Result, error) {
-	if perRequest {
+// client that cannot take one: a revision with input requests refuses the
+// missing capability (-32021); the others cannot say so but in the result.
+func taskRequired(f features, t *tool) (seam.Result, error) {
+	if f.inputRequests {
 		return nil, NewError(CodeMissingRequiredClientCapabilities, t.def.Name+" runs only as a task: declare the "+tasksExtension+" extension").
 			WithData(map[string]any{"requiredCapabilities": requiredCapabilities(capTasks)})
 	}
@@ -235,8 +200,12 @@ func taskRequired(f features, t *tool, perRequest bool) (seam.Result, error) {
 // createTask turns a route's 202 answer into a task.
 func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 	sp := t.opts.task
-	vals, ok := sp.jobReference(rec)
-	if !ok {
+	vals, ok, panicked := sp.jobReference(rec)
+	switch {
+	case panicked != nil:
+		r.logError("mcp: the tool's task Accepted function panicked on the route's 202 answer", "tool", t.def.Name, "panic", panicked)
+		return textResult("The tool failed with an internal error.", true), nil
+	case !ok:
 		r.logError("mcp: a task route answered 202 without a job reference the status route can read (Location, or an id in the body, "+
 			"filling every wildcard, under 1 KiB)", "tool", t.def.Name)
 		return textResult("The tool failed with an internal error.", true), nil
@@ -250,48 +219,22 @@ func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 	res := &seam.TaskCreated{Payload: payload, TTL: sp.ttl, PollInterval: sp.poll, Status: string(task.Working), Created: now}
 	// The 202 body often is the job already; its status is the task's
 	// first, when it reads as one. Read was written for the status
-	// route's answers, so whatever it makes of this one is only a hint.
+	// route's answers, so whatever it makes of this one is only a hint;
+	// if it panics, the task starts as working and the panic is logged
+	// (the same function reads every status answer, where a panic fails
+	// the poll).
 	func() {
-		defer func() { _ = recover() }()
+		defer func() {
+			if p := recover(); p != nil {
+				r.Log(slog.LevelWarn, "mcp: the tool's task Read function panicked on the route's 202 answer; the task starts as working",
+					"tool", t.def.Name, "panic", p)
+			}
+		}()
 		if job, err := sp.read(rec.status, rec.header, rec.buf.Bytes()); err == nil && job.State.Valid() {
 			res.Status, res.Message = string(job.State), job.Message
 		}
 	}()
 	return res, nil
-}
-
-// TaskBinding implements seam.Request: a task id belongs to the caller
-// and the server, whatever tasks/* method reads it.
-func (r *request) TaskBinding() (seam.Binding, error) {
-	ws, err := r.Workspace()
-	if err != nil {
-		return seam.Binding{}, err
-	}
-	return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-		Version: string(r.version), Method: tasksExtension}, nil
-}
-
-// SetTask implements seam.Request. A task whose tool is gone, no longer
-// runs as a task, or is no longer the caller's to use is unknown.
-func (r *request) SetTask(payload []byte) error {
-	var p taskPayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return unknownTask()
-	}
-	t := r.server.byName[p.Tool]
-	if t == nil || t.opts.task == nil || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
-		return unknownTask()
-	}
-	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
-		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}
-	// The sealer accepts an id up to its skew past its expiry; the task
-	// itself lives its TTL (a job store keeps the job that long, no
-	// longer), so it is unknown from then on.
-	if !time.Now().Before(ot.created.Add(ot.ttl)) {
-		return unknownTask()
-	}
-	r.task = ot
-	return nil
 }
 
 func unknownTask() *Error {
@@ -308,7 +251,7 @@ func (r *request) runTaskRoute(ot *openTask, rt route, body []byte) (*recorder, 
 	}
 	in := inner{pattern: rt.pattern, method: rt.method, path: path, values: values}
 	if body != nil {
-		in.body, in.contentType = body, jsonType
+		in.body, in.contentType = body, "application/json"
 	}
 	call := r.newCall(ot.tool.def.Name, json.RawMessage(`{}`))
 	rec, p := r.runRoute(ot.tool.handler, call, in)
@@ -386,7 +329,7 @@ func (req *request) jobResult(t *tool, job task.Job) (*toolResult, error) {
 	}
 	rec := &recorder{header: http.Header{"Content-Type": {mediaType}}, status: http.StatusOK, limit: req.handler.cfg.limits.ResponseBytes}
 	rec.buf.WriteString(text)
-	return t.result(req, rec, featuresOf(req.version))
+	return t.result(req, rec, req.rev.f)
 }
 
 // inputRequestsJSON renders a job's input requests, each checked to be
@@ -516,4 +459,11 @@ func (r *taskResult) AppendJSON(dst []byte) []byte {
 		dst = append(dst, r.inputRequests...)
 	}
 	return append(dst, '}')
+}
+
+// taskMethods are the method table's rows of tasks (see methodTable).
+var taskMethods = []*methodRow{
+	{name: "tasks/get", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).getTask},
+	{name: "tasks/update", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).updateTask},
+	{name: "tasks/cancel", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).cancelTask},
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -104,52 +105,61 @@ func WithPlacement(p Placement) ItemOption {
 // annotation, an invalid route, or a path wildcard that is not a required
 // string, integer, number or boolean property of the input schema.
 func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOption) {
+	s.done(s.addTool(t, route, h, opts))
+}
+
+// addTool is AddTool returning its refusal; see Register.
+func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mustNotBeFrozen("AddTool")
+	if err := s.notFrozen("AddTool"); err != nil {
+		return err
+	}
 	if h == nil {
-		panic("mcp: AddTool " + t.Name + ": nil handler")
+		return errors.New("mcp: AddTool " + t.Name + ": nil handler")
 	}
 	if !toolName.MatchString(t.Name) {
-		panic(fmt.Sprintf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name))
+		return fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name)
 	}
-	if _, dup := s.byName[t.Name]; dup {
-		panic("mcp: tool " + t.Name + " registered twice")
+	if s.has(func(s *Server) bool { return s.byName[t.Name] != nil }) {
+		return errors.New("mcp: tool " + t.Name + " registered twice")
 	}
-	fail := func(format string, args ...any) {
-		panic(fmt.Sprintf("mcp: tool %s: ", t.Name) + fmt.Sprintf(format, args...))
+	fail := func(format string, args ...any) error {
+		return errors.New(fmt.Sprintf("mcp: tool %s: ", t.Name) + fmt.Sprintf(format, args...))
 	}
-	checkIcons("tool "+t.Name, t.Icons)
+	if err := checkIcons("tool "+t.Name, t.Icons); err != nil {
+		return err
+	}
 	if t.InputSchema == nil {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
 	in, inDoc, err := s.compileSchema(t.InputSchema)
 	if err != nil {
-		fail("inputSchema: %v", err)
+		return fail("inputSchema: %v", err)
 	}
 	if inDoc["type"] != "object" {
-		fail(`inputSchema must have root "type": "object"`)
+		return fail(`inputSchema must have root "type": "object"`)
 	}
 	params, err := headers.ParseAnnotations(inDoc)
 	if err != nil {
-		fail("inputSchema: %v", err)
+		return fail("inputSchema: %v", err)
 	}
 	var out *schema.Schema
 	if t.OutputSchema != nil {
 		if out, _, err = s.compileSchema(t.OutputSchema); err != nil {
-			fail("outputSchema: %v", err)
+			return fail("outputSchema: %v", err)
 		}
 	}
 	rt, err := parseRoute(route)
 	if err != nil {
-		fail("route %q: %v", route, err)
+		return fail("route %q: %v", route, err)
 	}
 	entry := &tool{def: t, input: in, output: out, params: params, route: rt, handler: h, pathParams: map[string]bool{}}
 	for _, o := range opts {
 		o.applyItem(&entry.opts)
 	}
 	if entry.opts.completions != nil {
-		fail("Complete applies to prompts and resource templates, not tools")
+		return fail("Complete applies to prompts and resource templates, not tools")
 	}
 	required := map[string]bool{}
 	if req, ok := inDoc["required"].([]any); ok {
@@ -166,7 +176,7 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 		}
 		prop, _ := props[seg.text].(map[string]any)
 		if !required[seg.text] || !scalarType(prop["type"]) {
-			fail("route wildcard {%s} must be a required string, integer, number or boolean property of inputSchema", seg.text)
+			return fail("route wildcard {%s} must be a required string, integer, number or boolean property of inputSchema", seg.text)
 		}
 		entry.pathParams[seg.text] = true
 	}
@@ -174,18 +184,18 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 		entry.queryArgs = nameSet{}
 		for _, q := range p.Query {
 			if props[q] == nil || entry.pathParams[q] || q == p.Body {
-				fail("Placement.Query %q must be a property of inputSchema that is neither a route wildcard nor the body", q)
+				return fail("Placement.Query %q must be a property of inputSchema that is neither a route wildcard nor the body", q)
 			}
 			entry.queryArgs[q] = true
 		}
 		if p.Body != "" && (props[p.Body] == nil || entry.pathParams[p.Body]) {
-			fail("Placement.Body %q must be a property of inputSchema that is not a route wildcard", p.Body)
+			return fail("Placement.Body %q must be a property of inputSchema that is not a route wildcard", p.Body)
 		}
 		if (p.Body != "" || p.Form) && (rt.method == http.MethodGet || rt.method == http.MethodHead) {
-			fail("Placement.Body and Placement.Form need a route whose method has a body, not %s", rt.method)
+			return fail("Placement.Body and Placement.Form need a route whose method has a body, not %s", rt.method)
 		}
 		if p.Body != "" && p.Form {
-			fail("Placement.Body and Placement.Form exclude each other")
+			return fail("Placement.Body and Placement.Form exclude each other")
 		}
 	}
 	input, output := compact(t.InputSchema), compact(t.OutputSchema)
@@ -197,6 +207,7 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 	}
 	s.tools = append(s.tools, entry)
 	s.byName[t.Name] = entry
+	return nil
 }
 
 // compileSchema compiles a tool's schema through the server's cache, so

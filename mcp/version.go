@@ -1,31 +1,25 @@
 package mcp
 
-// Version is an MCP protocol revision, a date such as "2026-07-28". Dates
-// in this form order correctly as strings, which Compare relies on.
-type Version string
+import (
+	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/protocol"
+)
+
+// Version is an MCP protocol revision, a date such as "2026-07-28"; see
+// package protocol, its home, which the eras share without importing mcp.
+type Version = protocol.Version
 
 // The revisions this module implements.
 const (
-	Version20260728 Version = "2026-07-28"
-	Version20251125 Version = "2025-11-25"
-	Version20250618 Version = "2025-06-18"
-	Version20250326 Version = "2025-03-26"
+	Version20260728 = protocol.Version20260728
+	Version20251125 = protocol.Version20251125
+	Version20250618 = protocol.Version20250618
+	Version20250326 = protocol.Version20250326
 )
 
-// Compare returns -1, 0 or +1 as v is older than, equal to or newer than w.
-func (v Version) Compare(w Version) int {
-	switch {
-	case v < w:
-		return -1
-	case v > w:
-		return 1
-	}
-	return 0
-}
-
-// features says what a revision's wire allows in what the server sends.
-// One row per revision keeps every shape decision in one place: adding a
-// revision is its constant, its row here, and its era's file.
+// features is a revision's profile (seam.Profile, the era's data) as the
+// core reads it on every request: what the wire allows in what the server
+// sends, and how the revision interacts.
 type features struct {
 	titles        bool // "title" on tools, prompts, resources and Implementation
 	outputSchema  bool // "outputSchema" on tools, "structuredContent" on results
@@ -34,17 +28,20 @@ type features struct {
 	// completionContext: completion/complete carries the other arguments
 	// in params.context.
 	completionContext bool
-	// requestLogLevel: a request names the log level it wants in _meta.
-	requestLogLevel bool
+	// envelope: a request names the revision, and its log level, in _meta.
+	envelope bool
+	// inputRequests: the server may ask the client for input
+	// (input_required), refuse a call for a client capability it lacks
+	// (-32021), and run a call as a task.
+	inputRequests bool
 	// shape indexes the definitions rendered at registration: each
 	// revision with another set of the members above has its own.
 	shape int
-	// resourceNotFound is the code of an unknown resource: 2026-07-28
-	// forbids -32002, which the handshake revisions use.
+	// resourceNotFound is the code of an unknown resource.
 	resourceNotFound Code
 }
 
-// The shapes definitions are rendered in.
+// The shapes definitions are rendered in, by what they carry.
 const (
 	shape20250326 = iota // no titles, no outputSchema
 	shape20250618        // titles and outputSchema
@@ -52,23 +49,41 @@ const (
 	nShapes
 )
 
-var revisions = []struct {
-	v Version
-	f features
-}{
-	{Version20260728, features{requestLogLevel: true, titles: true, outputSchema: true, resourceLinks: true, completionContext: true, icons: true, shape: shape20251125, resourceNotFound: CodeInvalidParams}},
-	{Version20251125, features{titles: true, outputSchema: true, resourceLinks: true, completionContext: true, icons: true, shape: shape20251125, resourceNotFound: codeResourceNotFound}},
-	{Version20250618, features{titles: true, outputSchema: true, resourceLinks: true, completionContext: true, shape: shape20250618, resourceNotFound: codeResourceNotFound}},
-	{Version20250326, features{shape: shape20250326, resourceNotFound: codeResourceNotFound}},
+// featuresOf reads a profile.
+func featuresOf(p *seam.Profile) features {
+	f := features{titles: p.Titles, outputSchema: p.OutputSchema, resourceLinks: p.ResourceLinks, icons: p.Icons,
+		completionContext: p.CompletionContext, envelope: p.Envelope, inputRequests: p.InputRequests,
+		resourceNotFound: Code(p.ResourceNotFound)}
+	switch {
+	case p.Icons:
+		f.shape = shape20251125
+	case p.Titles || p.OutputSchema:
+		f.shape = shape20250618
+	default:
+		f.shape = shape20250326
+	}
+	return f
 }
 
-// featuresOf returns the row of revision v; a revision newer than every
-// row gets the newest row's features.
-func featuresOf(v Version) features {
-	for _, r := range revisions {
-		if v.Compare(r.v) >= 0 {
-			return r.f
+// revision is one served revision, made when the handler is built: the
+// era that serves it, its profile read once, and the rows of the method
+// table it has.
+type revision struct {
+	version  Version
+	era      seam.Era
+	f        features
+	statuses map[int]int
+	methods  map[string]*methodRow
+}
+
+func newRevision(era seam.Era, p *seam.Profile) *revision {
+	r := &revision{version: Version(p.Version), era: era, f: featuresOf(p), statuses: p.Statuses, methods: map[string]*methodRow{}}
+	for _, name := range p.Methods {
+		row := methodsByName[name]
+		if row == nil {
+			panic("mcp: revision " + p.Version + " names method " + name + ", which the method table lacks")
 		}
+		r.methods[name] = row
 	}
-	return revisions[len(revisions)-1].f
+	return r
 }

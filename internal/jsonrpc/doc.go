@@ -1,4 +1,9 @@
-// Package jsonrpc is the module's only JSON-RPC parser.
+// Package jsonrpc is the module's JSON-RPC parser: every message the
+// endpoint serves, over HTTP or stdio, is parsed here. It is not the only
+// code that reads JSON-RPC: mcp/stdio follows an over-long line with a
+// streaming probe of its own (to answer it with its id without holding
+// it) and splits the endpoint's event streams back into messages with a
+// small SSE reader, and mcp/mcptest decodes answers with encoding/json.
 //
 // A request body is scanned exactly once by [Parse]: the scan checks RFC 8259
 // grammar, UTF-8 (no lone surrogate escapes), refuses duplicate member names

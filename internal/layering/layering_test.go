@@ -21,8 +21,8 @@ var allowed = map[string][]string{
 	"headers":          {},
 	"internal/jsonrpc": {},
 	"internal/schema":  {"internal/jsonrpc"},
-	"internal/seam":    {"headers", "internal/jsonrpc"},
-	"internal/local":   {"mcp/auth"},
+	"internal/seam":    {"headers", "internal/jsonrpc", "mrtr"},
+	"internal/local":   {"mcp/auth", "internal/jsonrpc"},
 	"internal/syncbuf": {},
 	"mrtr":             {},
 	"mcp/auth":         {},
@@ -30,9 +30,10 @@ var allowed = map[string][]string{
 	"mcp/ratelimit":    {},
 	"mcp/observe":      {"internal/jsonrpc"},
 	"mcp/task":         {},
-	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
-	"era2025":          {"mcp", "headers", "internal/jsonrpc", "internal/seam"},
-	"era2026":          {"mcp", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
+	"mcp/protocol":     {},
+	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
+	"era2025":          {"mcp/protocol", "headers", "internal/jsonrpc", "internal/seam"},
+	"era2026":          {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
 }
@@ -49,7 +50,7 @@ func init() {
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/mcptest", "mcp/stdio", "mcp/typeschema"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/stdio", "mcp/typeschema"}
 
 // integrations are the public packages of the modules of their own, which
 // examples may also use.

@@ -12,6 +12,7 @@ package local
 import (
 	"context"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -19,6 +20,18 @@ import (
 type Exchange struct {
 	Transport string          // "stdio"
 	Principal *auth.Principal // the identity the host runs the transport as; nil for none
+	// Body and Message are the message, already read and parsed by the
+	// transport (the request's body holds the same bytes; Message aliases
+	// Body, which nothing writes to again), or nil when the transport did
+	// not parse it. The endpoint takes them rather than read and scan the
+	// message a second time.
+	Body    []byte
+	Message *jsonrpc.Message
+	// Notify, when set, takes each notification the request sends while it
+	// runs (one JSON-RPC message), in order and before its answer, instead
+	// of the response turning into an event stream the transport would
+	// have to parse back.
+	Notify func(msg []byte)
 }
 
 type key struct{}

@@ -1,13 +1,24 @@
 // Package seam is what the core (package mcp) and the eras (era2025,
-// era2026) share, and nothing else: the method table's row type, the
-// request the core hands an era, the result an era stamps, the failures an
-// era reports and the hooks an era plugs in. It lives under internal so
-// that none of it is part of the public API: users pick eras
-// (era2026.New(), era2025.New()) and pass them to mcp.NewHandler, and never
-// see how they reach the core.
+// era2026) share: the method table's row type, each revision's profile,
+// the request the core hands an era, the results an era stamps, the
+// failures an era reports, and the Era interface the core calls.
+//
+// It lives under internal, so no other module can import it: a user picks
+// eras (era2026.New(), era2025.New()) and passes them to mcp.NewHandler.
+// The eras' exported Seam methods do return its Era interface, so a
+// program outside this module can call those hooks through the value it is
+// handed (they are not secret, only unnamed); it cannot replace them, since
+// an interface has no fields to assign, nor implement one of its own, since
+// it cannot name the type.
 //
 // The core owns the pipeline, written once: era selection, the method
-// table, dispatch, errors and their HTTP statuses, encoding. An era owns
-// only what differs between revisions: its envelope checks, its own
-// methods (initialize, server/discover), and what it adds to results.
+// table, dispatch, errors and their HTTP statuses, encoding. Each revision
+// is data the core reads (Profile: what its wire allows, which methods it
+// has, its statuses); the core branches on that data, never on which era
+// a request is in. An era owns its profiles and its ladder: the envelope
+// and routing-header checks, opening and sealing state (requestState, task
+// ids), its own methods (initialize, server/discover), and the stamp it
+// puts on results. The request it is handed is data the core filled in
+// (Request), a few fields it sets to hand something back, and Core, the
+// two things only the core can work out.
 package seam

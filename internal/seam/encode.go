@@ -15,7 +15,7 @@ func (s *Stamp) AppendMembers(dst []byte) ([]byte, bool) {
 		dst = append(dst, `"resultType":`...)
 		dst = jsonrpc.AppendString(dst, s.ResultType)
 	}
-	if s.TTL {
+	if s.CacheScope != "" {
 		dst = Comma(dst, len(dst) > n)
 		dst = append(dst, `"ttlMs":`...)
 		dst = strconv.AppendInt(dst, s.TTLMs, 10)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // Capability is a server capability a method needs: without it the
@@ -22,119 +24,181 @@ const (
 	CapTasks
 )
 
-// Method is one row of the method table: everything the pipeline needs
-// to know about a method, in one place.
+// Method is what an era needs to know about the method of a request: the
+// part of its row in the core's method table that the eras read. Which
+// revisions have it is the eras' to say (Profile.Methods).
 type Method struct {
-	Name string
-	// Since and Until bound the revisions that have the method:
-	// Since <= v < Until, "" meaning unbounded. Revisions are dates, so
-	// they compare as strings.
-	Since, Until string
-	// Capability is the server capability the method needs (0: none).
-	Capability Capability
 	// InputRequired: the method may answer input_required, so a
 	// requestState may come back on it (2026-07-28).
 	InputRequired bool
-	// Cacheable: a 2026-07-28 result carries ttlMs and cacheScope.
+	// Cacheable: a 2026-07-28 result carries ttlMs and cacheScope. A
+	// cacheable result the core builds (a list, a resource read) depends
+	// on who asks: it is filtered by scopes and the permission rule (see
+	// Server.Personal).
 	Cacheable bool
-	// PerCaller: the result depends on who asks (it is filtered by scopes
-	// and the permission rule), so it is never cached publicly.
-	PerCaller bool
 	// Member is the params member Mcp-Name mirrors ("name", "uri"), "" when
 	// the method has no routing target.
 	Member string
 	// Arguments: Mcp-Param-* headers mirror the target's arguments, as its
 	// x-mcp-header annotations declare (tools/call).
 	Arguments bool
-	// Era: the era answers the method (Era.Serve), not the core.
-	Era bool
-	// Negotiates: the method negotiates the revision in its body
-	// (initialize and its notification), so a header naming a revision the
-	// server does not know must not stop it.
-	Negotiates bool
-	// OwnBudget: the method draws from a rate budget of its own, so that
-	// spending every other request never breaks it (server/discover).
-	OwnBudget bool
 	// Task: the method acts on a task its params.taskId names
-	// (tasks/get, tasks/update, tasks/cancel). The client must have
-	// declared the tasks extension; the era opens the id.
+	// (tasks/get, tasks/update, tasks/cancel); the era opens the id.
 	Task bool
 }
 
-// Has reports whether revision v has the method.
-func (m *Method) Has(v string) bool {
-	return (m.Since == "" || v >= m.Since) && (m.Until == "" || v < m.Until)
+// Profile is one revision as data: what its wire allows, which methods it
+// has, how its errors map to HTTP. The core reads it and branches on it;
+// it never asks which era or which revision a request is in.
+type Profile struct {
+	Version string
+	// What the server's definitions and results may carry.
+	Titles            bool // "title" on tools, prompts, resources and Implementation
+	OutputSchema      bool // "outputSchema" on tools, "structuredContent" on results
+	ResourceLinks     bool // "resource_link" content blocks
+	Icons             bool // "icons"; description and websiteUrl on Implementation
+	CompletionContext bool // completion/complete carries the other arguments
+	// Envelope: a request names this revision, its client capabilities and
+	// its log level in params._meta, with no handshake; a request that
+	// names it only in MCP-Protocol-Version is refused.
+	Envelope bool
+	// InputRequests: the server may answer input_required and read the
+	// answers of a retry (elicitation, confirmations), and refuse a call
+	// for a client capability it lacks (-32021) rather than answer it with
+	// a result that says so; a tool call may also become a task.
+	InputRequests bool
+	// ResourceNotFound is the code of an unknown resource.
+	ResourceNotFound int
+	// Statuses maps an in-band error code to its HTTP status (200 when
+	// absent).
+	Statuses map[int]int
+	// Methods names the rows of the method table the revision has.
+	Methods []string
 }
 
-// Binding is what a sealed state belongs to; see package mrtr.
-type Binding struct {
-	Principal, Workspace, Audience, Version, Method, Target string
-	Arguments                                               []byte
-}
+// Binding is what a sealed state belongs to: mrtr's, which seals it.
+type Binding = mrtr.Binding
 
-// Request is the request the core hands an era. Byte slices alias the
-// request body and are valid only while the request is served.
-type Request interface {
-	HTTP() *http.Request
-	// Name is the JSON-RPC method; Method its table row (nil until the
-	// method is looked up, and for an unknown method).
-	Name() string
-	Method() *Method
-	// Params and Meta are the raw params object and params._meta (nil
-	// when absent); Param looks up one member of params, exactly.
-	Params() []byte
-	Meta() []byte
-	Param(name string) ([]byte, bool)
-	// MetaParam looks up one member of params._meta, exactly.
-	MetaParam(name string) ([]byte, bool)
-	// CaseVariant reports a member of params (or of params._meta) whose
-	// name differs from one of known only in letter case.
-	CaseVariant(inMeta bool, known []string) (got, want string, found bool)
-	// Version is the revision in use; Negotiate changes it (initialize).
-	Version() string
-	Negotiate(v string)
+// Server is what the core tells every era about the endpoint, made once
+// when the handler is built.
+type Server struct {
 	// Supported lists every revision the endpoint serves, newest first.
-	Supported() []string
-	// SetClientCapabilities records the clientCapabilities of the request.
-	SetClientCapabilities(raw []byte)
+	Supported []string
 	// Capabilities are the server's; Instructions its instructions.
-	Capabilities() Capability
-	Instructions() string
-	// ServerInfo is the server's Implementation object in the shape of
-	// revision v.
-	ServerInfo(v string) []byte
+	Capabilities Capability
+	Instructions string
+	// Info is the server's Implementation object in the shape of each
+	// revision served.
+	Info map[string][]byte
+	// Personal says what the results the core builds depend on: 0
+	// nothing but the request, 1 also the caller (who may see what), 2
+	// the caller and the workspace the request names.
+	Personal int
+}
+
+// Request is the request the core hands an era: data the core fills in,
+// the one field an era sets (ClientCapabilities), and Core, for what only
+// the core can work out or take. Byte slices alias the request body and
+// are valid only while the request is served.
+type Request struct {
+	HTTP *http.Request
+	// Name is the JSON-RPC method; Method what the eras read of its table
+	// row (nil until the method is looked up).
+	Name   string
+	Method *Method
+	// Params is the raw params object (nil when absent).
+	Params []byte
+	// Version is the revision in use; an era that negotiates it
+	// (initialize) sets it.
+	Version string
+	// Local: a message that did not come over HTTP (stdio), with no
+	// headers to cross-check against its body.
+	Local  bool
+	Server *Server
+	Core   Core
+	// ClientCapabilities are the client capabilities the envelope
+	// declares; the era's Envelope sets them.
+	ClientCapabilities []byte
+
+	members     []jsonrpc.Member // params' top-level members, indexed once
+	indexed     bool
+	memBuf      [6]jsonrpc.Member // room for members without allocating
+	metaMembers []jsonrpc.Member  // the same for params._meta
+	metaIndexed bool
+	metaBuf     [4]jsonrpc.Member
+}
+
+// Core is what only the core can work out, or take, for an era.
+type Core interface {
+	// Binding says whom and what a sealed state of this request belongs
+	// to; it resolves the workspace, which may fail. For a task id (task)
+	// it names the caller and the server, not the method: the id is made
+	// by tools/call and read by tasks/*.
+	Binding(task bool) (Binding, error)
 	// HeaderParams are the Mcp-Param-* headers tool declares; ok is false
 	// for a tool the caller cannot see.
 	HeaderParams(tool string) (params []headers.Param, ok bool)
-	// Binding says whom and what a sealed state of this request belongs
-	// to; it resolves the workspace, which may fail.
-	Binding() (Binding, error)
-	// SetRound hands the core an opened requestState; SetAnswers the
-	// inputResponses of a request without one.
+	// SetRound hands the core an opened and verified requestState (nil:
+	// the request carried none) and the request's inputResponses (nil:
+	// none), which the core checks.
 	SetRound(state, nonce []byte, until time.Time, responses []byte) error
-	SetAnswers(responses []byte) error
-	// Personalized: lists depend on the caller, and also on the workspace.
-	Personalized() (byCaller, byWorkspace bool)
+	// SetTask hands the core the opened payload of a task id.
+	SetTask(payload []byte) error
 	// Log writes to the endpoint's log with the request's context.
 	Log(level slog.Level, msg string, args ...any)
-	// Local reports a message that did not come over HTTP (stdio): it
-	// has no headers to cross-check against its body.
-	Local() bool
-	// TaskBinding says whom and what a task id belongs to: the caller and
-	// the server, not the method (the id is made by tools/call and read
-	// by tasks/*); the task's target is inside its sealed payload.
-	TaskBinding() (Binding, error)
-	// SetTask hands the core the opened payload of a task id (which holds
-	// its own creation time, to the millisecond).
-	SetTask(payload []byte) error
+}
+
+// Param returns the raw value of params member name, matched exactly
+// (never case-insensitively). The members are indexed on first use, so a
+// request's many lookups scan params once.
+func (r *Request) Param(name string) ([]byte, bool) { return member(r.paramMembers(), name) }
+
+// MetaParam returns the raw value of params._meta member name, matched
+// exactly; _meta's members are indexed once too.
+func (r *Request) MetaParam(name string) ([]byte, bool) { return member(r.metaParams(), name) }
+
+// CaseVariant reports a member of params (or of params._meta) whose name
+// differs from one of known only in letter case.
+func (r *Request) CaseVariant(inMeta bool, known []string) (got, want string, found bool) {
+	if inMeta {
+		return jsonrpc.MemberCaseVariant(r.metaParams(), known)
+	}
+	return jsonrpc.MemberCaseVariant(r.paramMembers(), known)
+}
+
+func (r *Request) paramMembers() []jsonrpc.Member {
+	if !r.indexed {
+		r.indexed = true
+		r.members = jsonrpc.Members(r.Params, r.memBuf[:0])
+	}
+	return r.members
+}
+
+func (r *Request) metaParams() []jsonrpc.Member {
+	if !r.metaIndexed {
+		r.metaIndexed = true
+		meta, _ := r.Param("_meta")
+		r.metaMembers = jsonrpc.Members(meta, r.metaBuf[:0])
+	}
+	return r.metaMembers
+}
+
+func member(members []jsonrpc.Member, name string) ([]byte, bool) {
+	for _, m := range members {
+		if string(m.Key) == name {
+			return m.Value, true
+		}
+	}
+	return nil, false
 }
 
 // Stamp holds the members revision 2026-07-28 adds to every result. The
 // 2025 eras leave it zero, so nothing of it reaches their wire.
 type Stamp struct {
 	ResultType string
-	TTL        bool  // ttlMs is sent
-	TTLMs      int64 // with TTL
+	// TTLMs and CacheScope go together: ttlMs is sent when CacheScope is
+	// set.
+	TTLMs      int64
 	CacheScope string
 	Meta       []byte // the result's _meta object, or nil
 }
@@ -238,44 +302,40 @@ type Failure struct {
 
 func (f *Failure) Error() string { return f.Message }
 
-// Era is what an era plugs into the core. Every hook may be nil.
-type Era struct {
-	// Versions lists the revisions served, newest first.
-	Versions []string
-	// PerRequest: a request names its revision in params._meta
-	// (2026-07-28) rather than negotiating it with initialize.
-	PerRequest bool
+// Era is what an era plugs into the core: its revisions as data and the
+// hooks of its validation ladder. The eras implement it with unexported
+// types, and the core holds it as an interface value: nothing outside this
+// module can name it, and no one can replace a hook of an era it was given.
+type Era interface {
+	// Profiles lists the revisions served, newest first.
+	Profiles() []Profile
 	// Default is the revision assumed for a request that names none ("":
 	// such a request is refused).
-	Default string
-	// Envelope checks what the era requires of every request before the
-	// method is looked up (2026-07-28: _meta, Mcp-Method).
-	Envelope func(r Request) error
-	// Target checks the routing headers once the method is known
-	// (2026-07-28: Mcp-Name, Mcp-Param-*).
-	Target func(r Request) error
-	// Open verifies and hands over state carried by the request
-	// (2026-07-28: requestState).
-	Open func(r Request) error
-	// Serve answers the methods whose row says Era.
-	Serve func(r Request) (Result, error)
-	// Finish stamps a result, and seals an InputRequired one.
-	Finish func(r Request, res Result) (Result, error)
-	// Status is the HTTP status of an in-band JSON-RPC error with code
-	// (nil: 200, as the handshake revisions want).
-	Status func(code int) int
+	Default() string
 	// Warnings are what the handler logs, each once at Warn level, when it
 	// is built: a configuration that serves one process but breaks a
-	// fleet (2026-07-28: requestState sealed with a key of this process
-	// only). The era words them; the core only logs them.
-	Warnings []string
+	// fleet. The era words them; the core only logs them.
+	Warnings() []string
+	// Envelope checks what the era requires of every request before the
+	// method is looked up (2026-07-28: _meta, Mcp-Method).
+	Envelope(r *Request) error
+	// Target checks the routing headers once the method is known
+	// (2026-07-28: Mcp-Name, Mcp-Param-*).
+	Target(r *Request) error
+	// Open verifies and hands over state carried by the request
+	// (2026-07-28: requestState, task ids), in r.Round and r.Task.
+	Open(r *Request) error
+	// Serve answers the methods whose row says Era.
+	Serve(r *Request) (Result, error)
+	// Finish stamps a result, and seals an InputRequired or TaskCreated
+	// one.
+	Finish(r *Request, res Result) (Result, error)
 }
 
 // The params._meta keys of revision 2026-07-28.
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
 	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
 )
 
@@ -283,9 +343,10 @@ const (
 const (
 	CodeInvalidParams                     = -32602
 	CodeMethodNotFound                    = -32601
-	CodeHeaderMismatch                    = -32020
 	CodeMissingRequiredClientCapabilities = -32021
 )
+
+const codeHeaderMismatch = -32020
 
 // HeaderMismatch refuses a request whose header disagrees with its body,
 // or is missing, duplicated or badly encoded (400). reason is a stable key
@@ -293,7 +354,7 @@ const (
 // detail must not quote client values. The core's MCP-Protocol-Version
 // checks and an era's routing-header checks build it alike.
 func HeaderMismatch(header, reason, detail string) *Failure {
-	return &Failure{Code: CodeHeaderMismatch, Message: "Header mismatch: " + detail, Status: http.StatusBadRequest,
+	return &Failure{Code: codeHeaderMismatch, Message: "Header mismatch: " + detail, Status: http.StatusBadRequest,
 		Data: map[string]string{"header": header, "reason": reason}}
 }
 

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
@@ -35,7 +34,7 @@ type toolRoute struct {
 	mode   OutputMode
 	output []byte // the output schema, compiled on first use
 	once   sync.Once
-	schema *schema.Schema
+	schema *outputSchema
 	logged sync.Once
 }
 
@@ -117,16 +116,19 @@ func (tr *toolRoute) check(body []byte) []string {
 		// the one the check uses, made when a call first needs it so that
 		// registering a large document does not compile every schema
 		// twice.
-		tr.schema, _ = schema.Compile(tr.output)
+		tr.schema, _ = compileOutput(tr.output)
 	})
-	v, err := schema.DecodeShared(body, 0)
-	if err != nil {
-		return []string{"the answer is not JSON"}
-	}
 	if tr.schema == nil {
+		if !json.Valid(body) {
+			return []string{errNotJSON.Error()}
+		}
 		return nil
 	}
-	return tr.schema.Validate(v, 10)
+	violations, err := tr.schema.validate(body, 10)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return violations
 }
 
 // writeResult answers with a CallToolResult the library passes on as is:

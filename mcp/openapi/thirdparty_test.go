@@ -261,7 +261,7 @@ func TestConfirmQuestion(t *testing.T) {
 	// title is a key field when short.
 	callResult(t, c, "issues_add-label", `{"owner":"`+strings.Repeat("o", 100)+`","repo":"r","color":"red"}`)
 	want := []string{
-		`Really delete "octo/he'llo"?`,
+		`Really delete "octo/he\u{0022}llo"?`,
 		`Confirm "Delete a workflow" (DELETE /workflows/{workflow_id}) for workflow_id "7": this changes or deletes data and may not be undoable.`,
 		`Open an issue?`,
 		`Confirm "issues_add-label" (POST /repos/{owner}/{repo}/labels) for owner "` + strings.Repeat("o", 48) + `…` + strings.Repeat("o", 24) + `" (28 characters not shown), repo "r": this changes or deletes data and may not be undoable.`,

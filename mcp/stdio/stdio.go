@@ -331,6 +331,19 @@ func (s *server) cancelled(params []byte) {
 
 // serve runs one message through the handler and writes what it answers.
 func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc.Message, parsed bool) {
+	notify := func(n []byte) {
+		if !f.cancelled.Load() {
+			s.write(n)
+		}
+	}
+	if parsed {
+		// The endpoint takes the message as parsed here, instead of
+		// scanning it again, and hands over the notifications the request
+		// sends as messages, instead of an event stream to parse back.
+		x := *local.From(ctx)
+		x.Body, x.Message, x.Notify = line, msg, notify
+		ctx = local.NewContext(ctx, &x)
+	}
 	u := *endpointURL // the handler may change its request's URL
 	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Host: endpointURL.Host, RequestURI: endpointURL.Path, ContentLength: int64(len(line)), Body: io.NopCloser(bytes.NewReader(line)),
@@ -347,11 +360,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 	if parsed {
 		notification = msg.IsNotification()
 	}
-	w := newResponse(func(n []byte) {
-		if !f.cancelled.Load() {
-			s.write(n)
-		}
-	})
+	w := newResponse(notify) // for a handler that streams all the same
 	panicked := s.call(w, r)
 	w.finish()
 	if f.cancelled.Load() {

@@ -1,0 +1,202 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
+)
+
+// The writers: every answer the endpoint sends, a result or an error, goes
+// out through here, as one JSON body or, while a request streams, as the
+// last event of its stream.
+
+var protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
+
+// writeError answers err for the request with raw id (nil when unknown).
+func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []byte, version Version, err error) {
+	e, known := asError(err)
+	if !known {
+		h.cfg.logger.ErrorContext(ctx, "mcp: internal error", "err", err)
+	}
+	if ev := eventOf(w); ev != nil {
+		ev.Code, ev.Message = int(e.code), e.message
+	}
+	buf := make([]byte, 0, 256)
+	buf = append(buf, `{"jsonrpc":"2.0",`...)
+	if id != nil {
+		buf = append(buf, `"id":`...)
+		buf = append(buf, id...)
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"error":`...)
+	buf = e.appendJSON(buf)
+	buf = append(buf, '}')
+	if e.challenge != "" {
+		w.Header()["Www-Authenticate"] = []string{e.challenge}
+	}
+	if e.retryAfter > 0 {
+		w.Header()["Retry-After"] = []string{strconv.FormatInt(ceilSeconds(e.retryAfter), 10)}
+	}
+	var statuses map[int]int
+	if rev := h.byVersion[version]; rev != nil {
+		statuses = rev.statuses
+	}
+	h.write(w, e.httpStatus(statuses), version, buf, nil)
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result, values *headerValues) {
+	if ev := eventOf(w); ev != nil {
+		ev.ResultType = result.Stamp().ResultType
+		if r, ok := result.(*toolResult); ok {
+			ev.ToolError = r.isError
+		}
+	}
+	if r, ok := result.(*toolResult); ok && r.isText && len(r.text) > streamAbove {
+		if _, sse := w.(*streamWriter); !sse {
+			h.writeLargeText(w, id, version, r, values)
+			return
+		}
+	}
+	bp := bufPool.Get().(*[]byte)
+	if s, ok := result.(interface{ sizeHint() int }); ok {
+		if n := s.sizeHint() + len(id) + 64; n > cap(*bp) {
+			b := make([]byte, 0, n)
+			bp = &b
+		}
+	}
+	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, id...)
+	buf = append(buf, `,"result":`...)
+	buf = result.AppendJSON(buf)
+	buf = append(buf, '}')
+	h.write(w, http.StatusOK, version, buf, values)
+	if cap(buf) <= 64<<10 {
+		*bp = buf[:0]
+		bufPool.Put(bp)
+	}
+}
+
+// streamAbove is the size past which a text result goes from the route's
+// response to the connection in quoted pieces, instead of being quoted
+// into a buffer of its own first: a large answer then costs no copy more.
+const streamAbove = 64 << 10
+
+// textPiece is how much text is quoted at a time.
+const textPiece = 16 << 10
+
+// writeLargeText writes r whole, with its exact Content-Length, measured
+// by quoting it once into a scratch buffer before writing it.
+func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Version, r *toolResult, values *headerValues) {
+	bp := bufPool.Get().(*[]byte)
+	head := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	head = append(head, `,"result":`...)
+	head = r.appendHead(head)
+	scratch := make([]byte, 0, textPiece*6+8) // \u00XX is the longest escape of a byte
+	pieces := func(each func(quoted []byte)) {
+		for rest := r.text; len(rest) > 0; {
+			n := jsonrpc.CutText(rest, textPiece)
+			scratch = jsonrpc.AppendEscaped(scratch[:0], rest[:n])
+			each(scratch)
+			rest = rest[n:]
+		}
+	}
+	mid, tail := `"}]`+r.structuredMember(), r.tail()+"}"
+	size := len(head) + len(mid) + len(r.structured) + len(tail)
+	pieces(func(q []byte) { size += len(q) })
+
+	writeJSONHeader(w, http.StatusOK, version, size, values)
+	// A failed write is a client gone: the rest is not written.
+	var failed bool
+	write := func(b []byte) {
+		if !failed {
+			_, err := w.Write(b)
+			failed = err != nil
+		}
+	}
+	write(head)
+	pieces(write)
+	write([]byte(mid))
+	write(r.structured)
+	write([]byte(tail))
+	if cap(head) <= 64<<10 {
+		*bp = head[:0]
+		bufPool.Put(bp)
+	}
+}
+
+func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte, values *headerValues) {
+	if sw, ok := w.(*streamWriter); ok {
+		// If the status line went out with a notification, the response
+		// is the stream's last event. The stream's writer may be called
+		// from the route's goroutines: the values are its own.
+		sw.finish(body, func() { writeJSON(sw.ResponseWriter, status, version, body, nil) })
+		return
+	}
+	writeJSON(w, status, version, body, values)
+}
+
+func writeJSON(w http.ResponseWriter, status int, version Version, body []byte, values *headerValues) {
+	writeJSONHeader(w, status, version, len(body), values)
+	_, _ = w.Write(body)
+}
+
+// writeJSONHeader writes the status line and headers of a JSON answer of
+// size bytes, with values from values (nil: allocated).
+func writeJSONHeader(w http.ResponseWriter, status int, version Version, size int, values *headerValues) {
+	hdr := w.Header()
+	hdr["Cache-Control"] = values.one("no-store")
+	hdr["Content-Type"] = values.one("application/json")
+	hdr["Content-Length"] = values.one(lengthText(size))
+	if version != "" {
+		hdr[protoHeader] = values.one(string(version))
+	}
+	w.WriteHeader(status)
+}
+
+// headerValues hands out header values that one response, or the request
+// of one route, owns. w.Header() belongs to whoever holds w, so a host's
+// middleware may edit a value in place (h["Content-Type"][0] += "; ...");
+// a slice shared by every response would carry that edit into every
+// later one, and race. The values come from an array in the request, so
+// owning them costs no allocation.
+type headerValues struct {
+	buf [8]string
+	n   int
+}
+
+// one returns a slice holding s alone, with no room to grow into its
+// neighbour; a nil v, or a full one, allocates it.
+func (v *headerValues) one(s string) []string {
+	if v == nil || v.n == len(v.buf) {
+		return []string{s}
+	}
+	i := v.n
+	v.n++
+	v.buf[i] = s
+	return v.buf[i : i+1 : i+1]
+}
+
+// Content-Length texts up to 8 KiB are made once each and shared: strings
+// cannot be edited in place, unlike the slices holding them.
+var lengthTexts [8 << 10]atomic.Pointer[string]
+
+func lengthText(n int) string {
+	if n >= len(lengthTexts) {
+		return strconv.Itoa(n)
+	}
+	if p := lengthTexts[n].Load(); p != nil {
+		return *p
+	}
+	t := strconv.Itoa(n)
+	lengthTexts[n].Store(&t)
+	return t
+}
