@@ -148,6 +148,14 @@ func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token str
 			return nil, unavailableAfter(wait, failure)
 		}
 		res, err, _ := v.group.Do(string(key[:]), func() (any, error) {
+			// A flight for this token may have ended between the look-up
+			// above and this one starting: its answer is in the cache.
+			v.mu.Lock()
+			c, ok := v.cache[key]
+			v.mu.Unlock()
+			if ok && time.Now().Before(c.expires) {
+				return c, nil
+			}
 			c, err := v.introspect(context.WithoutCancel(ctx), token)
 			if err != nil {
 				// Not cached: the issuer is asked again after RetryAfter.
