@@ -19,6 +19,7 @@ import (
 	"github.com/mcpdual/mcpdual/internal/syncbuf"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/apps"
+	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
 const triageHTML = "<!DOCTYPE html><html><head><title>Triage</title></head><body><p>triage</p></body></html>"
@@ -382,4 +383,44 @@ func TestApps_RegistrationRefusals(t *testing.T) {
 	srv.AddTool(mcp.Tool{Name: "t", UI: &apps.ToolUI{ResourceURI: "ui://views/main"}}, "GET /t", ok)
 	srv.AddResource(mcp.Resource{URI: "ui://views/main", Name: "main"}, "GET /v", ok)
 	mcp.NewHandler(srv, []mcp.Era{era2026.New()})
+}
+
+// TestApps_AppOnlyTask: a task of an app-only tool is the view's: polled
+// without the extension declared, it is an unknown task, like its tool.
+func TestApps_AppOnlyTask(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /jobs", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/jobs/j1")
+		w.WriteHeader(http.StatusAccepted)
+	})
+	mux.HandleFunc("GET /jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"working"}`)
+	})
+	mux.HandleFunc("GET /view", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, triageHTML)
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "ui://jobs/view", Name: "view"}, "GET /view", mux)
+	srv.AddTool(mcp.Tool{Name: "export", UI: &apps.ToolUI{ResourceURI: "ui://jobs/view", Visibility: []apps.Visibility{apps.App}}},
+		"POST /jobs", mux, mcp.WithTask(task.Config{Status: "GET /jobs/{id}"}))
+	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler))))
+	defer ts.Close()
+	meta := func(ext string) string {
+		return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":` + ext + `}}`
+	}
+	both := meta(`{"io.modelcontextprotocol/tasks":{},"io.modelcontextprotocol/ui":{}}`)
+	tasksOnly := meta(`{"io.modelcontextprotocol/tasks":{}}`)
+	r := rpc(t, ts.URL, "", "", "tools/call", "export", both, `"name":"export","arguments":{}`)
+	id := r.str("taskId")
+	if r.str("resultType") != "task" || id == "" {
+		t.Fatalf("tools/call: %s", r.raw)
+	}
+	if g := rpc(t, ts.URL, "", "", "tasks/get", id, both, `"taskId":`+quoteJSON(id)); g.str("status") != "working" {
+		t.Errorf("tasks/get with the extension: %s", g.raw)
+	}
+	if g := rpc(t, ts.URL, "", "", "tasks/get", id, tasksOnly, `"taskId":`+quoteJSON(id)); g.code() != -32602 || !strings.Contains(string(g.raw), "Unknown task") {
+		t.Errorf("tasks/get without it: %s", g.raw)
+	}
 }
