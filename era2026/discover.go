@@ -40,11 +40,20 @@ func (r *discoverResult) AppendJSON(dst []byte) []byte {
 			dst = append(dst, `":{}`...)
 		}
 	}
-	if r.caps&seam.CapTasks != 0 {
+	if r.caps&(seam.CapTasks|seam.CapUI) != 0 {
 		// The tasks extension is declared under extensions, never as a
-		// capabilities.tasks member (that was 2025-11-25's shape).
+		// capabilities.tasks member (that was 2025-11-25's shape). MCP
+		// Apps (io.modelcontextprotocol/ui) names the one view type served.
 		dst = seam.Comma(dst, len(dst) > n)
-		dst = append(dst, `"extensions":{"io.modelcontextprotocol/tasks":{}}`...)
+		dst = append(dst, `"extensions":{`...)
+		if r.caps&seam.CapTasks != 0 {
+			dst = append(dst, `"io.modelcontextprotocol/tasks":{}`...)
+		}
+		if r.caps&seam.CapUI != 0 {
+			dst = seam.Comma(dst, r.caps&seam.CapTasks != 0)
+			dst = append(dst, `"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}`...)
+		}
+		dst = append(dst, '}')
 	}
 	dst = append(dst, '}')
 	if r.instructions != "" {

@@ -207,6 +207,9 @@ func (r *request) visibleTool(name string) *tool {
 		return r.tool
 	}
 	t := r.server.byName[name]
+	if t != nil && t.appOnly && r.capBits&capUI == 0 {
+		t = nil // an MCP Apps view's tool, and the client declared no views
+	}
 	if t != nil && !r.visible(auth.KindTool, name) {
 		t = nil
 	}

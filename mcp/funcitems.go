@@ -262,12 +262,15 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 	if err := checkIcons("resource template "+t.URITemplate, t.Icons); err != nil {
 		return err
 	}
+	if e.meta, err = itemMeta(t.Meta, nil); err != nil {
+		return fmt.Errorf("mcp: resource template %s: %v", t.URITemplate, err)
+	}
 	e.match, e.vars = re, vars
 	if e.opts, err = applyItemOptions(opts, "resource template "+t.URITemplate, isVar); err != nil {
 		return err
 	}
 	for i := range e.shapes {
-		e.shapes[i] = renderTemplate(t, i)
+		e.shapes[i] = renderTemplate(t, e.meta, i)
 	}
 	s.templates = append(s.templates, e)
 	return nil

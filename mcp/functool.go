@@ -202,6 +202,9 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 		}
 	}
 	entry := &tool{def: t, input: in, output: out, params: params, fn: ft}
+	if err := entry.setMeta(); err != nil {
+		return fail("%v", err)
+	}
 	for _, o := range opts {
 		o.applyItem(&entry.opts)
 	}
@@ -215,7 +218,7 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	}
 	input, output := compact(t.InputSchema), compact(t.OutputSchema)
 	for i := range entry.shapes {
-		entry.shapes[i] = renderTool(&t, input, output, i)
+		entry.shapes[i] = renderTool(&t, input, output, entry.meta, i)
 		if i > 0 && bytes.Equal(entry.shapes[i], entry.shapes[i-1]) {
 			entry.shapes[i] = entry.shapes[i-1]
 		}

@@ -153,6 +153,11 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 			h.info.Personal = 2
 		}
 	}
+	if srv.appOnly && h.info.Personal == 0 {
+		// Whether app-only tools are listed depends on the request's
+		// declared capabilities: no list may be shared between callers.
+		h.info.Personal = 1
+	}
 	return h
 }
 

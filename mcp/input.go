@@ -57,6 +57,9 @@ func capabilitiesOf(raw json.RawMessage) Capability {
 		if t, ok := jsonrpc.Lookup(ext, tasksExtension); ok && isObject(t) {
 			c |= capTasks
 		}
+		if declaresUI(ext) {
+			c |= capUI
+		}
 	}
 	return c
 }

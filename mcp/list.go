@@ -49,7 +49,9 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 	if err != nil {
 		return nil, err
 	}
-	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil,
+	// A client that did not declare MCP Apps is not shown app-only tools.
+	hideAppOnly := kind == "tools" && s.appOnly && req.capBits&capUI == 0
+	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil || hideAppOnly,
 		shape: req.rev.f.shape}
 	// A page also ends before maxPageBytes of definitions (it always
 	// holds one): a client reading a large API's tools gets pages of a
@@ -67,6 +69,9 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 		res.picked = make([]int32, 0, min(s.pageSize, len(all)-i))
 		for ; i < len(all) && len(res.picked) < s.pageSize; i++ {
 			k, name, scopes := all[i].access()
+			if t, ok := any(all[i]).(*tool); ok && hideAppOnly && t.appOnly {
+				continue
+			}
 			if req.usable(scopes) && req.visible(k, name) {
 				if full(all[i]) {
 					break

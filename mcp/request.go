@@ -154,7 +154,7 @@ func (r *request) SetTask(payload []byte) error {
 		return unknownTask()
 	}
 	t := r.server.byName[p.Tool]
-	if t == nil || t.opts.task == nil || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
+	if t == nil || t.opts.task == nil || (t.appOnly && r.capBits&capUI == 0) || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
 		return unknownTask()
 	}
 	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),

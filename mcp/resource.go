@@ -12,10 +12,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/apps"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -34,6 +36,14 @@ type Resource struct {
 	MIMEType    string
 	Size        int64  // in bytes; 0 leaves it out
 	Icons       []Icon // sent from revision 2025-11-25 on
+	// Meta is the resource's _meta, a JSON object, sent on its listing and
+	// on the contents a read returns from its route (from revision
+	// 2025-06-18 on). Its "ui" member is UI's to set.
+	Meta json.RawMessage
+	// UI is the _meta.ui of an MCP Apps view: a resource whose URI starts
+	// with "ui://", whose MIME type is apps.MIMEType (the default for such
+	// a URI) and whose route answers HTML.
+	UI *apps.ResourceUI
 }
 
 // ResourceTemplate is a family of resources named by an RFC 6570 URI
@@ -45,6 +55,9 @@ type ResourceTemplate struct {
 	Description string
 	MIMEType    string
 	Icons       []Icon // sent from revision 2025-11-25 on
+	// Meta is the template's _meta, a JSON object, sent on its listing and
+	// on the contents its route returns (from revision 2025-06-18 on).
+	Meta json.RawMessage
 }
 
 type resource struct {
@@ -53,6 +66,9 @@ type resource struct {
 	handler http.Handler
 	opts    itemOptions
 	shapes  [nShapes]json.RawMessage
+	meta    []byte      // the rendered _meta, nil without one
+	view    bool        // an MCP Apps view (a ui:// URI)
+	misread atomic.Bool // the view's route answered other than HTML (logged)
 }
 
 type template struct {
@@ -64,6 +80,7 @@ type template struct {
 	vars    []string
 	inPath  map[string]bool
 	shapes  [nShapes]json.RawMessage
+	meta    []byte // the rendered _meta, nil without one
 	// read is AddTemplateFunc's function, instead of route and handler.
 	read func(ctx context.Context, uri string, vals map[string]string) ([]byte, error)
 }
@@ -104,7 +121,15 @@ func (s *Server) addResource(r Resource, route string, h http.Handler, opts []It
 			return errors.New("mcp: resource " + r.URI + ": a fixed resource's route has no wildcards; use AddResourceTemplate")
 		}
 	}
-	e := &resource{def: r, route: rt, handler: h}
+	ui, view, err := resourceUI(r.URI, &r.MIMEType, r.UI)
+	if err != nil {
+		return fmt.Errorf("mcp: resource %s: %v", r.URI, err)
+	}
+	meta, err := itemMeta(r.Meta, ui)
+	if err != nil {
+		return fmt.Errorf("mcp: resource %s: %v", r.URI, err)
+	}
+	e := &resource{def: r, route: rt, handler: h, meta: meta, view: view}
 	if e.opts, err = applyItemOptions(opts, "resource "+r.URI, nil); err != nil {
 		return err
 	}
@@ -112,7 +137,7 @@ func (s *Server) addResource(r Resource, route string, h http.Handler, opts []It
 		return err
 	}
 	for i := range e.shapes {
-		e.shapes[i] = renderResource(r, i)
+		e.shapes[i] = renderResource(r, meta, i)
 	}
 	s.resources = append(s.resources, e)
 	s.byURI[r.URI] = e
@@ -157,7 +182,11 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 	if err != nil {
 		return err
 	}
-	e := &template{def: t, route: rt, handler: h, match: re, vars: vars, inPath: map[string]bool{}}
+	meta, err := itemMeta(t.Meta, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: resource template %s: %v", t.URITemplate, err)
+	}
+	e := &template{def: t, route: rt, handler: h, match: re, vars: vars, inPath: map[string]bool{}, meta: meta}
 	isVar := map[string]bool{}
 	for _, v := range vars {
 		isVar[v] = true
@@ -177,7 +206,7 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 		return err
 	}
 	for i := range e.shapes {
-		e.shapes[i] = renderTemplate(t, i)
+		e.shapes[i] = renderTemplate(t, meta, i)
 	}
 	s.templates = append(s.templates, e)
 	return nil
@@ -252,7 +281,7 @@ func compileTemplate(t string) (*regexp.Regexp, []string, error) {
 	return regexp.MustCompile(b.String()), vars, nil
 }
 
-func renderResource(r Resource, shape int) json.RawMessage {
+func renderResource(r Resource, meta []byte, shape int) json.RawMessage {
 	f := []string{"uri", r.URI, "name", r.Name}
 	if shape >= shape20250618 && r.Title != "" {
 		f = append(f, "title", r.Title)
@@ -272,10 +301,14 @@ func renderResource(r Resource, shape int) json.RawMessage {
 	if shape >= shape20251125 {
 		b = appendIcons(b, r.Icons)
 	}
+	if shape >= shape20250618 && meta != nil {
+		b = append(b, `,"_meta":`...)
+		b = append(b, meta...)
+	}
 	return append(b, '}')
 }
 
-func renderTemplate(t ResourceTemplate, shape int) json.RawMessage {
+func renderTemplate(t ResourceTemplate, meta []byte, shape int) json.RawMessage {
 	f := []string{"uriTemplate", t.URITemplate, "name", t.Name}
 	if shape >= shape20250618 && t.Title != "" {
 		f = append(f, "title", t.Title)
@@ -289,6 +322,9 @@ func renderTemplate(t ResourceTemplate, shape int) json.RawMessage {
 	b := object(f...)
 	if shape >= shape20251125 && len(t.Icons) > 0 {
 		b = append(appendIcons(b[:len(b)-1], t.Icons), '}')
+	}
+	if shape >= shape20250618 && meta != nil {
+		b = append(append(append(b[:len(b)-1], `,"_meta":`...), meta...), '}')
 	}
 	return b
 }
@@ -347,9 +383,14 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	var scopes []string
 	var fn *template // a template read by a function, and its variables
 	var fnVals map[string]string
+	var meta []byte    // the item's _meta, for the contents
+	var view *resource // an MCP Apps view, whose route must answer HTML
 	args := json.RawMessage(`{}`)
 	if r, ok := s.byURI[uri]; ok && req.visible(auth.KindResource, uri) {
-		h, scopes = r.handler, r.opts.scopes
+		h, scopes, meta = r.handler, r.opts.scopes, r.meta
+		if r.view {
+			view = r
+		}
 		in.path, _, _ = r.route.fill(nil) // no wildcards
 		in.pattern = r.route.pattern
 	} else {
@@ -361,7 +402,7 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 			if !req.visible(auth.KindTemplate, t.def.URITemplate) || !req.visible(auth.KindResource, uri) {
 				break
 			}
-			h, scopes = t.handler, t.opts.scopes
+			h, scopes, meta = t.handler, t.opts.scopes, t.meta
 			in, args = t.request(vals)
 			if t.read != nil {
 				fn, fnVals = t, vals
@@ -391,7 +432,7 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	if call.pending {
 		return req.pendingOther(call)
 	}
-	return s.contents(req, uri, rec)
+	return s.contents(req, uri, rec, meta, view)
 }
 
 // matchURI returns the decoded variables of uri, or ok false when it does
@@ -428,8 +469,10 @@ func (t *template) request(vals map[string]string) (inner, json.RawMessage) {
 	return inner{pattern: t.route.pattern, method: http.MethodGet, path: path, query: q.Encode(), values: values}, object(fields...)
 }
 
-// contents turns a route's answer into a read result.
-func (s *Server) contents(req *request, uri string, rec *recorder) (seam.Result, error) {
+// contents turns a route's answer into a read result; meta is the item's
+// _meta, for the one content a body becomes; view is the MCP Apps view
+// read, nil for another resource.
+func (s *Server) contents(req *request, uri string, rec *recorder, meta []byte, view *resource) (seam.Result, error) {
 	switch {
 	case rec.over:
 		req.logError("mcp: resource response over the size limit", "uri", uri, "limit", rec.limit)
@@ -444,6 +487,12 @@ func (s *Server) contents(req *request, uri string, rec *recorder) (seam.Result,
 	}
 	body := rec.buf.Bytes()
 	mt := mediaType(rec.header)
+	if view != nil {
+		if err := viewContent(req, uri, mt, &view.misread); err != nil {
+			return nil, err
+		}
+		mt = apps.MIMEType
+	}
 	if mt == ResourceContentsMediaType {
 		c, ok := ownContents(body)
 		if !ok {
@@ -462,6 +511,9 @@ func (s *Server) contents(req *request, uri string, rec *recorder) (seam.Result,
 		fields = append(fields, "blob", base64.StdEncoding.EncodeToString(body))
 	}
 	c := append([]byte{'['}, object(fields...)...)
+	if meta != nil && req.rev.f.shape >= shape20250618 {
+		c = append(append(append(c[:len(c)-1], `,"_meta":`...), meta...), '}')
+	}
 	return &readResult{contents: append(c, ']')}, nil
 }
 

@@ -118,6 +118,7 @@ type Server struct {
 	frozen   bool
 	schemas  *schema.Cache
 	caps     seam.Capability // what the server offers, known at freeze
+	appOnly  bool            // a tool is for MCP Apps views only, known at freeze
 	infoJSON [nShapes][]byte // serverInfo rendered in every shape
 
 	tools       []*tool
@@ -188,6 +189,9 @@ func (s *Server) freeze() {
 	if s.frozen {
 		return
 	}
+	if err := s.checkViews(); err != nil {
+		panic(err.Error())
+	}
 	s.frozen = true
 	for i := range s.infoJSON {
 		s.infoJSON[i] = s.identity.render(i)
@@ -198,6 +202,10 @@ func (s *Server) freeze() {
 	for _, t := range s.tools {
 		if t.opts.task != nil {
 			s.caps |= seam.CapTasks
+		}
+		if t.def.UI != nil {
+			s.caps |= seam.CapUI
+			s.appOnly = s.appOnly || t.appOnly
 		}
 	}
 	if len(s.resources)+len(s.templates) > 0 {

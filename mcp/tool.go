@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/schema"
+	"github.com/mcpdual/mcpdual/mcp/apps"
 )
 
 // Tool is the MCP definition of a tool.
@@ -30,6 +31,13 @@ type Tool struct {
 	Annotations  Annotations
 	// Icons are sent from revision 2025-11-25 on.
 	Icons []Icon
+	// Meta is the definition's _meta, a JSON object (sent from revision
+	// 2025-06-18 on). Its "ui" member is UI's to set.
+	Meta json.RawMessage
+	// UI links the tool to an MCP Apps view and says who may call it
+	// (_meta.ui). A tool whose visibility is apps.App alone is listed to,
+	// and callable by, only clients that declare the extension.
+	UI *apps.ToolUI
 }
 
 // Annotations are the behaviour hints clients use to decide what to
@@ -59,6 +67,8 @@ type tool struct {
 	queryArgs  nameSet // arguments sent in the query whatever the method
 	opts       itemOptions
 	fn         *funcTool // AddFunc's function, instead of route and handler
+	meta       []byte    // the rendered _meta, nil without one
+	appOnly    bool      // UI's visibility is apps.App alone
 }
 
 // Placement says where a tool's arguments go in its route's request, for
@@ -155,6 +165,9 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 		return fail("route %q: %v", route, err)
 	}
 	entry := &tool{def: t, input: in, output: out, params: params, route: rt, handler: h, pathParams: map[string]bool{}}
+	if err := entry.setMeta(); err != nil {
+		return fail("%v", err)
+	}
 	for _, o := range opts {
 		o.applyItem(&entry.opts)
 	}
@@ -200,7 +213,7 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 	}
 	input, output := compact(t.InputSchema), compact(t.OutputSchema)
 	for i := range entry.shapes {
-		entry.shapes[i] = renderTool(&t, input, output, i)
+		entry.shapes[i] = renderTool(&t, input, output, entry.meta, i)
 		if i > 0 && bytes.Equal(entry.shapes[i], entry.shapes[i-1]) {
 			entry.shapes[i] = entry.shapes[i-1] // most tools look the same in every revision
 		}
@@ -241,7 +254,7 @@ func scalarType(typ any) bool {
 
 // renderTool renders a definition once, at registration, in shape; the
 // schemas come compact.
-func renderTool(t *Tool, input, output []byte, shape int) json.RawMessage {
+func renderTool(t *Tool, input, output, meta []byte, shape int) json.RawMessage {
 	modern := shape >= shape20250618
 	b := make([]byte, 0, 128+len(t.Name)+len(t.Title)+len(t.Description)+len(input)+len(output))
 	b = append(b, `{"name":`...)
@@ -279,7 +292,29 @@ func renderTool(t *Tool, input, output []byte, shape int) json.RawMessage {
 	if shape >= shape20251125 {
 		b = appendIcons(b, t.Icons)
 	}
+	if modern && meta != nil {
+		b = append(b, `,"_meta":`...)
+		b = append(b, meta...)
+	}
 	return append(b, '}')
+}
+
+// setMeta checks the definition's Meta and UI and renders its _meta.
+func (t *tool) setMeta() error {
+	ui, appOnly, err := toolUI(t.def.UI)
+	if err != nil {
+		return err
+	}
+	if t.meta, err = itemMeta(t.def.Meta, ui); err != nil {
+		return err
+	}
+	if t.def.UI != nil {
+		cp := *t.def.UI // the registry keeps its own copy
+		cp.Visibility = append([]apps.Visibility(nil), cp.Visibility...)
+		t.def.UI = &cp
+	}
+	t.appOnly = appOnly
+	return nil
 }
 
 // compact returns doc without insignificant space (already validated).

@@ -91,6 +91,7 @@ func newAppWith(resource string, cfg appConfig) *app {
 	routes := http.NewServeMux()
 	a.idem = newIdempotency(cfg.shared)
 	(&api{store: st, idem: a.idem}).routes(routes)
+	(&api{store: st, idem: a.idem}).triageRoutes(routes) // triage.go
 	restAPI := requireIdentity(authn, rateLimited(authn, perPrincipal, routes))
 
 	srv := mcp.NewServer(mcp.Implementation{Name: "autonomous-inbox", Title: "Autonomous Inbox", Version: "0.1.0"},
@@ -100,6 +101,7 @@ func newAppWith(resource string, cfg appConfig) *app {
 	} else {
 		addTools(srv, restAPI, st)
 		addResources(srv, restAPI, st)
+		addTriage(srv, restAPI) // triage.go: an MCP Apps view
 	}
 	addPrompts(srv, st)
 

@@ -49,6 +49,14 @@ func init() {
 	allowed["mcp/mcptest/cmd/mcpcheck"] = []string{"mcp", "mcp/mcptest"}
 }
 
+// apps (design record 026): MCP Apps' types, plain data; mcp checks and
+// renders them.
+func init() {
+	allowed["mcp/apps"] = []string{}
+	allowed["mcp"] = append(allowed["mcp"], "mcp/apps")
+	public = append(public, "mcp/apps")
+}
+
 // examples may use the public packages only.
 var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/stdio", "mcp/typeschema"}
 

@@ -22,6 +22,10 @@ const (
 	CapPrompts
 	CapCompletions
 	CapTasks
+	// CapUI: a tool has an MCP Apps view or visibility (the
+	// io.modelcontextprotocol/ui extension, announced, never a method's
+	// gate).
+	CapUI
 )
 
 // Method is what an era needs to know about the method of a request: the
