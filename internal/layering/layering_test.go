@@ -31,22 +31,19 @@ var allowed = map[string][]string{
 	"mcp/observe":      {"internal/jsonrpc"},
 	"mcp/task":         {},
 	"mcp/protocol":     {},
-	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam"},
+	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema"},
 	"era2025":          {"mcp/protocol", "headers", "internal/jsonrpc", "internal/seam"},
 	"era2026":          {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
-}
 
-// typeschema (design record 024): a core package since schemas come from
-// types on the standard library alone; the engine is internal, and mcp
-// uses it for AddFunc.
-func init() {
-	allowed["internal/typeschema"] = []string{}
-	allowed["mcp/typeschema"] = []string{"internal/typeschema"}
-	allowed["mcp"] = append(allowed["mcp"], "internal/typeschema")
+	// typeschema (design record 024): a core package since schemas come
+	// from types on the standard library alone; the engine is internal,
+	// and mcp uses it for AddFunc.
+	"internal/typeschema": {},
+	"mcp/typeschema":      {"internal/typeschema"},
 	// mcpcheck (design record 021): the kit's battery as a command.
-	allowed["mcp/mcptest/cmd/mcpcheck"] = []string{"mcp", "mcp/mcptest"}
+	"mcp/mcptest/cmd/mcpcheck": {"mcp", "mcp/mcptest"},
 }
 
 // apps (design record 026): MCP Apps' types, plain data; mcp checks and

@@ -88,13 +88,17 @@
 // tool's route gets none from the client), a multipart or other non-JSON,
 // non-form body, an object query parameter or form field without a way
 // to send it (style deepObject, or content or encoding application/json),
-// a path segment that is not one whole parameter ("{base}...{head}"), a
-// $ref outside the document,
-// methods other than GET, HEAD, POST, PUT, PATCH and DELETE.
+// a $ref outside the document. So is an operation the server refuses as
+// a tool (mcp.Server.Check), with the server's reason: a path segment
+// that is not one whole parameter ("{base}...{head}"), a path parameter
+// of another type than string, integer, number or boolean, a method other
+// than GET, HEAD, POST, PUT, PATCH and DELETE. The rules of routes and
+// names are the server's; this package does not repeat them.
 // [FailUnsupported] makes Register fail instead, with every problem listed;
-// a mistake in the host's own options (an invalid Override.Name or
-// namer's name, an override's invalid scope) always fails. What a tool
-// leaves out on purpose (an optional header) is listed in its notes.
+// a mistake in the host's own options (an Override.Name or namer's name
+// the server refuses, an override's invalid scope) always fails, as does
+// a tool name the server already has. What a tool leaves out on purpose
+// (an optional header) is listed in its notes.
 // Webhooks and callbacks describe requests the API sends, not routes it
 // serves, and are never tools.
 //

@@ -52,6 +52,10 @@ func str(v any) (string, bool) {
 	if !ok || len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
+	if len(raw) >= 2 && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		// Without an escape, a JSON string's text is its value.
+		return string(raw[1 : len(raw)-1]), true
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false
@@ -67,11 +71,32 @@ func isTrue(v any) bool {
 
 // encodeString encodes s without HTML escaping, as hand-written schemas are.
 func encodeString(s string) json.RawMessage {
+	if plain(s) {
+		return appendPlain(make([]byte, 0, len(s)+2), s)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	return json.RawMessage(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// plain reports whether s is printable ASCII without '"' or '\\': what
+// JSON encodes as it is, between quotes (most names and keywords). Only
+// such strings take the short way, so the encoding is the encoder's.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func appendPlain(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // marshal renders v compactly, in order.
@@ -88,7 +113,11 @@ func appendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, encodeString(k)...)
+			if plain(k) {
+				b = appendPlain(b, k)
+			} else {
+				b = append(b, encodeString(k)...)
+			}
 			b = append(b, ':')
 			b = appendJSON(b, v.vals[k])
 		}

@@ -81,25 +81,27 @@ func derivedName(o *operation) string {
 	return fit(strings.Join(parts, "_"))
 }
 
-// baseName is the tool name o asks for, before collisions are resolved;
-// fixed reports a name the host chose (Override.Name), which is never
-// changed.
-func (r *registrar) baseName(o *operation, ov Override) (name string, fixed bool, err error) {
+// Where a tool's name comes from. Whether srv takes a name is srv's to
+// say (see tool.refusal); a name the host chose that it refuses fails
+// Register.
+const (
+	namedByRule   = iota // the operationId or the method and path
+	namedNamer           // WithNamer
+	namedOverride        // Override.Name: never changed by the collision rule
+)
+
+// baseName is the tool name o asks for, before collisions are resolved,
+// and where it comes from.
+func (r *registrar) baseName(o *operation, ov Override) (name string, named int) {
 	if ov.Name != "" {
-		if !toolName.MatchString(ov.Name) {
-			return "", false, o.fail(o.ptr, "Override.Name %q is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .)", ov.Name)
-		}
-		return ov.Name, true, nil
+		return ov.Name, namedOverride
 	}
 	if r.cfg.namer != nil {
 		if n := r.cfg.namer(o.public()); n != "" {
-			if !toolName.MatchString(n) {
-				return "", false, o.fail(o.ptr, "WithNamer's name %q is not a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .)", n)
-			}
-			return n, false, nil
+			return n, namedNamer
 		}
 	}
-	return derivedName(o), false, nil
+	return derivedName(o), namedByRule
 }
 
 // public is o as WithNamer and WithConfirm see it.
@@ -113,7 +115,7 @@ func (o *operation) public() Operation {
 func assignNames(tools []*tool) error {
 	taken := make(map[string]*tool, len(tools))
 	for _, t := range tools {
-		if !t.fixedName {
+		if t.named != namedOverride {
 			continue
 		}
 		if other, dup := taken[t.def.Name]; dup {
@@ -122,7 +124,7 @@ func assignNames(tools []*tool) error {
 		taken[t.def.Name] = t
 	}
 	for _, t := range tools {
-		if t.fixedName {
+		if t.named == namedOverride {
 			continue
 		}
 		name := t.def.Name

@@ -296,8 +296,8 @@ func TestRegistrationErrors(t *testing.T) {
 		"unknown override":   {newServer(), spec, []openapi.Option{openapi.WithOverride("nope", openapi.Override{})}, `WithOverride names operation "nope"`},
 		"override twice":     {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{}), openapi.WithOverride("get /orders/{orderId}", openapi.Override{})}, `WithOverride names operation GET /orders/{orderId} (getOrder) twice`},
 		"unknown operation":  {newServer(), spec, []openapi.Option{openapi.WithOperations("GET /nope")}, `WithOperations names operation "GET /nope"`},
-		"bad name":           {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Name: "get order"})}, `GET /orders/{orderId} (getOrder): /paths/~1orders~1{orderId}/get: Override.Name "get order" is not a valid tool name`},
-		"bad scope":          {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Scopes: []string{"a b"}})}, `GET /orders/{orderId} (getOrder): mcp: RequireScopes: invalid scope "a b"`},
+		"bad name":           {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Name: "get order"})}, `GET /orders/{orderId} (getOrder): Override.Name: mcp: invalid tool name "get order"`},
+		"bad scope":          {newServer(), spec, []openapi.Option{openapi.WithOverride("getOrder", openapi.Override{Scopes: []string{"a b"}})}, `GET /orders/{orderId} (getOrder): /paths/~1orders~1{orderId}/get: Override.Scopes: scope "a b" cannot be required`},
 		"name taken":         {taken, spec, nil, `GET /orders/{orderId} (getOrder): mcp: tool getOrder registered twice`},
 		"two with one name":  {newServer(), spec, []openapi.Option{openapi.WithOverride("createOrder", openapi.Override{Name: "x"}), openapi.WithOverride("getOrder", openapi.Override{Name: "x"})}, `POST /orders (createOrder) and GET /orders/{orderId} (getOrder) one name, "x"`},
 		"frozen":             {frozen, spec, nil, `after NewHandler`},
@@ -306,25 +306,68 @@ func TestRegistrationErrors(t *testing.T) {
 		"swagger":            {newServer(), []byte(`{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{}}`), nil, "not OpenAPI 3.x"},
 		"dialect":            {newServer(), []byte("openapi: 3.1.0\ninfo: {title: t, version: '1'}\njsonSchemaDialect: https://json-schema.org/draft/2019-09/schema\npaths: {}\n"), nil, "/jsonSchemaDialect: only the JSON Schema 2020-12 dialect"},
 		"not a document":     {newServer(), []byte(`[1, 2`), nil, "openapi: the document"},
+		// Each template alone is taken; together srv refuses the second, in
+		// the one Register that registers everything.
+		"one template twice": {newServer(), spec, []openapi.Option{openapi.WithResourceTemplate("getProduct", mcp.ResourceTemplate{URITemplate: "shop://p/{sku}"}), openapi.WithResourceTemplate("getProduct", mcp.ResourceTemplate{URITemplate: "shop://p/{sku}"})}, "openapi: mcp: resource template shop://p/{sku} registered twice"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := openapi.Register(tc.srv, tc.spec, http.NotFoundHandler(), tc.opts...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
 			}
-			if tc.srv != taken && tc.srv != frozen {
-				// Refused as a whole: the server holds no tool of the document.
-				h := mcp.NewHandler(tc.srv, []mcp.Era{era2025.New()})
-				ts := httptest.NewServer(h)
-				defer ts.Close()
-				c := mcptest.Dial(ts.URL, mcp.Version20250618)
-				r, err := c.Call(context.Background(), "tools/list", nil)
-				if err != nil || (r.Error == nil && strings.Contains(string(r.Result), `"name"`)) {
-					t.Errorf("after a refused Register: %v %s", err, r.Raw)
-				}
+			if tc.srv == frozen {
+				return
+			}
+			// Refused as a whole: the server holds what it held before (the
+			// host's own getOrder, on the GET /x route, in "name taken").
+			h := mcp.NewHandler(tc.srv, []mcp.Era{era2025.New()})
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			c := mcptest.Dial(ts.URL, mcp.Version20250618)
+			want := ""
+			if tc.srv == taken {
+				want = "getOrder"
+			}
+			if got := listed(t, c, "tools/list", "tools"); got != want {
+				t.Errorf("after a refused Register, tools %q, want %q", got, want)
+			}
+			if got := listed(t, c, "resources/templates/list", "resourceTemplates"); got != "" {
+				t.Errorf("after a refused Register, resource templates %q", got)
 			}
 		})
 	}
+}
+
+// listed returns the names (or URI templates) a list method answers,
+// joined by spaces; "" for a method the server does not have (it has
+// nothing of that kind).
+func listed(t *testing.T, c *mcptest.Client, method, member string) string {
+	t.Helper()
+	r, err := c.Call(context.Background(), method, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error != nil {
+		if r.Error.Code != mcp.CodeMethodNotFound {
+			t.Fatalf("%s: %s", method, r.Raw)
+		}
+		return ""
+	}
+	var list map[string][]struct {
+		Name        string `json:"name"`
+		URITemplate string `json:"uriTemplate"`
+	}
+	if err := json.Unmarshal(r.Result, &list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, item := range list[member] {
+		if item.URITemplate != "" {
+			item.Name = item.URITemplate
+		}
+		names = append(names, item.Name)
+	}
+	return strings.Join(names, " ")
 }
 
 // TestScopes checks that security requirements become RequireScopes: a

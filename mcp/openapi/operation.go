@@ -6,7 +6,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,9 +50,10 @@ type problem struct {
 	op  string // the operation's label
 	ptr string // where in the document
 	msg string
-	// host marks a mistake in the host's options (an invalid
-	// Override.Name, a namer's name, an override's scope), which fails
-	// Register rather than skipping the operation.
+	// host marks a mistake in the host's options (an Override.Name or a
+	// namer's name srv refuses, an override's invalid scope) or a name srv
+	// already has, which fails Register rather than skipping the
+	// operation.
 	host bool
 }
 
@@ -87,13 +87,13 @@ func (o *operation) wrap(err error) *problem {
 
 // tool is everything AddTool needs for one operation.
 type tool struct {
-	op        *operation
-	def       mcp.Tool
-	route     string
-	opts      []mcp.ItemOption
-	notes     []string
-	fixedName bool // Override.Name: never changed by the collision rule
-	handler   http.Handler
+	op      *operation
+	def     mcp.Tool
+	route   string
+	opts    []mcp.ItemOption
+	notes   []string
+	named   int // where the name comes from: namedByRule...
+	handler http.Handler
 
 	pathArgs []string          // path parameters, in document order
 	keyArgs  []string          // required scalar body properties
@@ -151,8 +151,6 @@ func (o *operation) params() ([]param, error) {
 // reference stays one, to be copied into $defs).
 func schemaNode(n *node) *node { return n }
 
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // annotationsFor derives the hints from the HTTP method: GET and HEAD
 // read; PUT and DELETE can be repeated to the same effect; DELETE
 // destroys. Nothing says an API reaches outside its service.
@@ -168,35 +166,11 @@ func annotationsFor(method string) mcp.Annotations {
 	return mcp.Annotations{}
 }
 
-// route returns the host's route for o: METHOD, prefix and path, each
-// template expression a whole segment, as net/http and AddTool take them.
-func (o *operation) route(prefix string) (string, []string, error) {
-	switch o.method {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-	default:
-		return "", nil, o.fail(o.ptr, "the %s method is not supported: a tool calls GET, HEAD, POST, PUT, PATCH or DELETE routes", o.method)
-	}
-	if !strings.HasPrefix(o.path, "/") {
-		return "", nil, o.fail("/paths/"+pointerEscape(o.path), "a path must start with /")
-	}
-	var wildcards []string
-	for _, seg := range strings.Split(o.path[1:], "/") {
-		name, isVar := strings.CutPrefix(seg, "{")
-		if isVar {
-			name, isVar = strings.CutSuffix(name, "}")
-		}
-		switch {
-		case isVar && (name == "" || strings.ContainsAny(name, "{}.")):
-			return "", nil, o.fail("/paths/"+pointerEscape(o.path), "path parameter {%s}: a route wildcard is a name without dots or braces", name)
-		case isVar:
-			wildcards = append(wildcards, name)
-		case strings.ContainsAny(seg, "{}"):
-			return "", nil, o.fail("/paths/"+pointerEscape(o.path), "segment %q mixes text and a parameter; a route wildcard is a whole segment", seg)
-		case strings.ContainsAny(seg, "%?#") || seg == "." || seg == "..":
-			return "", nil, o.fail("/paths/"+pointerEscape(o.path), "segment %q cannot be part of a route", seg)
-		}
-	}
-	return o.method + " " + prefix + o.path, wildcards, nil
+// route returns the host's route for o, "METHOD prefix+path", and the
+// names of the path's template expressions. Whether AddTool takes the
+// route (its method, each expression a whole segment) is srv's to say.
+func (o *operation) route(prefix string) (string, []string) {
+	return o.method + " " + prefix + o.path, templateVars(o.path)
 }
 
 // prefix returns the path of the first server URL declared nearest to o.
@@ -303,15 +277,10 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	route, wildcards, err := o.route(prefix)
-	if err != nil {
-		return nil, err
-	}
+	route, wildcards := o.route(prefix)
 	t.route = route
 
-	if t.def.Name, t.fixedName, err = r.baseName(o, ov); err != nil {
-		return nil, hostError(err)
-	}
+	t.def.Name, t.named = r.baseName(o, ov)
 	t.def.Title = first(ov.Title, o.op.Summary)
 	// A 2025-03-26 client shows no title: the summary then describes.
 	t.def.Description = first(ov.Description, o.op.Description, o.op.Summary)
@@ -355,17 +324,16 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			}
 			node := schemaNode(p.Schema)
 			if node == nil {
-				return nil, o.fail(at, "path parameter %q needs a schema of type string, integer, number or boolean", p.Name)
+				return nil, o.fail(at, "path parameter %q needs a schema", p.Name)
 			}
 			s, err := in.inline(node, at+"/schema")
 			if err != nil {
 				return nil, o.wrap(err)
 			}
+			// The wildcard needs a type (one the core fills a segment
+			// with, as srv checks).
 			if _, typed := s.vals["type"]; !typed {
-				scalarUnion(s)
-			}
-			if !scalarSchema(s) {
-				return nil, o.fail(at+"/schema", "path parameter %q must be of type string, integer, number or boolean, which is what fills a route wildcard", p.Name)
+				unionType(s)
 			}
 			describe(s, p, at, &err)
 			if err != nil {
@@ -893,8 +861,6 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 	return marshal(s), "", nil
 }
 
-// requireScopes is mcp.RequireScopes, whose panic on an invalid scope
-// becomes the operation's error.
 // scopeOption is the RequireScopes option of an operation: the override's
 // scopes, or the document's security requirements; nil when none.
 func (r *registrar) scopeOption(o *operation, ov Override) (opt mcp.ItemOption, note string, err error) {
@@ -907,11 +873,14 @@ func (r *registrar) scopeOption(o *operation, ov Override) (opt mcp.ItemOption, 
 	if len(scopes) == 0 {
 		return nil, note, nil
 	}
-	err = try(o, func() { opt = mcp.RequireScopes(scopes...) })
-	if err != nil && ov.Scopes != nil {
-		err = hostError(err)
+	for _, s := range ov.Scopes {
+		// The document's scopes were checked by r.scopes. RequireScopes
+		// panics on a scope auth.ValidScope refuses.
+		if !auth.ValidScope(s) {
+			return nil, "", hostError(o.fail(o.ptr, "Override.Scopes: scope %q cannot be required: RFC 6750 allows printable ASCII without spaces, quotes or backslashes", s))
+		}
 	}
-	return opt, note, err
+	return mcp.RequireScopes(scopes...), note, nil
 }
 
 // hostError marks a problem as the host's (see problem).
@@ -922,31 +891,11 @@ func hostError(err error) error {
 	return err
 }
 
-func scalarName(t string) bool {
-	return t == "string" || t == "integer" || t == "number" || t == "boolean"
-}
-
-// scalarSchema reports whether a path parameter's schema admits only
-// values that fill a route wildcard: its type is a scalar type, or a list
-// of them.
-func scalarSchema(s *object) bool {
-	if t, ok := str(s.vals["type"]); ok {
-		return scalarName(t)
-	}
-	list, ok := s.vals["type"].([]any)
-	for _, v := range list {
-		if t, _ := str(v); !scalarName(t) {
-			return false
-		}
-	}
-	return ok && len(list) > 0
-}
-
-// scalarUnion gives a schema without a type that is a oneOf or anyOf of
-// scalar types ("an id or a file name": integer or string) the list of
-// those types as its own type, which the route wildcard needs and which
-// changes nothing it accepts.
-func scalarUnion(s *object) {
+// unionType gives a schema without a type that is a oneOf or anyOf of
+// alternatives of one type each ("an id or a file name": integer or
+// string) the list of those types as its own type, which changes nothing
+// it accepts and which a route wildcard needs.
+func unionType(s *object) {
 	for _, k := range []string{"oneOf", "anyOf"} {
 		alts, ok := s.vals[k].([]any)
 		if !ok || len(alts) == 0 {
@@ -955,10 +904,12 @@ func scalarUnion(s *object) {
 		var types []any
 		for _, a := range alts {
 			t, ok := str(objVal(a, "type"))
-			if !ok || !scalarName(t) {
+			if !ok {
 				return
 			}
-			types = append(types, encodeString(t))
+			if !slices.ContainsFunc(types, func(v any) bool { u, _ := str(v); return u == t }) {
+				types = append(types, encodeString(t)) // a type list holds each once
+			}
 		}
 		s.set("type", types)
 		return

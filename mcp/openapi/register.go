@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpdual/mcpdual/mcp"
 )
@@ -68,17 +65,25 @@ type registrar struct {
 // idempotent, DELETE destructive, so confirmed by the user first), the
 // security requirements become mcp.RequireScopes.
 //
-// Register checks every selected operation, on scratch servers, before
-// it registers anything: an operation that cannot be a tool is skipped
-// and listed in the Report with the JSON pointer of the construct (with
-// FailUnsupported, Register fails instead, listing every problem, and
-// srv is left as it was). What the scratch servers cannot see is srv
-// itself: a tool name srv already has fails at that tool, after the tools
-// before it were registered. Like AddTool, Register must run before srv
-// is passed to mcp.NewHandler.
+// Register asks srv, operation by operation, whether it takes the tool
+// (mcp.Server.Check) before it registers anything: an operation that
+// cannot be a tool, whether this package or the core refuses it, is
+// skipped and listed in the Report with the reason (the JSON pointer of
+// the construct when this package found it; with FailUnsupported,
+// Register fails instead, listing every problem). A tool name srv already
+// has, and a name the host chose that srv refuses, always fail. Every
+// tool and resource kept is then registered with one call of
+// mcp.Server.Register: when Register returns an error, srv is left as it
+// was. Like AddTool, Register must run before srv is passed to
+// mcp.NewHandler.
 func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Report, error) {
 	if srv == nil || h == nil {
 		return nil, errors.New("openapi: Register needs a server and a handler")
+	}
+	// A server already serving takes nothing: say so once, before the
+	// document is read, rather than at every operation.
+	if err := srv.Check(func(*mcp.Server) {}); err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	r := &registrar{}
 	for _, o := range opts {
@@ -129,9 +134,9 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	}
 
 	report := &Report{}
-	// Each selected operation is built into a tool, then checked on
-	// scratch servers (see checker); what fails is skipped with its
-	// reason or, with FailUnsupported, reported.
+	// Each selected operation is built into a tool, then checked by srv;
+	// what fails is skipped with its reason or, with FailUnsupported,
+	// reported.
 	type entry struct {
 		o   *operation
 		t   *tool
@@ -159,9 +164,6 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	for _, rs := range r.cfg.resources {
 		o := find("WithResource", rs.operation)
 		res, err := r.buildResource(o, rs, overrides[o])
-		if err == nil {
-			err = dryRun(o, res.add(h))
-		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -169,9 +171,9 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		resources = append(resources, res)
 	}
 	// Everything the tools and resources need is built: the document (its
-	// nodes, the operations' models) becomes garbage here, before the
-	// schemas are compiled on scratch servers and then by srv, so that
-	// registering a large document never holds it and them at once.
+	// nodes, the operations' models) becomes garbage here, before srv
+	// compiles the schemas, so that registering a large document never
+	// holds it and them at once.
 	r.doc, ops, overrides = nil, nil, nil
 	for i := range entries {
 		entries[i].o = entries[i].o.detached()
@@ -182,12 +184,16 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	for _, res := range resources {
 		res.op = res.op.detached()
 	}
-	checked := checkTools(built)
 	var tools []*tool
 	for _, e := range entries {
 		err := e.err
 		if err == nil {
-			err = checked[e.t]
+			// srv checks the tool under the name it asks for (which srv
+			// may refuse), and compiles its schemas into its cache, where
+			// the Register below finds them.
+			if refused := srv.Check(e.t.add); refused != nil {
+				err = e.t.refusal(srv, refused)
+			}
 		}
 		if err != nil {
 			p, _ := errors.AsType[*problem](err)
@@ -205,20 +211,16 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		tools = append(tools, e.t)
 	}
 	if len(errs) == 0 {
-		// Tools get their final names together: two operations that would
-		// take one name are told apart (see names.go), or fail here when
-		// the host gave both the name, before srv changes.
+		// Tools get their final names together, the skipped ones taking
+		// none: two operations that would take one name are told apart
+		// (see names.go), or fail here when the host gave both the name.
 		if err := assignNames(tools); err != nil {
 			errs = append(errs, err)
 		}
-		// The resources all together on one scratch server: two that
-		// would take one URI fail here too. (Tools need no second pass:
-		// the names are the only thing AddTool checks across tools.)
-		scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
-		for _, res := range resources {
-			if err := try(res.op, func() { res.add(h)(scratch) }); err != nil {
-				errs = append(errs, err)
-			}
+	}
+	for _, res := range resources {
+		if err := srv.Check(res.add(h)); err != nil {
+			errs = append(errs, &problem{op: res.op.label(), msg: err.Error()})
 		}
 	}
 	if len(errs) > 0 {
@@ -227,23 +229,51 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 	// Skipped operations are reported in document order.
 	slices.SortStableFunc(report.Skipped, func(a, b Skipped) int { return docIndex[a.Operation] - docIndex[b.Operation] })
 
-	// Everything was checked on a scratch server; what can still fail
-	// here is a name srv already has (registered by the host before), or a
-	// frozen srv: the error names the operation, and the tools before it
-	// stay registered, as with a failing AddTool of the host's own.
-	for _, t := range tools {
-		if err := try(t.op, func() { srv.AddTool(t.def, t.route, t.handler, t.opts...) }); err != nil {
-			return nil, err
+	// srv has checked each item alone; what it can still refuse here is
+	// two resources with one URI, a name the collision rule made that srv
+	// already has (the hash makes that unlikely), or one another
+	// goroutine registered meanwhile. Then nothing is registered.
+	err = srv.Register(func(s *mcp.Server) {
+		for _, t := range tools {
+			t.add(s)
 		}
+		for _, res := range resources {
+			res.add(h)(s)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	for _, t := range tools {
 		report.Tools = append(report.Tools, Registered{Operation: t.op.key(), OperationID: t.op.id, Name: t.def.Name, Notes: t.notes})
 	}
 	for _, res := range resources {
-		if err := try(res.op, func() { res.add(h)(srv) }); err != nil {
-			return nil, err
-		}
 		report.Resources = append(report.Resources, Registered{Operation: res.op.key(), OperationID: res.op.id, Name: res.name()})
 	}
 	return report, nil
+}
+
+// add registers t on s.
+func (t *tool) add(s *mcp.Server) { s.AddTool(t.def, t.route, t.handler, t.opts...) }
+
+// refusal is srv's refusal of t as a problem of its operation: the host's
+// when srv refuses t's name by itself (a name srv already has, or an
+// invalid one the host chose), so that it fails Register; the document's
+// otherwise, so that the operation is skipped.
+func (t *tool) refusal(srv *mcp.Server, refused error) error {
+	// The least tool with t's name: srv refuses it only for the name.
+	byName := srv.Check(func(s *mcp.Server) { s.AddTool(mcp.Tool{Name: t.def.Name}, "GET /", t.handler) })
+	if byName == nil {
+		return &problem{op: t.op.label(), msg: refused.Error()}
+	}
+	msg := byName.Error()
+	switch t.named {
+	case namedOverride:
+		msg = "Override.Name: " + msg
+	case namedNamer:
+		msg = "WithNamer's name: " + msg
+	}
+	return &problem{op: t.op.label(), msg: msg, host: true}
 }
 
 // order puts the operations WithOperations names first, in its order.
@@ -301,84 +331,6 @@ func (r *registrar) handlerFor(t *tool, h http.Handler) http.Handler {
 		queryRules: t.queryRules, formRules: t.formRules, mode: r.cfg.outputs, output: t.def.OutputSchema}
 }
 
-// try runs a registration, turning AddTool's panic into an error.
-func try(o *operation, f func()) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &problem{op: o.label(), msg: fmt.Sprint(p)}
-		}
-	}()
-	f()
-	return nil
-}
-
-// checkTools registers tools on scratch servers, so that whatever
-// AddTool would refuse is found before srv changes, and returns the
-// refusals. When the core's registration returns errors instead of
-// panicking, this becomes a direct call on srv (after the names are
-// assigned), and the compile it repeats goes away.
-//
-// Tools are checked in batches of checkBatch, each on a scratch server of
-// its own that is dropped after it (so that checking a large document
-// does not hold a second copy of everything srv will hold, while schemas
-// shared within a batch are still compiled once), on as many goroutines
-// as there are processors (at most 4). An output schema checked once is
-// not checked again: many tools answer with one schema (GitHub's 1,220
-// tools have 314).
-func checkTools(tools []*tool) map[*tool]error {
-	refused := map[*tool]error{}
-	var mu sync.Mutex
-	outputs := map[string]bool{}
-	batches := make(chan []*tool)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 4) {
-		wg.Go(func() {
-			for batch := range batches {
-				scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
-				names := map[string]bool{}
-				for _, t := range batch {
-					def := t.def
-					// Final names come later; the scratch server needs
-					// them unique.
-					for n := 0; names[def.Name]; n++ {
-						def.Name = "openapi-check-" + strconv.Itoa(n)
-					}
-					names[def.Name] = true
-					mu.Lock()
-					seen := outputs[string(def.OutputSchema)]
-					mu.Unlock()
-					if seen {
-						def.OutputSchema = nil
-					}
-					err := try(t.op, func() { scratch.AddTool(def, t.route, t.handler, t.opts...) })
-					mu.Lock()
-					if err != nil {
-						refused[t] = err
-					} else if def.OutputSchema != nil {
-						outputs[string(def.OutputSchema)] = true
-					}
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := 0; i < len(tools); i += checkBatch {
-		batches <- tools[i:min(i+checkBatch, len(tools))]
-	}
-	close(batches)
-	wg.Wait()
-	return refused
-}
-
-const checkBatch = 128
-
-// dryRun registers on a scratch server, so that whatever AddTool would
-// refuse is found before srv changes.
-func dryRun(o *operation, add func(*mcp.Server)) error {
-	scratch := mcp.NewServer(mcp.Implementation{Name: "openapi-check", Version: "0"})
-	return try(o, func() { add(scratch) })
-}
-
 // resource is a resource or template made from a GET operation.
 type resource struct {
 	op       *operation
@@ -413,10 +365,7 @@ func (r *registrar) buildResource(o *operation, rs resourceSpec, ov Override) (*
 	if err != nil {
 		return nil, err
 	}
-	route, wildcards, err := o.route(prefix)
-	if err != nil {
-		return nil, err
-	}
+	route, wildcards := o.route(prefix)
 	params, err := o.params()
 	if err != nil {
 		return nil, err

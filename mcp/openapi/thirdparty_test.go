@@ -107,7 +107,7 @@ func TestNames(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "x", Version: "1"})
 	_, err := openapi.Register(srv, readSpec(t, "testdata/thirdparty-3.0.yaml"), http.NotFoundHandler(),
 		openapi.WithNamer(func(openapi.Operation) string { return "no spaces please" }))
-	if err == nil || !strings.Contains(err.Error(), `WithNamer's name "no spaces please" is not a valid tool name`) {
+	if err == nil || !strings.Contains(err.Error(), `GET /repos/{owner}/{repo} (repos/get): WithNamer's name: mcp: invalid tool name "no spaces please"`) {
 		t.Errorf("invalid namer name: %v", err)
 	}
 }
@@ -391,4 +391,73 @@ func (s *syncBuffer) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.b.Reset()
+}
+
+// TestPathUnion checks that a path parameter given as a oneOf or anyOf of
+// one-type alternatives gets those types, each once, as its own type, and
+// that srv, not this package, decides which types fill a route wildcard:
+// a union with an object is skipped with the core's reason.
+func TestPathUnion(t *testing.T) {
+	t.Parallel()
+	const spec = `openapi: 3.1.0
+info: {title: unions, version: "1"}
+paths:
+  /a/{id}:
+    get:
+      operationId: twoStrings
+      parameters:
+        - {name: id, in: path, required: true, schema: {oneOf: [{type: string, format: uuid}, {type: string, pattern: "^[a-z]+$"}]}}
+      responses: {"200": {description: ok}}
+  /b/{id}:
+    get:
+      operationId: idOrName
+      parameters:
+        - {name: id, in: path, required: true, schema: {anyOf: [{type: integer}, {type: string}]}}
+      responses: {"200": {description: ok}}
+  /c/{id}:
+    get:
+      operationId: objectOrString
+      parameters:
+        - {name: id, in: path, required: true, schema: {oneOf: [{type: object}, {type: string}]}}
+      responses: {"200": {description: ok}}
+`
+	srv := mcp.NewServer(mcp.Implementation{Name: "unions", Version: "1"})
+	report, err := openapi.Register(srv, []byte(spec), http.HandlerFunc(echo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []openapi.Skipped{{Operation: "GET /c/{id}", OperationID: "objectOrString",
+		Reason: "mcp: tool objectOrString: route wildcard {id} must be a required string, integer, number or boolean property of inputSchema"}}
+	if diff := cmp.Diff(want, report.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	c := mcptest.New(mcp.NewHandler(srv, []mcp.Era{era2025.New()}), mcp.Version20250618)
+	r, err := c.Call(context.Background(), "tools/list", nil)
+	if err != nil || r.Error != nil {
+		t.Fatalf("%v %s", err, r.Raw)
+	}
+	var list struct {
+		Tools []struct {
+			Name        string
+			InputSchema struct {
+				Properties map[string]struct{ Type any }
+			}
+		}
+	}
+	if err := json.Unmarshal(r.Result, &list); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, tl := range list.Tools {
+		got[tl.Name] = tl.InputSchema.Properties["id"].Type
+	}
+	wantTypes := map[string]any{"twoStrings": []any{"string"}, "idOrName": []any{"integer", "string"}}
+	if diff := cmp.Diff(wantTypes, got); diff != "" {
+		t.Errorf("path parameter types (-want +got):\n%s", diff)
+	}
+	// The one-type union fills the wildcard like a string.
+	const id = "6f1c2b1e-0b7a-4c1e-9a57-3d2c1b0a9f8e"
+	if text, isError := call(t, c, "twoStrings", `{"id":"`+id+`"}`); isError || !strings.Contains(text, `"path":"/a/`+id+`"`) {
+		t.Errorf("twoStrings: %v %s", isError, text)
+	}
 }
