@@ -103,7 +103,17 @@ func (c *claimed) log(level slog.Level, msg string, args ...any) {
 // record notes what the route did, for settle. c may be nil: no guard.
 func (c *claimed) record(status int, panicked bool) {
 	if c != nil {
-		c.ran = outcomeSummary(status, panicked, time.Now())
+		c.ran = outcomeSummary(status, false, panicked, time.Now())
+	}
+}
+
+// recordFunc notes what a function tool did, for settle: it returned, it
+// returned an error (failed), or it panicked. It ran either way, and a
+// retry must hear so: without this the guard would store "did not run".
+// c may be nil: no guard.
+func (c *claimed) recordFunc(failed, panicked bool) {
+	if c != nil {
+		c.ran = outcomeSummary(0, failed, panicked, time.Now())
 	}
 }
 
@@ -128,12 +138,16 @@ func (c *claimed) settle() {
 }
 
 // outcomeSummary is what the guard records of a confirmed call that ran:
-// the route's status, or that it panicked, and when.
-func outcomeSummary(status int, panicked bool, at time.Time) string {
+// the route's status (0 for a function tool, which has none), that it
+// failed (a function returned an error) or panicked, and when.
+func outcomeSummary(status int, failed, panicked bool, at time.Time) string {
 	b := []byte(`{"executed":true,`)
-	if panicked {
+	switch {
+	case panicked:
 		b = append(b, `"panicked":true,`...)
-	} else {
+	case failed:
+		b = append(b, `"failed":true,`...)
+	case status > 0:
 		b = append(b, `"status":`...)
 		b = strconv.AppendInt(b, int64(status), 10)
 		b = append(b, ',')
@@ -147,6 +161,7 @@ func outcomeSummary(status int, panicked bool, at time.Time) string {
 type recorded struct {
 	Executed bool  `json:"executed"`
 	Panicked bool  `json:"panicked"`
+	Failed   bool  `json:"failed"`
 	Status   int   `json:"status"`
 	At       int64 `json:"at"`
 }
@@ -165,11 +180,16 @@ func alreadyRan(f features, summary []byte) *toolResult {
 	case o.Executed && o.Panicked:
 		text += "; the tool ran and failed with an internal error"
 		structured = append(structured, `,"panicked":true`...)
+	case o.Executed && o.Failed:
+		text += "; the tool ran and reported an error"
+		structured = append(structured, `,"failed":true`...)
 	case o.Executed && o.Status > 0:
 		text += "; the tool ran and its service answered status " + strconv.Itoa(o.Status)
 		structured = append(structured, `,"status":`...)
 		structured = strconv.AppendInt(structured, int64(o.Status), 10)
-	case !o.Executed:
+	case o.Executed:
+		text += "; the tool ran"
+	default:
 		text += "; the tool did not run"
 	}
 	if o.At > 0 {
