@@ -137,7 +137,13 @@ func (h *hooks) Warnings() []string {
 func (h *hooks) Envelope(r *seam.Request) error             { return checkEnvelope(r) }
 func (h *hooks) Target(r *seam.Request) error               { return checkTarget(r) }
 func (h *hooks) Open(r *seam.Request) error                 { return h.Era.openState(r) }
+
+// Serve answers the one method this era owns, server/discover: the core
+// calls it only for a row marked as the era's, and of those this era's
+// profile names server/discover alone. A second such method would be
+// told apart here, by r.Name: the one place an era names a method.
 func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return h.Era.discover(r) }
+
 func (h *hooks) Finish(r *seam.Request, res seam.Result) (seam.Result, error) {
 	return h.Era.finish(r, res)
 }

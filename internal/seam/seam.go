@@ -303,8 +303,8 @@ func AppendTask(dst []byte, id, status, message string, created, updated time.Ti
 }
 
 // Failure is an error an era reports: a JSON-RPC error and the HTTP status
-// to answer it with, 0 for an in-band error (whose status the era's Status
-// hook decides). The core turns it into its public error type.
+// to answer it with, 0 for an in-band error (whose status the revision's
+// Profile.Statuses decides). The core turns it into its public error type.
 type Failure struct {
 	Code    int
 	Message string
@@ -326,7 +326,8 @@ func (f *Failure) Error() string { return f.Message }
 type Era interface {
 	// mark is Mark's: it closes the interface to other modules.
 	mark()
-	// Profiles lists the revisions served, newest first.
+	// Profiles lists the revisions served, newest first: copies, the
+	// caller's to keep.
 	Profiles() []Profile
 	// Default is the revision assumed for a request that names none ("":
 	// such a request is refused).
