@@ -37,7 +37,8 @@ type methodRow struct {
 // no method name in their checks; only an era's Serve hook would, to tell
 // apart the methods it answers, were it to answer more than one (each
 // answers one: initialize, server/discover). A client keeps its own
-// knowledge of routing members: mcptest's is in its routingHeaders.
+// knowledge of routing members: mcptest's is in its routingHeaders, which
+// TestMCPTest_RoutingMembers holds to this table.
 var methodTable = slices.Concat(protocolMethods, toolMethods, resourceMethods, promptMethods, completionMethods, taskMethods)
 
 // protocolMethods are the handshake's and those an era answers.
