@@ -64,12 +64,17 @@ func New(opts ...Option) *Era {
 
 // Seam implements mcp.Era. What it returns has methods only: a module
 // that is handed an Era can call its hooks, never replace them.
-func (e *Era) Seam() seam.Era { return (*hooks)(e) }
+func (e *Era) Seam() seam.Era { return &hooks{Era: e} }
 
 // hooks is the Era as the core sees it: its methods are the era's ladder,
-// kept off the exported type's method set. These revisions check nothing
+// kept off the exported type's method set, and so is seam.Mark, which
+// only a type of this module can embed (an outside type embedding *Era
+// must not inherit it). These revisions check nothing
 // beyond what the core does, carry no state and stamp nothing.
-type hooks Era
+type hooks struct {
+	seam.Mark
+	*Era
+}
 
 // profiles are the handshake revisions as data, newest first. They
 // negotiate with initialize (and keep ping); they have no
@@ -94,7 +99,7 @@ func (h *hooks) Profiles() []seam.Profile {
 	for _, v := range h.versions {
 		for _, p := range profiles {
 			if p.Version == string(v) {
-				out = append(out, p)
+				out = append(out, p.Clone())
 			}
 		}
 	}
@@ -108,7 +113,7 @@ func (h *hooks) Open(*seam.Request) error                                     { 
 func (h *hooks) Finish(_ *seam.Request, res seam.Result) (seam.Result, error) { return res, nil }
 
 // Serve answers the one method this era owns: initialize.
-func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return (*Era)(h).initialize(r) }
+func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return h.Era.initialize(r) }
 
 // initialize negotiates: the requested revision when served, otherwise the
 // newest one this era serves. A client asking for 2026-07-28 here gets a

@@ -99,11 +99,16 @@ const ephemeralWarning = "era2026: requestState is sealed with a random key of t
 
 // Seam implements mcp.Era. What it returns has methods only: a module
 // that is handed an Era can call its hooks, never replace them.
-func (e *Era) Seam() seam.Era { return (*hooks)(e) }
+func (e *Era) Seam() seam.Era { return &hooks{Era: e} }
 
 // hooks is the Era as the core sees it: its methods are the era's ladder,
-// kept off the exported type's method set.
-type hooks Era
+// kept off the exported type's method set, and so is seam.Mark, which
+// only a type of this module can embed (an outside type embedding *Era
+// must not inherit it).
+type hooks struct {
+	seam.Mark
+	*Era
+}
 
 // profile is revision 2026-07-28 as data. It has no handshake (no
 // initialize, no ping): a request names the revision, and the client's
@@ -121,7 +126,7 @@ var profile = seam.Profile{
 		"prompts/list", "prompts/get", "completion/complete", "tasks/get", "tasks/update", "tasks/cancel"},
 }
 
-func (h *hooks) Profiles() []seam.Profile { return []seam.Profile{profile} }
+func (h *hooks) Profiles() []seam.Profile { return []seam.Profile{profile.Clone()} }
 func (h *hooks) Default() string          { return "" }
 func (h *hooks) Warnings() []string {
 	if h.ephemeral {
@@ -129,12 +134,18 @@ func (h *hooks) Warnings() []string {
 	}
 	return nil
 }
-func (h *hooks) Envelope(r *seam.Request) error             { return checkEnvelope(r) }
-func (h *hooks) Target(r *seam.Request) error               { return checkTarget(r) }
-func (h *hooks) Open(r *seam.Request) error                 { return (*Era)(h).openState(r) }
-func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return (*Era)(h).discover(r) }
+func (h *hooks) Envelope(r *seam.Request) error { return checkEnvelope(r) }
+func (h *hooks) Target(r *seam.Request) error   { return checkTarget(r) }
+func (h *hooks) Open(r *seam.Request) error     { return h.Era.openState(r) }
+
+// Serve answers the one method this era owns, server/discover: the core
+// calls it only for a row marked as the era's, and of those this era's
+// profile names server/discover alone. A second such method would be
+// told apart here, by r.Name: the one place an era names a method.
+func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return h.Era.discover(r) }
+
 func (h *hooks) Finish(r *seam.Request, res seam.Result) (seam.Result, error) {
-	return (*Era)(h).finish(r, res)
+	return h.Era.finish(r, res)
 }
 
 // finish stamps a result: resultType and the server's identity in _meta on

@@ -60,6 +60,110 @@ func F() {
 	s.Serve = nil
 }
 `,
+		// Run, not only built: it must build, and be refused when it runs.
+		"generic/main.go": `package main
+
+import (
+	"fmt"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// Hooks has every hook of the seam's Era without naming its types: its
+// type parameters are inferred from a real era's method values.
+type Hooks[P, R, Res any] struct {
+	profiles func() []P
+	serve    func(R) (Res, error)
+	finish   func(R, Res) (Res, error)
+}
+
+func (h *Hooks[P, R, Res]) Profiles() []P                  { return h.profiles() }
+func (h *Hooks[P, R, Res]) Default() string                { return "" }
+func (h *Hooks[P, R, Res]) Warnings() []string             { return nil }
+func (h *Hooks[P, R, Res]) Envelope(R) error               { return nil } // the envelope check, skipped
+func (h *Hooks[P, R, Res]) Target(R) error                 { return nil }
+func (h *Hooks[P, R, Res]) Open(R) error                   { return nil }
+func (h *Hooks[P, R, Res]) Serve(r R) (Res, error)         { return h.serve(r) }
+func (h *Hooks[P, R, Res]) Finish(r R, x Res) (Res, error) { return h.finish(r, x) }
+
+// Embedded also inherits what the exported era type has.
+type Embedded[P, R, Res any] struct {
+	*era2026.Era
+	*Hooks[P, R, Res]
+}
+
+func hooksOf[P, R, Res any](profiles func() []P, serve func(R) (Res, error), finish func(R, Res) (Res, error)) *Hooks[P, R, Res] {
+	return &Hooks[P, R, Res]{profiles, serve, finish}
+}
+
+// Era is an mcp.Era whose Seam returns E, the seam's Era, inferred.
+type Era[E any] struct{ e E }
+
+func (x Era[E]) Seam() E { return x.e }
+
+// as is v as the seam's Era, if it implements it.
+func as[E any](_ func() E, v any) (Era[E], bool) {
+	e, ok := v.(E)
+	return Era[E]{e}, ok
+}
+
+func main() {
+	e := era2026.New()
+	real := e.Seam()
+	h := hooksOf(real.Profiles, real.Serve, real.Finish)
+	for _, c := range []struct {
+		name string
+		v    any
+	}{{"embedded", Embedded[any, any, any]{Era: e}}, {"generic", h}} {
+		name := c.name
+		if x, ok := as(e.Seam, c.v); ok {
+			srv := mcp.NewServer(mcp.Implementation{Name: "outside", Version: "1"})
+			_ = mcp.NewHandler(srv, []mcp.Era{x, era2025.New()})
+			fmt.Println(name, "implemented the seam")
+		} else {
+			fmt.Println(name, "refused")
+		}
+	}
+}
+`,
+		"profiles/main.go": `package main
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+func main() {
+	e26, e25 := era2026.New(), era2025.New()
+	// Write to what Profiles hands out, of these eras and of others.
+	p26 := e26.Seam().Profiles()
+	for k := range p26[0].Statuses {
+		p26[0].Statuses[k] = 299
+	}
+	p26[0].Methods[0] = "nope/nope"
+	for _, p := range append(e25.Seam().Profiles(), era2025.New().Seam().Profiles()...) {
+		p.Methods[0] = "nope/nope"
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "outside", Version: "1"})
+	h := mcp.NewHandler(srv, []mcp.Era{e26, e25}) // panics on a profile naming an unknown method
+	r := httptest.NewRequest("POST", "http://localhost/", strings.NewReader(` + "`" + `{"jsonrpc":"2.0","id":1,"method":"nope/nope","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "`" + `))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	r.Header.Set("Mcp-Method", "nope/nope")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	fmt.Println("unknown method:", w.Code)
+	fmt.Println("profiles:", e26.Seam().Profiles()[0].Methods[0], e25.Seam().Profiles()[0].Methods[0], era2026.New().Seam().Profiles()[0].Statuses[-32601])
+}
+`,
 		"internal/p.go": `package p
 
 import "github.com/mcpdual/mcpdual/internal/seam"
@@ -86,6 +190,23 @@ func F() { var _ seam.Era }
 	}
 	if out, err := build("good"); err != nil {
 		t.Fatalf("the good program does not build, so the failures below would prove nothing: %v\n%s", err, out)
+	}
+	for pkg, want := range map[string]string{
+		// Issue 22.2: a generic type matches every hook of the seam's Era
+		// without naming a type; an unexported method of package seam,
+		// which only this module's types can embed, refuses it.
+		"generic": "embedded refused\ngeneric refused\n",
+		// Issue 22.2: what Profiles returns is the caller's copy; writing
+		// to it changes no era and no handler.
+		"profiles": "unknown method: 404\nprofiles: server/discover initialize 404\n",
+	} {
+		cmd := exec.Command("go", "run", "./"+pkg)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+		out, err := cmd.Output()
+		if err != nil || string(out) != want {
+			t.Errorf("%s: %v\n%s\nwant:\n%s", pkg, err, out, want)
+		}
 	}
 	for pkg, want := range map[string]string{
 		"finish":   "cannot assign to era2026.New().Seam().Finish",

@@ -48,7 +48,15 @@ type claimed struct {
 // returns the answer to send instead of running, or nil, nil with
 // req.claim set: the request holds the lease, renewed until settle.
 func (req *request) claimConfirmation(g ReplayGuard, t *tool, call *Call, rd *round) (*toolResult, error) {
-	token, outcome, err := g.Claim(req.HTTP.Context(), rd.nonce, rd.until, req.handler.lease())
+	var token string
+	var outcome []byte
+	var err error
+	if mg, ok := g.(*memoryGuard); ok {
+		// The endpoint's own guard caps each caller's share as well.
+		token, outcome, err = mg.claim(req.handler.callerKey(req.HTTP, req.principal), rd.nonce, rd.until, req.handler.lease())
+	} else {
+		token, outcome, err = g.Claim(req.HTTP.Context(), rd.nonce, rd.until, req.handler.lease())
+	}
 	switch {
 	case err != nil:
 		req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
@@ -103,7 +111,17 @@ func (c *claimed) log(level slog.Level, msg string, args ...any) {
 // record notes what the route did, for settle. c may be nil: no guard.
 func (c *claimed) record(status int, panicked bool) {
 	if c != nil {
-		c.ran = outcomeSummary(status, panicked, time.Now())
+		c.ran = outcomeSummary(status, false, panicked, time.Now())
+	}
+}
+
+// recordFunc notes what a function tool did, for settle: it returned, it
+// returned an error (failed), or it panicked. It ran either way, and a
+// retry must hear so: without this the guard would store "did not run".
+// c may be nil: no guard.
+func (c *claimed) recordFunc(failed, panicked bool) {
+	if c != nil {
+		c.ran = outcomeSummary(0, failed, panicked, time.Now())
 	}
 }
 
@@ -128,12 +146,16 @@ func (c *claimed) settle() {
 }
 
 // outcomeSummary is what the guard records of a confirmed call that ran:
-// the route's status, or that it panicked, and when.
-func outcomeSummary(status int, panicked bool, at time.Time) string {
+// the route's status (0 for a function tool, which has none), that it
+// failed (a function returned an error) or panicked, and when.
+func outcomeSummary(status int, failed, panicked bool, at time.Time) string {
 	b := []byte(`{"executed":true,`)
-	if panicked {
+	switch {
+	case panicked:
 		b = append(b, `"panicked":true,`...)
-	} else {
+	case failed:
+		b = append(b, `"failed":true,`...)
+	case status > 0:
 		b = append(b, `"status":`...)
 		b = strconv.AppendInt(b, int64(status), 10)
 		b = append(b, ',')
@@ -147,6 +169,7 @@ func outcomeSummary(status int, panicked bool, at time.Time) string {
 type recorded struct {
 	Executed bool  `json:"executed"`
 	Panicked bool  `json:"panicked"`
+	Failed   bool  `json:"failed"`
 	Status   int   `json:"status"`
 	At       int64 `json:"at"`
 }
@@ -165,11 +188,16 @@ func alreadyRan(f features, summary []byte) *toolResult {
 	case o.Executed && o.Panicked:
 		text += "; the tool ran and failed with an internal error"
 		structured = append(structured, `,"panicked":true`...)
+	case o.Executed && o.Failed:
+		text += "; the tool ran and reported an error"
+		structured = append(structured, `,"failed":true`...)
 	case o.Executed && o.Status > 0:
 		text += "; the tool ran and its service answered status " + strconv.Itoa(o.Status)
 		structured = append(structured, `,"status":`...)
 		structured = strconv.AppendInt(structured, int64(o.Status), 10)
-	case !o.Executed:
+	case o.Executed:
+		text += "; the tool ran"
+	default:
 		text += "; the tool did not run"
 	}
 	if o.At > 0 {
@@ -186,9 +214,13 @@ func alreadyRan(f features, summary []byte) *toolResult {
 }
 
 // memoryGuard is the default ReplayGuard: claims and outcomes in memory
-// until their states can no longer open. It holds at most max entries;
-// when that many are live it refuses to decide (and the confirmed call is
-// answered 503) rather than forget one and let it be replayed. instance
+// until their states can no longer open. It holds at most max entries,
+// and at most perOwner of one caller's (the endpoint's callers; a claim
+// through the exported Claim has no owner and only the total cap): when
+// that many are live it refuses to decide (and the confirmed call is
+// answered 503) rather than forget one and let it be replayed. The cap per
+// caller keeps one tenant confirming at full speed from filling the guard
+// and refusing every other tenant's confirmations. instance
 // names this guard: states whose single use it enforces are bound to it,
 // since no other process, nor this one after a restart, knows what it
 // recorded.
@@ -197,6 +229,8 @@ type memoryGuard struct {
 	used     map[string]*memoryClaim
 	order    []memoryEntry // in the order claimed; expiries are nearly sorted
 	max      int
+	perOwner int
+	owners   map[string]int // owner → its entries
 	now      func() time.Time
 	instance string
 }
@@ -208,6 +242,7 @@ type memoryClaim struct {
 	leaseEnd time.Time
 	outcome  []byte
 	until    time.Time
+	owner    string // "": claimed through Claim, counted in the total only
 }
 
 type memoryEntry struct {
@@ -215,16 +250,29 @@ type memoryEntry struct {
 	until time.Time
 }
 
+// memoryPerOwner is the share of the default guard one caller may hold:
+// a thousand confirmations live at once (a confirmation is live until its
+// state can no longer open).
+const memoryPerOwner = 1_000
+
 func newMemoryGuard(max int) *memoryGuard {
-	return &memoryGuard{used: map[string]*memoryClaim{}, max: max, now: time.Now, instance: rand.Text()}
+	return &memoryGuard{used: map[string]*memoryClaim{}, max: max, perOwner: min(max, memoryPerOwner), owners: map[string]int{},
+		now: time.Now, instance: rand.Text()}
 }
 
 var (
 	errGuardFull  = errors.New("mcp: the in-memory replay guard is full of live confirmations")
+	errOwnerFull  = errors.New("mcp: the in-memory replay guard holds as many live confirmations of this caller as one caller may")
 	errEmptyNonce = errors.New("mcp: replay guard: empty nonce")
 )
 
 func (g *memoryGuard) Claim(_ context.Context, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
+	return g.claim("", nonce, until, lease)
+}
+
+// claim is Claim for owner ("": none), whose live entries are capped at
+// perOwner.
+func (g *memoryGuard) claim(owner string, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
 	if len(nonce) == 0 {
 		return "", nil, errEmptyNonce
 	}
@@ -243,14 +291,20 @@ func (g *memoryGuard) Claim(_ context.Context, nonce []byte, until time.Time, le
 		c.token, c.leaseEnd = rand.Text(), now.Add(lease)
 		return c.token, nil, nil
 	}
-	if len(g.used) >= g.max {
+	if len(g.used) >= g.max || (owner != "" && g.owners[owner] >= g.perOwner) {
 		g.sweep(now)
-		if len(g.used) >= g.max {
+		switch {
+		case len(g.used) >= g.max:
 			return "", nil, errGuardFull
+		case owner != "" && g.owners[owner] >= g.perOwner:
+			return "", nil, errOwnerFull
 		}
 	}
-	c = &memoryClaim{token: rand.Text(), leaseEnd: now.Add(lease), until: until}
+	c = &memoryClaim{token: rand.Text(), leaseEnd: now.Add(lease), until: until, owner: owner}
 	g.used[string(nonce)] = c
+	if owner != "" {
+		g.owners[owner]++
+	}
 	g.order = append(g.order, memoryEntry{string(nonce), until})
 	return c.token, nil, nil
 }
@@ -295,10 +349,21 @@ func (g *memoryGuard) expire(now time.Time) {
 		if ok && c.live(now) {
 			break
 		}
-		delete(g.used, g.order[i].nonce)
+		g.drop(g.order[i].nonce, c)
 	}
 	if i > 0 {
 		g.order = append(g.order[:0], g.order[i:]...)
+	}
+}
+
+// drop forgets the entry of nonce, c (nil: none), and its owner's count.
+func (g *memoryGuard) drop(nonce string, c *memoryClaim) {
+	delete(g.used, nonce)
+	if c == nil || c.owner == "" {
+		return
+	}
+	if g.owners[c.owner]--; g.owners[c.owner] <= 0 {
+		delete(g.owners, c.owner)
 	}
 }
 
@@ -307,7 +372,7 @@ func (g *memoryGuard) sweep(now time.Time) {
 	kept := g.order[:0]
 	for _, e := range g.order {
 		if c, ok := g.used[e.nonce]; !ok || !c.live(now) {
-			delete(g.used, e.nonce)
+			g.drop(e.nonce, c)
 			continue
 		}
 		kept = append(kept, e)

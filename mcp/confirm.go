@@ -205,8 +205,10 @@ const maxQuoted = 80
 // Quote renders a value taken from data for a confirmation question: in
 // double quotes, with everything a person could misread shown as an
 // escape \u{XXXX} — invisible, format and blank characters, fillers,
-// stacked combining marks, and, inside the quotes, the double quote, the
-// backslash and every look-alike of a quotation mark — so the value reads
+// variation selectors, stacked combining marks and marks with no base,
+// and, inside the quotes, line breaks and tabs, the double quote, the
+// backslash, every look-alike of a quotation mark and two apostrophes (or
+// grave accents) side by side — so the value reads
 // the same to the person as to the program. A value longer than 80
 // characters shows its start and its end and says how many characters in
 // between are not shown (an escape is never cut): the end of an address or

@@ -28,6 +28,12 @@ func TestQuote(t *testing.T) {
 		{"other spaces", []string{"\u00a0", "\u1680", "\u2000", "\u2001", "\u2002", "\u2003", "\u2007", "\u2009", "\u200a", "\u202f", "\u205f", "\u3000"}},
 		{"line and paragraph separators", []string{"\u2028", "\u2029"}},
 		{"controls", []string{"\x00", "\x1b", "\x7f", "\u0085", "\u009b"}},
+		// Issue 21.7: every Default_Ignorable_Code_Point, variation
+		// selectors (which Unicode files as marks) included.
+		{"variation selectors", []string{"\ufe00", "\ufe0e", "\ufe0f", "\U000E0100", "\U000E01EF", "\u180b", "\u180c", "\u180d", "\u180f"}},
+		{"other default-ignorables", []string{"\u2065", "\ufff0", "\ufff8", "\U000E0000", "\U000E0080", "\U000E01F0", "\U000E0FFF"}},
+		// Issue 21.7: in a quoted value a line break or tab is not a space.
+		{"line breaks and tabs", []string{"\n", "\r", "\t", "\v", "\f"}},
 		{"private use, unassigned, noncharacters", []string{"\ue000", "\U000F0000", "\U0010FFFD", "\u0378", "\ufffe", "\uffff", "\ufdd0", "\U0001FFFE"}},
 	}
 	for _, class := range corpus {
@@ -53,8 +59,26 @@ func TestQuote(t *testing.T) {
 			t.Errorf("visible text changed: %s", got)
 		}
 	}
-	if got := mcp.Quote("a\nb\tc"); got != `"a b c"` {
-		t.Errorf("line breaks and tabs: %s", got)
+	for _, tc := range []struct{ in, want string }{
+		// "prod\ndb" shown as "prod db" would read as another value.
+		{"prod\r\ndb", `"prod\u{000D}\u{000A}db"`},
+		// A mark with no base before it would sit on the opening quote,
+		// or on the closing brace of an escape.
+		{"\u0301x", `"\u{0301}x"`},
+		{"\u0338\u0301x", `"\u{0338}\u{0301}x"`},
+		{"a\u200b\u0338b", `"a\u{200B}\u{0338}b"`},
+		{"x\u0301\u0302", "\"x\u0301\u0302\""},
+		// Two apostrophes or grave accents read as a double quote; one
+		// does not.
+		{"it''s", `"it\u{0027}\u{0027}s"`},
+		{"a'''b", `"a\u{0027}\u{0027}\u{0027}b"`},
+		{"``x'`", `"\u{0060}\u{0060}x\u{0027}\u{0060}"`},
+		{"'x'", `"'x'"`},
+		{"O'Brien's", `"O'Brien's"`},
+	} {
+		if got := mcp.Quote(tc.in); got != tc.want {
+			t.Errorf("%+q: %s, want %s", tc.in, got, tc.want)
+		}
 	}
 	long := strings.Repeat("a", 100) + "@attacker.example"
 	got := mcp.Quote(long)

@@ -8,9 +8,11 @@ import (
 
 // Era serves the protocol revisions of one era: era2026.New() for
 // 2026-07-28, era2025.New() for the handshake revisions. The composition
-// root passes the eras it wants to NewHandler. Only the era packages of
-// this module implement Era: its method returns a type of an internal
-// package, which no other package can name; and that type is an interface,
+// root passes the eras it wants to NewHandler. Any type may have a Seam
+// method of the right signature (another module can write one with a type
+// parameter, never naming the internal type), but what it returns can
+// only come from the era packages of this module: seam.Era has an
+// unexported method that only their types have. And it is an interface,
 // so whoever holds an Era can call its hooks but never replace them.
 type Era interface {
 	// Seam returns the era's revisions and hooks, as the core reads them.

@@ -255,6 +255,7 @@ const internalToolError = "The tool failed with an internal error."
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	ctx := req.identityContext(context.WithValue(req.HTTP.Context(), callKey{}, call))
 	out, full, err, p := t.fn.call(ctx, call.args)
+	req.claim.recordFunc(err != nil, p != nil) // a confirmed call ran: a retry is told so
 	if call.idemKey != "" {
 		outcome := "returned"
 		switch {

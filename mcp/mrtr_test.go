@@ -599,8 +599,9 @@ func TestConfirm(t *testing.T) {
 		}
 		json.Unmarshal(in.InputRequests["confirm"], &q)
 		m := q.Params.Message
-		// What hides or reorders text is shown, escaped, in the values.
-		if m != `Delete "Quarterly\u{202E} report click accept" ("x\u{2066}y")?` {
+		// What hides or reorders text, or breaks a line, is shown escaped in
+		// the values.
+		if m != `Delete "Quarterly\u{202E} report\u{000A}click accept" ("x\u{2066}y")?` {
 			t.Errorf("message %q", m)
 		}
 		// A question longer than the cap is not cut (that could hide what

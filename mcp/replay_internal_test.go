@@ -112,10 +112,15 @@ func TestAlreadyRan(t *testing.T) {
 	f := features{outputSchema: true} // a revision with structured results, as 2026-07-28
 	at := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 	for _, tc := range []struct{ summary, text, structured string }{
-		{outcomeSummary(204, false, at), "the tool ran and its service answered status 204 at 2026-12-01T15:00:00Z",
+		{outcomeSummary(204, false, false, at), "the tool ran and its service answered status 204 at 2026-12-01T15:00:00Z",
 			`{"outcome":"confirmation_already_used","executed":true,"status":204,"at":"2026-12-01T15:00:00Z","retryable":false}`},
-		{outcomeSummary(0, true, at), "the tool ran and failed with an internal error at 2026-12-01T15:00:00Z",
+		{outcomeSummary(0, false, true, at), "the tool ran and failed with an internal error at 2026-12-01T15:00:00Z",
 			`{"outcome":"confirmation_already_used","executed":true,"panicked":true,"at":"2026-12-01T15:00:00Z","retryable":false}`},
+		// A function tool has no status: it returned, or returned an error.
+		{outcomeSummary(0, false, false, at), "the tool ran at 2026-12-01T15:00:00Z",
+			`{"outcome":"confirmation_already_used","executed":true,"at":"2026-12-01T15:00:00Z","retryable":false}`},
+		{outcomeSummary(0, true, false, at), "the tool ran and reported an error at 2026-12-01T15:00:00Z",
+			`{"outcome":"confirmation_already_used","executed":true,"failed":true,"at":"2026-12-01T15:00:00Z","retryable":false}`},
 		{`{"executed":false}`, "the tool did not run.",
 			`{"outcome":"confirmation_already_used","executed":false,"retryable":false}`},
 		{`garbage`, "the tool did not run.", `{"outcome":"confirmation_already_used","executed":false,"retryable":false}`},

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"maps"
+
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/protocol"
 )
@@ -77,7 +79,7 @@ type revision struct {
 }
 
 func newRevision(era seam.Era, p *seam.Profile) *revision {
-	r := &revision{version: Version(p.Version), era: era, f: featuresOf(p), statuses: p.Statuses, methods: map[string]*methodRow{}}
+	r := &revision{version: Version(p.Version), era: era, f: featuresOf(p), statuses: maps.Clone(p.Statuses), methods: map[string]*methodRow{}}
 	for _, name := range p.Methods {
 		row := methodsByName[name]
 		if row == nil {

@@ -16,7 +16,13 @@ import (
 //
 // Escaped everywhere in a question:
 //   - control characters other than line breaks and tabs (which become
-//     spaces), and invalid UTF-8 (as \u{FFFD});
+//     spaces in the host's own text, and are escaped in a quoted value,
+//     where "prod\ndb" shown as "prod db" would be another value), and
+//     invalid UTF-8 (as \u{FFFD});
+//   - every Default_Ignorable_Code_Point: the format characters below,
+//     variation selectors (U+FE00-FE0F, U+E0100-E01EF, the Mongolian
+//     ones), which Unicode files as combining marks but which show nothing
+//     of their own;
 //   - format characters (Cf: bidi controls, zero-width characters, the
 //     soft hyphen, Unicode tag characters, interlinear annotation marks),
 //     line and paragraph separators, every space but U+0020;
@@ -25,12 +31,17 @@ import (
 //     grapheme joiner, Khmer inherent vowels);
 //   - private-use, unassigned and noncharacter code points;
 //   - every combining mark after the second on one base character
-//     (stacked marks can cover the text around them).
+//     (stacked marks can cover the text around them), and every mark
+//     with no shown base before it: at the start (of a quoted value, it
+//     would sit on the opening quote) or after an escape.
 //
 // Escaped in a quoted value (Quote) as well: the double quote and the
 // backslash, and every quotation-mark look-alike (quoteRunes: fullwidth,
 // curly, low-9 and reversed quotes, primes, guillemets, ornaments), so a
-// value can never seem to end its quotes early.
+// value can never seem to end its quotes early. Two apostrophes or grave
+// accents side by side ('' or ``) read as a double quote in many fonts:
+// each character of such a run is escaped, and a lone one ("c'd") is
+// shown.
 
 // fillerRunes show nothing, though Unicode files them as letters, symbols
 // or marks.
@@ -75,8 +86,15 @@ func misread(r rune, quoted bool) bool {
 	case r&0xFFFE == 0xFFFE || (r >= 0xFDD0 && r <= 0xFDEF): // noncharacters
 		return true
 	}
+	if unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
+		return true // Default_Ignorable_Code_Point, with Cf below
+	}
 	return !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) && r != ' '
 }
+
+// tick reports whether r is an apostrophe or a grave accent: two side by
+// side read as a double quote.
+func tick(r rune) bool { return r == '\'' || r == '`' }
 
 // escape is how a misread character is shown.
 func escape(r rune) string {
@@ -89,24 +107,39 @@ func escape(r rune) string {
 
 // visible calls f with each unit a person reads in s, in order: a
 // character as it is (a slice of s), or the escape of one that could be
-// misread. Line breaks and tabs are a space. f returns false to stop.
+// misread. Outside quotes, line breaks and tabs are a space. f returns
+// false to stop.
 func visible(s string, quoted bool, f func(unit string) bool) {
 	marks := 0
+	base := false     // the last unit shown is a character a mark can sit on
+	prevTick := false // the previous character was an apostrophe or grave accent
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		unit := s[i : i+size]
-		if unicode.Is(unicode.M, r) {
+		mark := unicode.Is(unicode.M, r)
+		if mark {
 			marks++
 		} else {
 			marks = 0
 		}
+		nextTick := false
+		if quoted && tick(r) && i+size < len(s) {
+			next, _ := utf8.DecodeRuneInString(s[i+size:])
+			nextTick = tick(next)
+		}
 		switch {
 		case r == utf8.RuneError && size == 1:
 			unit = escape(utf8.RuneError)
-		case r == '\n' || r == '\r' || r == '\t':
+		case !quoted && (r == '\n' || r == '\r' || r == '\t'):
 			unit = " "
-		case misread(r, quoted) || marks > 2:
+		case misread(r, quoted) || marks > 2 || (mark && !base):
 			unit = escape(r)
+		case quoted && tick(r) && (prevTick || nextTick):
+			unit = escape(r)
+		}
+		prevTick = tick(r)
+		if !mark {
+			base = len(unit) == size || unit == " "
 		}
 		i += size
 		if !f(unit) {

@@ -9,6 +9,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"time"
 )
@@ -136,8 +137,11 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusUnprocessableEntity, "idempotency_key_reused", "This Idempotency-Key was used for another request")
 			return
 		case !c.run:
+			// The stored answer is shared by every replay: each response
+			// gets its own header slices, which whatever wraps this
+			// handler may edit in place.
 			for k, v := range c.answer.Header {
-				w.Header()[k] = v
+				w.Header()[k] = slices.Clone(v)
 			}
 			w.Header().Set("Idempotent-Replayed", "true")
 			w.WriteHeader(c.answer.Status)
@@ -166,8 +170,8 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 		a := &idemAnswer{Status: rec.Code, Header: rec.Header().Clone(), Body: rec.Body.Bytes()}
 		finish(a, a.Status/100 == 2) // anything else changed nothing: forget the key
 		finished = true
-		for k, v := range a.Header {
-			w.Header()[k] = v
+		for k, v := range a.Header { // a is stored: its slices are not this response's
+			w.Header()[k] = slices.Clone(v)
 		}
 		w.WriteHeader(a.Status)
 		_, _ = w.Write(a.Body)

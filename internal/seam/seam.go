@@ -2,7 +2,9 @@ package seam
 
 import (
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -78,6 +80,16 @@ type Profile struct {
 	Statuses map[int]int
 	// Methods names the rows of the method table the revision has.
 	Methods []string
+}
+
+// Clone is p with a map and slice of its own. An era's Profiles returns
+// clones, and the core keeps one: the era's own profile is shared by
+// every handler built over that era, and what Profiles hands out may be
+// written to by whoever called it, another module included.
+func (p Profile) Clone() Profile {
+	p.Statuses = maps.Clone(p.Statuses)
+	p.Methods = slices.Clone(p.Methods)
+	return p
 }
 
 // Binding is what a sealed state belongs to: mrtr's, which seals it.
@@ -295,8 +307,8 @@ func AppendTask(dst []byte, id, status, message string, created, updated time.Ti
 }
 
 // Failure is an error an era reports: a JSON-RPC error and the HTTP status
-// to answer it with, 0 for an in-band error (whose status the era's Status
-// hook decides). The core turns it into its public error type.
+// to answer it with, 0 for an in-band error (whose status the revision's
+// Profile.Statuses decides). The core turns it into its public error type.
 type Failure struct {
 	Code    int
 	Message string
@@ -308,10 +320,18 @@ func (f *Failure) Error() string { return f.Message }
 
 // Era is what an era plugs into the core: its revisions as data and the
 // hooks of its validation ladder. The eras implement it with unexported
-// types, and the core holds it as an interface value: nothing outside this
-// module can name it, and no one can replace a hook of an era it was given.
+// types, and the core holds it as an interface value: no one can replace a
+// hook of an era it was given. Nor can a package outside this module
+// implement it: a generic type can match every hook's signature without
+// naming this package's types (its type parameters inferred from a real
+// era's method values), but not mark, an unexported method of this
+// package, which a type only has by embedding Mark, and only a package
+// that can import this one can name Mark.
 type Era interface {
-	// Profiles lists the revisions served, newest first.
+	// mark is Mark's: it closes the interface to other modules.
+	mark()
+	// Profiles lists the revisions served, newest first: copies, the
+	// caller's to keep.
 	Profiles() []Profile
 	// Default is the revision assumed for a request that names none ("":
 	// such a request is refused).
@@ -335,6 +355,14 @@ type Era interface {
 	// one.
 	Finish(r *Request, res Result) (Result, error)
 }
+
+// Mark is embedded by each era's hooks type to give it Era's unexported
+// method. It must not be embedded in an era's exported type: a type of
+// another module could then embed that type, inherit mark, and supply the
+// other hooks itself.
+type Mark struct{}
+
+func (Mark) mark() {}
 
 // The params._meta keys of revision 2026-07-28.
 const (

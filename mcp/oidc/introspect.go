@@ -156,12 +156,15 @@ func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token str
 			if ok && time.Now().Before(c.expires) {
 				return c, nil
 			}
-			c, err := v.introspect(context.WithoutCancel(ctx), token)
-			if err != nil {
-				// Not cached: the issuer is asked again after RetryAfter.
+			c, outage, err := v.introspect(context.WithoutCancel(ctx), token)
+			if err != nil && outage {
+				// Not cached: the issuer is asked again after RetryAfter,
+				// for every token, since its answer would be the same.
 				v.mu.Lock()
 				v.failedAt, v.failure = time.Now(), err
 				v.mu.Unlock()
+			}
+			if err != nil {
 				return nil, err
 			}
 			v.store(key, c)
@@ -189,16 +192,22 @@ func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token str
 }
 
 // introspect asks the endpoint about token. The result is a cached
-// answer; an error means no answer (503).
-func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (cached, error) {
+// answer; an error means no answer (503). outage says the error is the
+// same for every token, so the verifier stops asking for RetryAfter: the
+// issuer unreachable or failing (a network error, a 5xx), its discovery
+// failing, or refusing this server (401, 403: our credentials) or the
+// endpoint's address (404). Any other failure (400 for this token, 429,
+// an answer that cannot be read) fails this token's request only: one
+// caller's odd token must not stop every other caller's.
+func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (_ cached, outage bool, _ error) {
 	endpoint := v.cfg.Endpoint
 	if endpoint == "" {
 		meta, err := v.disc.get(ctx)
 		if err != nil {
-			return cached{}, err
+			return cached{}, true, err
 		}
 		if meta.IntrospectionEndpoint == "" {
-			return cached{}, unavailableAfter(v.cfg.RetryAfter, fmt.Errorf("oidc: issuer %s publishes no introspection_endpoint", v.cfg.Issuer))
+			return cached{}, true, unavailableAfter(v.cfg.RetryAfter, fmt.Errorf("oidc: issuer %s publishes no introspection_endpoint", v.cfg.Issuer))
 		}
 		endpoint = meta.IntrospectionEndpoint
 	}
@@ -209,7 +218,7 @@ func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (c
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return cached{}, unavailableAfter(v.cfg.RetryAfter, err)
+		return cached{}, true, unavailableAfter(v.cfg.RetryAfter, err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -218,18 +227,20 @@ func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (c
 		req.SetBasicAuth(url.QueryEscape(v.cfg.ClientID), url.QueryEscape(v.cfg.ClientSecret))
 	}
 	var answer rawClaims
-	if _, err := doJSON(v.cfg.HTTPClient, req, &answer); err != nil {
+	if status, err := doJSON(v.cfg.HTTPClient, req, &answer); err != nil {
 		// Our own credentials refused (401) is a configuration problem of
 		// this server, not the client's token: 503 like an outage.
-		return cached{}, unavailableAfter(v.cfg.RetryAfter, redact(err, token))
+		down := status == 0 || status >= 500 || status == http.StatusUnauthorized ||
+			status == http.StatusForbidden || status == http.StatusNotFound
+		return cached{}, down, unavailableAfter(v.cfg.RetryAfter, redact(err, token))
 	}
 	claims, err := decodeClaims(answer)
 	if err != nil {
-		return cached{}, unavailableAfter(v.cfg.RetryAfter, err)
+		return cached{}, false, unavailableAfter(v.cfg.RetryAfter, err)
 	}
 	now := time.Now()
-	refusal := func(err error) (cached, error) {
-		return cached{err: err, expires: now.Add(v.cfg.CacheTTL)}, nil
+	refusal := func(err error) (cached, bool, error) {
+		return cached{err: err, expires: now.Add(v.cfg.CacheTTL)}, false, nil
 	}
 	if active, _ := claims["active"].(bool); !active {
 		return refusal(invalid("the issuer says the token is not active"))
@@ -240,7 +251,7 @@ func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (c
 	if err != nil {
 		return refusal(err)
 	}
-	return cached{claims: claims, expires: minTime(now.Add(v.cfg.CacheTTL), p.ExpiresAt)}, nil
+	return cached{claims: claims, expires: minTime(now.Add(v.cfg.CacheTTL), p.ExpiresAt)}, false, nil
 }
 
 // rawClaims keeps the answer's bytes for decodeClaims.

@@ -180,6 +180,11 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 			writeJSON(map[string]any{"active": false})
 			return
 		}
+		if status, ok := answer["_status"].(int); ok { // this token's request fails so
+			w.WriteHeader(status)
+			writeJSON(map[string]any{"error": "invalid_request"})
+			return
+		}
 		writeJSON(answer)
 	default:
 		http.NotFound(w, r)
