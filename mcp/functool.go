@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strconv"
 
-	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -172,39 +171,12 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	if err := s.notFrozen("AddFunc"); err != nil {
 		return err
 	}
-	if !toolName.MatchString(t.Name) {
-		return fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name)
-	}
-	if s.has(func(s *Server) bool { return s.byName[t.Name] != nil }) {
-		return errors.New("mcp: tool " + t.Name + " registered twice")
-	}
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("mcp: tool %s: %s", t.Name, fmt.Sprintf(format, args...))
-	}
-	if err := checkIcons("tool "+t.Name, t.Icons); err != nil {
+	fail := func(format string, args ...any) error { return toolFail(t.Name, format, args...) }
+	entry, _, err := s.toolBase(t)
+	if err != nil {
 		return err
 	}
-	in, inDoc, err := s.compileSchema(t.InputSchema)
-	if err != nil {
-		return fail("inputSchema: %v", err)
-	}
-	if inDoc["type"] != "object" {
-		return fail(`inputSchema must have root "type": "object"`)
-	}
-	params, err := headers.ParseAnnotations(inDoc)
-	if err != nil {
-		return fail("inputSchema: %v", err)
-	}
-	var out *schema.Schema
-	if t.OutputSchema != nil {
-		if out, _, err = s.compileSchema(t.OutputSchema); err != nil {
-			return fail("outputSchema: %v", err)
-		}
-	}
-	entry := &tool{def: t, input: in, output: out, params: params, fn: ft}
-	if err := entry.setMeta(); err != nil {
-		return fail("%v", err)
-	}
+	entry.fn = ft
 	for _, o := range opts {
 		o.applyItem(&entry.opts)
 	}

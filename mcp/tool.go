@@ -118,6 +118,50 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 	s.done(s.addTool(t, route, h, opts))
 }
 
+// toolBase runs the checks every tool takes, a route's or a function's:
+// its name (valid, not yet registered), icons, the input schema (an
+// object, with valid x-mcp-header annotations), the output schema and
+// _meta. It returns the entry and the input schema's document. s.mu is
+// held.
+func (s *Server) toolBase(t Tool) (*tool, map[string]any, error) {
+	if !toolName.MatchString(t.Name) {
+		return nil, nil, fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name)
+	}
+	if s.has(func(s *Server) bool { return s.byName[t.Name] != nil }) {
+		return nil, nil, errors.New("mcp: tool " + t.Name + " registered twice")
+	}
+	if err := checkIcons("tool "+t.Name, t.Icons); err != nil {
+		return nil, nil, err
+	}
+	in, inDoc, err := s.compileSchema(t.InputSchema)
+	if err != nil {
+		return nil, nil, toolFail(t.Name, "inputSchema: %v", err)
+	}
+	if inDoc["type"] != "object" {
+		return nil, nil, toolFail(t.Name, `inputSchema must have root "type": "object"`)
+	}
+	params, err := headers.ParseAnnotations(inDoc)
+	if err != nil {
+		return nil, nil, toolFail(t.Name, "inputSchema: %v", err)
+	}
+	var out *schema.Schema
+	if t.OutputSchema != nil {
+		if out, _, err = s.compileSchema(t.OutputSchema); err != nil {
+			return nil, nil, toolFail(t.Name, "outputSchema: %v", err)
+		}
+	}
+	entry := &tool{def: t, input: in, output: out, params: params}
+	if err := entry.setMeta(); err != nil {
+		return nil, nil, toolFail(t.Name, "%v", err)
+	}
+	return entry, inDoc, nil
+}
+
+// toolFail is a refusal of tool name's registration.
+func toolFail(name, format string, args ...any) error {
+	return errors.New("mcp: tool " + name + ": " + fmt.Sprintf(format, args...))
+}
+
 // addTool is AddTool returning its refusal; see Register.
 func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption) error {
 	s.mu.Lock()
@@ -128,46 +172,19 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 	if h == nil {
 		return errors.New("mcp: AddTool " + t.Name + ": nil handler")
 	}
-	if !toolName.MatchString(t.Name) {
-		return fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name)
-	}
-	if s.has(func(s *Server) bool { return s.byName[t.Name] != nil }) {
-		return errors.New("mcp: tool " + t.Name + " registered twice")
-	}
-	fail := func(format string, args ...any) error {
-		return errors.New(fmt.Sprintf("mcp: tool %s: ", t.Name) + fmt.Sprintf(format, args...))
-	}
-	if err := checkIcons("tool "+t.Name, t.Icons); err != nil {
-		return err
-	}
+	fail := func(format string, args ...any) error { return toolFail(t.Name, format, args...) }
 	if t.InputSchema == nil {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	in, inDoc, err := s.compileSchema(t.InputSchema)
+	entry, inDoc, err := s.toolBase(t)
 	if err != nil {
-		return fail("inputSchema: %v", err)
-	}
-	if inDoc["type"] != "object" {
-		return fail(`inputSchema must have root "type": "object"`)
-	}
-	params, err := headers.ParseAnnotations(inDoc)
-	if err != nil {
-		return fail("inputSchema: %v", err)
-	}
-	var out *schema.Schema
-	if t.OutputSchema != nil {
-		if out, _, err = s.compileSchema(t.OutputSchema); err != nil {
-			return fail("outputSchema: %v", err)
-		}
+		return err
 	}
 	rt, err := parseRoute(route)
 	if err != nil {
 		return fail("route %q: %v", route, err)
 	}
-	entry := &tool{def: t, input: in, output: out, params: params, route: rt, handler: h, pathParams: map[string]bool{}}
-	if err := entry.setMeta(); err != nil {
-		return fail("%v", err)
-	}
+	entry.route, entry.handler, entry.pathParams = rt, h, map[string]bool{}
 	for _, o := range opts {
 		o.applyItem(&entry.opts)
 	}
