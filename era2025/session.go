@@ -23,8 +23,10 @@ const DefaultSessionLifetime = 12 * time.Hour
 // and the input requests of mcp.WithLegacyInput). An id that does not
 // open — altered, expired, sealed under a key this replica's ring lacks,
 // or presented by another caller — is answered 404, and the client
-// initializes again; a DELETE of an id that opens is acknowledged (204).
-// A request without the header is served as without this option.
+// initializes again. A request without the header is served as without
+// this option. A DELETE is refused (405), which the transport allows: a
+// sealed session cannot be ended before it expires, so the client just
+// forgets the id.
 //
 // A key that sealed a session must stay in every ring for the lifetime
 // plus the sealer's skew, or its sessions end early (404, then a new
@@ -154,20 +156,3 @@ func (e *Era) open(req *seam.Request, id string) ([]byte, error) {
 	}
 	return opened.Payload, nil
 }
-
-// EndSession implements seam.Sessions.
-func (h *hooks) EndSession(req *seam.Request) error {
-	e := (*Era)(h)
-	if e.sessions == nil {
-		return seam.SessionNotFound()
-	}
-	id, err := headers.Get(req.HTTP.Header, headers.SessionID)
-	if err != nil {
-		return seam.SessionNotFound()
-	}
-	_, oerr := e.open(req, id)
-	return oerr
-}
-
-// Issues implements seam.Sessions.
-func (h *hooks) Issues() bool { return h.sessions != nil }

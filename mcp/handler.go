@@ -39,9 +39,6 @@ type Handler struct {
 	warned    sync.Map // targets whose route refused an in-process identity (logged once)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
 	taskScopes map[string][]string
-	// sessions is the era that issues sealed 2025 sessions, nil for none
-	// (session.go).
-	sessions seam.Sessions
 }
 
 type handlerConfig struct {
@@ -109,7 +106,6 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	}
 	for _, era := range eras {
 		e := era.Seam()
-		h.noteSessions(e)
 		for _, w := range e.Warnings() {
 			h.cfg.logger.WarnContext(context.Background(), w)
 		}
@@ -184,7 +180,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if x != nil && loc != nil {
 		x.ev.Transport, x.ev.ClientAddr = loc.Transport, ""
 	}
-	if r.Method != http.MethodPost && (r.Method != http.MethodDelete || h.sessions == nil || loc != nil) {
+	if r.Method != http.MethodPost {
 		hdr["Allow"] = []string{"POST"}
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))
 		return
@@ -201,7 +197,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			return
 		}
 	}
-	if err := checkContentType(r); err != nil && r.Method == http.MethodPost {
+	if err := checkContentType(r); err != nil {
 		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
@@ -229,10 +225,6 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			return
 		}
 		principal = p
-	}
-	if r.Method == http.MethodDelete {
-		h.endSession(w, r, principal)
-		return
 	}
 	// The body is read into memory of its own, never reused: what a
 	// handler is given (arguments, capabilities, answers) aliases it
