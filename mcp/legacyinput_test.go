@@ -444,3 +444,44 @@ func TestLegacyInput_Bounds(t *testing.T) {
 		t.Errorf("executed %d", f.executed.Load())
 	}
 }
+
+// TestLegacyInput_HundredCallers: 100 calls of one principal at once hold
+// at most its share of the waits; the rest end at once, not run, and
+// another principal is still asked.
+func TestLegacyInput_HundredCallers(t *testing.T) {
+	t.Parallel()
+	f := newLegacyFixture(t, mcp.LegacyInput{PerCaller: 4, Total: 10})
+	v := mcp.Version20250618
+	alice := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
+	var asked, refused atomic.Int64
+	var wg sync.WaitGroup
+	var streams sync.Map
+	for i := 0; i < 100; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := openCall(t, f.a, tokAlice, alice, v, "purge")
+			m := s.next(t)
+			if m["method"] == "elicitation/create" {
+				asked.Add(1)
+				streams.Store(i, s)
+				return
+			}
+			if text, isErr := resultText(t, m); isErr && strings.Contains(text, "too many") {
+				refused.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if asked.Load() != 4 || refused.Load() != 96 {
+		t.Errorf("asked %d, refused %d; want 4 and 96", asked.Load(), refused.Load())
+	}
+	bob := sessionFor(t, f.a, tokBob, v, `{"elicitation":{}}`)
+	if q := openCall(t, f.a, tokBob, bob, v, "purge").next(t); q["method"] != "elicitation/create" {
+		t.Errorf("another principal was not asked: %v", q)
+	}
+	streams.Range(func(_, s any) bool { s.(*stream).cancel(); return true })
+	if f.executed.Load() != 0 {
+		t.Errorf("executed %d", f.executed.Load())
+	}
+}
