@@ -21,10 +21,19 @@ CLEANUP_DIRS+=("$WORK")
 start_example inbox "$WORK"
 INBOX_URL="$URL"
 start_fixture "$WORK"
+# A second inbox that asks 2025 clients mid-call (issue 24); start_example
+# sets URL, so the fixture's is kept aside.
+FIXTURE_URL="$URL"
+mkdir -p "$WORK/legacy"
+start_example inbox "$WORK/legacy" -legacy-input
+LEGACY_URL="$URL"
+URL="$FIXTURE_URL"
 
 echo
 echo "== go-sdk v1.8.0 client (and an authenticated session on examples/inbox)"
 (cd internal/interop/goclient && go vet ./... && timeout 120 go run . "$URL" "$INBOX_URL")
+echo "== go-sdk v1.8.0 client at 2025-06-18, confirming on examples/inbox -legacy-input"
+(cd internal/interop/goclient && timeout 120 go run . -legacy "$LEGACY_URL")
 
 echo
 echo "== TypeScript SDK clients (npm ci)"

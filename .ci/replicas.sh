@@ -99,7 +99,7 @@ start_replica() {
   local i="$1" ring
   ring=$(keys "$2")
   INBOX_STATE_KEYS="$ring" "$WORK/inbox" -addr "127.0.0.1:${PORTS[$i]}" -public-url "$PUBLIC" \
-    -redis "redis://127.0.0.1:$REDIS_PORT/0" -rate "$RATE" </dev/null >>"$WORK/replica$i.log" 2>&1 &
+    -redis "redis://127.0.0.1:$REDIS_PORT/0" -rate "$RATE" -legacy-input </dev/null >>"$WORK/replica$i.log" 2>&1 &
   echo $! >"$WORK/pids/replica$i"
   wait_for "replica$i" "${PORTS[$i]}"
 }

@@ -2,10 +2,12 @@ package era2025
 
 import (
 	"slices"
+	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/protocol"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // Era serves revisions 2025-11-25, 2025-06-18 and 2025-03-26. Create it
@@ -13,6 +15,8 @@ import (
 type Era struct {
 	versions []protocol.Version
 	dflt     protocol.Version
+	sessions *mrtr.Sealer  // nil: no session ids (WithSessions)
+	lifetime time.Duration // of a session id
 }
 
 // Option configures an Era.
@@ -70,7 +74,8 @@ func (e *Era) Seam() seam.Era { return &hooks{Era: e} }
 // kept off the exported type's method set, and so is seam.Mark, which
 // only a type of this module can embed (an outside type embedding *Era
 // must not inherit it). These revisions check nothing
-// beyond what the core does, carry no state and stamp nothing.
+// beyond what the core does and stamp nothing; the only state they carry
+// is a sealed session id, with WithSessions (session.go).
 type hooks struct {
 	seam.Mark
 	*Era
@@ -107,7 +112,7 @@ func (h *hooks) Profiles() []seam.Profile {
 }
 func (h *hooks) Default() string                                              { return string(h.dflt) }
 func (h *hooks) Warnings() []string                                           { return nil }
-func (h *hooks) Envelope(*seam.Request) error                                 { return nil }
+func (h *hooks) Envelope(r *seam.Request) error                               { return h.Era.openSession(r) }
 func (h *hooks) Target(*seam.Request) error                                   { return nil }
 func (h *hooks) Open(*seam.Request) error                                     { return nil }
 func (h *hooks) Finish(_ *seam.Request, res seam.Result) (seam.Result, error) { return res, nil }
@@ -131,6 +136,7 @@ func (e *Era) initialize(req *seam.Request) (seam.Result, error) {
 		}
 	}
 	req.Version = string(v)
+	e.issueSession(req, string(v))
 	return &initializeResult{version: string(v), caps: req.Server.Capabilities, info: req.Server.Info[string(v)],
 		instructions: req.Server.Instructions}, nil
 }

@@ -63,13 +63,14 @@ func (c *Call) ClientCapabilities() json.RawMessage { return c.caps }
 func (c *Call) Arguments() json.RawMessage { return c.args }
 
 // CanRequestInput reports whether the client can be asked for input at
-// all: only 2026-07-28 requests can carry input requests. A 2025 client
-// that reaches RequireInput gets an isError result saying so.
+// all: 2026-07-28 requests, and 2025 calls over a sealed session that
+// declared something to ask for, with WithLegacyInput. Any other 2025
+// client that reaches RequireInput gets an isError result saying so.
 func (c *Call) CanRequestInput() bool { return c.canAsk }
 
 // Supports reports whether the client declared capability with this
-// request. It is always false on 2025 eras, where a stateless server
-// cannot know what the client declared at initialize.
+// request (2026-07-28) or on initialize (a 2025 client asked over its
+// stream, WithLegacyInput); false whenever the client cannot be asked.
 func (c *Call) Supports(capability Capability) bool {
 	return c.canAsk && c.capBits&capability == capability
 }

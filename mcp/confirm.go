@@ -61,7 +61,7 @@ const confirmKey = "confirm"
 // confirmed and may run (with call.idemKey set).
 func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error) {
 	f := req.rev.f
-	if !call.canAsk {
+	if !call.canAsk || (!f.inputRequests && req.capBits&CapElicitationForm == 0) {
 		req.confirmation = "required"
 		return notExecuted(f, "confirmation_required", "Not executed (confirmation_required): "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
 			"which only MCP 2026-07-28 clients with form elicitation can give. Do not retry this call; ask the user to do it in the application, "+

@@ -56,6 +56,7 @@ type handlerConfig struct {
 	replayOff   string // why single-use confirmations are off ("" when on)
 	lease       time.Duration
 	streaming   bool
+	legacy      *legacyInput // nil without WithLegacyInput (legacyinput.go)
 
 	routeRequest func(outer, inner *http.Request) *http.Request
 	observer     observe.Observer
@@ -282,6 +283,10 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
+	if perr != nil && perr.Reason == "unexpected_response" && h.cfg.legacy != nil && loc == nil {
+		h.acceptAnswer(w, r, principal, body)
+		return
+	}
 	if perr != nil {
 		h.writeError(r.Context(), w, perr.ID, "", parseError(perr))
 		return
@@ -320,6 +325,9 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if n := h.newNotifier(w, req); n != nil {
 		req.notify, w = n, n.w
 	}
+	if n := h.legacyNotifier(w, req); n != nil {
+		req.notify, w = n, n.w
+	}
 	if h.cfg.auth != nil {
 		need, isTask := h.taskScopes[msg.Method]
 		if !isTask {
@@ -335,6 +343,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, msg.ID, req.version, serr)
 		return
 	}
+	sessionHeader(hdr, req)
 	h.writeResult(w, msg.ID, req.version, result, &req.values)
 }
 

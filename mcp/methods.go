@@ -106,6 +106,9 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		req.setVersion(Version(sr.Version)) // initialize negotiates it
 	case row.serve != nil:
 		res, err = row.serve(h.server, req)
+		if ir, asks := res.(*seam.InputRequired); asks && err == nil && !req.rev.f.inputRequests {
+			res, err = h.askLegacy(req, row, ir)
+		}
 	default:
 		return nil, methodNotFound(req.msg.Method)
 	}

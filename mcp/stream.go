@@ -28,6 +28,7 @@ type notifier struct {
 	w        *streamWriter
 	token    json.RawMessage // progressToken, nil when progress was not asked
 	minLevel int             // lowest level to send; -1 when logs were not asked
+	legacy   bool            // a 2025 call that may be asked for input (legacyinput.go)
 }
 
 // streamWriter is the response of a request that may stream. Its lock

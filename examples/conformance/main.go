@@ -106,7 +106,8 @@ func newApp(opts ...mcp.HandlerOption) http.Handler {
 	addTaskTools(srv, mux)
 	addResources(srv, mux)
 	addPrompts(srv)
-	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, append(opts, mcp.WithStreaming())...))
+	sessions, legacy := legacyInput() // legacy.go
+	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New(sessions)}, append(opts, mcp.WithStreaming(), legacy)...))
 	// The same server for clients that can only be steered to revision
 	// 2025-03-26 by a server that offers nothing newer.
 	mux.Handle("/mcp-2025-03-26", mcp.NewHandler(srv, []mcp.Era{era2025.New(era2025.WithVersions(mcp.Version20250326))}, append(opts, mcp.WithStreaming())...))

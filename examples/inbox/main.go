@@ -68,7 +68,8 @@ func run() int {
 	base := fl.base
 	observer, stopTracing := tracing() // -otel-stdout, otel.go
 	defer stopTracing()
-	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared, observer: observer, oidcIssuer: oidcIssuer})
+	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared, observer: observer, oidcIssuer: oidcIssuer,
+		legacyInput: *legacyInputFlag})
 	defer a.close()
 	srv := &http.Server{
 		Handler:           a.handler,

@@ -51,7 +51,8 @@ func TestReplicas(t *testing.T) {
 	d.waitReady(t)
 	t.Run("OneBudgetPerPrincipal", d.budget)
 	t.Run("DuplicateConfirmationsRunOnce", d.duplicates)
-	t.Run("TasksAcrossReplicas", d.tasks) // replicas_tasks_test.go
+	t.Run("TasksAcrossReplicas", d.tasks)             // replicas_tasks_test.go
+	t.Run("LegacyInputAcrossReplicas", d.legacyInput) // replicas_legacy_test.go
 	t.Run("KeyRotationUnderTraffic", d.rotation)
 	t.Run("RedisOutage", d.outage)
 	t.Logf("figures:\n  %s", strings.Join(d.figures, "\n  "))

@@ -56,6 +56,8 @@ type appConfig struct {
 	// register adds the tools and resources (nil: addTools and
 	// addResources); a test registers them from openapi.yaml instead.
 	register func(srv *mcp.Server, h http.Handler, st *store)
+	// legacyInput: -legacy-input (legacy.go).
+	legacyInput bool
 }
 
 func newAppWith(resource string, cfg appConfig) *app {
@@ -107,16 +109,17 @@ func newAppWith(resource string, cfg appConfig) *app {
 
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", restAPI)
+	legacyEra, legacyHandler := cfg.shared.legacyOptions(cfg.legacyInput)
 	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(cfg.shared.eraOptions()...),
 		// The contract names exactly these revisions; 2025-11-25 clients
 		// negotiate down to 2025-06-18.
-		era2025.New(era2025.WithVersions(mcp.Version20250618, mcp.Version20250326))},
-		append([]mcp.HandlerOption{
+		era2025.New(append([]era2025.Option{era2025.WithVersions(mcp.Version20250618, mcp.Version20250326)}, legacyEra...)...)},
+		append(append([]mcp.HandlerOption{
 			mcp.WithAuth(authn),
 			mcp.WithClientRateLimit(cfg.shared.clientLimiter(), nil),
 			mcp.WithRateLimit(perPrincipal),
 			mcp.WithObserver(cfg.observer),
-			mcp.WithLimits(mcp.Limits{Concurrent: 256})}, cfg.shared.handlerOptions()...)...))
+			mcp.WithLimits(mcp.Limits{Concurrent: 256})}, cfg.shared.handlerOptions()...), legacyHandler...)...))
 	prm := auth.NewMetadataHandler(auth.ResourceMetadata{
 		Resource:              resource,
 		AuthorizationServers:  []string{authServer},

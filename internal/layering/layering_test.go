@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"mcp/task":         {},
 	"mcp/protocol":     {},
 	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema"},
-	"era2025":          {"mcp/protocol", "headers", "internal/jsonrpc", "internal/seam"},
+	"era2025":          {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"era2026":          {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
 	"mcp/stdio":        {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},

@@ -135,6 +135,9 @@ type Request struct {
 	// ClientCapabilities are the client capabilities the envelope
 	// declares; the era's Envelope sets them.
 	ClientCapabilities []byte
+	// SessionID is the Mcp-Session-Id an era that issues sealed 2025
+	// sessions sets on initialize; the core sends it as that header.
+	SessionID string
 
 	members     []jsonrpc.Member // params' top-level members, indexed once
 	indexed     bool
@@ -162,6 +165,9 @@ type Core interface {
 	SetTask(payload []byte) error
 	// Log writes to the endpoint's log with the request's context.
 	Log(level slog.Level, msg string, args ...any)
+	// SessionBinding is what a sealed 2025 session belongs to: the caller
+	// and the server, whatever the workspace, method or revision.
+	SessionBinding() Binding
 }
 
 // Param returns the raw value of params member name, matched exactly

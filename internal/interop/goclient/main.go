@@ -6,6 +6,7 @@
 //
 //	go run . http://127.0.0.1:PORT/mcp [http://127.0.0.1:PORT2/mcp]
 //	go run . -stdio /path/to/built/examples/inbox
+//	go run . -legacy http://127.0.0.1:PORT/mcp   (examples/inbox -legacy-input)
 //
 // With -stdio it launches the built examples/inbox binary with -stdio
 // through the go-sdk's CommandTransport instead (see stdio.go).
@@ -37,6 +38,21 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Println("go-sdk client: stdio sessions succeeded")
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "-legacy" {
+		// An examples/inbox started with -legacy-input (legacy.go).
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if !strings.HasPrefix(os.Args[2], "http://127.0.0.1:") {
+			fmt.Fprintln(os.Stderr, "goclient: loopback URLs only")
+			os.Exit(2)
+		}
+		if err := legacySessions(ctx, os.Args[2]); err != nil {
+			fmt.Fprintf(os.Stderr, "go-sdk client, legacy input: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Println("go-sdk client: legacy input sessions succeeded")
 		return
 	}
 	if len(os.Args) < 2 || len(os.Args) > 3 {

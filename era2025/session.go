@@ -1,0 +1,158 @@
+package era2025
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mrtr"
+)
+
+// DefaultSessionLifetime is how long a session id opens when WithSessions
+// is given no lifetime.
+const DefaultSessionLifetime = 12 * time.Hour
+
+// WithSessions makes initialize answer an Mcp-Session-Id that is the
+// session itself: the negotiated revision and the capabilities the client
+// declared, sealed with s (give it the key ring of era2026.WithSealer, so
+// every replica opens it) for lifetime (0: DefaultSessionLifetime), bound
+// to the caller. Nothing is stored: any replica opens the id on every
+// later request and so knows what the client declared (Call.ClientCapabilities,
+// and the input requests of mcp.WithLegacyInput). An id that does not
+// open — altered, expired, sealed under a key this replica's ring lacks,
+// or presented by another caller — is answered 404, and the client
+// initializes again. A request without the header is served as without
+// this option. A DELETE is refused (405), which the transport allows: a
+// sealed session cannot be ended before it expires, so the client just
+// forgets the id.
+//
+// A key that sealed a session must stay in every ring for the lifetime
+// plus the sealer's skew, or its sessions end early (404, then a new
+// initialize).
+func WithSessions(s *mrtr.Sealer, lifetime time.Duration) Option {
+	if s == nil {
+		panic("era2025: WithSessions needs a Sealer")
+	}
+	if lifetime < 0 {
+		panic("era2025: WithSessions needs a lifetime of 0 (the default) or more")
+	}
+	if lifetime == 0 {
+		lifetime = DefaultSessionLifetime
+	}
+	return optionFunc(func(e *Era) { e.sessions, e.lifetime = s, lifetime })
+}
+
+// sessionMethod is the Method of a session's binding: no request method
+// has this name, so a session id never opens as a requestState or a task
+// id, nor they as a session.
+const sessionMethod = "mcp-session"
+
+// maxSessionCaps bounds the capabilities a session carries: what is kept
+// of them (see sessionCaps) must seal into a header a client echoes.
+const maxSessionCaps = 2 << 10
+
+// sessionCaps keeps of a client's capabilities what the server reads
+// (elicitation, sampling, roots, extensions), so the sealed id stays
+// small whatever else a client declares; nil when they are not an object
+// or what is kept is too large.
+func sessionCaps(raw []byte) []byte {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	out := []byte{'{'}
+	for _, k := range [...]string{"elicitation", "sampling", "roots", "extensions"} {
+		v, ok := jsonrpc.Lookup(raw, k)
+		if !ok || len(v) == 0 || v[0] != '{' {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = seam.AppendString(out, k)
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	out = append(out, '}')
+	if len(out) > maxSessionCaps {
+		return nil
+	}
+	return out
+}
+
+// issueSession seals the session initialize negotiated into req.SessionID.
+// A failure is logged and the client gets no id: it is then served as a
+// stateless client.
+func (e *Era) issueSession(req *seam.Request, version string) {
+	if e.sessions == nil || req.Local {
+		return
+	}
+	caps, _ := req.Param("capabilities")
+	payload := []byte(`{"v":`)
+	payload = seam.AppendString(payload, version)
+	if c := sessionCaps(caps); c != nil {
+		payload = append(payload, `,"c":`...)
+		payload = append(payload, c...)
+	}
+	payload = append(payload, '}')
+	b := req.Core.SessionBinding()
+	b.Method = sessionMethod
+	id, _, err := e.sessions.SealFor(b, payload, e.lifetime)
+	if err != nil {
+		req.Core.Log(slog.LevelError, "era2025: could not seal a session; the client is served without one", "err", err)
+		return
+	}
+	req.SessionID = id
+}
+
+// openSession reads the Mcp-Session-Id of a request after initialize. It
+// hands the capabilities it carries to the core. The revision it names
+// must be the one the request is in, since MCP-Protocol-Version names it
+// too; a request without that header (2025-03-26 sends none) is served in
+// the revision the core chose.
+func (e *Era) openSession(req *seam.Request) error {
+	if e.sessions == nil || req.Local || req.HTTP == nil {
+		return nil
+	}
+	id, err := headers.Get(req.HTTP.Header, headers.SessionID)
+	switch {
+	case err == headers.ErrMissing:
+		return nil
+	case err != nil:
+		return seam.HeaderMismatch(headers.SessionID, "duplicate", "Mcp-Session-Id header "+err.Error())
+	}
+	if req.Name == "initialize" {
+		// A client that starts over may still send its old id.
+		return nil
+	}
+	opened, oerr := e.open(req, id)
+	if oerr != nil {
+		return oerr
+	}
+	v, _ := jsonrpc.Lookup(opened, "v")
+	if s, _ := jsonrpc.String(v); s != req.Version && req.HTTP.Header.Get(headers.ProtocolVersion) != "" {
+		return seam.HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match the revision the session negotiated")
+	}
+	if c, ok := jsonrpc.Lookup(opened, "c"); ok {
+		req.ClientCapabilities = c
+	} else {
+		req.ClientCapabilities = []byte("{}")
+	}
+	return nil
+}
+
+// open opens a session id for the caller, or answers 404.
+func (e *Era) open(req *seam.Request, id string) ([]byte, error) {
+	b := req.Core.SessionBinding()
+	b.Method = sessionMethod
+	opened, err := e.sessions.Open(b, id)
+	if err != nil {
+		req.Core.Log(slog.LevelInfo, "era2025: session id refused", "reason", mrtr.Reason(err))
+		return nil, seam.SessionNotFound()
+	}
+	if jsonrpc.Validate(opened.Payload, 8) != nil {
+		return nil, seam.SessionNotFound()
+	}
+	return opened.Payload, nil
+}

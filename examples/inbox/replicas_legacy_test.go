@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// legacyInput: a 2025-06-18 client with a sealed session confirms
+// emails_delete through the balancer. The call's stream stays open on one
+// replica while the answer POST, the next request round robin, reaches
+// another; Redis hands it over and the email is deleted once. A second
+// answer to the same question is refused (the bus's own refusal of it is
+// pinned by mcp/redisstore's tests).
+func (d *fleetDriver) legacyInput(t *testing.T) {
+	post := func(hdr map[string]string, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, d.url+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+fleetWriter.token)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := fleetHTTP.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	init := post(nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"fleet","version":"1"}}}`)
+	init.Body.Close()
+	session := init.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatal("no Mcp-Session-Id: are the replicas started with -legacy-input?")
+	}
+	hdr := map[string]string{"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-06-18"}
+	call := post(hdr, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"emails_delete","arguments":{"id":"eml_globex_0002"}}}`)
+	defer call.Body.Close()
+	caller := upstreamOf(call.Header)
+	var answeredBy, final string
+	sc := bufio.NewScanner(call.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var m map[string]any
+		json.Unmarshal([]byte(data), &m)
+		if m["method"] != "elicitation/create" {
+			final = data
+			continue
+		}
+		id, _ := json.Marshal(m["id"])
+		body := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"accept","content":{"confirm":true}}}`
+		a := post(hdr, body)
+		a.Body.Close()
+		answeredBy = upstreamOf(a.Header)
+		if a.StatusCode != 202 {
+			t.Fatalf("answer via %s: %d", answeredBy, a.StatusCode)
+		}
+		again := post(hdr, body)
+		again.Body.Close()
+		// Refused either way: 400 by the bus (answered already), or 429
+		// when the writer's small fleet budget is spent first.
+		if again.StatusCode != 400 && again.StatusCode != 429 {
+			t.Errorf("a second answer via %s: %d, want 400 (or 429)", upstreamOf(again.Header), again.StatusCode)
+		}
+	}
+	if !strings.Contains(final, `\"deleted\":true`) {
+		t.Fatalf("result %s", final)
+	}
+	if answeredBy == "" || answeredBy == caller {
+		t.Errorf("the call ran on %s and its answer reached %q: want another replica", caller, answeredBy)
+	}
+	if a, err := d.rest("GET", "/api/v1/emails/eml_globex_0002", fleetReader); err != nil || a.status != 404 {
+		t.Errorf("the email after the confirmed delete: %v %d, want 404", err, a.status)
+	}
+	d.figure(t, "legacy input: a 2025-06-18 call on %s, confirmed by an answer that reached %s, deleted the email once", caller, answeredBy)
+}

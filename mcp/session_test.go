@@ -1,0 +1,224 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mrtr"
+)
+
+// sessionRing is the key ring the replicas of the session tests share.
+func sessionRing(t testing.TB, secret byte) *mrtr.Ring {
+	t.Helper()
+	ring, err := mrtr.NewRing(mrtr.Key{ID: "k1", Secret: bytes.Repeat([]byte{secret}, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ring
+}
+
+// sessionServer is an endpoint with a tool that echoes the client
+// capabilities its call sees.
+func sessionServer(t testing.TB, era2025Opts []era2025.Option, opts ...mcp.HandlerOption) string {
+	t.Helper()
+	srv := mcp.NewServer(mcp.Implementation{Name: "sessions", Version: "1"})
+	mcp.AddFunc(srv, mcp.Tool{Name: "caps", Description: "Echoes the client capabilities."},
+		func(ctx context.Context, in struct{}) (map[string]any, error) {
+			c := mcp.CallFromContext(ctx)
+			return map[string]any{"caps": string(c.ClientCapabilities()), "elicit": c.Supports(mcp.CapElicitationForm)}, nil
+		})
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	opts = append([]mcp.HandlerOption{mcp.WithAuth(a)}, opts...)
+	return newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New(era2025Opts...)}, opts...))
+}
+
+type httpReply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func post(t testing.TB, url, method, token string, hdr map[string]string, body string) httpReply {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return httpReply{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func initialize(t testing.TB, url, token string, v mcp.Version, caps string) httpReply {
+	t.Helper()
+	return post(t, url, http.MethodPost, token, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+string(v)+
+		`","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`)
+}
+
+func callCaps(t testing.TB, url, token string, v mcp.Version, session string) httpReply {
+	t.Helper()
+	hdr := map[string]string{"MCP-Protocol-Version": string(v)}
+	if session != "" {
+		hdr["Mcp-Session-Id"] = session
+	}
+	if v == mcp.Version20250326 {
+		delete(hdr, "MCP-Protocol-Version") // this revision sends no header
+	}
+	return post(t, url, http.MethodPost, token, hdr, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"caps","arguments":{}}}`)
+}
+
+// structured reads a tools/call answer's structuredContent.
+func structured(t testing.TB, r httpReply) map[string]any {
+	t.Helper()
+	var env struct {
+		Result struct {
+			IsError bool             `json:"isError"`
+			Content []map[string]any `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(r.body, &env); err != nil || r.status != 200 || env.Result.IsError || len(env.Result.Content) != 1 {
+		t.Fatalf("reply %d %s", r.status, r.body)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(env.Result.Content[0]["text"].(string)), &out); err != nil {
+		t.Fatalf("text %v: %v", env.Result.Content[0]["text"], err)
+	}
+	return out
+}
+
+// TestSessions_CapabilitiesFollowTheID: with WithSessions, initialize
+// answers an id that carries what the client declared to any replica
+// holding the ring, in every 2025 revision; without it no id is issued
+// and a call sees no capabilities.
+func TestSessions_CapabilitiesFollowTheID(t *testing.T) {
+	t.Parallel()
+	ring := sessionRing(t, 1)
+	a := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring), 0)})
+	b := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring), time.Hour)})
+	plain := sessionServer(t, nil)
+	caps := `{"elicitation":{},"sampling":{},"experimental":{"big":"` + strings.Repeat("x", 3000) + `"}}`
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		t.Run(string(v), func(t *testing.T) {
+			r := initialize(t, a, tokAlice, v, caps)
+			id := r.header.Get("Mcp-Session-Id")
+			if r.status != 200 || id == "" || !bytes.Contains(r.body, []byte(`"protocolVersion":"`+string(v)+`"`)) {
+				t.Fatalf("initialize: %d id=%q %s", r.status, id, r.body)
+			}
+			for _, c := range id {
+				if c < 0x21 || c > 0x7e {
+					t.Fatalf("session id has %q, not visible ASCII", c)
+				}
+			}
+			// The other replica opens it: the call sees the declared
+			// capabilities (what the server reads of them, not the rest).
+			got := structured(t, callCaps(t, b, tokAlice, v, id))
+			// Supports stays false: without WithLegacyInput this client
+			// cannot be asked.
+			if got["caps"] != `{"elicitation":{},"sampling":{}}` || got["elicit"] != false {
+				t.Errorf("caps seen on the other replica = %v", got)
+			}
+			// Without the header the request is served as before.
+			if got := structured(t, callCaps(t, b, tokAlice, v, "")); got["caps"] != "" || got["elicit"] != false {
+				t.Errorf("caps without a session = %v", got)
+			}
+			// Without the option, no id, and an id sent is ignored.
+			r = initialize(t, plain, tokAlice, v, caps)
+			if r.status != 200 || r.header.Get("Mcp-Session-Id") != "" {
+				t.Errorf("without WithSessions: %d id=%q", r.status, r.header.Get("Mcp-Session-Id"))
+			}
+			if got := structured(t, callCaps(t, plain, tokAlice, v, id)); got["caps"] != "" {
+				t.Errorf("without WithSessions a session id was read: %v", got)
+			}
+		})
+	}
+}
+
+// TestSessions_NotOpened: an id that does not open is 404 (so the client
+// initializes again), whatever the reason. DELETE is 405 with or without
+// sessions: a sealed session cannot be ended early, and the transport lets
+// a server refuse termination.
+func TestSessions_NotOpened(t *testing.T) {
+	t.Parallel()
+	clock := time.Now()
+	now := func() time.Time { return clock }
+	ring := sessionRing(t, 1)
+	a := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring, mrtr.WithClock(now), mrtr.WithSkew(0)), time.Minute)})
+	other := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(sessionRing(t, 2)), 0)})
+	late := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring, mrtr.WithClock(func() time.Time { return clock.Add(2 * time.Minute) }), mrtr.WithSkew(0)), time.Minute)})
+	plain := sessionServer(t, nil)
+	v := mcp.Version20250618
+	id := initialize(t, a, tokAlice, v, `{"elicitation":{}}`).header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("no session id")
+	}
+	tampered := []byte(id)
+	tampered[len(tampered)/2] ^= 1
+	if tampered[len(tampered)/2] == '-' || tampered[len(tampered)/2] == '_' {
+		tampered[len(tampered)/2] = 'A'
+	}
+	sealedForOther, _, _ := mrtr.NewSealer(ring).Seal(mrtr.Binding{Principal: "x"}, []byte(`{"v":"2025-06-18"}`))
+	for _, c := range []struct {
+		name, url, token, id string
+	}{
+		{"tampered", a, tokAlice, string(tampered)},
+		{"another caller", a, tokBob, id},
+		{"another key ring", other, tokAlice, id},
+		{"expired", late, tokAlice, id},
+		{"not a session", a, tokAlice, sealedForOther},
+		{"junk", a, tokAlice, "nope"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := callCaps(t, c.url, c.token, v, c.id)
+			if r.status != 404 || !bytes.Contains(r.body, []byte(`"code":-32001`)) {
+				t.Errorf("call: %d %s, want 404 -32001", r.status, r.body)
+			}
+		})
+	}
+	// The same id opens where it should; initialize with a stale id
+	// starts a new session rather than failing.
+	if got := structured(t, callCaps(t, a, tokAlice, v, id)); got["caps"] != `{"elicitation":{}}` {
+		t.Errorf("valid id: %v", got)
+	}
+	if r := post(t, a, http.MethodDelete, tokAlice, map[string]string{"Mcp-Session-Id": id, "MCP-Protocol-Version": string(v)}, ""); r.status != 405 || r.header.Get("Allow") != "POST" {
+		t.Errorf("DELETE: %d %s, want 405", r.status, r.body)
+	}
+	if got := structured(t, callCaps(t, a, tokAlice, v, id)); got["caps"] != `{"elicitation":{}}` {
+		t.Errorf("after a refused DELETE the id still opens: %v", got)
+	}
+	r := post(t, a, http.MethodPost, tokAlice, map[string]string{"Mcp-Session-Id": string(tampered)},
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if r.status != 200 || r.header.Get("Mcp-Session-Id") == "" {
+		t.Errorf("initialize with a stale id: %d %s", r.status, r.body)
+	}
+	// The session's revision must be the one the header names.
+	if r := callCaps(t, a, tokAlice, mcp.Version20251125, id); r.status != 400 {
+		t.Errorf("revision mismatch: %d %s, want 400", r.status, r.body)
+	}
+	if r := post(t, plain, http.MethodDelete, tokAlice, map[string]string{"Mcp-Session-Id": id}, ""); r.status != 405 {
+		t.Errorf("DELETE without sessions: %d, want 405", r.status)
+	}
+}
