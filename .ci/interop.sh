@@ -42,6 +42,8 @@ echo "== TypeScript SDK v2 client (@modelcontextprotocol/client@2.4.0)"
 (cd internal/interop/node && timeout 120 "$NODE" v2.mjs "$URL")
 echo "== TypeScript SDK v1 client (@modelcontextprotocol/sdk@1.32.2)"
 (cd internal/interop/node && timeout 120 "$NODE" v1.mjs "$URL")
+echo "== TypeScript SDK v1 client at 2025-06-18, confirming on examples/inbox -legacy-input"
+(cd internal/interop/node && timeout 120 "$NODE" legacy-v1.mjs "$LEGACY_URL")
 echo
 echo "== stdio: each client launches $WORK/inbox -stdio (built once, above) itself"
 # Every server a client started must be gone when the client is: one

@@ -243,6 +243,54 @@ status=0
 MCPDUAL_REDIS_ADDR="127.0.0.1:$REDIS_PORT" go -C examples/inbox test -count=1 \
   -run '^(TestIdempotency_|TestQueue_|TestTasks_RedisAcrossReplicas|TestRedisJobs_|TestJobs_)' . || status=$?
 go -C examples/inbox test -count=1 -v -run '^TestReplicas$' . || status=$?
+
+# Published clients confirm through the balancer (issue 24): the go-sdk
+# client at 2025-06-18 and the TypeScript SDK v1 client, each with an
+# elicitation handler, run emails_delete accepted once and declined once.
+# The call's stream stays on one replica; the answer POST, the client's
+# next request, reaches another (each client checks it by nginx's
+# X-Upstream), and Redis hands it over. Each client counts the effect on
+# every replica's own REST API: deleted on exactly one when accepted, on
+# none when declined. They run after TestReplicas, whose key rotation
+# restarted every replica (fresh seed data, one ring). The replicas'
+# audit lines then say which one executed: one "executed" and one
+# "declined" line per client, in all.
+echo "== published clients confirming through the balancer: $(for i in "${!PORTS[@]}"; do printf 'replica%s=127.0.0.1:%s ' "$i" "${PORTS[$i]}"; done)"
+BASES=()
+for p in "${PORTS[@]}"; do BASES+=("http://127.0.0.1:$p"); done
+# audit_counts prints, per replica, its emails_delete audit lines
+# "executed" and "declined" so far.
+audit_counts() {
+  local i
+  for i in "${!PORTS[@]}"; do
+    printf '%s %s ' "$(grep -c 'tool=emails_delete outcome="executed' "$WORK/replica$i.log" || true)" \
+      "$(grep -c 'tool=emails_delete outcome=declined' "$WORK/replica$i.log" || true)"
+  done
+}
+# confirm_through NAME COMMAND...: runs a client, then checks the audit
+# lines it added over the fleet (one execution, one decline) and says
+# which replica wrote them.
+confirm_through() {
+  local name="$1" before after i ex=0 de=0 where=""
+  shift
+  before=($(audit_counts))
+  "$@" || { echo "replicas: the $name client failed" >&2; return 1; }
+  after=($(audit_counts))
+  for i in "${!PORTS[@]}"; do
+    local e=$((after[2 * i] - before[2 * i])) d=$((after[2 * i + 1] - before[2 * i + 1]))
+    ex=$((ex + e)) de=$((de + d))
+    [ $((e + d)) -gt 0 ] && where="$where replica$i: $e executed, $d declined;"
+  done
+  echo "== $name: audit lines by replica:$where"
+  if [ "$ex" != 1 ] || [ "$de" != 1 ]; then
+    echo "replicas: $name: $ex executions and $de declines in the replicas' audit lines, want 1 and 1" >&2
+    return 1
+  fi
+}
+confirm_through go-sdk timeout 120 go -C internal/interop/goclient run . -legacy "$PUBLIC/mcp" "${BASES[@]}" || status=$?
+NODE="$(bash .ci/node.sh)"
+(cd internal/interop/node && npm ci --no-audit --no-fund --loglevel=error) || status=$?
+confirm_through "TypeScript v1" timeout 120 "$NODE" internal/interop/node/legacy-v1.mjs "$PUBLIC/mcp" "${BASES[@]}" || status=$?
 if [ "$status" != 0 ]; then
   for i in $(seq 0 $((REPLICAS - 1))); do
     echo "== replica$i log (last lines)" >&2

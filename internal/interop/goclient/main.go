@@ -6,7 +6,8 @@
 //
 //	go run . http://127.0.0.1:PORT/mcp [http://127.0.0.1:PORT2/mcp]
 //	go run . -stdio /path/to/built/examples/inbox
-//	go run . -legacy http://127.0.0.1:PORT/mcp   (examples/inbox -legacy-input)
+//	go run . -legacy http://127.0.0.1:PORT/mcp [http://127.0.0.1:REPLICA...]
+//	                                      (examples/inbox -legacy-input)
 //
 // With -stdio it launches the built examples/inbox binary with -stdio
 // through the go-sdk's CommandTransport instead (see stdio.go).
@@ -40,15 +41,23 @@ func main() {
 		fmt.Println("go-sdk client: stdio sessions succeeded")
 		return
 	}
-	if len(os.Args) == 3 && os.Args[1] == "-legacy" {
-		// An examples/inbox started with -legacy-input (legacy.go).
+	if len(os.Args) >= 3 && os.Args[1] == "-legacy" {
+		// An examples/inbox started with -legacy-input (legacy.go). The
+		// URLs after the endpoint are the base URLs of the replicas behind
+		// it, where the effect is counted; by default the endpoint's own.
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if !strings.HasPrefix(os.Args[2], "http://127.0.0.1:") {
-			fmt.Fprintln(os.Stderr, "goclient: loopback URLs only")
-			os.Exit(2)
+		bases := os.Args[3:]
+		if len(bases) == 0 {
+			bases = []string{strings.TrimSuffix(os.Args[2], "/mcp")}
 		}
-		if err := legacySessions(ctx, os.Args[2]); err != nil {
+		for _, u := range append([]string{os.Args[2]}, bases...) {
+			if !strings.HasPrefix(u, "http://127.0.0.1:") {
+				fmt.Fprintln(os.Stderr, "goclient: loopback URLs only")
+				os.Exit(2)
+			}
+		}
+		if err := legacySessions(ctx, os.Args[2], bases); err != nil {
 			fmt.Fprintf(os.Stderr, "go-sdk client, legacy input: %v\n", err)
 			os.Exit(1)
 		}
