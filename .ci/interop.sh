@@ -25,6 +25,7 @@ start_fixture "$WORK"
 echo
 echo "== go-sdk v1.8.0 client (and an authenticated session on examples/inbox)"
 (cd internal/interop/goclient && go vet ./... && timeout 120 go run . "$URL" "$INBOX_URL")
+(cd internal/interop/goclient && timeout 120 go test -count=1 -v -run TestHello .) # examples/hello's function tool, 3 revisions
 
 echo
 echo "== TypeScript SDK clients (npm ci)"
