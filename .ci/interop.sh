@@ -34,6 +34,7 @@ echo "== go-sdk v1.8.0 client (and an authenticated session on examples/inbox)"
 (cd internal/interop/goclient && go vet ./... && timeout 120 go run . "$URL" "$INBOX_URL")
 echo "== go-sdk v1.8.0 client at 2025-06-18, confirming on examples/inbox -legacy-input"
 (cd internal/interop/goclient && timeout 120 go run . -legacy "$LEGACY_URL")
+(cd internal/interop/goclient && timeout 120 go test -count=1 -v -run TestHello .) # examples/hello's function tool, 3 revisions
 
 echo
 echo "== TypeScript SDK clients (npm ci)"

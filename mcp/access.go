@@ -45,7 +45,8 @@ func WithRateLimit(l ratelimit.Limiter) HandlerOption {
 // a flood of bad tokens cannot load the token verifier. key names the
 // client; nil means the IP address of RemoteAddr (behind a proxy, supply a
 // key that reads the address the proxy vouches for). The same key names
-// unauthenticated callers for WithRateLimit.
+// unauthenticated callers for WithRateLimit. IPv6 clients are keyed by
+// their /64 (see ratelimit.ClientKey and ratelimit.IPv6Prefix).
 func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
 	if l == nil {
 		panic("mcp: WithClientRateLimit needs a Limiter")

@@ -78,7 +78,7 @@ func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 // What fn returns is sent as structuredContent and as its JSON text
 // (2025-06-18 on; only the text on 2025-03-26), encoded so that it
 // validates against its schema: a nil slice or map is sent as [] or {},
-// a nil pointer field is left out. An Out of *ToolResult sends the
+// a nil pointer field as null (or left out with omitempty). An Out of *ToolResult sends the
 // function's own content blocks instead. An error made with ToolError is
 // an isError result with its text; any other error, and a panic, is
 // logged with the tool's name and answered with a generic isError text.

@@ -179,7 +179,9 @@ var funcEras = []mcp.Version{mcp.Version20260728, mcp.Version20250618, mcp.Versi
 func TestFunc_Calls(t *testing.T) {
 	f := newFuncFixture(t)
 	ctx := context.Background()
-	want := `{"id":"n1","text":"hi","tags":[],"meta":{},"owner":"alice","workspace":"w1"}`
+	// parent, a nil pointer without omitempty, is written as null, which
+	// the output schema admits.
+	want := `{"id":"n1","text":"hi","tags":[],"meta":{},"parent":null,"owner":"alice","workspace":"w1"}`
 	for _, v := range funcEras {
 		for transport, c := range f.clients(v) {
 			name := string(v) + "/" + transport
@@ -191,7 +193,7 @@ func TestFunc_Calls(t *testing.T) {
 			}{
 				{"notes_add", `{"text":"hi"}`, false, want, 1},
 				{"notes_add", `{"text":"hi","tags":["red"],"ship":{"city":"Porto","country":"PT"}}`, false,
-					`{"id":"n1","text":"hi","tags":["red"],"meta":{},"owner":"alice","workspace":"w1"}`, 1},
+					`{"id":"n1","text":"hi","tags":["red"],"meta":{},"parent":null,"owner":"alice","workspace":"w1"}`, 1},
 				{"notes_add", `{"text":""}`, true, "Invalid arguments for tool notes_add", 0},
 				{"notes_add", `{"text":"hi","tags":["green"]}`, true, "/tags/0", 0},
 				{"notes_add", `{"text":"hi","extra":1}`, true, "extra", 0},
@@ -451,8 +453,13 @@ func TestFunc_Register(t *testing.T) {
 		{"given output of another type", "field tags: the given schema's type [string]", func(s *mcp.Server) {
 			mcp.AddFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"},"tags":{"type":"string"},"meta":{},"parent":{},"owner":{},"workspace":{}}}`)}, noop)
 		}},
-		{"given output requires what may be left out", "field parent: the given schema requires it", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{},"text":{},"tags":{},"meta":{},"parent":{},"owner":{},"workspace":{}},"required":["parent"]}`)}, noop)
+		{"given output requires what may be left out", "field ship: the given schema requires it", func(s *mcp.Server) {
+			// ship is a pointer with omitempty: nil is left out.
+			mcp.AddFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"text":{},"tags":{},"ship":{},"bill":{}},"required":["ship"]}`)},
+				func(ctx context.Context, in fnID) (fnNoteIn, error) { return fnNoteIn{}, nil })
+		}},
+		{"given output refuses the null a pointer writes", "field parent: the given schema's type [object]", func(s *mcp.Server) {
+			mcp.AddFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{},"text":{},"tags":{},"meta":{},"parent":{"type":"object"},"owner":{},"workspace":{}}}`)}, noop)
 		}},
 		{"placement", "WithPlacement applies to route tools", func(s *mcp.Server) {
 			mcp.AddFunc(s, mcp.Tool{Name: "x"}, noop, mcp.WithPlacement(mcp.Placement{}))

@@ -131,6 +131,17 @@ func (c *compat) check(g, t map[string]any, at, gref, tref string) error {
 			return fmt.Errorf("field %s: the given schema's type %v and the Go type's %v do not fit (%s)", name, gt, tt, bad)
 		}
 	}
+	// A nullable value (a pointer field, mcp:"nullable") is the other
+	// branch of an anyOf with null: its properties and items are there.
+	if gb, tb := nonNull(g), nonNull(t); gb != nil || tb != nil {
+		if gb == nil {
+			gb = g
+		}
+		if tb == nil {
+			tb = t
+		}
+		return c.check(gb, tb, at, gref, tref)
+	}
 	tprops, _ := t["properties"].(map[string]any)
 	gprops, _ := g["properties"].(map[string]any)
 	if tprops != nil && (gprops != nil || slices.Contains(gt, "object")) {
@@ -225,4 +236,25 @@ func Structural(schema []byte) bool {
 		return true
 	}
 	return walk(v, 0)
+}
+
+// nonNull returns the one branch of an anyOf whose other branches are
+// {"type":"null"}, nil when s is not such a union.
+func nonNull(s map[string]any) map[string]any {
+	alts, ok := s["anyOf"].([]any)
+	if !ok {
+		return nil
+	}
+	var branch map[string]any
+	for _, x := range alts {
+		m, _ := x.(map[string]any)
+		if t, ok := m["type"].(string); ok && t == "null" && len(m) == 1 {
+			continue
+		}
+		if branch != nil || m == nil {
+			return nil
+		}
+		branch = m
+	}
+	return branch
 }

@@ -7,14 +7,13 @@ import (
 
 // node says how encoding/json's output for a type is made to validate
 // against the type's schema: a nil slice, map or []byte is written as
-// null where the schema says array, object or string, and a nil pointer
-// field without omitempty as a null member the schema does not admit.
+// null where the schema says array, object or string. A nil pointer field
+// without omitempty stays null: its schema admits null.
 type node struct {
 	kind    byte   // 'a' array, 'm' map, 's' struct, 0 anything else
 	nullTo  string // what a null becomes here ("" keeps it)
 	elem    *node  // items, map values
 	members map[string]*node
-	drop    map[string]bool // members dropped when null
 }
 
 // node builds (once per type) the normalizer of t.
@@ -42,16 +41,15 @@ func (g *gen) node(t reflect.Type) *node {
 		n.kind, n.nullTo, n.elem = 'm', "{}", g.node(t.Elem())
 	case reflect.Struct:
 		n.kind = 's'
-		n.members, n.drop = map[string]*node{}, map[string]bool{}
+		n.members = map[string]*node{}
 		for _, f := range g.infos[t].fields {
 			tg, _ := parseTag(f.tag)
 			m := g.node(f.typ)
-			if tg.nullable || f.asString {
+			if tg.nullable || f.nullPtr || f.asString {
 				// null is admitted as it is (or ,string writes no null).
-				m = &node{kind: m.kind, elem: m.elem, members: m.members, drop: m.drop}
+				m = &node{kind: m.kind, elem: m.elem, members: m.members}
 			}
 			n.members[f.name] = m
-			n.drop[f.name] = f.optional && !tg.nullable
 		}
 	}
 	return n
@@ -69,8 +67,8 @@ func (n *node) dirty(seen map[*node]bool) bool {
 	if n.elem != nil && n.elem.dirty(seen) {
 		return true
 	}
-	for name, m := range n.members {
-		if n.drop[name] || m.dirty(seen) {
+	for _, m := range n.members {
+		if m.dirty(seen) {
 			return true
 		}
 	}
@@ -78,8 +76,8 @@ func (n *node) dirty(seen map[*node]bool) bool {
 }
 
 // Encode encodes v (a value of the schema's type) as JSON that validates
-// against the schema's types: nil slices and maps as empty, nil pointer
-// members left out.
+// against the schema's types: nil slices and maps as empty (a nil pointer
+// member stays null, which its schema admits).
 func (s *Schema) Encode(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil || s.norm == nil {
@@ -137,10 +135,6 @@ func (n *node) fix(dst, b []byte, i int) ([]byte, int) {
 					_ = json.Unmarshal(key, &name)
 				}
 				m = n.members[name]
-				if n.drop[name] && b[vAt] == 'n' {
-					i = vAt + 4
-					continue
-				}
 			}
 			if wrote {
 				dst = append(dst, ',')

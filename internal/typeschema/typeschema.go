@@ -104,7 +104,7 @@ type field struct {
 	name     string
 	typ      reflect.Type
 	required bool
-	optional bool // nil pointer left out: a null is dropped when encoding
+	nullPtr  bool // a pointer without omitempty/omitzero: nil is written as null
 	asString bool // ,string
 	desc     string
 	tag      string // the mcp tag
@@ -245,7 +245,7 @@ func fieldsOf(t reflect.Type, at string) ([]field, error) {
 			omit := hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero")
 			isPtr := ft.Kind() == reflect.Pointer
 			c := cand{depth: depth, tagged: tag != "" && !strings.HasPrefix(tag, ","), order: len(all)}
-			c.field = field{name: name, typ: ft, required: !omit && !isPtr && !viaPtr, optional: isPtr && !omit,
+			c.field = field{name: name, typ: ft, required: !omit && !viaPtr, nullPtr: isPtr && !omit,
 				desc: sf.Tag.Get("jsonschema"), tag: sf.Tag.Get("mcp")}
 			if hasOpt(opts, "string") {
 				switch deref(ft).Kind() {
@@ -488,7 +488,9 @@ func (g *gen) property(b []byte, f field, at string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if tg.nullable {
+	if tg.nullable || f.nullPtr {
+		// encoding/json writes a nil pointer without omitempty as null
+		// and decodes null into it: the schema admits what both do.
 		s = nullable(s)
 	}
 	if f.desc != "" {

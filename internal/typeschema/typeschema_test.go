@@ -51,10 +51,16 @@ func TestFor(t *testing.T) {
 			N int     `json:"n,string"`
 			x int
 		}](), `{"type":"object","properties":{"b":{"type":"boolean"},"i":{"type":"integer","minimum":-128,"maximum":127},"u":{"type":"integer","minimum":0},"w":{"type":"integer","minimum":0,"maximum":65535},"f":{"type":"number"},"s":{"type":"string"},"n":{"type":"string"}},"required":["b","i","u","f","n"],"additionalProperties":false}`},
-		{"pointers are optional, not nullable", reflect.TypeFor[struct {
+		// encoding/json writes a nil pointer without omitempty as null
+		// and decodes null into it: required, and null admitted. With
+		// omitempty or omitzero nil is left out: optional, never null.
+		{"pointers without omitempty are required and nullable", reflect.TypeFor[struct {
 			P *string `json:"p"`
 			Q *point  `json:"q"`
-		}](), `{"type":"object","properties":{"p":{"type":"string"},"q":{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"integer"}},"required":["x","y"],"additionalProperties":false}},"additionalProperties":false}`},
+			N *int    `json:"n,string"`
+			O *string `json:"o,omitempty"`
+			Z *bool   `json:"z,omitzero"`
+		}](), `{"type":"object","properties":{"p":{"anyOf":[{"type":"string"},{"type":"null"}]},"q":{"anyOf":[{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"integer"}},"required":["x","y"],"additionalProperties":false},{"type":"null"}]},"n":{"anyOf":[{"type":"string"},{"type":"null"}]},"o":{"type":"string"},"z":{"type":"boolean"}},"required":["p","q","n"],"additionalProperties":false}`},
 		{"slices are arrays, never null unless asked", reflect.TypeFor[struct {
 			L []string    `json:"l"`
 			M []string    `json:"m" mcp:"nullable"`
@@ -228,10 +234,10 @@ func TestEncode(t *testing.T) {
 		in   encoded
 		want string
 	}{
-		{encoded{}, `{"tags":[],"meta":{},"raw":"","kept":null,"points":[],"nested":[],"any":null,"grid":[],"keyed":{}}`},
+		{encoded{}, `{"tags":[],"meta":{},"raw":"","ptr":null,"kept":null,"points":[],"nested":[],"any":null,"grid":[],"keyed":{}}`},
 		{encoded{Tags: []string{"a"}, Ptr: &point{1, 2}, Points: []*point{nil, {3, 4}}, Nested: []encodedInner{{}, {List: []int{1}, Ptr: &one}},
 			Grid: [][]int{nil, {1}}, Keyed: map[string][]int{"k": nil}, Omit: []string{"o"}},
-			`{"tags":["a"],"meta":{},"raw":"","ptr":{"x":1,"y":2},"kept":null,"points":[null,{"x":3,"y":4}],"nested":[{"list":[]},{"list":[1],"ptr":1}],"any":null,"grid":[[],[1]],"keyed":{"k":[]},"omit":["o"]}`},
+			`{"tags":["a"],"meta":{},"raw":"","ptr":{"x":1,"y":2},"kept":null,"points":[null,{"x":3,"y":4}],"nested":[{"list":[],"ptr":null},{"list":[1],"ptr":1}],"any":null,"grid":[[],[1]],"keyed":{"k":[]},"omit":["o"]}`},
 	} {
 		b, err := s.Encode(tc.in)
 		if err != nil || string(b) != tc.want {
@@ -344,4 +350,74 @@ func FuzzEncode(f *testing.F) {
 			t.Fatalf("%s: %v", b, violations)
 		}
 	})
+}
+
+// TestPointerNull: what encoding/json does with a pointer field without
+// omitempty (decodes null into nil, encodes nil as null) is what its
+// schema admits; leaving the field out is refused, since the type always
+// writes it.
+func TestPointerNull(t *testing.T) {
+	type in struct {
+		Name *string `json:"name"`
+		At   *point  `json:"at"`
+		Opt  *string `json:"opt,omitempty"`
+	}
+	s, err := For(reflect.TypeFor[in]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiled, err := schema.Compile(s.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for doc, ok := range map[string]bool{
+		`{"name":null,"at":null}`:                              true,
+		`{"name":"a","at":{"x":1,"y":2}}`:                      true,
+		`{"name":"a","at":{"x":1,"y":2},"opt":"o"}`:            true,
+		`{"name":"a"}`:                                         false, // at is required
+		`{}`:                                                   false,
+		`{"name":1,"at":null}`:                                 false,
+		`{"name":null,"at":{"x":1}}`:                           false,
+		`{"name":null,"at":null,"opt":null}`:                   false, // omitempty: never written as null
+		`{"name":null,"at":{"x":1,"y":2,"z":3}}`:               false,
+		`{"name":"a","at":null,"opt":"o","extra":true}`:        false,
+		`{"name":"\u00e9","at":{"x":-1,"y":9007199254740991}}`: true,
+	} {
+		var v in
+		if ok && json.Unmarshal([]byte(doc), &v) != nil {
+			t.Fatalf("%s: encoding/json refuses a document the test expects valid", doc)
+		}
+		d, _ := schema.Decode([]byte(doc), 0)
+		if got := compiled.Validate(d, 10) == nil; got != ok {
+			t.Errorf("%s: valid %v, want %v", doc, got, ok)
+		}
+	}
+	// Encoding a nil pointer writes null, and it validates.
+	b, err := s.Encode(in{})
+	if err != nil || string(b) != `{"name":null,"at":null}` {
+		t.Fatalf("Encode(zero) = %s, %v", b, err)
+	}
+	d, _ := schema.Decode(b, 0)
+	if v := compiled.Validate(d, 10); v != nil {
+		t.Errorf("%s: %v", b, v)
+	}
+	// A given schema is still checked through the null union: at's
+	// properties are compared, and an output schema refusing null does
+	// not fit a type that writes it.
+	for _, tc := range []struct {
+		given string
+		d     Direction
+		want  string
+	}{
+		{`{"type":"object","properties":{"name":{},"at":{"type":"object","properties":{"x":{"type":"string"},"y":{}}},"opt":{}}}`, Input, "field at.x"},
+		{`{"type":"object","properties":{"name":{},"at":{"anyOf":[{"type":"object","properties":{"x":{}}},{"type":"null"}]},"opt":{}}}`, Input, `field at.y: the given schema has no property "y"`},
+		{`{"type":"object","properties":{"name":{"type":"string"},"at":{},"opt":{}}}`, Output, "field name"},
+		{`{"type":"object","properties":{"name":{"type":"string"},"at":{},"opt":{}}}`, Input, ""},
+		{`{"type":"object","properties":{"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"at":{},"opt":{}},"required":["name","at"]}`, Output, ""},
+	} {
+		err := Compatible([]byte(tc.given), s.JSON, tc.d)
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.given, err, tc.want)
+		}
+	}
 }

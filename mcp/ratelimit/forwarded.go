@@ -28,7 +28,8 @@ import (
 // such requests share the nearest proxy's budget rather than name their
 // own. A key is an address alone, without its port (a client's ports are
 // free to vary), IPv4-mapped IPv6 addresses as IPv4 and IPv6 without a
-// zone, so one client has one key however it is written.
+// zone, so one client has one key however it is written. ClientKey then
+// groups IPv6 addresses by /64 (IPv6Prefix chooses another length).
 //
 // hops must be the number of proxies every request passes: with too many
 // the key is a proxy's address, with too few it is an entry the client

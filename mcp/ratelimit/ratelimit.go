@@ -5,8 +5,10 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -64,7 +66,56 @@ func PrincipalKey(principalKey string) string { return "principal|" + principalK
 // ClientKey is the key of a client's budget (its address, or whatever
 // WithClientRateLimit's key function names), before or without
 // authentication.
-func ClientKey(client string) string { return "client|" + client }
+//
+// An IPv6 address names its /64, not itself: a host is usually given a
+// whole /64 and picks any address in it, so one budget per address would be
+// 2^64 budgets per client. The endpoint's default key, ForwardedFor and
+// Forwarded return addresses and are grouped here, as is any key function
+// that returns a bare IPv6 address. IPv4 addresses and other keys are used
+// as given; IPv6Prefix chooses another prefix length.
+func ClientKey(client string) string {
+	if strings.IndexByte(client, ':') >= 0 && strings.IndexByte(client, '/') < 0 {
+		if a, err := netip.ParseAddr(client); err == nil {
+			if a.Is4In6() {
+				return "client|" + a.Unmap().String()
+			}
+			p, _ := a.WithZone("").Prefix(defaultIPv6Bits)
+			return string(p.AppendTo([]byte("client|")))
+		}
+	}
+	return "client|" + client
+}
+
+// defaultIPv6Bits is the prefix ClientKey groups IPv6 addresses by.
+const defaultIPv6Bits = 64
+
+// IPv6Prefix returns key with IPv6 addresses grouped by their first bits
+// (1 to 128) instead of ClientKey's /64: 128 gives each address its own
+// budget, 56 or 48 groups a site's networks. A nil key is the endpoint's
+// default, the address of RemoteAddr. The result is a prefix in CIDR form
+// ("2001:db8:0:100::/56"), which ClientKey keeps as it is; IPv4 addresses
+// (IPv4-mapped ones unmapped) and keys that are not addresses are
+// returned unchanged. It panics when bits is out of range.
+func IPv6Prefix(bits int, key func(*http.Request) string) func(*http.Request) string {
+	if bits < 1 || bits > 128 {
+		panic("ratelimit: IPv6Prefix needs 1 to 128 bits")
+	}
+	if key == nil {
+		key = func(r *http.Request) string { return peerKey(r.RemoteAddr) }
+	}
+	return func(r *http.Request) string {
+		k := key(r)
+		a, ok := addr(k)
+		if !ok {
+			return k
+		}
+		if !a.Is6() {
+			return a.String()
+		}
+		p, _ := a.Prefix(bits)
+		return p.String()
+	}
+}
 
 // Memory is an in-process token bucket per key: each key holds up to burst
 // tokens and regains rate tokens per second. It is safe for concurrent

@@ -16,8 +16,12 @@
 //     are left out; the fields of an embedded struct without a json name
 //     are promoted, as encoding/json promotes them. No property beyond
 //     the struct's is admitted ("additionalProperties": false).
-//   - A field is required unless it is omitempty or omitzero, or a
-//     pointer (fields promoted through an embedded pointer too).
+//   - A field is required unless it is omitempty or omitzero (or
+//     promoted through an embedded pointer). A pointer field without
+//     omitempty or omitzero is required and nullable: encoding/json
+//     writes nil there as null and decodes null into it. With omitempty
+//     or omitzero a pointer is optional and not nullable (nil is left
+//     out).
 //   - Types: bool "boolean"; integers "integer" (unsigned ones with
 //     "minimum": 0, 8- to 32-bit ones with their range); floats "number"; strings "string"; []byte a base64
 //     "string"; slices and arrays "array" (never null: mcp.AddFunc sends
@@ -32,8 +36,9 @@
 //     schema grow with the number of distinct types, however deeply they
 //     nest.
 //   - A pointer inside a slice or map may be null there (encoding/json
-//     writes nil as null and nothing can leave an item out). Nothing else
-//     admits null unless the field says so (the nullable key below).
+//     writes nil as null and nothing can leave an item out), as may a
+//     pointer field without omitempty. Nothing else admits null unless
+//     the field says so (the nullable key below).
 //     Null is admitted with anyOf branches of one type each, never with a
 //     type array, and no schema is the bare {}: the schemas raise no
 //     warning in the MCP Inspector's strict mode (.ci/schema-strict.sh).

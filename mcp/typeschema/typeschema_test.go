@@ -125,7 +125,7 @@ func TestAddTool(t *testing.T) {
 		}{
 			{`{"order_id":"o1","text":"hello","tags":["a"],"ship_to":{"city":"Porto","country":"PT"},"due":"2026-12-01T00:00:00Z"}`, false, `{"id":"n_o1","text":"hello"}`},
 			{`{"order_id":"o1","text":"hi"}`, false, `{"id":"n_o1","text":"hi"}`},
-			// A pointer makes a field optional, not nullable (mcp:"nullable" would).
+			// A pointer with omitempty is optional, not nullable (mcp:"nullable" would).
 			{`{"order_id":"o1","text":"hi","ship_to":null}`, true, "/ship_to"},
 			{`{"text":"no order"}`, true, "order_id"},
 			{`{"order_id":"o1","text":"x","extra":1}`, true, "extra"},

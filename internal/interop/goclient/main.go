@@ -15,6 +15,9 @@
 // The optional second URL is an examples/inbox endpoint: the client then
 // also runs an authenticated session there, confirming a destructive tool.
 //
+// go test -run TestHello starts examples/hello itself and calls its function
+// tool, notes_search, in each revision (hello.go).
+//
 // It lives in its own module so that the library's go.mod never depends on
 // another MCP SDK.
 package main

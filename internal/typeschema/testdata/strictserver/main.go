@@ -53,6 +53,7 @@ type input struct {
 	Points []*address        `json:"points,omitempty"`
 	Grid   [2][2]int         `json:"grid,omitzero"`
 	Mode   string            `json:"mode,omitempty" mcp:"enum=fast|safe,default=safe,format=hostname"`
+	Note   *string           `json:"note"` // required and nullable
 }
 
 type output struct {
