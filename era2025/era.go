@@ -76,7 +76,8 @@ func (e *Era) Seam() seam.Era { return &hooks{Era: e} }
 // only a type of this module can embed (an outside type embedding *Era
 // must not inherit it). These revisions check nothing
 // beyond what the core does and stamp nothing; the only state they carry
-// is a sealed session id, with WithSessions (session.go).
+// is a sealed session id, with WithSessions (session.go), and a status
+// tool's job reference, with WithSealer (tasks.go).
 type hooks struct {
 	seam.Mark
 	*Era
