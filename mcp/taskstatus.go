@@ -71,14 +71,20 @@ func (r *request) followsTask(t *tool) bool {
 // statusReference hands the era the job reference of a status tool's
 // call (its taskId argument) to open before the call is served, as a
 // tasks/* request's params.taskId. A missing or empty one is left to the
-// input schema to refuse.
+// input schema to refuse. A caller who may not see or use the tool gets
+// no reference opened: callTool then answers as for any tool it cannot
+// see or use (unknown tool, or the scope challenge), not "Unknown task",
+// which would say the tool exists.
 func (r *request) statusReference() {
 	if !r.rev.f.sealsTasks {
 		return
 	}
 	raw, _ := r.Param("name")
-	t, _, _ := r.server.toolNamed(raw)
+	t, name, _ := r.server.toolNamed(raw)
 	if t == nil || t.statusOf == nil {
+		return
+	}
+	if t = r.visibleTool(name); t == nil || !r.usable(t.opts.scopes) {
 		return
 	}
 	args, _ := r.Param("arguments")

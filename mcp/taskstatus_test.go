@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -351,4 +352,58 @@ func TestStatusTool_Misuse(t *testing.T) {
 		}
 	}()
 	mcp.WithTask(task.Config{Status: "GET /jobs/{id}", StatusTool: "bad name"})
+}
+
+// TestStatusTool_Access: a status tool is seen by whoever sees its task's
+// tool: the permission rule is asked about the task's tool, and the task
+// tool's scopes are needed.
+func TestStatusTool_Access(t *testing.T) {
+	t.Parallel()
+	store := &jobStore{jobs: map[string]*testJob{}}
+	mux := store.mux()
+	srv := mcp.NewServer(mcp.Implementation{Name: "tasks", Version: "1"})
+	obj := json.RawMessage(`{"type":"object"}`)
+	cfg := task.Config{Status: "GET /jobs/{id}", StatusTool: "hidden_status"}
+	srv.AddTool(mcp.Tool{Name: "hidden", InputSchema: obj}, "POST /jobs", mux, mcp.WithTask(cfg))
+	cfg.StatusTool = "scoped_status"
+	srv.AddTool(mcp.Tool{Name: "scoped", InputSchema: obj}, "POST /jobs", mux, mcp.WithTask(cfg), mcp.RequireScopes("items:write"))
+	var asked []string
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithAuth(auth.New(authConfig([]func(*auth.Config){func(c *auth.Config) {
+			c.Permit = func(_ context.Context, a auth.Access) bool {
+				asked = append(asked, a.Name)
+				return a.Name != "hidden" || a.Principal.Subject != "alice"
+			}
+		}}))))
+	s := httptest.NewServer(h)
+	defer s.Close()
+	names := func(token string) string {
+		r := rpc(t, s.URL, token, "", "tools/list", "", metaNoTasks, "")
+		var l struct{ Tools []struct{ Name string } }
+		raw, _ := json.Marshal(r.Result)
+		json.Unmarshal(raw, &l)
+		var out []string
+		for _, tl := range l.Tools {
+			out = append(out, tl.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(tokAlice); got != "" {
+		t.Errorf("alice (hidden refused, no items:write) sees %q", got)
+	}
+	if got := names(tokWriter); got != "hidden,hidden_status,scoped,scoped_status" {
+		t.Errorf("writer sees %q", got)
+	}
+	for _, n := range asked {
+		if strings.HasSuffix(n, "_status") {
+			t.Errorf("the permission rule was asked about %q, not its task's tool", n)
+		}
+	}
+	r := rpc(t, s.URL, tokAlice, "", "tools/call", "hidden_status", metaNoTasks, `"name":"hidden_status","arguments":{"taskId":"x"}`)
+	if r.code() != -32602 || !strings.Contains(string(r.raw), "Unknown tool") {
+		t.Errorf("alice calling hidden_status: %s", r.raw)
+	}
+	if r := rpc(t, s.URL, tokAlice, "", "tools/call", "scoped_status", metaNoTasks, `"name":"scoped_status","arguments":{"taskId":"x"}`); r.status != 403 {
+		t.Errorf("alice calling scoped_status without items:write: %d %s", r.status, r.raw)
+	}
 }
