@@ -17,6 +17,7 @@ type Era struct {
 	dflt     protocol.Version
 	sessions *mrtr.Sealer  // nil: no session ids (WithSessions)
 	lifetime time.Duration // of a session id
+	tasks    *mrtr.Sealer  // nil: no job references (WithSealer; else sessions')
 }
 
 // Option configures an Era.
@@ -75,7 +76,8 @@ func (e *Era) Seam() seam.Era { return &hooks{Era: e} }
 // only a type of this module can embed (an outside type embedding *Era
 // must not inherit it). These revisions check nothing
 // beyond what the core does and stamp nothing; the only state they carry
-// is a sealed session id, with WithSessions (session.go).
+// is a sealed session id, with WithSessions (session.go), and a status
+// tool's job reference, with WithSealer (tasks.go).
 type hooks struct {
 	seam.Mark
 	*Era
@@ -104,18 +106,22 @@ func (h *hooks) Profiles() []seam.Profile {
 	for _, v := range h.versions {
 		for _, p := range profiles {
 			if p.Version == string(v) {
-				out = append(out, p.Clone())
+				c := p.Clone()
+				c.SealsTasks = h.taskSealer() != nil
+				out = append(out, c)
 			}
 		}
 	}
 	return out
 }
-func (h *hooks) Default() string                                              { return string(h.dflt) }
-func (h *hooks) Warnings() []string                                           { return nil }
-func (h *hooks) Envelope(r *seam.Request) error                               { return h.Era.openSession(r) }
-func (h *hooks) Target(*seam.Request) error                                   { return nil }
-func (h *hooks) Open(*seam.Request) error                                     { return nil }
-func (h *hooks) Finish(_ *seam.Request, res seam.Result) (seam.Result, error) { return res, nil }
+func (h *hooks) Default() string                { return string(h.dflt) }
+func (h *hooks) Warnings() []string             { return nil }
+func (h *hooks) Envelope(r *seam.Request) error { return h.Era.openSession(r) }
+func (h *hooks) Target(*seam.Request) error     { return nil }
+func (h *hooks) Open(r *seam.Request) error     { return h.Era.openTask(r) }
+func (h *hooks) Finish(r *seam.Request, res seam.Result) (seam.Result, error) {
+	return h.Era.finish(r, res)
+}
 
 // Serve answers the one method this era owns: initialize.
 func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return h.Era.initialize(r) }

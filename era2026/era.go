@@ -117,7 +117,7 @@ type hooks struct {
 var profile = seam.Profile{
 	Version: string(protocol.Version20260728),
 	Titles:  true, OutputSchema: true, ResourceLinks: true, Icons: true, CompletionContext: true,
-	Envelope: true, InputRequests: true,
+	Envelope: true, InputRequests: true, SealsTasks: true,
 	ResourceNotFound: seam.CodeInvalidParams, // -32002 is forbidden in this revision
 	// An unknown method is 404 and a missing client capability 400; every
 	// other error of an understood request is 200.
@@ -164,7 +164,11 @@ func (e *Era) finish(req *seam.Request, res seam.Result) (seam.Result, error) {
 			return nil, &seam.Failure{Code: -32603, Message: "Internal error"}
 		}
 		r.TaskID = id
-		*r.Stamp() = seam.Stamp{ResultType: "task", Meta: meta}
+		rt := "task"
+		if r.StatusTool != "" {
+			rt = "complete" // a tool result naming the job, for a client without the extension
+		}
+		*r.Stamp() = seam.Stamp{ResultType: rt, Meta: meta}
 		return r, nil
 	}
 	if r, ok := res.(*seam.InputRequired); ok {

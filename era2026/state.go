@@ -16,7 +16,7 @@ import (
 // one "Invalid or expired requestState" answer; the reason is logged.
 func (e *Era) openState(req *seam.Request) error {
 	m := req.Method
-	if m.Task {
+	if m.Task || req.TaskID != "" {
 		return e.openTask(req)
 	}
 	raw, ok := req.Param("requestState")
@@ -81,11 +81,16 @@ func (e *Era) hint(reason string) string {
 // the core. A forged, expired or foreign id (another caller's, another
 // workspace's, another server's) is the same unknown task; the reason is
 // logged at Debug, since a stale id is an everyday thing for a poller.
+// A call of a task's status tool carries the id in req.TaskID and takes
+// the same path.
 func (e *Era) openTask(req *seam.Request) error {
-	raw, _ := req.Param("taskId")
-	id, isStr := jsonrpc.String(raw)
-	if !isStr {
-		return seam.InvalidParams("Invalid params: taskId must be a string", nil)
+	id := req.TaskID
+	if id == "" {
+		raw, _ := req.Param("taskId")
+		var isStr bool
+		if id, isStr = jsonrpc.String(raw); !isStr {
+			return seam.InvalidParams("Invalid params: taskId must be a string", nil)
+		}
 	}
 	b, err := req.Core.Binding(true)
 	if err != nil {

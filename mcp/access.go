@@ -211,8 +211,13 @@ func (r *request) visibleTool(name string) *tool {
 	if t != nil && t.appOnly && r.capBits&capUI == 0 {
 		t = nil // an MCP Apps view's tool, and the client declared no views
 	}
-	if t != nil && !r.visible(auth.KindTool, name) {
-		t = nil
+	if t != nil && t.statusOf != nil && !r.rev.f.sealsTasks {
+		t = nil // a task's status tool, where no job reference can be sealed
+	}
+	if t != nil {
+		if k, n, _ := t.access(); !r.visible(k, n) {
+			t = nil
+		}
 	}
 	r.tool, r.toolName, r.toolKnown = t, name, true
 	return t

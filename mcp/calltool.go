@@ -65,8 +65,12 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if v := t.input.Validate(decoded, maxViolations); v != nil {
 		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
 	}
+	if t.statusOf != nil {
+		return req.followTask(t)
+	}
 	taskable := req.acceptsTask(t)
-	if sp := t.opts.task; sp != nil && sp.support == task.Required && !taskable {
+	follow := !taskable && req.followsTask(t)
+	if sp := t.opts.task; sp != nil && sp.support == task.Required && !taskable && !follow {
 		return taskRequired(features, t)
 	}
 	call := req.newCall(name, args)
@@ -86,7 +90,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if msg != "" {
 		return textResult(msg, true), nil
 	}
-	in.async = taskable
+	in.async = taskable || follow
 	rec, p := req.runRoute(t.handler, call, in)
 	if call.idemKey != "" {
 		outcome := "status " + strconv.Itoa(rec.status)
@@ -103,8 +107,8 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if call.pending {
 		return req.pendingTool(t, call)
 	}
-	if taskable && rec.status == http.StatusAccepted && !rec.over {
-		return req.createTask(t, rec)
+	if (taskable || follow) && rec.status == http.StatusAccepted && !rec.over {
+		return req.createTask(t, rec, follow)
 	}
 	return t.result(req, rec, features)
 }

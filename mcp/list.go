@@ -28,8 +28,13 @@ type listed interface {
 	shape(i int) json.RawMessage
 }
 
-func (t *tool) access() (string, string, []string) { return auth.KindTool, t.def.Name, t.opts.scopes }
-func (t *tool) shape(i int) json.RawMessage        { return t.shapes[i] }
+func (t *tool) access() (string, string, []string) {
+	if t.statusOf != nil {
+		t = t.statusOf // a task's status tool is whoever may use the task's tool's
+	}
+	return auth.KindTool, t.def.Name, t.opts.scopes
+}
+func (t *tool) shape(i int) json.RawMessage { return t.shapes[i] }
 
 // listPage returns one page of the items the caller may use (its token
 // grants their scopes and the permission rule allows them), in
@@ -51,7 +56,9 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 	}
 	// A client that did not declare MCP Apps is not shown app-only tools.
 	hideAppOnly := kind == "tools" && s.appOnly && req.capBits&capUI == 0
-	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil || hideAppOnly,
+	// Tasks' status tools only where the era seals job references.
+	hideStatus := kind == "tools" && s.statuses && !req.rev.f.sealsTasks
+	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil || hideAppOnly || hideStatus,
 		shape: req.rev.f.shape}
 	// A page also ends before maxPageBytes of definitions (it always
 	// holds one): a client reading a large API's tools gets pages of a
@@ -69,7 +76,7 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 		res.picked = make([]int32, 0, min(s.pageSize, len(all)-i))
 		for ; i < len(all) && len(res.picked) < s.pageSize; i++ {
 			k, name, scopes := all[i].access()
-			if t, ok := any(all[i]).(*tool); ok && hideAppOnly && t.appOnly {
+			if t, ok := any(all[i]).(*tool); ok && (hideAppOnly && t.appOnly || hideStatus && t.statusOf != nil) {
 				continue
 			}
 			if req.usable(scopes) && req.visible(k, name) {

@@ -95,6 +95,9 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		// what it lacks, not that its id is unknown.
 		return nil, missingTasksExtension()
 	}
+	if h.server.statuses && row.Arguments {
+		req.statusReference() // a task's status tool names its job (taskstatus.go)
+	}
 	if err := e.Open(sr); err != nil {
 		return nil, err
 	}

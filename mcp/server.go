@@ -119,6 +119,7 @@ type Server struct {
 	schemas  *schema.Cache
 	caps     seam.Capability // what the server offers, known at freeze
 	appOnly  bool            // a tool is for MCP Apps views only, known at freeze
+	statuses bool            // a task has a generated status tool, known at freeze
 	infoJSON [nShapes][]byte // serverInfo rendered in every shape
 
 	tools       []*tool
@@ -203,6 +204,7 @@ func (s *Server) freeze() {
 		if t.opts.task != nil {
 			s.caps |= seam.CapTasks
 		}
+		s.statuses = s.statuses || t.statusOf != nil
 		if t.def.UI != nil {
 			s.caps |= seam.CapUI
 			s.appOnly = s.appOnly || t.appOnly

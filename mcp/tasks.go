@@ -73,6 +73,10 @@ func WithTask(c task.Config) ItemOption {
 		}
 		return rt, true
 	}
+	if c.StatusTool != "" && !toolName.MatchString(c.StatusTool) {
+		panic(fmt.Sprintf("mcp: WithTask: StatusTool %q is not a valid tool name", c.StatusTool))
+	}
+	sp.statusTool = c.StatusTool
 	sp.cancel, sp.hasCancel = other("Cancel", c.Cancel)
 	sp.update, sp.hasUpdate = other("Update", c.Update)
 	return itemOptionFunc(func(o *itemOptions) { o.task = sp })
@@ -87,6 +91,7 @@ type taskSpec struct {
 	ttl, poll            time.Duration
 	accepted             func(http.Header, []byte) (map[string]string, bool)
 	read                 func(int, http.Header, []byte) (task.Job, error)
+	statusTool           string // the generated status tool's name, "" for none
 }
 
 // maxJobReference bounds the route values a task id seals (the id must
@@ -197,8 +202,10 @@ func taskRequired(f features, t *tool) (seam.Result, error) {
 		" runs only as a background task, which needs an MCP 2026-07-28 client with the tasks extension."), nil
 }
 
-// createTask turns a route's 202 answer into a task.
-func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
+// createTask turns a route's 202 answer into a task; follow: into the
+// tool result naming the job reference and the status tool, for a
+// client without the extension.
+func (r *request) createTask(t *tool, rec *recorder, follow bool) (seam.Result, error) {
 	sp := t.opts.task
 	vals, ok, panicked := sp.jobReference(rec)
 	switch {
@@ -217,6 +224,11 @@ func (r *request) createTask(t *tool, rec *recorder) (seam.Result, error) {
 		return nil, err
 	}
 	res := &seam.TaskCreated{Payload: payload, TTL: sp.ttl, PollInterval: sp.poll, Status: string(task.Working), Created: now}
+	if follow {
+		// structuredContent only where results carry it, and not against
+		// an output schema that describes the job's result, not this.
+		res.StatusTool, res.Structured = sp.statusTool, r.rev.f.outputSchema && t.output == nil
+	}
 	// The 202 body often is the job already; its status is the task's
 	// first, when it reads as one. Read was written for the status
 	// route's answers, so whatever it makes of this one is only a hint;
@@ -268,16 +280,9 @@ func (r *request) runTaskRoute(ot *openTask, rt route, body []byte) (*recorder, 
 // getTask answers tasks/get: the status route's answer, read as a job.
 func (s *Server) getTask(req *request) (seam.Result, error) {
 	ot := req.task
-	sp := ot.tool.opts.task
-	rec, err := req.runTaskRoute(ot, sp.status, nil)
+	job, err := req.readJob()
 	if err != nil {
 		return nil, err
-	}
-	job, err := sp.read(rec.status, rec.header, rec.buf.Bytes())
-	if err != nil || !job.State.Valid() {
-		req.logError("mcp: a task's status route answered what cannot be read as a job", "tool", ot.tool.def.Name,
-			"status", rec.status, "err", err)
-		return nil, errInternal()
 	}
 	id, _ := req.Param("taskId")
 	res := &taskResult{state: job.State, message: job.Message, created: ot.created, updated: job.UpdatedAt, ttl: ot.ttl, poll: ot.poll}
@@ -314,6 +319,23 @@ func (s *Server) getTask(req *request) (seam.Result, error) {
 		res.inputRequests = b
 	}
 	return res, nil
+}
+
+// readJob reads the opened task's job through its status route.
+func (req *request) readJob() (task.Job, error) {
+	ot := req.task
+	sp := ot.tool.opts.task
+	rec, err := req.runTaskRoute(ot, sp.status, nil)
+	if err != nil {
+		return task.Job{}, err
+	}
+	job, err := sp.read(rec.status, rec.header, rec.buf.Bytes())
+	if err != nil || !job.State.Valid() {
+		req.logError("mcp: a task's status route answered what cannot be read as a job", "tool", ot.tool.def.Name,
+			"status", rec.status, "err", err)
+		return task.Job{}, errInternal()
+	}
+	return job, nil
 }
 
 // jobResult renders a completed job's result as the tool's answer of a

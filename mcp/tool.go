@@ -69,6 +69,7 @@ type tool struct {
 	fn         *funcTool // AddFunc's function, instead of route and handler
 	meta       []byte    // the rendered _meta, nil without one
 	appOnly    bool      // UI's visibility is apps.App alone
+	statusOf   *tool     // a task's generated status tool: the task's tool (taskstatus.go)
 }
 
 // Placement says where a tool's arguments go in its route's request, for
@@ -237,6 +238,9 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 	}
 	s.tools = append(s.tools, entry)
 	s.byName[t.Name] = entry
+	if sp := entry.opts.task; sp != nil && sp.statusTool != "" {
+		return s.addStatusTool(entry) // taskstatus.go
+	}
 	return nil
 }
 

@@ -36,6 +36,9 @@ type features struct {
 	// (input_required), refuse a call for a client capability it lacks
 	// (-32021), and run a call as a task.
 	inputRequests bool
+	// sealsTasks: the era seals job references for clients without the
+	// tasks extension, so tasks' status tools are served.
+	sealsTasks bool
 	// shape indexes the definitions rendered at registration: each
 	// revision with another set of the members above has its own.
 	shape int
@@ -55,6 +58,7 @@ const (
 func featuresOf(p *seam.Profile) features {
 	f := features{titles: p.Titles, outputSchema: p.OutputSchema, resourceLinks: p.ResourceLinks, icons: p.Icons,
 		completionContext: p.CompletionContext, envelope: p.Envelope, inputRequests: p.InputRequests,
+		sealsTasks:       p.SealsTasks,
 		resourceNotFound: Code(p.ResourceNotFound)}
 	switch {
 	case p.Icons:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"flag"
 	"time"
 
@@ -28,16 +27,7 @@ func (s shared) legacyOptions(on bool) ([]era2025.Option, []mcp.HandlerOption) {
 	}
 	ring := s.ring
 	if ring == nil {
-		// One process: a key of its own, as era2026 does without a ring.
-		secret := make([]byte, 32)
-		if _, err := rand.Read(secret); err != nil {
-			panic(err)
-		}
-		r, err := mrtr.NewRing(mrtr.Key{ID: "local", Secret: secret})
-		if err != nil {
-			panic(err)
-		}
-		ring = r
+		ring = localRing() // one process: a key of its own, as era2026 does without a ring
 	}
 	cfg := mcp.LegacyInput{Wait: legacyWait}
 	if s.rdb != nil {

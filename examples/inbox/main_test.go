@@ -573,7 +573,9 @@ func TestSeed_ToolListAndAnnotations(t *testing.T) {
 	for _, v := range eras {
 		all := toolDefs(t, s.client(v, writer, ""))
 		read := toolDefs(t, s.client(v, reader, ""))
-		if len(all) != 14 { // 13, and emails_triage (triage.go)
+		// 13, emails_triage (triage.go), and the status tools of the two
+		// task tools (tasks.go).
+		if len(all) != 16 {
 			t.Errorf("%s writer sees %d tools", v, len(all))
 		}
 		for name, def := range all {
@@ -582,7 +584,9 @@ func TestSeed_ToolListAndAnnotations(t *testing.T) {
 			if a["destructiveHint"] != isDestructive || a["readOnlyHint"] == isDestructive || a["openWorldHint"] != false {
 				t.Errorf("%s %s annotations %v", v, name, a)
 			}
-			if _, seen := read[name]; seen == isDestructive {
+			// A status tool is seen by whoever sees its task's tool.
+			writeOnly := slices.Contains(destructive, strings.TrimSuffix(name, "_status"))
+			if _, seen := read[name]; seen == writeOnly {
 				t.Errorf("%s reader sees %s: %v", v, name, seen)
 			}
 		}
@@ -813,10 +817,55 @@ func TestTasks_Jobs(t *testing.T) {
 			t.Errorf("%s: another caller's tasks/get: %s", tool, g.Raw)
 		}
 	}
-	// A client without the extension: today's answer, the job itself.
-	r, res := callTool(t, s.client(mcp.Version20260728, writer, `{"action":"accept","content":{"confirm":true}}`), "emails_reprocess",
-		map[string]any{"id": "eml_globex_0003"})
-	if res.ResultType != "complete" || res.IsError || !strings.Contains(res.Content[0].Text, `"kind":"email.reprocess"`) {
-		t.Errorf("without the extension: %s", r.Raw)
+	// A client without the extension follows the job through the
+	// generated status tool (TestTasks_StatusTool).
+}
+
+// TestTasks_StatusTool: a 2026-07-28 client without the tasks extension
+// gets a job reference naming the generated status tool, and follows the
+// reprocess and resend jobs to completion through it; another caller
+// cannot read the reference.
+func TestTasks_StatusTool(t *testing.T) {
+	s := start(t)
+	c := s.client(mcp.Version20260728, writer, `{"action":"accept","content":{"confirm":true}}`)
+	for tool, args := range map[string]map[string]any{
+		"emails_reprocess": {"id": "eml_globex_0003"},
+		"webhooks_resend":  {"id": "whk_globex_ops", "delivery_id": "dlv_globex_0001"},
+	} {
+		r, res := callTool(t, c, tool, args)
+		ref, _ := res.StructuredContent["taskId"].(string)
+		if res.ResultType != "complete" || res.IsError || ref == "" || res.StructuredContent["statusTool"] != tool+"_status" ||
+			!strings.Contains(res.Content[0].Text, tool+"_status") || !strings.Contains(res.Content[0].Text, ref) {
+			t.Fatalf("%s without the extension: %s", tool, r.Raw)
+		}
+		followJob(t, c, tool+"_status", ref)
+		// Another caller's status tool refuses it as tasks/get would.
+		other := s.client(mcp.Version20260728, who{token: "dev-admin", workspace: "ws_acme_prod"}, "")
+		if r, err := other.CallTool(context.Background(), tool+"_status", map[string]any{"taskId": ref}); err != nil || r.Error == nil || r.Error.Code != -32602 {
+			t.Errorf("%s: another caller's status tool: %v %s", tool, err, r.Raw)
+		}
+	}
+}
+
+// followJob calls a status tool until the job completed, and checks its
+// result is the job's.
+func followJob(t *testing.T, c *mcptest.Client, statusTool, ref string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if i == 100 {
+			t.Fatalf("%s: not completed after 2 s", statusTool)
+		}
+		r, res := callTool(t, c, statusTool, map[string]any{"taskId": ref})
+		if r.Error != nil || res.IsError || len(res.Content) != 1 {
+			t.Fatalf("%s: %s", statusTool, r.Raw)
+		}
+		if res.StructuredContent["status"] == "working" && strings.Contains(res.Content[0].Text, "working") {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if !strings.Contains(res.Content[0].Text, `"status":"succeeded"`) {
+			t.Errorf("%s: completed result %s", statusTool, r.Raw)
+		}
+		return
 	}
 }

@@ -52,10 +52,10 @@ func registerFromDocument(t *testing.T, srv *mcp.Server, h http.Handler, st *sto
 			"jobs_get"),
 		// DELETE is destructive by its method; these POSTs and this PUT are
 		// too, which a document cannot say.
-		openapi.WithOverride("emails_reprocess", destructive(true)),
+		openapi.WithOverride("emails_reprocess", destructive(true, jobTask("emails_reprocess_status"))),
 		openapi.WithOverride("inboxes_update_senders", destructive(true)),
 		openapi.WithOverride("webhooks_send_test", destructive(false)),
-		openapi.WithOverride("webhooks_resend", destructive(false)),
+		openapi.WithOverride("webhooks_resend", destructive(false, jobTask("webhooks_resend_status"))),
 		openapi.WithOverride("webhooks_rotate_secret", destructive(false)),
 		openapi.WithOverride("emails_delete", openapi.Override{Options: []mcp.ItemOption{
 			mcp.ConfirmWith(func(ctx context.Context, call *mcp.Call) (string, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -8,21 +9,51 @@ import (
 
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/task"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // jobTask makes a route that answers 202 with a job a task for 2026-07-28
 // clients that declare the tasks extension: tasks/get reads the job
 // through GET /api/v1/jobs/{id} and tasks/cancel cancels it through POST
 // /api/v1/jobs/{id}/cancel, with the caller's identity, on whichever
-// replica is asked (with -redis the jobs are every replica's). The job's id comes from the 202 body's data.id (the
-// default). Older clients get the 202 body, the job, as before.
-var jobTask = mcp.WithTask(task.Config{
-	Status:       "GET /api/v1/jobs/{id}",
-	Cancel:       "POST /api/v1/jobs/{id}/cancel",
-	TTL:          jobTTL,
-	PollInterval: 500 * time.Millisecond,
-	Read:         readJob,
-})
+// replica is asked (with -redis the jobs are every replica's). The job's
+// id comes from the 202 body's data.id (the default). Every other client
+// gets a sealed job reference and the name of the generated status tool
+// (statusTool) that follows the job through the same status route.
+func jobTask(statusTool string) mcp.ItemOption {
+	return mcp.WithTask(task.Config{
+		Status:       "GET /api/v1/jobs/{id}",
+		Cancel:       "POST /api/v1/jobs/{id}/cancel",
+		TTL:          jobTTL,
+		PollInterval: 500 * time.Millisecond,
+		Read:         readJob,
+		StatusTool:   statusTool,
+	})
+}
+
+// referenceSealer seals the job references the status tools read for
+// 2025 clients (era2025.WithSealer): with the fleet's ring, so that any
+// replica opens them, or a key of this process.
+func (s shared) referenceSealer() *mrtr.Sealer {
+	if s.ring != nil {
+		return mrtr.NewSealer(s.ring)
+	}
+	return mrtr.NewSealer(localRing())
+}
+
+// localRing is a key ring of this process only, as era2026 makes itself
+// without one.
+func localRing() *mrtr.Ring {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		panic(err)
+	}
+	r, err := mrtr.NewRing(mrtr.Key{ID: "local", Secret: secret})
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
 
 // readJob maps the API's job, {"data":{"status":"queued"|"succeeded",...}},
 // to a task: queued is working; succeeded is completed, with the job as

@@ -73,6 +73,11 @@ type Profile struct {
 	// for a client capability it lacks (-32021) rather than answer it with
 	// a result that says so; a tool call may also become a task.
 	InputRequests bool
+	// SealsTasks: the era seals and opens task ids in this revision for
+	// a client without the tasks extension too, as the job reference a
+	// task's status tool reads (task.Config.StatusTool); without it such
+	// tools are not served.
+	SealsTasks bool
 	// ResourceNotFound is the code of an unknown resource.
 	ResourceNotFound int
 	// Statuses maps an in-band error code to its HTTP status (200 when
@@ -138,6 +143,11 @@ type Request struct {
 	// SessionID is the Mcp-Session-Id an era that issues sealed 2025
 	// sessions sets on initialize; the core sends it as that header.
 	SessionID string
+	// TaskID is the job reference a call of a task's status tool carries
+	// (its taskId argument), set by the core before Open: the era opens
+	// it as it opens a tasks/* request's params.taskId, and hands it over
+	// by SetTask, with the same refusal.
+	TaskID string
 
 	members     []jsonrpc.Member // params' top-level members, indexed once
 	indexed     bool
@@ -275,6 +285,12 @@ type TaskCreated struct {
 	Message      string // statusMessage, "" for none
 	Created      time.Time
 	TaskID       string
+	// StatusTool, when set, is the task's status tool: the client did
+	// not declare the extension, so the answer is a tool result naming
+	// the job reference (TaskID) and the tool to follow it with, in its
+	// text and, with Structured, in structuredContent.
+	StatusTool string
+	Structured bool
 }
 
 // Stamp implements Result.
@@ -284,6 +300,9 @@ func (r *TaskCreated) Stamp() *Stamp { return &r.stamp }
 func (r *TaskCreated) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	dst, comma := r.stamp.AppendMembers(dst)
+	if r.StatusTool != "" {
+		return r.appendFollow(Comma(dst, comma))
+	}
 	dst = Comma(dst, comma)
 	dst = AppendTask(dst, r.TaskID, r.Status, r.Message, r.Created, r.Created, r.TTL, r.PollInterval)
 	return append(dst, '}')

@@ -20,5 +20,8 @@
 // "Prefer: respond-async" (RFC 7240), so a route that can also answer at
 // once (short work) knows when a 202 is welcome. A client without the
 // extension gets the route's answer as it is, 202 body included, unless
-// the tool requires a task.
+// the tool requires a task, or Config.StatusTool names a generated tool
+// that follows the job: that client then gets a tool result naming the
+// sealed job reference (the task id) and the tool, which reads the job
+// through the status route as tasks/get does.
 package task

@@ -54,6 +54,17 @@ type Config struct {
 	Accepted func(header http.Header, body []byte) (values map[string]string, ok bool)
 	// Read maps the status route's answer to the job. Nil is ReadJob.
 	Read func(status int, header http.Header, body []byte) (Job, error)
+	// StatusTool, when set, names a tool the server generates so that a
+	// client without the tasks extension can follow the job too (a 2025
+	// client, or a 2026-07-28 one that did not declare it): the call's
+	// 202 answer then becomes a tool result naming a sealed job reference
+	// and this tool, which takes it as {"taskId": "..."} and reads the
+	// job through Status, as tasks/get does, answering the job's status
+	// while it runs and the tool's result once it completed. It is listed
+	// and callable only in revisions whose era seals job references
+	// (era2026 always; era2025 with WithSealer or WithSessions), to
+	// whoever may use the tool. Such as "emails_reprocess_status".
+	StatusTool string
 }
 
 // State is a task's status.
