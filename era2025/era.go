@@ -69,7 +69,12 @@ func New(opts ...Option) *Era {
 
 // Seam implements mcp.Era. What it returns has methods only: a module
 // that is handed an Era can call its hooks, never replace them.
-func (e *Era) Seam() seam.Era { return &hooks{Era: e} }
+func (e *Era) Seam() seam.Era {
+	// A copy: the handler built over these hooks keeps the options it was
+	// built with, even if whoever holds e overwrites *e afterwards.
+	c := *e
+	return &hooks{Era: &c}
+}
 
 // hooks is the Era as the core sees it: its methods are the era's ladder,
 // kept off the exported type's method set, and so is seam.Mark, which

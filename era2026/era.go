@@ -99,7 +99,12 @@ const ephemeralWarning = "era2026: requestState is sealed with a random key of t
 
 // Seam implements mcp.Era. What it returns has methods only: a module
 // that is handed an Era can call its hooks, never replace them.
-func (e *Era) Seam() seam.Era { return &hooks{Era: e} }
+func (e *Era) Seam() seam.Era {
+	// A copy: the handler built over these hooks keeps the options it was
+	// built with, even if whoever holds e overwrites *e afterwards.
+	c := &Era{ttlMs: e.ttlMs, scope: e.scope, sealer: e.sealer, ephemeral: e.ephemeral, meta: map[string][]byte{}}
+	return &hooks{Era: c}
+}
 
 // hooks is the Era as the core sees it: its methods are the era's ladder,
 // kept off the exported type's method set, and so is seam.Mark, which

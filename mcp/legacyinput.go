@@ -436,8 +436,8 @@ func (b *memoryBus) Subscribe(_ context.Context, id string) (<-chan []byte, func
 	}, nil
 }
 
-// Publish delivers the first answer only: a second one finds the
-// channel full and is refused.
+// Publish delivers the first answer only: delivering it removes the id,
+// so a second one, even after the waiter has read the first, is refused.
 func (b *memoryBus) Publish(_ context.Context, id string, answer []byte) (bool, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -447,6 +447,7 @@ func (b *memoryBus) Publish(_ context.Context, id string, answer []byte) (bool, 
 	}
 	select {
 	case ch <- answer:
+		delete(b.subs, id)
 		return true, nil
 	default:
 		return false, nil

@@ -31,10 +31,17 @@ type AnswerBus struct {
 var _ mcp.AnswerBus = (*AnswerBus)(nil)
 
 // NewAnswerBus returns an AnswerBus on rdb; give every replica one over
-// the same Redis (and prefix). Close it when the handler is done.
+// the same Redis (and prefix). Close it when the handler is done. It
+// needs one Redis (or a Sentinel-managed one): on a Redis Cluster the
+// count of listeners PUBLISH returns is one node's, so a delivered answer
+// could be reported as undelivered; NewAnswerBus panics on a
+// *redis.ClusterClient.
 func NewAnswerBus(rdb redis.UniversalClient, opts ...Option) *AnswerBus {
 	if rdb == nil {
 		panic("redisstore: NewAnswerBus needs a Redis client")
+	}
+	if _, cluster := rdb.(*redis.ClusterClient); cluster {
+		panic("redisstore: NewAnswerBus needs a single Redis or Sentinel, not a Cluster")
 	}
 	b := &AnswerBus{cfg: newConfig(opts), rdb: rdb, subs: map[string]chan []byte{}}
 	if b.cfg.failOpen != nil {
@@ -71,7 +78,7 @@ func (b *AnswerBus) Subscribe(ctx context.Context, id string) (<-chan []byte, fu
 	if b.ps == nil {
 		// One connection for every call this replica has waiting; its
 		// reader hands each message to the call on its channel.
-		b.ps = b.rdb.Subscribe(context.WithoutCancel(ctx))
+		b.ps = b.rdb.Subscribe(context.Background()) // the bus's own, not the first request's
 		go b.deliver(b.ps.Channel())
 	}
 	ps := b.ps
