@@ -128,7 +128,8 @@ var profile = seam.Profile{
 	// other error of an understood request is 200.
 	Statuses: map[int]int{seam.CodeMethodNotFound: http.StatusNotFound, seam.CodeMissingRequiredClientCapabilities: http.StatusBadRequest},
 	Methods: []string{"server/discover", "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
-		"prompts/list", "prompts/get", "completion/complete", "tasks/get", "tasks/update", "tasks/cancel"},
+		"prompts/list", "prompts/get", "completion/complete", "tasks/get", "tasks/update", "tasks/cancel",
+		"subscriptions/listen"},
 }
 
 func (h *hooks) Profiles() []seam.Profile { return []seam.Profile{profile.Clone()} }

@@ -12,3 +12,11 @@ func NewMemoryGuardForTest(max int) ReplayGuard { return newMemoryGuard(max) }
 func WithLeaseForTest(d time.Duration) HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) { c.lease = d })
 }
+
+// SetListenLifetimeForTest shortens a task listen stream's lifetime; the
+// returned function restores it.
+func SetListenLifetimeForTest(d time.Duration) func() {
+	old := listenLifetime
+	listenLifetime = d
+	return func() { listenLifetime = old }
+}

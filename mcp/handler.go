@@ -39,6 +39,8 @@ type Handler struct {
 	warned    sync.Map // targets whose route refused an in-process identity (logged once)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
 	taskScopes map[string][]string
+	// listens bounds the open task listen streams (tasklisten.go).
+	listens *admission
 }
 
 type handlerConfig struct {
@@ -98,6 +100,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 		o.applyHandler(&h.cfg)
 	}
 	h.cfg.admit = newAdmission(h.cfg.limits)
+	h.listens = newListens()
 	switch {
 	case h.cfg.replayOff != "":
 		h.cfg.logger.WarnContext(context.Background(), "mcp: confirmations of destructive tools are not single-use (WithoutReplayGuard)", "reason", h.cfg.replayOff)
@@ -326,6 +329,9 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		req.notify, w = n, n.w
 	}
 	if n := h.legacyNotifier(w, req); n != nil {
+		req.notify, w = n, n.w
+	}
+	if n := h.listenNotifier(w, req); n != nil {
 		req.notify, w = n, n.w
 	}
 	if h.cfg.auth != nil {

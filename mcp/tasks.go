@@ -279,14 +279,27 @@ func (r *request) runTaskRoute(ot *openTask, rt route, body []byte) (*recorder, 
 
 // getTask answers tasks/get: the status route's answer, read as a job.
 func (s *Server) getTask(req *request) (seam.Result, error) {
-	ot := req.task
-	job, err := req.readJob()
+	raw, _ := req.Param("taskId")
+	id, _ := jsonrpc.String(raw)
+	res, _, err := req.detailTask(id)
 	if err != nil {
 		return nil, err
 	}
-	id, _ := req.Param("taskId")
+	return res, nil
+}
+
+// detailTask reads the opened task (req.task), whose id is id, as a
+// DetailedTask: what tasks/get answers and a listen stream's
+// notifications/tasks carries (tasklisten.go). It also returns the job as
+// the status route described it.
+func (req *request) detailTask(id string) (*taskResult, task.Job, error) {
+	ot := req.task
+	job, err := req.readJob()
+	if err != nil {
+		return nil, job, err
+	}
 	res := &taskResult{state: job.State, message: job.Message, created: ot.created, updated: job.UpdatedAt, ttl: ot.ttl, poll: ot.poll}
-	res.id, _ = jsonrpc.String(id)
+	res.id = id
 	if res.updated.IsZero() || res.updated.Before(res.created) {
 		res.updated = time.Now()
 	}
@@ -294,7 +307,7 @@ func (s *Server) getTask(req *request) (seam.Result, error) {
 	case task.Completed:
 		tr, err := req.jobResult(ot.tool, job)
 		if err != nil {
-			return nil, err
+			return nil, job, err
 		}
 		tr.stamp = seam.Stamp{ResultType: "complete"}
 		res.result = tr
@@ -308,17 +321,17 @@ func (s *Server) getTask(req *request) (seam.Result, error) {
 		b, needs, ok := inputRequestsJSON(job.InputRequests)
 		if !ok {
 			req.logError("mcp: a job's inputRequests are not {key: {method, params}} with known methods", "tool", ot.tool.def.Name)
-			return nil, errInternal()
+			return nil, job, errInternal()
 		}
 		if missing := needs &^ req.capBits; missing != 0 {
 			// As in a multi round-trip call: ask only what the client
 			// said it can answer.
-			return nil, NewError(CodeMissingRequiredClientCapabilities, "The task waits for input the client's capabilities do not declare").
+			return nil, job, NewError(CodeMissingRequiredClientCapabilities, "The task waits for input the client's capabilities do not declare").
 				WithData(map[string]any{"requiredCapabilities": requiredCapabilities(missing)})
 		}
 		res.inputRequests = b
 	}
-	return res, nil
+	return res, job, nil
 }
 
 // readJob reads the opened task's job through its status route.
@@ -488,4 +501,7 @@ var taskMethods = []*methodRow{
 	{name: "tasks/get", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).getTask},
 	{name: "tasks/update", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).updateTask},
 	{name: "tasks/cancel", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).cancelTask},
+	// Only its task notifications (tasklisten.go); any other listen is
+	// answered as a method the server lacks, as before.
+	{name: "subscriptions/listen", capability: seam.CapTasks, serve: (*Server).listenTasks},
 }

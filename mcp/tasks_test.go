@@ -30,6 +30,7 @@ type jobStore struct {
 	jobs    map[string]*testJob
 	prefer  []string // the Prefer header of each start
 	updates []string // the bodies the update route got
+	gets    int      // reads of the status route
 }
 
 type testJob struct {
@@ -78,6 +79,7 @@ func (s *jobStore) mux() *http.ServeMux {
 	mux.HandleFunc("GET /jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		s.gets++
 		j, ok := s.jobs[r.PathValue("id")]
 		if !ok {
 			http.NotFound(w, r)

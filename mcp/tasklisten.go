@@ -1,0 +1,265 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/task"
+)
+
+// Task status notifications (the tasks extension, 2026-07-28): a client
+// that declared the extension opens a subscriptions/listen stream whose
+// params.notifications.taskIds names tasks it holds. Each id is opened as
+// tasks/get opens it; the stream is acknowledged with the ids that opened,
+// then the request's own goroutine reads each task through its status
+// route every pollIntervalMs and sends notifications/tasks, the full
+// DetailedTask, whenever it changed. Nothing outlives the stream: no
+// goroutine, no record. A listen without taskIds is answered as before
+// (the method does not exist here), so the list-change and resource
+// subscriptions the server does not serve stay refused as they were.
+
+// Bounds of task listen streams.
+const (
+	// maxListenTasks bounds the ids of one stream: each is a status read
+	// every poll interval.
+	maxListenTasks = 16
+	// listensPerCaller and maxListens bound the open streams, per caller
+	// and in all: each holds a connection and reads status routes.
+	listensPerCaller = 4
+	maxListens       = 256
+	// minListenPoll is the shortest poll interval a stream keeps, whatever
+	// a task suggests.
+	minListenPoll = 100 * time.Millisecond
+)
+
+// listenLifetime is how long a stream stays open before it ends with its
+// result (the client listens again if it still cares): below the 60 s
+// WriteTimeout the README's servers use, which would otherwise cut it.
+// A variable for tests.
+var listenLifetime = 45 * time.Second
+
+// metaSubscriptionID names the listen request on everything its stream
+// carries.
+const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+func newListens() *admission {
+	return &admission{limit: maxListens, perCaller: listensPerCaller, held: map[string]int{}}
+}
+
+// listenNotifier gives a 2026-07-28 subscriptions/listen over HTTP that
+// accepts an event stream its response stream. It returns nil otherwise.
+func (h *Handler) listenNotifier(w http.ResponseWriter, req *request) *notifier {
+	if req.msg.Method != "subscriptions/listen" || req.local != nil || !req.rev.f.envelope || !acceptsEventStream(req.HTTP) {
+		return nil
+	}
+	if n := req.notify; n != nil {
+		return n
+	}
+	return &notifier{minLevel: -1, w: &streamWriter{ResponseWriter: w, version: req.version}}
+}
+
+// listenTasks serves subscriptions/listen for task notifications.
+func (s *Server) listenTasks(req *request) (seam.Result, error) {
+	notes, _ := req.Param("notifications")
+	raw, asked := jsonrpc.Lookup(notes, "taskIds")
+	if req.local != nil || !asked || !isObject(notes) {
+		// Nothing this server delivers on a listen stream was asked (or
+		// the transport has no stream): as before this existed.
+		return nil, methodNotFound(req.msg.Method)
+	}
+	if req.capBits&capTasks == 0 {
+		return nil, missingTasksExtension()
+	}
+	h := req.handler
+	if a := h.cfg.auth; a != nil {
+		// Following a task is reading it: the scopes of tasks/get (which
+		// include the tool call's), besides listen's own, checked before.
+		if need := h.taskScopes["tasks/get"]; !a.Satisfies(req.principal, need) {
+			return nil, h.failure(req.ctx(), a.InsufficientScope(need))
+		}
+	}
+	// The body is bounded, and so is what this decodes: strings only.
+	var asIDs []json.RawMessage
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &asIDs) != nil {
+		return nil, NewError(CodeInvalidParams, "Invalid params: notifications.taskIds must be an array of task ids")
+	}
+	var ids []string
+	for _, v := range asIDs {
+		id, isStr := jsonrpc.String(v)
+		if !isStr || id == "" {
+			return nil, NewError(CodeInvalidParams, "Invalid params: notifications.taskIds must be an array of task ids")
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+		if len(ids) > maxListenTasks {
+			return nil, NewError(CodeInvalidParams, "Invalid params: at most 16 taskIds on one stream")
+		}
+	}
+	if len(ids) == 0 {
+		return nil, NewError(CodeInvalidParams, "Invalid params: notifications.taskIds names no task")
+	}
+	if req.notify == nil {
+		return nil, httpError(http.StatusNotAcceptable, CodeInvalidRequest, "subscriptions/listen answers with an event stream: accept text/event-stream")
+	}
+	caller := h.callerKey(req.HTTP, req.principal)
+	if e := h.listens.acquire(caller); e != nil {
+		return nil, e
+	}
+	defer h.listens.release(caller)
+
+	// Each id opens as tasks/get opens it; an id that does not is left
+	// out of the acknowledgement (the subset the server honours). When
+	// none opens, the stream is refused as tasks/get refuses the first.
+	type watched struct {
+		id   string
+		ot   *openTask
+		next time.Time
+		last []byte // what the last notification said, nil before one
+	}
+	var tasks []*watched
+	var firstErr error
+	for _, id := range ids {
+		req.TaskID, req.task = id, nil
+		if err := req.rev.era.Open(&req.Request); err != nil || req.task == nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		tasks = append(tasks, &watched{id: id, ot: req.task})
+	}
+	req.TaskID, req.task = "", nil
+	if len(tasks) == 0 {
+		if firstErr == nil {
+			firstErr = unknownTask()
+		}
+		return nil, firstErr
+	}
+	subID := append([]byte(nil), req.msg.ID...)
+	meta := append([]byte(`{"`+metaSubscriptionID+`":`), subID...)
+	meta = append(meta, '}')
+
+	ack := []byte(`{"notifications":{"taskIds":[`)
+	for i, t := range tasks {
+		if i > 0 {
+			ack = append(ack, ',')
+		}
+		ack = appendString(ack, t.id)
+	}
+	ack = append(ack, `]},"_meta":`...)
+	ack = append(ack, meta...)
+	ack = append(ack, '}')
+	req.notify.w.Header()["X-Accel-Buffering"] = []string{"no"}
+	if !req.notify.send("notifications/subscriptions/acknowledged", ack) {
+		return &listenEnd{id: subID}, nil
+	}
+
+	ctx := req.ctx()
+	end := time.NewTimer(listenLifetime)
+	defer end.Stop()
+	wake := time.NewTimer(0)
+	defer wake.Stop()
+	for len(tasks) > 0 {
+		select {
+		case <-ctx.Done():
+			// The client left: nothing more is read or sent.
+			return &listenEnd{id: subID}, nil
+		case <-end.C:
+			return &listenEnd{id: subID}, nil
+		case <-wake.C:
+		}
+		now := time.Now()
+		kept := tasks[:0]
+		for _, t := range tasks {
+			if now.Before(t.next) {
+				kept = append(kept, t)
+				continue
+			}
+			req.task = t.ot
+			res, job, err := req.detailTask(t.id)
+			req.task = nil
+			if err != nil {
+				// The job is gone, or cannot be read or shown to this
+				// client: tasks/get would say so; the stream stops
+				// following it.
+				req.Log(slog.LevelDebug, "mcp: a listen stream stopped following a task", "tool", t.ot.tool.def.Name, "err", err)
+				continue
+			}
+			sig := listenSignature(res, job)
+			if !bytes.Equal(sig, t.last) {
+				t.last = sig
+				res.stamp = seam.Stamp{Meta: meta}
+				if !req.notify.send("notifications/tasks", res.AppendJSON(nil)) {
+					return &listenEnd{id: subID}, nil
+				}
+			}
+			if job.State == task.Completed || job.State == task.Failed || job.State == task.Cancelled {
+				continue // a final status never changes
+			}
+			t.next = now.Add(max(t.ot.poll, minListenPoll))
+			kept = append(kept, t)
+		}
+		tasks = kept
+		if len(tasks) > 0 {
+			next := tasks[0].next
+			for _, t := range tasks[1:] {
+				if t.next.Before(next) {
+					next = t.next
+				}
+			}
+			wake.Reset(time.Until(next))
+		}
+	}
+	// Every task reached a final status: nothing more will come.
+	return &listenEnd{id: subID}, nil
+}
+
+// listenSignature is what a notification says that may change between
+// two reads of the same job: lastUpdatedAt counts only when the status
+// route gives it (otherwise each read would be "now").
+func listenSignature(res *taskResult, job task.Job) []byte {
+	b := append([]byte(nil), res.state...)
+	b = append(b, 0)
+	b = append(b, res.message...)
+	b = append(b, 0)
+	b = append(b, res.inputRequests...)
+	b = append(b, 0)
+	b = append(b, res.failure...)
+	if !job.UpdatedAt.IsZero() {
+		b = job.UpdatedAt.AppendFormat(append(b, 0), time.RFC3339Nano)
+	}
+	return b
+}
+
+// listenEnd is a listen stream's result: it ends the stream, naming the
+// subscription in _meta beside what the era puts there.
+type listenEnd struct {
+	stamp seam.Stamp
+	id    []byte
+}
+
+func (r *listenEnd) Stamp() *seam.Stamp { return &r.stamp }
+
+func (r *listenEnd) AppendJSON(dst []byte) []byte {
+	st := r.stamp
+	m := st.Meta
+	st.Meta = nil
+	dst = append(dst, '{')
+	dst, comma := st.AppendMembers(dst)
+	dst = seam.Comma(dst, comma)
+	dst = append(dst, `"_meta":{`...)
+	if len(m) > 2 && m[0] == '{' && m[len(m)-1] == '}' {
+		dst = append(dst, m[1:len(m)-1]...)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"`+metaSubscriptionID+`":`...)
+	dst = append(dst, r.id...)
+	return append(dst, "}}"...)
+}
