@@ -41,6 +41,8 @@ echo "== TypeScript SDK clients (npm ci)"
 (cd internal/interop/node && npm ci --no-audit --no-fund --loglevel=error)
 echo "== TypeScript SDK v2 client (@modelcontextprotocol/client@2.4.0)"
 (cd internal/interop/node && timeout 120 "$NODE" v2.mjs "$URL")
+echo "== TypeScript SDK v2 client: task status notifications on subscriptions/listen (@modelcontextprotocol/ext-tasks@0.2.2 schemas)"
+(cd internal/interop/node && timeout 120 "$NODE" listen-v2.mjs "$URL")
 echo "== TypeScript SDK v1 client (@modelcontextprotocol/sdk@1.32.2)"
 (cd internal/interop/node && timeout 120 "$NODE" v1.mjs "$URL")
 echo "== TypeScript SDK v1 client at 2025-06-18, confirming on examples/inbox -legacy-input"
