@@ -17,7 +17,9 @@ import (
 // request's own response. Requests that do not opt in, or whose Accept
 // does not admit text/event-stream, always get one JSON object, as does
 // every request without this option (the default). A stream never
-// carries a server-to-client request.
+// carries a server-to-client request. A 2026-07-28 subscriptions/listen
+// for task status notifications is a stream whatever this option says:
+// the client asked for nothing else (tasklisten.go).
 func WithStreaming() HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
 }

@@ -182,6 +182,9 @@ func (s *Server) listenTasks(req *request) (seam.Result, error) {
 				kept = append(kept, t)
 				continue
 			}
+			if !now.Before(t.ot.created.Add(t.ot.ttl)) {
+				continue // past its TTL, tasks/get no longer knows it either
+			}
 			req.task = t.ot
 			res, job, err := req.detailTask(t.id)
 			req.task = nil

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/task"
@@ -313,5 +316,37 @@ func TestTaskListen_Scopes(t *testing.T) {
 	s = openListen(t, context.Background(), url, tokWriter, metaTasks, taskIDs(id), "application/json, text/event-stream")
 	if m := s.next(t); string(m["method"]) != `"notifications/subscriptions/acknowledged"` {
 		t.Errorf("listen with the scope: %d %v", s.resp.StatusCode, m)
+	}
+}
+
+// A task past its TTL is one tasks/get no longer knows: the stream stops
+// following it, and ends when nothing else is left, well before its own
+// lifetime.
+func TestTaskListen_TTLEndsFollowing(t *testing.T) {
+	store := &jobStore{jobs: map[string]*testJob{}}
+	srv := mcp.NewServer(mcp.Implementation{Name: "brief", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "brief", InputSchema: json.RawMessage(`{"type":"object"}`)}, "POST /jobs", store.mux(),
+		mcp.WithTask(task.Config{Status: "GET /jobs/{id}", TTL: 1500 * time.Millisecond, PollInterval: 100 * time.Millisecond}))
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithAuth(auth.New(authConfig(nil))))
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	r := rpc(t, hs.URL, tokAlice, "", "tools/call", "brief", metaTasks, `"name":"brief","arguments":{}`)
+	id := r.str("taskId")
+	if id == "" {
+		t.Fatalf("tools/call: %s", r.raw)
+	}
+	started := time.Now()
+	s := openListen(t, context.Background(), hs.URL, tokAlice, metaTasks, taskIDs(id), "application/json, text/event-stream")
+	if m := s.next(t); string(m["method"]) != `"notifications/subscriptions/acknowledged"` {
+		t.Fatalf("first message: %v", m)
+	}
+	if m := s.next(t); string(m["method"]) != `"notifications/tasks"` {
+		t.Fatalf("second message: %v", m)
+	}
+	if m := s.next(t); m["result"] == nil {
+		t.Fatalf("want the stream's end, got %v", m)
+	}
+	if d := time.Since(started); d > 3*time.Second {
+		t.Errorf("the stream followed a task 1.5 s past creation for %v", d)
 	}
 }
