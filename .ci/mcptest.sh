@@ -38,7 +38,7 @@ wait_port() {
 free_port() {
   local p
   for _ in $(seq 1 50); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((20000 + RANDOM % 12000)) # below the kernel's ephemeral range (32768 on), which outgoing connections draw from
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
   done
   return 1

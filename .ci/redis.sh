@@ -44,7 +44,7 @@ start_redis() {
 # A port nothing answers on; another process may take it before Redis
 # binds, so a failed start tries another, ten times at most.
 for _ in $(seq 1 10); do
-  port=$(( (RANDOM * 32768 + RANDOM) % 30000 + 20000 ))
+  port=$(( (RANDOM * 32768 + RANDOM) % 12000 + 20000 )) # below the ephemeral range (32768 on), which outgoing connections draw from
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
     continue
   fi

@@ -152,7 +152,10 @@ taken=" "
 free_port() {
   local port
   for _ in $(seq 1 50); do
-    port=$(((RANDOM * 32768 + RANDOM) % 30000 + 20000))
+    # Below the kernel's ephemeral range (32768 on): an outgoing
+    # connection (a build, a client) can take a port there between this
+    # choice and the server's bind.
+    port=$(((RANDOM * 32768 + RANDOM) % 12000 + 20000))
     case "$taken" in *" $port "*) continue ;; esac
     listening "$port" && continue
     echo "$port"
