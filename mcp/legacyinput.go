@@ -97,37 +97,15 @@ func WithLegacyInput(c LegacyInput) HandlerOption {
 	if c.AnswerBytes == 0 {
 		c.AnswerBytes = 64 << 10
 	}
-	l := &legacyInput{LegacyInput: c, waits: map[string]int{}}
+	l := &legacyInput{LegacyInput: c, waiting: &admission{limit: c.Total, perCaller: c.PerCaller, held: map[string]int{}}}
 	return handlerOptionFunc(func(hc *handlerConfig) { hc.legacy = l })
 }
 
 // legacyInput is WithLegacyInput's configuration and its count of waiting
-// calls.
+// calls (Total in all, PerCaller each).
 type legacyInput struct {
 	LegacyInput
-	mu    sync.Mutex
-	waits map[string]int // per caller
-	total int
-}
-
-func (l *legacyInput) acquire(caller string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.total >= l.Total || l.waits[caller] >= l.PerCaller {
-		return false
-	}
-	l.total++
-	l.waits[caller]++
-	return true
-}
-
-func (l *legacyInput) release(caller string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.total--
-	if l.waits[caller]--; l.waits[caller] <= 0 {
-		delete(l.waits, caller)
-	}
+	waiting *admission
 }
 
 // maxLegacyRounds bounds how many times one call asks: a handler that
@@ -167,12 +145,12 @@ func (h *Handler) askLegacy(req *request, row *methodRow, ir *seam.InputRequired
 			req.logError("mcp: a tool kept asking a 2025 client for input", "tool", req.call.tool, "rounds", n)
 			return textResult("The tool failed with an internal error.", true), nil
 		}
-		if !l.acquire(caller) {
+		if l.waiting.acquire(caller) != nil {
 			req.Log(slog.LevelWarn, "mcp: too many calls waiting for a 2025 client's answer", "tool", req.call.tool)
 			return h.unanswered(req, st, "the server is waiting for too many answers; try again later"), nil
 		}
 		answers, err := h.waitAnswers(req, ir.Requests, &st)
-		l.release(caller)
+		l.waiting.release(caller)
 		switch {
 		case errors.Is(err, errNoAnswer):
 			return h.unanswered(req, st, "no answer came within "+l.Wait.String()), nil
