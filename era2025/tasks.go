@@ -43,9 +43,8 @@ func (e *Era) openTask(r *seam.Request) error {
 	if r.TaskID == "" {
 		return nil
 	}
-	unknown := &seam.Failure{Code: seam.CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
 	if s == nil {
-		return unknown
+		return seam.UnknownTask()
 	}
 	b, err := r.Core.Binding(true)
 	if err != nil {
@@ -54,7 +53,7 @@ func (e *Era) openTask(r *seam.Request) error {
 	opened, err := s.Open(mrtr.Binding(b), r.TaskID)
 	if err != nil {
 		r.Core.Log(slog.LevelDebug, "era2025: job reference refused", "reason", mrtr.Reason(err), "method", r.Name)
-		return unknown
+		return seam.UnknownTask()
 	}
 	return r.Core.SetTask(opened.Payload)
 }
