@@ -298,11 +298,7 @@ func (req *request) detailTask(id string) (*taskResult, task.Job, error) {
 	if err != nil {
 		return nil, job, err
 	}
-	res := &taskResult{state: job.State, message: job.Message, created: ot.created, updated: job.UpdatedAt, ttl: ot.ttl, poll: ot.poll}
-	res.id = id
-	if res.updated.IsZero() || res.updated.Before(res.created) {
-		res.updated = time.Now()
-	}
+	res := &taskResult{id: id, state: job.State, message: job.Message, created: ot.created, updated: ot.updatedAt(job), ttl: ot.ttl, poll: ot.poll}
 	switch job.State {
 	case task.Completed:
 		tr, err := req.jobResult(ot.tool, job)
@@ -332,6 +328,15 @@ func (req *request) detailTask(id string) (*taskResult, task.Job, error) {
 		res.inputRequests = b
 	}
 	return res, job, nil
+}
+
+// updatedAt is a task's lastUpdatedAt: the job's, unless the status route
+// gave none or one before the task was created, then now.
+func (ot *openTask) updatedAt(job task.Job) time.Time {
+	if job.UpdatedAt.IsZero() || job.UpdatedAt.Before(ot.created) {
+		return time.Now()
+	}
+	return job.UpdatedAt
 }
 
 // readJob reads the opened task's job through its status route.

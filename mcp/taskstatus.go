@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -129,12 +128,8 @@ func (r *request) followTask(st *tool) (seam.Result, error) {
 		strconv.FormatFloat(ot.poll.Seconds(), 'f', -1, 64) + " s."
 	res := textResult(text, false)
 	if r.rev.f.outputSchema {
-		updated := job.UpdatedAt
-		if updated.IsZero() || updated.Before(ot.created) {
-			updated = time.Now()
-		}
 		b := append([]byte(nil), '{')
-		b = seam.AppendTask(b, r.TaskID, string(job.State), job.Message, ot.created, updated, ot.ttl, ot.poll)
+		b = seam.AppendTask(b, r.TaskID, string(job.State), job.Message, ot.created, ot.updatedAt(job), ot.ttl, ot.poll)
 		res.structured = append(b, '}')
 	}
 	return res, nil
