@@ -218,6 +218,13 @@ func rpc(t *testing.T, url, token, workspace, method, name, meta, params string)
 	if workspace != "" {
 		req.Header.Set("X-Workspace-Id", workspace)
 	}
+	return sendRPC(t, req, method)
+}
+
+// sendRPC sends req, a request of method, and decodes its one JSON-RPC
+// answer.
+func sendRPC(t *testing.T, req *http.Request, method string) *rpcReply {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

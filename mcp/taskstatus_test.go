@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -78,17 +77,7 @@ func legacyRPC(t *testing.T, url, token, version, method, params string) *rpcRep
 		req.Header.Set("MCP-Protocol-Version", version)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	r := &rpcReply{status: resp.StatusCode, header: resp.Header}
-	r.raw, _ = io.ReadAll(resp.Body)
-	if err := json.Unmarshal(r.raw, r); err != nil {
-		t.Fatalf("%s: %v: %s", method, err, r.raw)
-	}
-	return r
+	return sendRPC(t, req, method)
 }
 
 // statusClient is one kind of client without the extension.
