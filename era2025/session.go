@@ -49,6 +49,14 @@ func WithSessions(s *mrtr.Sealer, lifetime time.Duration) Option {
 // id, nor they as a session.
 const sessionMethod = "mcp-session"
 
+// sessionBinding is what a session id is sealed to and opened with: the
+// core's session binding, under sessionMethod.
+func sessionBinding(req *seam.Request) mrtr.Binding {
+	b := req.Core.SessionBinding()
+	b.Method = sessionMethod
+	return b
+}
+
 // maxSessionCaps bounds the capabilities a session carries: what is kept
 // of them (see sessionCaps) must seal into a header a client echoes.
 const maxSessionCaps = 2 << 10
@@ -96,9 +104,7 @@ func (e *Era) issueSession(req *seam.Request, version string) {
 		payload = append(payload, c...)
 	}
 	payload = append(payload, '}')
-	b := req.Core.SessionBinding()
-	b.Method = sessionMethod
-	id, _, err := e.sessions.SealFor(b, payload, e.lifetime)
+	id, _, err := e.sessions.SealFor(sessionBinding(req), payload, e.lifetime)
 	if err != nil {
 		req.Core.Log(slog.LevelError, "era2025: could not seal a session; the client is served without one", "err", err)
 		return
@@ -144,9 +150,7 @@ func (e *Era) openSession(req *seam.Request) error {
 
 // open opens a session id for the caller, or answers 404.
 func (e *Era) open(req *seam.Request, id string) ([]byte, error) {
-	b := req.Core.SessionBinding()
-	b.Method = sessionMethod
-	opened, err := e.sessions.Open(b, id)
+	opened, err := e.sessions.Open(sessionBinding(req), id)
 	if err != nil {
 		req.Core.Log(slog.LevelInfo, "era2025: session id refused", "reason", mrtr.Reason(err))
 		return nil, seam.SessionNotFound()
