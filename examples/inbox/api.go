@@ -75,7 +75,13 @@ func allowed(w http.ResponseWriter, r *http.Request, scope string) (identity, bo
 
 // getOne answers one record of the caller's workspace, or 404.
 func getOne[T any](w http.ResponseWriter, r *http.Request, what string, find func(ws, id string) (T, bool)) {
-	id, ok := allowed(w, r, scopeRead)
+	one(w, r, scopeRead, what, find)
+}
+
+// one answers the record that find returns for the route's {id} in the
+// caller's workspace (find may change it, under scope), or 404.
+func one[T any](w http.ResponseWriter, r *http.Request, scope, what string, find func(ws, id string) (T, bool)) {
+	id, ok := allowed(w, r, scope)
 	if !ok {
 		return
 	}
@@ -220,16 +226,7 @@ func (a *api) getWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) testWebhook(w http.ResponseWriter, r *http.Request) {
-	id, ok := allowed(w, r, scopeWrite)
-	if !ok {
-		return
-	}
-	d, found := a.store.testDelivery(id.workspace, r.PathValue("id"))
-	if !found {
-		notFound(w, "webhook")
-		return
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: d})
+	one(w, r, scopeWrite, "webhook", a.store.testDelivery)
 }
 
 func (a *api) resend(w http.ResponseWriter, r *http.Request) {
