@@ -256,6 +256,13 @@ func (a *api) rotate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, envelope{Data: map[string]any{"webhook": wh, "secret": secret}})
 }
 
+// jobStoreDown answers 503 when the job store (Redis, with -redis) failed.
+func jobStoreDown(w http.ResponseWriter, err error) {
+	log.Printf("inbox: job store: %v", err)
+	w.Header().Set("Retry-After", "1")
+	writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
+}
+
 func (a *api) getJob(w http.ResponseWriter, r *http.Request) {
 	id, ok := allowed(w, r, scopeRead)
 	if !ok {
@@ -264,9 +271,7 @@ func (a *api) getJob(w http.ResponseWriter, r *http.Request) {
 	j, found, err := a.store.jobOf(r.Context(), id.workspace, r.PathValue("id"))
 	switch {
 	case err != nil:
-		log.Printf("inbox: job store: %v", err)
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
+		jobStoreDown(w, err)
 	case !found:
 		notFound(w, "job")
 	default:
@@ -284,9 +289,7 @@ func (a *api) cancelJob(w http.ResponseWriter, r *http.Request) {
 	j, found, err := a.store.cancel(r.Context(), id.workspace, r.PathValue("id"))
 	switch {
 	case err != nil:
-		log.Printf("inbox: job store: %v", err)
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
+		jobStoreDown(w, err)
 	case !found:
 		notFound(w, "job")
 	case j.Status != "cancelled":
