@@ -75,7 +75,13 @@ func allowed(w http.ResponseWriter, r *http.Request, scope string) (identity, bo
 
 // getOne answers one record of the caller's workspace, or 404.
 func getOne[T any](w http.ResponseWriter, r *http.Request, what string, find func(ws, id string) (T, bool)) {
-	id, ok := allowed(w, r, scopeRead)
+	one(w, r, scopeRead, what, find)
+}
+
+// one answers the record that find returns for the route's {id} in the
+// caller's workspace (find may change it, under scope), or 404.
+func one[T any](w http.ResponseWriter, r *http.Request, scope, what string, find func(ws, id string) (T, bool)) {
+	id, ok := allowed(w, r, scope)
 	if !ok {
 		return
 	}
@@ -220,16 +226,7 @@ func (a *api) getWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) testWebhook(w http.ResponseWriter, r *http.Request) {
-	id, ok := allowed(w, r, scopeWrite)
-	if !ok {
-		return
-	}
-	d, found := a.store.testDelivery(id.workspace, r.PathValue("id"))
-	if !found {
-		notFound(w, "webhook")
-		return
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: d})
+	one(w, r, scopeWrite, "webhook", a.store.testDelivery)
 }
 
 func (a *api) resend(w http.ResponseWriter, r *http.Request) {
@@ -259,6 +256,13 @@ func (a *api) rotate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, envelope{Data: map[string]any{"webhook": wh, "secret": secret}})
 }
 
+// jobStoreDown answers 503 when the job store (Redis, with -redis) failed.
+func jobStoreDown(w http.ResponseWriter, err error) {
+	log.Printf("inbox: job store: %v", err)
+	w.Header().Set("Retry-After", "1")
+	writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
+}
+
 func (a *api) getJob(w http.ResponseWriter, r *http.Request) {
 	id, ok := allowed(w, r, scopeRead)
 	if !ok {
@@ -267,9 +271,7 @@ func (a *api) getJob(w http.ResponseWriter, r *http.Request) {
 	j, found, err := a.store.jobOf(r.Context(), id.workspace, r.PathValue("id"))
 	switch {
 	case err != nil:
-		log.Printf("inbox: job store: %v", err)
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
+		jobStoreDown(w, err)
 	case !found:
 		notFound(w, "job")
 	default:
@@ -287,9 +289,7 @@ func (a *api) cancelJob(w http.ResponseWriter, r *http.Request) {
 	j, found, err := a.store.cancel(r.Context(), id.workspace, r.PathValue("id"))
 	switch {
 	case err != nil:
-		log.Printf("inbox: job store: %v", err)
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "job_store_unavailable", "Server temporarily unavailable")
+		jobStoreDown(w, err)
 	case !found:
 		notFound(w, "job")
 	case j.Status != "cancelled":

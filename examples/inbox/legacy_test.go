@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,6 +24,35 @@ func legacyPost(t *testing.T, url string, hdr map[string]string, body string) *h
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// legacyStream reads the answer to a 2025 call, an event stream or one
+// JSON object; it calls ask with the id of each elicitation/create on the
+// stream, and returns the last other message.
+func legacyStream(r io.Reader, ask func(id string)) (final string) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		data, isEvent := strings.CutPrefix(line, "data: ")
+		if !isEvent {
+			if strings.HasPrefix(line, "{") {
+				final = line // one JSON object
+			}
+			continue
+		}
+		var m struct {
+			Method string          `json:"method"`
+			ID     json.RawMessage `json:"id"`
+		}
+		json.Unmarshal([]byte(data), &m)
+		if m.Method == "elicitation/create" {
+			ask(string(m.ID))
+			continue
+		}
+		final = data
+	}
+	return final
 }
 
 // TestLegacyInput_ConfirmDelete: started with -legacy-input, the inbox
@@ -56,31 +86,13 @@ func TestLegacyInput_ConfirmDelete(t *testing.T) {
 			}
 			resp := legacyPost(t, url, hdr, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"emails_delete","arguments":{"id":"eml_globex_0002"}}}`)
 			defer resp.Body.Close()
-			var final string
-			sc := bufio.NewScanner(resp.Body)
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				line := sc.Text()
-				data, isEvent := strings.CutPrefix(line, "data: ")
-				if !isEvent {
-					if strings.HasPrefix(line, "{") {
-						final = line // one JSON object
-					}
-					continue
+			final := legacyStream(resp.Body, func(id string) {
+				a := legacyPost(t, url, hdr, `{"jsonrpc":"2.0","id":`+id+`,"result":`+c.answer+`}`)
+				a.Body.Close()
+				if a.StatusCode != 202 {
+					t.Errorf("answer: %d", a.StatusCode)
 				}
-				var m map[string]any
-				json.Unmarshal([]byte(data), &m)
-				if m["method"] == "elicitation/create" {
-					id, _ := json.Marshal(m["id"])
-					a := legacyPost(t, url, hdr, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+c.answer+`}`)
-					a.Body.Close()
-					if a.StatusCode != 202 {
-						t.Errorf("answer: %d", a.StatusCode)
-					}
-					continue
-				}
-				final = data
-			}
+			})
 			if !strings.Contains(final, c.want) {
 				t.Errorf("result %s, want %s", final, c.want)
 			}

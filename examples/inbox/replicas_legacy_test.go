@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,21 +37,9 @@ func (d *fleetDriver) legacyInput(t *testing.T) {
 	call := post(hdr, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"emails_delete","arguments":{"id":"eml_globex_0002"}}}`)
 	defer call.Body.Close()
 	caller := upstreamOf(call.Header)
-	var answeredBy, final string
-	sc := bufio.NewScanner(call.Body)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		var m map[string]any
-		json.Unmarshal([]byte(data), &m)
-		if m["method"] != "elicitation/create" {
-			final = data
-			continue
-		}
-		id, _ := json.Marshal(m["id"])
-		body := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"accept","content":{"confirm":true}}}`
+	var answeredBy string
+	final := legacyStream(call.Body, func(id string) {
+		body := `{"jsonrpc":"2.0","id":` + id + `,"result":{"action":"accept","content":{"confirm":true}}}`
 		a := post(hdr, body)
 		a.Body.Close()
 		answeredBy = upstreamOf(a.Header)
@@ -67,7 +53,7 @@ func (d *fleetDriver) legacyInput(t *testing.T) {
 		if again.StatusCode != 400 && again.StatusCode != 429 {
 			t.Errorf("a second answer via %s: %d, want 400 (or 429)", upstreamOf(again.Header), again.StatusCode)
 		}
-	}
+	})
 	if !strings.Contains(final, `\"deleted\":true`) {
 		t.Fatalf("result %s", final)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"strings"
@@ -23,23 +22,10 @@ func TestTasks_StatusTool2025(t *testing.T) {
 	var final struct {
 		Result toolResult `json:"result"`
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		data, isEvent := strings.CutPrefix(sc.Text(), "data: ")
-		if !isEvent {
-			continue
-		}
-		var m map[string]any
-		json.Unmarshal([]byte(data), &m)
-		if m["method"] == "elicitation/create" {
-			id, _ := json.Marshal(m["id"])
-			a := legacyPost(t, url, hdr, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"action":"accept","content":{"confirm":true}}}`)
-			a.Body.Close()
-			continue
-		}
-		json.Unmarshal([]byte(data), &final)
-	}
+	json.Unmarshal([]byte(legacyStream(resp.Body, func(id string) {
+		a := legacyPost(t, url, hdr, `{"jsonrpc":"2.0","id":`+id+`,"result":{"action":"accept","content":{"confirm":true}}}`)
+		a.Body.Close()
+	})), &final)
 	resp.Body.Close()
 	ref, _ := final.Result.StructuredContent["taskId"].(string)
 	if final.Result.IsError || ref == "" || final.Result.StructuredContent["statusTool"] != "emails_reprocess_status" {

@@ -38,16 +38,7 @@ func (a *api) triageRoutes(mux *http.ServeMux) {
 // markProcessed sets an email of the caller's workspace to processed; it
 // answers the email, and marking it again changes nothing.
 func (a *api) markProcessed(w http.ResponseWriter, r *http.Request) {
-	id, ok := allowed(w, r, scopeWrite)
-	if !ok {
-		return
-	}
-	e, found := a.store.markProcessed(id.workspace, r.PathValue("id"))
-	if !found {
-		notFound(w, "email")
-		return
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: e})
+	one(w, r, scopeWrite, "email", a.store.markProcessed)
 }
 
 func (s *store) markProcessed(ws, id string) (email, bool) {

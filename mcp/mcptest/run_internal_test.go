@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -255,6 +256,14 @@ func statuses(h http.Handler, opts ...RunOption) map[string]Result {
 // check at the default level, with a detail that says what is wrong.
 func TestCheck_CatchesMustViolations(t *testing.T) {
 	good := goodServer()
+	// A server with a resource template and a prompt, for the checks of
+	// those features (goodServer has neither).
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "t://notes/{id}", Name: "note"}, "GET /notes/{id}", jsonRoute(200, `"n"`))
+	srv.AddPrompt(mcp.Prompt{Name: "summarize"}, func(context.Context, map[string]string) (*mcp.PromptResult, error) {
+		return &mcp.PromptResult{}, nil
+	})
+	features := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
 	cases := []struct {
 		check string
 		h     http.Handler
@@ -322,6 +331,21 @@ func TestCheck_CatchesMustViolations(t *testing.T) {
 			json.Unmarshal(b, &m)
 			return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[]}}`)
 		}), "want a JSON-RPC error or a result with isError true"},
+		{"2026-07-28/notification", rewrite(good, func(h http.Header, b []byte) []byte {
+			if len(b) == 0 {
+				return []byte(`{"jsonrpc":"2.0","result":{}}`)
+			}
+			return b
+		}), "notifications/cancelled: 202 with a body"},
+		{"http/session-id", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Mcp-Session-Id", "two words")
+			good.ServeHTTP(w, r)
+		}), `Mcp-Session-Id "two words" has a byte outside visible ASCII`},
+		{"resources/list", replace(features, `"uriTemplate"`, `"template"`), "a template needs uriTemplate and name"},
+		{"prompts/list", replace(features, `"name":"summarize"`, `"title":"summarize"`), "a prompt needs a name"},
+		{"2026-07-28/resource-not-found", rewrite(features, func(_ http.Header, b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte(`-32602`), []byte(`-32603`))
+		}), "error code -32603, want -32602"},
 		{"tools/list", replace(good, `"type":"object"`, `"type":"array"`), `inputSchema must be an object schema`},
 		{"2026-07-28/tool-schemas", replace(good, `"inputSchema":{"type":"object"}`, `"inputSchema":{"type":"object","minProperties":"two"}`), "does not compile"},
 		{"2026-07-28/lists", replace(good, `"ttlMs":0`, `"ttlMs":1.5`), "ttlMs 1.5, want an integer"},

@@ -52,8 +52,17 @@ for (const { id, action } of [{ id: 'eml_globex_0001', action: 'accept' }, { id:
   // Which upstream (nginx's X-Upstream, the last address it tried) served
   // each POST, by what it carried: a request's method, or "answer" for
   // the JSON-RPC response to the elicitation.
+  // The call's result can arrive on its stream before the answer POST's
+  // 202 reaches the SDK, and close() aborts a fetch still waiting: each
+  // request's recording is kept in posts, and awaited before both.
   const served = {};
-  const routed = async (input, init) => {
+  const posts = [];
+  const routed = (input, init) => {
+    const p = record(input, init);
+    posts.push(p.catch(() => {}));
+    return p;
+  };
+  const record = async (input, init) => {
     const res = await fetch(input, init);
     if (init?.method === 'POST' && typeof init.body === 'string') {
       let kind;
@@ -86,6 +95,7 @@ for (const { id, action } of [{ id: 'eml_globex_0001', action: 'accept' }, { id:
   if (!revision?.startsWith('2025-')) fail('negotiated revision', revision);
 
   const res = await client.callTool({ name: 'emails_delete', arguments: { id } });
+  await Promise.all(posts); // before close, which aborts what is still in flight
   await client.close();
   const text = res.content?.[0]?.text ?? '';
   const executions = before - (await presentOn(id));
