@@ -39,13 +39,12 @@ func (e *Era) taskSealer() *mrtr.Sealer {
 // the tasks extension (so neither a session id nor anything else sealed
 // opens as one). Every refusal is the same unknown task.
 func (e *Era) openTask(r *seam.Request) error {
-	s := e.taskSealer()
 	if r.TaskID == "" {
-		return nil
+		return nil // every request of these revisions but a status tool's call
 	}
-	unknown := &seam.Failure{Code: seam.CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
+	s := e.taskSealer()
 	if s == nil {
-		return unknown
+		return seam.UnknownTask()
 	}
 	b, err := r.Core.Binding(true)
 	if err != nil {
@@ -54,7 +53,7 @@ func (e *Era) openTask(r *seam.Request) error {
 	opened, err := s.Open(mrtr.Binding(b), r.TaskID)
 	if err != nil {
 		r.Core.Log(slog.LevelDebug, "era2025: job reference refused", "reason", mrtr.Reason(err), "method", r.Name)
-		return unknown
+		return seam.UnknownTask()
 	}
 	return r.Core.SetTask(opened.Payload)
 }

@@ -100,7 +100,7 @@ func (e *Era) openTask(req *seam.Request) error {
 	if err != nil {
 		req.Core.Log(slog.LevelDebug, "era2026: task id refused", "reason", mrtr.Reason(err), "method", req.Name)
 		// In-band, like an unknown tool: the request was understood.
-		return &seam.Failure{Code: seam.CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
+		return seam.UnknownTask()
 	}
 	return req.Core.SetTask(opened.Payload)
 }

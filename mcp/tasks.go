@@ -250,7 +250,8 @@ func (r *request) createTask(t *tool, rec *recorder, follow bool) (seam.Result, 
 }
 
 func unknownTask() *Error {
-	return NewError(CodeInvalidParams, "Unknown task").WithData(map[string]string{"reason": "unknown_task"})
+	e, _ := asError(seam.UnknownTask())
+	return e
 }
 
 // runTaskRoute runs one of a task's routes in process with the caller's
