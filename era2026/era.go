@@ -24,15 +24,21 @@ const (
 
 // Era serves revision 2026-07-28. Create it with New.
 type Era struct {
+	settings // what New and the options decided; Seam copies it whole
+
+	mu   sync.RWMutex
+	meta map[string][]byte // serverInfo object -> the result _meta naming it
+}
+
+// settings are an Era's options, apart from its lock and cache so that
+// Seam copies every one of them, including any added later.
+type settings struct {
 	ttlMs  int64
 	scope  CacheScope
 	sealer *mrtr.Sealer
 	// ephemeral: the sealer's key was drawn by this process, so no other
 	// process can open its states.
 	ephemeral bool
-
-	mu   sync.RWMutex
-	meta map[string][]byte // serverInfo object -> the result _meta naming it
 }
 
 // Option configures an Era.
@@ -68,7 +74,7 @@ func WithSealer(s *mrtr.Sealer) Option {
 
 // New returns the era serving 2026-07-28.
 func New(opts ...Option) *Era {
-	e := &Era{scope: Private, meta: map[string][]byte{}}
+	e := &Era{settings: settings{scope: Private}, meta: map[string][]byte{}}
 	for _, o := range opts {
 		o.apply(e)
 	}
@@ -102,7 +108,7 @@ const ephemeralWarning = "era2026: requestState is sealed with a random key of t
 func (e *Era) Seam() seam.Era {
 	// A copy: the handler built over these hooks keeps the options it was
 	// built with, even if whoever holds e overwrites *e afterwards.
-	c := &Era{ttlMs: e.ttlMs, scope: e.scope, sealer: e.sealer, ephemeral: e.ephemeral, meta: map[string][]byte{}}
+	c := &Era{settings: e.settings, meta: map[string][]byte{}}
 	return &hooks{Era: c}
 }
 

@@ -94,11 +94,11 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 	return e
 }
 
-// takePrincipalRate meters an admitted request. server/discover has a
+// takePrincipalRate meters an admitted request of the caller key names
+// (callerKey). server/discover has a
 // budget of its own, so discovery keeps working for a caller who spent
 // everything else.
-func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, p *auth.Principal, method string) *Error {
-	key := h.callerKey(r, p)
+func (h *Handler) takePrincipalRate(w http.ResponseWriter, r *http.Request, key, method string) *Error {
 	if row := methodsByName[method]; row != nil && row.ownBudget {
 		key = "own|" + method + "|" + key
 	}

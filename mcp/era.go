@@ -73,14 +73,15 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 	}
 	if herr == nil {
 		rev, ok := h.byVersion[Version(hv)]
-		if row := methodsByName[msg.Method]; !ok && row != nil && row.negotiates && h.dflt != "" {
-			// The handshake negotiates the revision in its body; a header
-			// naming one this server does not know (a newer client's
-			// wish) must not stop it. notifications/initialized, its
-			// second half, carries nothing and runs nothing.
-			return h.byVersion[h.dflt], nil
-		}
 		if !ok {
+			if row := methodsByName[msg.Method]; row != nil && row.negotiates && h.dflt != "" {
+				// The handshake negotiates the revision in its body; a
+				// header naming one this server does not know (a newer
+				// client's wish) must not stop it.
+				// notifications/initialized, its second half, carries
+				// nothing and runs nothing.
+				return h.byVersion[h.dflt], nil
+			}
 			return nil, h.unsupported(hv)
 		}
 		if rev.f.envelope {

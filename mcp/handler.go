@@ -277,7 +277,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		if err == nil && perr == nil {
 			id, method = msg.ID, msg.Method
 		}
-		if lerr := h.takePrincipalRate(w, r, principal, method); lerr != nil {
+		if lerr := h.takePrincipalRate(w, r, req.callerKey(), method); lerr != nil {
 			h.writeError(r.Context(), w, id, "", lerr)
 			return
 		}
@@ -302,7 +302,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		// The slot is taken only now, with the body read and the caller
 		// known: a client trickling its body holds none, and no caller
 		// holds more than its share.
-		caller := h.callerKey(r, principal)
+		caller := req.callerKey()
 		if e := a.acquire(caller); e != nil {
 			h.writeError(r.Context(), w, msg.ID, "", e)
 			return

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -106,63 +105,46 @@ func TestHeaders_OwnedPerResponse_EveryAnswer(t *testing.T) {
 		{name: "202", body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: v25,
 			status: 202, headers: []string{"Cache-Control", "Mcp-Protocol-Version"}},
 	}
-	const clients, each = 8, 14
-	var wg sync.WaitGroup
-	errs := make(chan string, clients*each)
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				a := answers[(c+i)%len(answers)]
-				method := a.method
-				if method == "" {
-					method = http.MethodPost
-				}
-				req, _ := http.NewRequest(method, ts.URL, strings.NewReader(a.body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				for k, v := range a.header {
-					req.Header.Set(k, v)
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					errs <- err.Error()
-					return
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != a.status {
-					errs <- fmt.Sprintf("%s: status %d: %s", a.name, resp.StatusCode, body)
-					continue
-				}
-				if a.name == "SSE" && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-					errs <- fmt.Sprintf("SSE: not a stream: %s %s", resp.Header, body)
-				}
-				for _, name := range a.headers {
-					if len(resp.Header.Values(name)) == 0 {
-						errs <- fmt.Sprintf("%s: no %s: %v", a.name, name, resp.Header)
-					}
-				}
-				for name, vs := range resp.Header {
-					if name == "Content-Length" || name == "Date" {
-						continue
-					}
-					for _, v := range vs {
-						if strings.Count(v, ";edited") != 1 {
-							errs <- fmt.Sprintf("%s: %s = %q: not this response's own value", a.name, name, v)
-						}
-					}
+	concurrently(t, 8, 14, 8, func(c, i int, report func(string)) {
+		a := answers[(c+i)%len(answers)]
+		method := a.method
+		if method == "" {
+			method = http.MethodPost
+		}
+		req, _ := http.NewRequest(method, ts.URL, strings.NewReader(a.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range a.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			report(err.Error())
+			return
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != a.status {
+			report(fmt.Sprintf("%s: status %d: %s", a.name, resp.StatusCode, body))
+			return
+		}
+		if a.name == "SSE" && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			report(fmt.Sprintf("SSE: not a stream: %s %s", resp.Header, body))
+		}
+		for _, name := range a.headers {
+			if len(resp.Header.Values(name)) == 0 {
+				report(fmt.Sprintf("%s: no %s: %v", a.name, name, resp.Header))
+			}
+		}
+		for name, vs := range resp.Header {
+			if name == "Content-Length" || name == "Date" {
+				continue
+			}
+			for _, v := range vs {
+				if strings.Count(v, ";edited") != 1 {
+					report(fmt.Sprintf("%s: %s = %q: not this response's own value", a.name, name, v))
 				}
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	n := 0
-	for e := range errs {
-		if n++; n <= 8 {
-			t.Error(e)
 		}
-	}
+	})
 }

@@ -63,54 +63,66 @@ func TestHeaders_OwnedPerResponse(t *testing.T) {
 		{era: mcp.Version20250618, id: "1", method: "tools/call", params: `"name":"echo","arguments":{}`},
 		{era: mcp.Version20250618, id: "1", method: "tools/call", params: `"name":"nope","arguments":{}`}, // an error answer
 	}
-	const clients, each = 16, 20
+	concurrently(t, 16, 20, 5, func(c, i int, report func(string)) {
+		cl := calls[(c+i)%len(calls)]
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(cl.body()))
+		req.Header = headersFor(cl)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			report(err.Error())
+			return
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for name, want := range map[string]string{
+			"Content-Type":         "application/json; charset=utf-8",
+			"Cache-Control":        "no-store, private",
+			"Mcp-Protocol-Version": string(cl.era),
+		} {
+			if got := resp.Header.Values(name); len(got) != 1 || got[0] != want {
+				report(fmt.Sprintf("%s: %s = %q, want %q", cl.era, name, got, want))
+			}
+		}
+		if strings.Contains(cl.params, "echo") {
+			var msg struct {
+				Result struct {
+					Content []struct{ Text string } `json:"content"`
+					IsError bool                    `json:"isError"`
+				} `json:"result"`
+			}
+			json.Unmarshal(body, &msg)
+			if r := msg.Result; r.IsError || len(r.Content) != 1 || r.Content[0].Text != "application/json|application/json" {
+				report(fmt.Sprintf("%s: the route saw %s", cl.era, body))
+			}
+		}
+	})
+}
+
+// concurrently runs one from clients goroutines at once, each calling it
+// each times (c is the goroutine, i the call), and reports the first
+// shown problems one reported: the header tests' load, where a value
+// shared between responses shows as an edit piled up, and as a race.
+func concurrently(t *testing.T, clients, each, shown int, one func(c, i int, report func(string))) {
+	t.Helper()
 	var wg sync.WaitGroup
-	errs := make(chan string, clients*each)
+	var mu sync.Mutex
+	var problems []string
+	report := func(p string) {
+		mu.Lock()
+		problems = append(problems, p)
+		mu.Unlock()
+	}
 	for c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				cl := calls[(c+i)%len(calls)]
-				req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(cl.body()))
-				req.Header = headersFor(cl)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					errs <- err.Error()
-					return
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				for name, want := range map[string]string{
-					"Content-Type":         "application/json; charset=utf-8",
-					"Cache-Control":        "no-store, private",
-					"Mcp-Protocol-Version": string(cl.era),
-				} {
-					if got := resp.Header.Values(name); len(got) != 1 || got[0] != want {
-						errs <- fmt.Sprintf("%s: %s = %q, want %q", cl.era, name, got, want)
-					}
-				}
-				if strings.Contains(cl.params, "echo") {
-					var msg struct {
-						Result struct {
-							Content []struct{ Text string } `json:"content"`
-							IsError bool                    `json:"isError"`
-						} `json:"result"`
-					}
-					json.Unmarshal(body, &msg)
-					if r := msg.Result; r.IsError || len(r.Content) != 1 || r.Content[0].Text != "application/json|application/json" {
-						errs <- fmt.Sprintf("%s: the route saw %s", cl.era, body)
-					}
-				}
+				one(c, i, report)
 			}
 		}()
 	}
 	wg.Wait()
-	close(errs)
-	n := 0
-	for e := range errs {
-		if n++; n <= 5 {
-			t.Error(e)
-		}
+	for _, p := range problems[:min(len(problems), shown)] {
+		t.Error(p)
 	}
 }

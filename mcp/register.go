@@ -67,10 +67,8 @@ func (s *Server) stage(add func(*Server), commit bool) error {
 		}
 	}
 	for _, t := range v.templates {
-		for _, other := range s.templates {
-			if other.def.URITemplate == t.def.URITemplate {
-				errs = append(errs, errors.New("mcp: resource template "+t.def.URITemplate+" registered twice"))
-			}
+		if s.hasTemplate(t.def.URITemplate) {
+			errs = append(errs, errors.New("mcp: resource template "+t.def.URITemplate+" registered twice"))
 		}
 	}
 	for _, p := range v.prompts {

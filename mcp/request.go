@@ -55,6 +55,16 @@ type request struct {
 	ws        string
 	wsErr     *Error
 	values    headerValues // the header values this request's responses own
+	caller    string       // callerKey's answer, "" until asked (see callerKey)
+}
+
+// callerKey is Handler.callerKey for this request, made once: the
+// per-principal limit and the concurrency slot both key on it.
+func (r *request) callerKey() string {
+	if r.caller == "" {
+		r.caller = r.handler.callerKey(r.HTTP, r.principal)
+	}
+	return r.caller
 }
 
 // setVersion sets the revision in use, in both its forms.

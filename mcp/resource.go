@@ -164,14 +164,7 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 	if t.Name == "" || h == nil {
 		return errors.New("mcp: resource template " + t.URITemplate + " needs a name and a handler")
 	}
-	if s.has(func(s *Server) bool {
-		for _, other := range s.templates {
-			if other.def.URITemplate == t.URITemplate {
-				return true
-			}
-		}
-		return false
-	}) {
+	if s.has(func(s *Server) bool { return s.hasTemplate(t.URITemplate) }) {
 		return errors.New("mcp: resource template " + t.URITemplate + " registered twice")
 	}
 	re, vars, err := compileTemplate(t.URITemplate)
@@ -210,6 +203,17 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 	}
 	s.templates = append(s.templates, e)
 	return nil
+}
+
+// hasTemplate reports whether s has a template of that URI template.
+// s.mu is held.
+func (s *Server) hasTemplate(uriTemplate string) bool {
+	for _, t := range s.templates {
+		if t.def.URITemplate == uriTemplate {
+			return true
+		}
+	}
+	return false
 }
 
 func getRoute(what, pattern string) (route, error) {

@@ -160,6 +160,7 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 		header["Idempotency-Key"] = []string{call.idemKey}
 	}
 	if in.async {
+		// RFC 7240: the call may become a task, so a 202 Accepted is welcome.
 		header["Prefer"] = req.values.one("respond-async")
 	}
 	base := http.Request{
@@ -376,9 +377,6 @@ func mediaType(h http.Header) string {
 	}
 	return mt
 }
-
-// preferAsync is the header value (RFC 7240) of an in-process request
-// whose call may become a task: a 202 Accepted is welcome.
 
 // wildcards returns the names of a route's wildcards.
 func (rt route) wildcards() map[string]bool {

@@ -55,6 +55,11 @@ func WithTask(c task.Config) ItemOption {
 	if len(names) == 0 {
 		panic(fmt.Sprintf("mcp: WithTask: Status %q needs a wildcard naming the job", c.Status))
 	}
+	if len(names) == 1 {
+		for n := range names {
+			sp.idWildcard = n
+		}
+	}
 	other := func(what, pattern string) (route, bool) {
 		if pattern == "" {
 			return route{}, false
@@ -92,6 +97,9 @@ type taskSpec struct {
 	accepted             func(http.Header, []byte) (map[string]string, bool)
 	read                 func(int, http.Header, []byte) (task.Job, error)
 	statusTool           string // the generated status tool's name, "" for none
+	// idWildcard is the status route's one wildcard, which an id in a 202
+	// body fills ("" when the route has more than one).
+	idWildcard string
 }
 
 // maxJobReference bounds the route values a task id seals (the id must
@@ -135,8 +143,7 @@ func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool, pan
 			}
 		}
 	}
-	names := sp.status.wildcards()
-	if len(names) != 1 {
+	if sp.idWildcard == "" {
 		return nil, false, nil
 	}
 	body := rec.buf.Bytes()
@@ -159,10 +166,7 @@ func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool, pan
 	if !isStr || v == "" {
 		return nil, false, nil
 	}
-	for n := range names {
-		return map[string]string{n: v}, true, nil
-	}
-	return nil, false, nil
+	return map[string]string{sp.idWildcard: v}, true, nil
 }
 
 // taskPayload is what a task id seals besides its binding: the tool, the
@@ -250,7 +254,8 @@ func (r *request) createTask(t *tool, rec *recorder, follow bool) (seam.Result, 
 }
 
 func unknownTask() *Error {
-	return NewError(CodeInvalidParams, "Unknown task").WithData(map[string]string{"reason": "unknown_task"})
+	e, _ := asError(seam.UnknownTask())
+	return e
 }
 
 // runTaskRoute runs one of a task's routes in process with the caller's

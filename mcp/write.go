@@ -27,8 +27,8 @@ func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []by
 	if ev := eventOf(w); ev != nil {
 		ev.Code, ev.Message = int(e.code), e.message
 	}
-	buf := make([]byte, 0, 256)
-	buf = append(buf, `{"jsonrpc":"2.0",`...)
+	bp := bufPool.Get().(*[]byte)
+	buf := append((*bp)[:0], `{"jsonrpc":"2.0",`...)
 	if id != nil {
 		buf = append(buf, `"id":`...)
 		buf = append(buf, id...)
@@ -48,9 +48,21 @@ func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []by
 		statuses = rev.statuses
 	}
 	h.write(w, e.httpStatus(statuses), version, buf, nil)
+	putBuf(bp, buf)
 }
 
+// bufPool holds the buffers answers are encoded into; an answer is
+// written before its buffer is put back.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// putBuf puts buf, grown from *bp, back into bufPool, unless it grew past
+// 64 KiB (a rare large answer is not kept).
+func putBuf(bp *[]byte, buf []byte) {
+	if cap(buf) <= 64<<10 {
+		*bp = buf[:0]
+		bufPool.Put(bp)
+	}
+}
 
 func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result, values *headerValues) {
 	if ev := eventOf(w); ev != nil {
@@ -78,10 +90,7 @@ func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version,
 	buf = result.AppendJSON(buf)
 	buf = append(buf, '}')
 	h.write(w, http.StatusOK, version, buf, values)
-	if cap(buf) <= 64<<10 {
-		*bp = buf[:0]
-		bufPool.Put(bp)
-	}
+	putBuf(bp, buf)
 }
 
 // streamAbove is the size past which a text result goes from the route's
@@ -127,10 +136,7 @@ func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Versi
 	write([]byte(mid))
 	write(r.structured)
 	write([]byte(tail))
-	if cap(head) <= 64<<10 {
-		*bp = head[:0]
-		bufPool.Put(bp)
-	}
+	putBuf(bp, head)
 }
 
 func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte, values *headerValues) {

@@ -30,11 +30,3 @@ func (r *TaskCreated) appendFollow(dst []byte) []byte {
 func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
-
-// UnknownTask is the one answer to a task id or job reference that does
-// not open, whatever the reason (forged, expired, another caller's; the
-// reason goes to the log only): in-band, like an unknown tool, since the
-// request was understood.
-func UnknownTask() *Failure {
-	return &Failure{Code: CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
-}

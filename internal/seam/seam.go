@@ -428,6 +428,14 @@ func InvalidState() *Failure {
 		Data: map[string]string{"reason": "invalid_request_state"}}
 }
 
+// UnknownTask is the one answer to a task id (or a status tool's job
+// reference) that does not open, or opens to a task the caller may no
+// longer use, whatever the reason (which goes to the log only). It is
+// in-band, like an unknown tool: the request was understood.
+func UnknownTask() *Failure {
+	return &Failure{Code: CodeInvalidParams, Message: "Unknown task", Data: map[string]string{"reason": "unknown_task"}}
+}
+
 // LogLevels orders MCP's log levels, from least to most severe. The core
 // filters a request's log notifications by them; an era checks the level
 // a request names.
