@@ -234,10 +234,8 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 	if t.Name == "" {
 		return errors.New("mcp: resource template " + t.URITemplate + " needs a name")
 	}
-	for _, other := range s.templates {
-		if other.def.URITemplate == t.URITemplate {
-			return errors.New("mcp: resource template " + t.URITemplate + " registered twice")
-		}
+	if err := s.templateTaken(t.URITemplate); err != nil {
+		return err
 	}
 	re, vars, err := compileTemplate(t.URITemplate)
 	if err != nil {

@@ -817,3 +817,22 @@ type tree struct {
 	Name string  `json:"name"`
 	Kids []*tree `json:"kids,omitempty"`
 }
+
+// TestFunc_TemplateTwiceOnCheck: Check and Register refuse a template a
+// function reads whose URI template s already holds, whether a route or
+// a function reads the one s holds.
+func TestFunc_TemplateTwiceOnCheck(t *testing.T) {
+	read := func(ctx context.Context, v fnID) (string, error) { return "", nil }
+	srv := mcp.NewServer(mcp.Implementation{Name: "twice", Version: "1"})
+	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "fn://{id}", Name: "fn"}, read)
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "route://{id}", Name: "route"}, "GET /r/{id}",
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	for _, uri := range []string{"fn://{id}", "route://{id}"} {
+		err := srv.Check(func(v *mcp.Server) {
+			mcp.AddTemplateFunc(v, mcp.ResourceTemplate{URITemplate: uri, Name: "again"}, read)
+		})
+		if err == nil || !strings.Contains(err.Error(), "registered twice") {
+			t.Errorf("Check of a second %s: %v", uri, err)
+		}
+	}
+}

@@ -164,15 +164,8 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 	if t.Name == "" || h == nil {
 		return errors.New("mcp: resource template " + t.URITemplate + " needs a name and a handler")
 	}
-	if s.has(func(s *Server) bool {
-		for _, other := range s.templates {
-			if other.def.URITemplate == t.URITemplate {
-				return true
-			}
-		}
-		return false
-	}) {
-		return errors.New("mcp: resource template " + t.URITemplate + " registered twice")
+	if err := s.templateTaken(t.URITemplate); err != nil {
+		return err
 	}
 	re, vars, err := compileTemplate(t.URITemplate)
 	if err != nil {
@@ -209,6 +202,22 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 		e.shapes[i] = renderTemplate(t, meta, i)
 	}
 	s.templates = append(s.templates, e)
+	return nil
+}
+
+// templateTaken refuses uriTemplate when s, or on a staging view the
+// server it stages for, holds it already. s.mu is held.
+func (s *Server) templateTaken(uriTemplate string) error {
+	if s.has(func(s *Server) bool {
+		for _, other := range s.templates {
+			if other.def.URITemplate == uriTemplate {
+				return true
+			}
+		}
+		return false
+	}) {
+		return errors.New("mcp: resource template " + uriTemplate + " registered twice")
+	}
 	return nil
 }
 
