@@ -261,9 +261,8 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	if full != nil {
 		return req.fullResult(t, full, f)
 	}
-	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(out)) > limit {
-		req.logError("mcp: tool response over the size limit", "tool", name, "limit", limit)
-		return textResult("The tool's response was too large.", true), nil
+	if int64(len(out)) > req.handler.cfg.limits.ResponseBytes {
+		return req.tooLarge(t), nil
 	}
 	if t.fn.validate && t.output != nil && !req.outputValid(t, out) {
 		return textResult(internalToolError, true), nil
@@ -286,19 +285,27 @@ func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *To
 	return out, full, err, nil
 }
 
-// outputValid checks an encoded result against the tool's output schema,
-// logging why it fails.
+// outputValid checks an encoded result, a route's or a function's,
+// against the tool's output schema, logging why it fails. out is not
+// written to again, so the decoded values may alias it.
 func (req *request) outputValid(t *tool, out []byte) bool {
 	decoded, err := schema.DecodeShared(out, 0)
 	if err != nil {
-		req.logError("mcp: tool function's result is not JSON", "tool", t.def.Name)
+		req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
 		return false
 	}
 	if v := t.output.Validate(decoded, maxViolations); v != nil {
-		req.logError("mcp: tool function's result does not match its outputSchema", "tool", t.def.Name, "violations", v)
+		req.logError("mcp: tool output does not match its outputSchema", "tool", t.def.Name, "violations", v)
 		return false
 	}
 	return true
+}
+
+// tooLarge answers a tool call whose response is over
+// Limits.ResponseBytes, a route's or a function's, and logs it.
+func (req *request) tooLarge(t *tool) *toolResult {
+	req.logError("mcp: tool response over the size limit", "tool", t.def.Name, "limit", req.handler.cfg.limits.ResponseBytes)
+	return textResult("The tool's response was too large.", true)
 }
 
 // fullResult renders a *ToolResult.
@@ -314,9 +321,8 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 		}
 		b = append(b, c.JSON(!f.resourceLinks)...)
 	}
-	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(b)) > limit {
-		req.logError("mcp: tool response over the size limit", "tool", t.def.Name, "limit", limit)
-		return textResult("The tool's response was too large.", true), nil
+	if int64(len(b)) > req.handler.cfg.limits.ResponseBytes {
+		return req.tooLarge(t), nil
 	}
 	res := &toolResult{content: append(b, ']'), isError: r.IsError}
 	if r.StructuredContent != nil && f.outputSchema {
