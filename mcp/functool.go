@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,15 +187,7 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	case entry.opts.task != nil:
 		return fail("WithTask applies to route tools whose job routes answer 202")
 	}
-	input, output := compact(t.InputSchema), compact(t.OutputSchema)
-	for i := range entry.shapes {
-		entry.shapes[i] = renderTool(&t, input, output, entry.meta, i)
-		if i > 0 && bytes.Equal(entry.shapes[i], entry.shapes[i-1]) {
-			entry.shapes[i] = entry.shapes[i-1]
-		}
-	}
-	s.tools = append(s.tools, entry)
-	s.byName[t.Name] = entry
+	s.putTool(entry)
 	return nil
 }
 
