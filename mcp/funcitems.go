@@ -173,6 +173,7 @@ func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx
 	}
 	mime := t.MIMEType
 	var encode func(Out) (text string, blob []byte, err error)
+	isBlob := reflect.TypeFor[Out]() == reflect.TypeFor[[]byte]() // a nil []byte is an empty blob
 	switch reflect.TypeFor[Out]() {
 	case reflect.TypeFor[string]():
 		if mime == "" {
@@ -210,13 +211,12 @@ func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx
 		if err != nil {
 			return nil, fmt.Errorf("encoding the resource: %w", err)
 		}
-		fields := []string{"uri", uri, "mimeType", mime}
-		if blob != nil || reflect.TypeFor[Out]() == reflect.TypeFor[[]byte]() {
-			fields = append(fields, "blob", base64.StdEncoding.EncodeToString(blob))
+		c := []byte{'['}
+		if isBlob {
+			c = append(c, object("uri", uri, "mimeType", mime, "blob", base64.StdEncoding.EncodeToString(blob))...)
 		} else {
-			fields = append(fields, "text", text)
+			c = append(c, object("uri", uri, "mimeType", mime, "text", text)...)
 		}
-		c := append([]byte{'['}, object(fields...)...)
 		return append(c, ']'), nil
 	}
 	s.done(s.addTemplateFunc(e, fields, opts)) // panics as AddResourceTemplate does, or joins a Register's refusals

@@ -836,3 +836,27 @@ func TestFunc_TemplateTwiceOnCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestFunc_TemplateBlob: a template function returning []byte answers a
+// blob, base64, of application/octet-stream; a nil slice an empty blob,
+// not text.
+func TestFunc_TemplateBlob(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "blob", Version: "1"})
+	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "bin://{id}", Name: "bin"}, func(ctx context.Context, v fnID) ([]byte, error) {
+		if v.ID == "none" {
+			return nil, nil
+		}
+		return []byte("\x00\xffhi"), nil
+	})
+	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()})
+	c := mcptest.New(h, mcp.Version20250618)
+	for uri, want := range map[string]string{
+		"bin://some": `{"contents":[{"uri":"bin://some","mimeType":"application/octet-stream","blob":"AP9oaQ=="}]}`,
+		"bin://none": `{"contents":[{"uri":"bin://none","mimeType":"application/octet-stream","blob":""}]}`,
+	} {
+		r, err := c.ReadResource(context.Background(), uri)
+		if err != nil || string(r.Result) != want {
+			t.Errorf("resources/read %s: %v %s, want %s", uri, err, r.Raw, want)
+		}
+	}
+}
