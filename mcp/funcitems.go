@@ -241,7 +241,7 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 	if err != nil {
 		return fmt.Errorf("mcp: resource template %q: %v", t.URITemplate, err)
 	}
-	isVar := map[string]bool{}
+	isVar, isField := map[string]bool{}, map[string]bool{}
 	for _, v := range vars {
 		isVar[v] = true
 	}
@@ -249,13 +249,12 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 		if !isVar[f.name] {
 			return fmt.Errorf("mcp: resource template %q: field %q is not a template variable", t.URITemplate, f.name)
 		}
-		delete(isVar, f.name)
-	}
-	for v := range isVar {
-		return fmt.Errorf("mcp: resource template %q: variable {%s} is no field", t.URITemplate, v)
+		isField[f.name] = true
 	}
 	for _, v := range vars {
-		isVar[v] = true
+		if !isField[v] {
+			return fmt.Errorf("mcp: resource template %q: variable {%s} is no field", t.URITemplate, v)
+		}
 	}
 	if err := checkIcons("resource template "+t.URITemplate, t.Icons); err != nil {
 		return err

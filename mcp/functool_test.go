@@ -860,3 +860,18 @@ func TestFunc_TemplateBlob(t *testing.T) {
 		}
 	}
 }
+
+// TestFunc_TemplateVariableNoField: a template variable that no field
+// takes is refused, the first such in the template named.
+func TestFunc_TemplateVariableNoField(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "vars", Version: "1"})
+	for range 5 { // the name was once drawn from a map
+		err := srv.Check(func(v *mcp.Server) {
+			mcp.AddTemplateFunc(v, mcp.ResourceTemplate{URITemplate: "x://{id}/{b}/{c}", Name: "x"},
+				func(ctx context.Context, v fnID) (string, error) { return "", nil })
+		})
+		if err == nil || !strings.Contains(err.Error(), "variable {b} is no field") {
+			t.Fatalf("Check: %v", err)
+		}
+	}
+}
