@@ -104,7 +104,7 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 	}
 	if t.InputSchema == nil {
 		t.InputSchema = inSchema.JSON
-	} else if err := typeschema.Compatible(t.InputSchema, inSchema.JSON, typeschema.Input); err != nil {
+	} else if _, err := typeschema.Compatible(t.InputSchema, inSchema.JSON, typeschema.Input); err != nil {
 		return fail("inputSchema does not fit %s: %v", reflect.TypeFor[In](), err)
 	}
 	ft := &funcTool{}
@@ -119,12 +119,12 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 		if t.OutputSchema == nil {
 			t.OutputSchema = outSchema.JSON
 			ft.validate = outSchema.Constrained
-		} else if err := typeschema.Compatible(t.OutputSchema, outSchema.JSON, typeschema.Output); err != nil {
+		} else if shaped, err := typeschema.Compatible(t.OutputSchema, outSchema.JSON, typeschema.Output); err != nil {
 			return fail("outputSchema does not fit %s: %v", rt, err)
 		} else {
 			// A given schema that fits the type and asserts nothing but
 			// its shape admits whatever the type encodes.
-			ft.validate = !typeschema.Structural(t.OutputSchema)
+			ft.validate = !shaped || !typeschema.Structural(t.OutputSchema)
 		}
 		isPtr := rt.Kind() == reflect.Pointer
 		encode = func(out Out) ([]byte, error) {

@@ -875,3 +875,24 @@ func TestFunc_TemplateVariableNoField(t *testing.T) {
 		}
 	}
 }
+
+// TestFunc_OutputMapMembers: a given outputSchema that closes an object
+// the function writes as a map is checked on every result: a member it
+// forbids is never sent.
+func TestFunc_OutputMapMembers(t *testing.T) {
+	type counts struct {
+		M map[string]int `json:"m"`
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "maps", Version: "1"})
+	mcp.AddFunc(srv, mcp.Tool{Name: "counts", OutputSchema: json.RawMessage(`{"type":"object","properties":{"m":{"type":"object","additionalProperties":false}},"required":["m"]}`)},
+		func(ctx context.Context, in fnEmpty) (counts, error) { return counts{M: map[string]int{"a": 1}}, nil })
+	log := &syncBuffer{}
+	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()}, mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	r, err := mcptest.New(h, mcp.Version20250618).Call(context.Background(), "tools/call", map[string]any{"name": "counts", "arguments": map[string]any{}})
+	if err != nil || strings.Contains(string(r.Result), "structuredContent") || !strings.Contains(string(r.Result), `"isError":true`) {
+		t.Errorf("%v %s", err, r.Raw)
+	}
+	if !strings.Contains(log.String(), "does not match its outputSchema") {
+		t.Errorf("log: %s", log)
+	}
+}

@@ -23,23 +23,31 @@ const (
 // Compatible checks a schema given for a type against the type's own
 // schema: every property of the type's schema must exist in the given
 // one, with a compatible type, recursively through objects and arrays.
-// The error names the first field that does not fit.
-func Compatible(given, derived []byte, d Direction) error {
+// The error names the first field that does not fit. In the Output
+// direction, shaped reports whether the type's values always have the
+// members the given schema describes: false where the given schema names
+// properties of, or closes (additionalProperties: false), an object the
+// type writes as a map, whose members Compatible cannot check.
+func Compatible(given, derived []byte, d Direction) (shaped bool, err error) {
 	var g, t map[string]any
 	if err := json.Unmarshal(given, &g); err != nil {
-		return fmt.Errorf("the given schema is not a JSON object: %w", err)
+		return false, fmt.Errorf("the given schema is not a JSON object: %w", err)
 	}
 	if err := json.Unmarshal(derived, &t); err != nil {
-		return err
+		return false, err
 	}
 	c := &compat{groot: g, troot: t, d: d, seen: map[[2]string]bool{}}
-	return c.check(g, t, "", "#", "#")
+	if err := c.check(g, t, "", "#", "#"); err != nil {
+		return false, err
+	}
+	return !c.mapMembers, nil
 }
 
 type compat struct {
 	groot, troot map[string]any
 	d            Direction
 	seen         map[[2]string]bool // pairs of $ref already being checked
+	mapMembers   bool               // the given schema describes the members of a map's object
 }
 
 // resolve follows local "#/$defs/..." references (and "#").
@@ -144,6 +152,9 @@ func (c *compat) check(g, t map[string]any, at, gref, tref string) error {
 	}
 	tprops, _ := t["properties"].(map[string]any)
 	gprops, _ := g["properties"].(map[string]any)
+	if _, isMap := t["additionalProperties"].(map[string]any); isMap && (gprops != nil || g["additionalProperties"] == false) {
+		c.mapMembers = true
+	}
 	if tprops != nil && (gprops != nil || slices.Contains(gt, "object")) {
 		names := make([]string, 0, len(tprops))
 		for n := range tprops {
@@ -200,7 +211,7 @@ var structural = map[string]bool{"type": true, "properties": true, "required": t
 // Structural reports whether schema (a given output schema) asserts
 // nothing but types, properties and required members, and
 // "additionalProperties": false: what Compatible checks in the Output
-// direction.
+// direction, where it reports the schema shaped.
 func Structural(schema []byte) bool {
 	var v any
 	if json.Unmarshal(schema, &v) != nil {
