@@ -25,9 +25,11 @@ const (
 // one, with a compatible type, recursively through objects and arrays.
 // The error names the first field that does not fit. In the Output
 // direction, shaped reports whether the type's values always have the
-// members the given schema describes: false where the given schema names
-// properties of, or closes (additionalProperties: false), an object the
-// type writes as a map, whose members Compatible cannot check.
+// members and items the given schema describes: false where the given
+// schema names properties or required members of, or closes
+// (additionalProperties: false), an object the type writes as a map, any
+// or raw JSON, or gives items to what the type writes as no typed array:
+// Compatible cannot check those.
 func Compatible(given, derived []byte, d Direction) (shaped bool, err error) {
 	var g, t map[string]any
 	if err := json.Unmarshal(given, &g); err != nil {
@@ -40,14 +42,14 @@ func Compatible(given, derived []byte, d Direction) (shaped bool, err error) {
 	if err := c.check(g, t, "", "#", "#"); err != nil {
 		return false, err
 	}
-	return !c.mapMembers, nil
+	return !c.unshaped, nil
 }
 
 type compat struct {
 	groot, troot map[string]any
 	d            Direction
 	seen         map[[2]string]bool // pairs of $ref already being checked
-	mapMembers   bool               // the given schema describes the members of a map's object
+	unshaped     bool               // the given schema describes members or items the type's does not
 }
 
 // resolve follows local "#/$defs/..." references (and "#").
@@ -152,8 +154,9 @@ func (c *compat) check(g, t map[string]any, at, gref, tref string) error {
 	}
 	tprops, _ := t["properties"].(map[string]any)
 	gprops, _ := g["properties"].(map[string]any)
-	if _, isMap := t["additionalProperties"].(map[string]any); isMap && (gprops != nil || g["additionalProperties"] == false) {
-		c.mapMembers = true
+	if t["properties"] == nil && (g["properties"] != nil || g["required"] != nil || g["additionalProperties"] == false) ||
+		t["items"] == nil && g["items"] != nil {
+		c.unshaped = true // members or items of a map, an any, raw JSON: not checked here
 	}
 	if tprops != nil && (gprops != nil || slices.Contains(gt, "object")) {
 		names := make([]string, 0, len(tprops))

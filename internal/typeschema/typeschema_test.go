@@ -297,15 +297,22 @@ func TestCompatible_Shaped(t *testing.T) {
 		M     map[string]int  `json:"m"`
 		P     *map[string]int `json:"p"`
 		Where point           `json:"where"`
+		Q     *point          `json:"q"`
+		A     any             `json:"a"`
+		L     []int           `json:"l"`
 	}]())
 	for _, tc := range []struct {
 		given  string
 		shaped bool
 	}{
-		{`{"type":"object","properties":{"m":{"type":"object"},"p":{},"where":{"type":"object","properties":{"x":{},"y":{}},"additionalProperties":false}},"additionalProperties":false}`, true},
-		{`{"type":"object","properties":{"m":{"type":"object","additionalProperties":false},"p":{},"where":{}}}`, false},
-		{`{"type":"object","properties":{"m":{"type":"object","properties":{"a":{"type":"string"}}},"p":{},"where":{}}}`, false},
-		{`{"type":"object","properties":{"m":{},"p":{"anyOf":[{"type":"object","additionalProperties":false},{"type":"null"}]},"where":{}}}`, false},
+		{`{"type":"object","properties":{"m":{"type":"object"},"p":{},"where":{"type":"object","properties":{"x":{},"y":{}},"required":["x"],"additionalProperties":false},` +
+			`"q":{"anyOf":[{"type":"object","properties":{"x":{},"y":{}},"additionalProperties":false},{"type":"null"}]},"a":{},"l":{"type":"array","items":{"type":"integer"}}},"additionalProperties":false}`, true},
+		{`{"type":"object","properties":{"m":{"type":"object","additionalProperties":false},"p":{},"where":{},"q":{},"a":{},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{"type":"object","properties":{"a":{"type":"string"}}},"p":{},"where":{},"q":{},"a":{},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{},"p":{"anyOf":[{"type":"object","additionalProperties":false},{"type":"null"}]},"where":{},"q":{},"a":{},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{},"p":{},"where":{},"q":{},"a":{"properties":{"k":{"type":"string"}}},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{},"p":{},"where":{},"q":{},"a":{"required":["k"]},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{},"p":{},"where":{},"q":{},"a":{"items":{"type":"string"}},"l":{}}}`, false},
 	} {
 		shaped, err := Compatible([]byte(tc.given), derived.JSON, Output)
 		if err != nil || shaped != tc.shaped {
