@@ -173,6 +173,7 @@ func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx
 	}
 	mime := t.MIMEType
 	var encode func(Out) (text string, blob []byte, err error)
+	isBlob := reflect.TypeFor[Out]() == reflect.TypeFor[[]byte]() // a nil []byte is an empty blob
 	switch reflect.TypeFor[Out]() {
 	case reflect.TypeFor[string]():
 		if mime == "" {
@@ -210,13 +211,12 @@ func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx
 		if err != nil {
 			return nil, fmt.Errorf("encoding the resource: %w", err)
 		}
-		fields := []string{"uri", uri, "mimeType", mime}
-		if blob != nil || reflect.TypeFor[Out]() == reflect.TypeFor[[]byte]() {
-			fields = append(fields, "blob", base64.StdEncoding.EncodeToString(blob))
+		c := []byte{'['}
+		if isBlob {
+			c = append(c, object("uri", uri, "mimeType", mime, "blob", base64.StdEncoding.EncodeToString(blob))...)
 		} else {
-			fields = append(fields, "text", text)
+			c = append(c, object("uri", uri, "mimeType", mime, "text", text)...)
 		}
-		c := append([]byte{'['}, object(fields...)...)
 		return append(c, ']'), nil
 	}
 	s.done(s.addTemplateFunc(e, fields, opts)) // panics as AddResourceTemplate does, or joins a Register's refusals
@@ -234,16 +234,14 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 	if t.Name == "" {
 		return errors.New("mcp: resource template " + t.URITemplate + " needs a name")
 	}
-	for _, other := range s.templates {
-		if other.def.URITemplate == t.URITemplate {
-			return errors.New("mcp: resource template " + t.URITemplate + " registered twice")
-		}
+	if err := s.templateTaken(t.URITemplate); err != nil {
+		return err
 	}
 	re, vars, err := compileTemplate(t.URITemplate)
 	if err != nil {
 		return fmt.Errorf("mcp: resource template %q: %v", t.URITemplate, err)
 	}
-	isVar := map[string]bool{}
+	isVar, isField := map[string]bool{}, map[string]bool{}
 	for _, v := range vars {
 		isVar[v] = true
 	}
@@ -251,13 +249,12 @@ func (s *Server) addTemplateFunc(e *template, fields []stringField, opts []ItemO
 		if !isVar[f.name] {
 			return fmt.Errorf("mcp: resource template %q: field %q is not a template variable", t.URITemplate, f.name)
 		}
-		delete(isVar, f.name)
-	}
-	for v := range isVar {
-		return fmt.Errorf("mcp: resource template %q: variable {%s} is no field", t.URITemplate, v)
+		isField[f.name] = true
 	}
 	for _, v := range vars {
-		isVar[v] = true
+		if !isField[v] {
+			return fmt.Errorf("mcp: resource template %q: variable {%s} is no field", t.URITemplate, v)
+		}
 	}
 	if err := checkIcons("resource template "+t.URITemplate, t.Icons); err != nil {
 		return err

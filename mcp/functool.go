@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -105,7 +104,7 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 	}
 	if t.InputSchema == nil {
 		t.InputSchema = inSchema.JSON
-	} else if err := typeschema.Compatible(t.InputSchema, inSchema.JSON, typeschema.Input); err != nil {
+	} else if _, err := typeschema.Compatible(t.InputSchema, inSchema.JSON, typeschema.Input); err != nil {
 		return fail("inputSchema does not fit %s: %v", reflect.TypeFor[In](), err)
 	}
 	ft := &funcTool{}
@@ -120,12 +119,12 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 		if t.OutputSchema == nil {
 			t.OutputSchema = outSchema.JSON
 			ft.validate = outSchema.Constrained
-		} else if err := typeschema.Compatible(t.OutputSchema, outSchema.JSON, typeschema.Output); err != nil {
+		} else if shaped, err := typeschema.Compatible(t.OutputSchema, outSchema.JSON, typeschema.Output); err != nil {
 			return fail("outputSchema does not fit %s: %v", rt, err)
 		} else {
 			// A given schema that fits the type and asserts nothing but
 			// its shape admits whatever the type encodes.
-			ft.validate = !typeschema.Structural(t.OutputSchema)
+			ft.validate = !shaped || !typeschema.Structural(t.OutputSchema)
 		}
 		isPtr := rt.Kind() == reflect.Pointer
 		encode = func(out Out) ([]byte, error) {
@@ -188,15 +187,7 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	case entry.opts.task != nil:
 		return fail("WithTask applies to route tools whose job routes answer 202")
 	}
-	input, output := compact(t.InputSchema), compact(t.OutputSchema)
-	for i := range entry.shapes {
-		entry.shapes[i] = renderTool(&t, input, output, entry.meta, i)
-		if i > 0 && bytes.Equal(entry.shapes[i], entry.shapes[i-1]) {
-			entry.shapes[i] = entry.shapes[i-1]
-		}
-	}
-	s.tools = append(s.tools, entry)
-	s.byName[t.Name] = entry
+	s.putTool(entry)
 	return nil
 }
 
@@ -261,9 +252,8 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	if full != nil {
 		return req.fullResult(t, full, f)
 	}
-	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(out)) > limit {
-		req.logError("mcp: tool response over the size limit", "tool", name, "limit", limit)
-		return textResult("The tool's response was too large.", true), nil
+	if int64(len(out)) > req.handler.cfg.limits.ResponseBytes {
+		return req.tooLarge(t), nil
 	}
 	if t.fn.validate && t.output != nil && !req.outputValid(t, out) {
 		return textResult(internalToolError, true), nil
@@ -286,19 +276,27 @@ func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *To
 	return out, full, err, nil
 }
 
-// outputValid checks an encoded result against the tool's output schema,
-// logging why it fails.
+// outputValid checks an encoded result, a route's or a function's,
+// against the tool's output schema, logging why it fails. out is not
+// written to again, so the decoded values may alias it.
 func (req *request) outputValid(t *tool, out []byte) bool {
 	decoded, err := schema.DecodeShared(out, 0)
 	if err != nil {
-		req.logError("mcp: tool function's result is not JSON", "tool", t.def.Name)
+		req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
 		return false
 	}
 	if v := t.output.Validate(decoded, maxViolations); v != nil {
-		req.logError("mcp: tool function's result does not match its outputSchema", "tool", t.def.Name, "violations", v)
+		req.logError("mcp: tool output does not match its outputSchema", "tool", t.def.Name, "violations", v)
 		return false
 	}
 	return true
+}
+
+// tooLarge answers a tool call whose response is over
+// Limits.ResponseBytes, a route's or a function's, and logs it.
+func (req *request) tooLarge(t *tool) *toolResult {
+	req.logError("mcp: tool response over the size limit", "tool", t.def.Name, "limit", req.handler.cfg.limits.ResponseBytes)
+	return textResult("The tool's response was too large.", true)
 }
 
 // fullResult renders a *ToolResult.
@@ -314,9 +312,8 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 		}
 		b = append(b, c.JSON(!f.resourceLinks)...)
 	}
-	if limit := req.handler.cfg.limits.ResponseBytes; int64(len(b)) > limit {
-		req.logError("mcp: tool response over the size limit", "tool", t.def.Name, "limit", limit)
-		return textResult("The tool's response was too large.", true), nil
+	if int64(len(b)) > req.handler.cfg.limits.ResponseBytes {
+		return req.tooLarge(t), nil
 	}
 	res := &toolResult{content: append(b, ']'), isError: r.IsError}
 	if r.StructuredContent != nil && f.outputSchema {

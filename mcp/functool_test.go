@@ -817,3 +817,82 @@ type tree struct {
 	Name string  `json:"name"`
 	Kids []*tree `json:"kids,omitempty"`
 }
+
+// TestFunc_TemplateTwiceOnCheck: Check and Register refuse a template a
+// function reads whose URI template s already holds, whether a route or
+// a function reads the one s holds.
+func TestFunc_TemplateTwiceOnCheck(t *testing.T) {
+	read := func(ctx context.Context, v fnID) (string, error) { return "", nil }
+	srv := mcp.NewServer(mcp.Implementation{Name: "twice", Version: "1"})
+	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "fn://{id}", Name: "fn"}, read)
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "route://{id}", Name: "route"}, "GET /r/{id}",
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	for _, uri := range []string{"fn://{id}", "route://{id}"} {
+		err := srv.Check(func(v *mcp.Server) {
+			mcp.AddTemplateFunc(v, mcp.ResourceTemplate{URITemplate: uri, Name: "again"}, read)
+		})
+		if err == nil || !strings.Contains(err.Error(), "registered twice") {
+			t.Errorf("Check of a second %s: %v", uri, err)
+		}
+	}
+}
+
+// TestFunc_TemplateBlob: a template function returning []byte answers a
+// blob, base64, of application/octet-stream; a nil slice an empty blob,
+// not text.
+func TestFunc_TemplateBlob(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "blob", Version: "1"})
+	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "bin://{id}", Name: "bin"}, func(ctx context.Context, v fnID) ([]byte, error) {
+		if v.ID == "none" {
+			return nil, nil
+		}
+		return []byte("\x00\xffhi"), nil
+	})
+	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()})
+	c := mcptest.New(h, mcp.Version20250618)
+	for uri, want := range map[string]string{
+		"bin://some": `{"contents":[{"uri":"bin://some","mimeType":"application/octet-stream","blob":"AP9oaQ=="}]}`,
+		"bin://none": `{"contents":[{"uri":"bin://none","mimeType":"application/octet-stream","blob":""}]}`,
+	} {
+		r, err := c.ReadResource(context.Background(), uri)
+		if err != nil || string(r.Result) != want {
+			t.Errorf("resources/read %s: %v %s, want %s", uri, err, r.Raw, want)
+		}
+	}
+}
+
+// TestFunc_TemplateVariableNoField: a template variable that no field
+// takes is refused, the first such in the template named.
+func TestFunc_TemplateVariableNoField(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "vars", Version: "1"})
+	for range 5 { // the name was once drawn from a map
+		err := srv.Check(func(v *mcp.Server) {
+			mcp.AddTemplateFunc(v, mcp.ResourceTemplate{URITemplate: "x://{id}/{b}/{c}", Name: "x"},
+				func(ctx context.Context, v fnID) (string, error) { return "", nil })
+		})
+		if err == nil || !strings.Contains(err.Error(), "variable {b} is no field") {
+			t.Fatalf("Check: %v", err)
+		}
+	}
+}
+
+// TestFunc_OutputMapMembers: a given outputSchema that closes an object
+// the function writes as a map is checked on every result: a member it
+// forbids is never sent.
+func TestFunc_OutputMapMembers(t *testing.T) {
+	type counts struct {
+		M map[string]int `json:"m"`
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "maps", Version: "1"})
+	mcp.AddFunc(srv, mcp.Tool{Name: "counts", OutputSchema: json.RawMessage(`{"type":"object","properties":{"m":{"type":"object","additionalProperties":false}},"required":["m"]}`)},
+		func(ctx context.Context, in fnEmpty) (counts, error) { return counts{M: map[string]int{"a": 1}}, nil })
+	log := &syncBuffer{}
+	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()}, mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	r, err := mcptest.New(h, mcp.Version20250618).Call(context.Background(), "tools/call", map[string]any{"name": "counts", "arguments": map[string]any{}})
+	if err != nil || strings.Contains(string(r.Result), "structuredContent") || !strings.Contains(string(r.Result), `"isError":true`) {
+		t.Errorf("%v %s", err, r.Raw)
+	}
+	if !strings.Contains(log.String(), "does not match its outputSchema") {
+		t.Errorf("log: %s", log)
+	}
+}

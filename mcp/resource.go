@@ -164,8 +164,8 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 	if t.Name == "" || h == nil {
 		return errors.New("mcp: resource template " + t.URITemplate + " needs a name and a handler")
 	}
-	if s.has(func(s *Server) bool { return s.hasTemplate(t.URITemplate) }) {
-		return errors.New("mcp: resource template " + t.URITemplate + " registered twice")
+	if err := s.templateTaken(t.URITemplate); err != nil {
+		return err
 	}
 	re, vars, err := compileTemplate(t.URITemplate)
 	if err != nil {
@@ -214,6 +214,15 @@ func (s *Server) hasTemplate(uriTemplate string) bool {
 		}
 	}
 	return false
+}
+
+// templateTaken refuses uriTemplate when s, or on a staging view the
+// server it stages for, holds it already. s.mu is held.
+func (s *Server) templateTaken(uriTemplate string) error {
+	if s.has(func(s *Server) bool { return s.hasTemplate(uriTemplate) }) {
+		return errors.New("mcp: resource template " + uriTemplate + " registered twice")
+	}
+	return nil
 }
 
 func getRoute(what, pattern string) (route, error) {

@@ -229,19 +229,26 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 			return fail("Placement.Body and Placement.Form exclude each other")
 		}
 	}
+	s.putTool(entry)
+	if sp := entry.opts.task; sp != nil && sp.statusTool != "" {
+		return s.addStatusTool(entry) // taskstatus.go
+	}
+	return nil
+}
+
+// putTool renders a checked tool's definition in every shape and
+// registers it, a route's or a function's. s.mu is held.
+func (s *Server) putTool(entry *tool) {
+	t := &entry.def
 	input, output := compact(t.InputSchema), compact(t.OutputSchema)
 	for i := range entry.shapes {
-		entry.shapes[i] = renderTool(&t, input, output, entry.meta, i)
+		entry.shapes[i] = renderTool(t, input, output, entry.meta, i)
 		if i > 0 && bytes.Equal(entry.shapes[i], entry.shapes[i-1]) {
 			entry.shapes[i] = entry.shapes[i-1] // most tools look the same in every revision
 		}
 	}
 	s.tools = append(s.tools, entry)
 	s.byName[t.Name] = entry
-	if sp := entry.opts.task; sp != nil && sp.statusTool != "" {
-		return s.addStatusTool(entry) // taskstatus.go
-	}
-	return nil
 }
 
 // compileSchema compiles a tool's schema through the server's cache, so

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
-	"github.com/mcpdual/mcpdual/internal/schema"
 )
 
 // textResult builds a result with one text block.
@@ -25,8 +24,7 @@ func textResult(text string, isError bool) *toolResult {
 func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, error) {
 	status := rec.status
 	if rec.over {
-		req.logError("mcp: tool response over the size limit", "tool", t.def.Name, "limit", rec.limit)
-		return textResult("The tool's response was too large.", true), nil
+		return req.tooLarge(t), nil
 	}
 	body := rec.buf.Bytes()
 	switch {
@@ -40,7 +38,7 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 	default:
 		// The body is not logged: a failing route may have put anything in it.
 		req.logError("mcp: tool route failed", "tool", t.def.Name, "status", status)
-		return textResult("The tool failed with an internal error.", true), nil
+		return textResult(internalToolError, true), nil
 	}
 	mt := mediaType(rec.header)
 	switch {
@@ -48,7 +46,7 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 		res, ok := ownResult(body, f)
 		if !ok {
 			req.logError("mcp: tool answered an invalid "+ToolResultMediaType+" body", "tool", t.def.Name)
-			return textResult("The tool failed with an internal error.", true), nil
+			return textResult(internalToolError, true), nil
 		}
 		return res, nil
 	case strings.HasPrefix(mt, "image/"), strings.HasPrefix(mt, "audio/"):
@@ -73,21 +71,14 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 	req.toolRes = toolResult{text: bytes.TrimRight(body, "\r\n"), isText: true}
 	res := &req.toolRes
 	if t.output != nil && f.outputSchema {
-		var decoded any
-		err := jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth)
-		if err == nil {
-			// The host's own output, not bounded like arguments; the
-			// recorder's buffer is not written to again, so its values may
-			// alias it.
-			decoded, err = schema.DecodeShared(body, 0)
-		}
-		if err != nil {
+		// The host's own output, not bounded like arguments: its depth is
+		// checked before it is decoded.
+		if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
 			req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
-			return textResult("The tool failed with an internal error.", true), nil
+			return textResult(internalToolError, true), nil
 		}
-		if v := t.output.Validate(decoded, maxViolations); v != nil {
-			req.logError("mcp: tool output does not match its outputSchema", "tool", t.def.Name, "violations", v)
-			return textResult("The tool failed with an internal error.", true), nil
+		if !req.outputValid(t, body) {
+			return textResult(internalToolError, true), nil
 		}
 		var c bytes.Buffer
 		_ = json.Compact(&c, body)

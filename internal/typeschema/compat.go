@@ -23,23 +23,33 @@ const (
 // Compatible checks a schema given for a type against the type's own
 // schema: every property of the type's schema must exist in the given
 // one, with a compatible type, recursively through objects and arrays.
-// The error names the first field that does not fit.
-func Compatible(given, derived []byte, d Direction) error {
+// The error names the first field that does not fit. In the Output
+// direction, shaped reports whether the type's values always have the
+// members and items the given schema describes: false where the given
+// schema names properties or required members of, or closes
+// (additionalProperties: false), an object the type writes as a map, any
+// or raw JSON, or gives items to what the type writes as no typed array:
+// Compatible cannot check those.
+func Compatible(given, derived []byte, d Direction) (shaped bool, err error) {
 	var g, t map[string]any
 	if err := json.Unmarshal(given, &g); err != nil {
-		return fmt.Errorf("the given schema is not a JSON object: %w", err)
+		return false, fmt.Errorf("the given schema is not a JSON object: %w", err)
 	}
 	if err := json.Unmarshal(derived, &t); err != nil {
-		return err
+		return false, err
 	}
 	c := &compat{groot: g, troot: t, d: d, seen: map[[2]string]bool{}}
-	return c.check(g, t, "", "#", "#")
+	if err := c.check(g, t, "", "#", "#"); err != nil {
+		return false, err
+	}
+	return !c.unshaped, nil
 }
 
 type compat struct {
 	groot, troot map[string]any
 	d            Direction
 	seen         map[[2]string]bool // pairs of $ref already being checked
+	unshaped     bool               // the given schema describes members or items the type's does not
 }
 
 // resolve follows local "#/$defs/..." references (and "#").
@@ -144,6 +154,10 @@ func (c *compat) check(g, t map[string]any, at, gref, tref string) error {
 	}
 	tprops, _ := t["properties"].(map[string]any)
 	gprops, _ := g["properties"].(map[string]any)
+	if t["properties"] == nil && (g["properties"] != nil || g["required"] != nil || g["additionalProperties"] == false) ||
+		t["items"] == nil && g["items"] != nil {
+		c.unshaped = true // members or items of a map, an any, raw JSON: not checked here
+	}
 	if tprops != nil && (gprops != nil || slices.Contains(gt, "object")) {
 		names := make([]string, 0, len(tprops))
 		for n := range tprops {
@@ -200,7 +214,7 @@ var structural = map[string]bool{"type": true, "properties": true, "required": t
 // Structural reports whether schema (a given output schema) asserts
 // nothing but types, properties and required members, and
 // "additionalProperties": false: what Compatible checks in the Output
-// direction.
+// direction, where it reports the schema shaped.
 func Structural(schema []byte) bool {
 	var v any
 	if json.Unmarshal(schema, &v) != nil {

@@ -282,9 +282,41 @@ func TestCompatible(t *testing.T) {
 		{`{"type":"object","properties":{"id":{},"n":{},"f":{},"where":{},"tags":{}},"required":["tags"]}`, Input, ""},
 		{`{"type":"object","properties":{"n":{},"f":{},"where":{},"tags":{}}}`, Input, `field id: the given schema has no property "id"`},
 	} {
-		err := Compatible([]byte(tc.given), derived.JSON, tc.d)
+		_, err := Compatible([]byte(tc.given), derived.JSON, tc.d)
 		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.given, err, tc.want)
+		}
+	}
+}
+
+// TestCompatible_Shaped: a given output schema that names the members
+// of, or closes, an object the type writes as a map is not known to hold
+// for the type's values, which must then be validated.
+func TestCompatible_Shaped(t *testing.T) {
+	derived, _ := For(reflect.TypeFor[struct {
+		M     map[string]int  `json:"m"`
+		P     *map[string]int `json:"p"`
+		Where point           `json:"where"`
+		Q     *point          `json:"q"`
+		A     any             `json:"a"`
+		L     []int           `json:"l"`
+	}]())
+	for _, tc := range []struct {
+		given  string
+		shaped bool
+	}{
+		{`{"type":"object","properties":{"m":{"type":"object"},"p":{},"where":{"type":"object","properties":{"x":{},"y":{}},"required":["x"],"additionalProperties":false},` +
+			`"q":{"anyOf":[{"type":"object","properties":{"x":{},"y":{}},"additionalProperties":false},{"type":"null"}]},"a":{},"l":{"type":"array","items":{"type":"integer"}}},"additionalProperties":false}`, true},
+		{`{"type":"object","properties":{"m":{"type":"object","additionalProperties":false},"p":{},"where":{},"q":{},"a":{},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{"type":"object","properties":{"a":{"type":"string"}}},"p":{},"where":{},"q":{},"a":{},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{},"p":{"anyOf":[{"type":"object","additionalProperties":false},{"type":"null"}]},"where":{},"q":{},"a":{},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{},"p":{},"where":{},"q":{},"a":{"properties":{"k":{"type":"string"}}},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{},"p":{},"where":{},"q":{},"a":{"required":["k"]},"l":{}}}`, false},
+		{`{"type":"object","properties":{"m":{},"p":{},"where":{},"q":{},"a":{"items":{"type":"string"}},"l":{}}}`, false},
+	} {
+		shaped, err := Compatible([]byte(tc.given), derived.JSON, Output)
+		if err != nil || shaped != tc.shaped {
+			t.Errorf("%s: shaped %v %v, want %v", tc.given, shaped, err, tc.shaped)
 		}
 	}
 }
@@ -415,7 +447,7 @@ func TestPointerNull(t *testing.T) {
 		{`{"type":"object","properties":{"name":{"type":"string"},"at":{},"opt":{}}}`, Input, ""},
 		{`{"type":"object","properties":{"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"at":{},"opt":{}},"required":["name","at"]}`, Output, ""},
 	} {
-		err := Compatible([]byte(tc.given), s.JSON, tc.d)
+		_, err := Compatible([]byte(tc.given), s.JSON, tc.d)
 		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.given, err, tc.want)
 		}
