@@ -53,7 +53,7 @@ func (req *request) claimConfirmation(g ReplayGuard, t *tool, call *Call, rd *ro
 	var err error
 	if mg, ok := g.(*memoryGuard); ok {
 		// The endpoint's own guard caps each caller's share as well.
-		token, outcome, err = mg.claim(req.handler.callerKey(req.HTTP, req.principal), rd.nonce, rd.until, req.handler.lease())
+		token, outcome, err = mg.claim(req.callerKey(), rd.nonce, rd.until, req.handler.lease())
 	} else {
 		token, outcome, err = g.Claim(req.HTTP.Context(), rd.nonce, rd.until, req.handler.lease())
 	}

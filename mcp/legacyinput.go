@@ -138,7 +138,7 @@ func (r *request) legacyAsks() bool {
 // the handler needs (at most maxLegacyRounds).
 func (h *Handler) askLegacy(req *request, row *methodRow, ir *seam.InputRequired) (seam.Result, error) {
 	l := h.cfg.legacy
-	caller := h.callerKey(req.HTTP, req.principal)
+	caller := req.callerKey()
 	for n := 0; ; n++ {
 		st, ok := parseRoundState(ir.State)
 		if !ok || n == maxLegacyRounds {

@@ -108,7 +108,7 @@ func (s *Server) listenTasks(req *request) (seam.Result, error) {
 	if req.notify == nil {
 		return nil, httpError(http.StatusNotAcceptable, CodeInvalidRequest, "subscriptions/listen answers with an event stream: accept text/event-stream")
 	}
-	caller := h.callerKey(req.HTTP, req.principal)
+	caller := req.callerKey()
 	if e := h.listens.acquire(caller); e != nil {
 		return nil, e
 	}

@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"mcp/observe":      {"internal/jsonrpc"},
 	"mcp/task":         {},
 	"mcp/protocol":     {},
-	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema"},
+	"mcp":              {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema", "mcp/apps"},
 	"era2025":          {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"era2026":          {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":      {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
@@ -44,18 +44,13 @@ var allowed = map[string][]string{
 	"mcp/typeschema":      {"internal/typeschema"},
 	// mcpcheck (design record 021): the kit's battery as a command.
 	"mcp/mcptest/cmd/mcpcheck": {"mcp", "mcp/mcptest"},
-}
-
-// apps (design record 026): MCP Apps' types, plain data; mcp checks and
-// renders them.
-func init() {
-	allowed["mcp/apps"] = []string{}
-	allowed["mcp"] = append(allowed["mcp"], "mcp/apps")
-	public = append(public, "mcp/apps")
+	// apps (design record 026): MCP Apps' types, plain data; mcp checks
+	// and renders them.
+	"mcp/apps": {},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/stdio", "mcp/typeschema"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/stdio", "mcp/typeschema", "mcp/apps"}
 
 // integrations are the public packages of the modules of their own, which
 // examples may also use.
