@@ -31,8 +31,6 @@ const (
 	sequenceNode
 )
 
-func (n *node) ShortTag() string { return n.Tag }
-
 // parse reads a JSON or YAML document. JSON, what large generated
 // documents are, is read by parseJSON; anything else by go-yaml, whose
 // tree is then copied (YAML aliases become shared nodes).
