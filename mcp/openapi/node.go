@@ -218,12 +218,11 @@ func (p *jsonParser) value(depth int) (*node, error) {
 			}
 			p.i++
 		}
-		text := string(p.b[start:p.i])
-		if !json.Valid([]byte(text)) {
+		if !json.Valid(p.b[start:p.i]) {
 			p.i = start
 			return nil, p.fail("invalid value")
 		}
-		return p.scalar(tag, text), nil
+		return p.scalar(tag, string(p.b[start:p.i])), nil
 	}
 }
 
