@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
@@ -235,25 +234,56 @@ func (tr *toolRoute) rename(r *http.Request) {
 			reencode(vals, tr.formRules)
 			raw = []byte(vals.Encode())
 		}
-	} else if len(tr.renames) > 0 && json.Valid(raw) {
-		b := append(make([]byte, 0, len(raw)+16), '{')
-		for i, m := range jsonrpc.Members(raw, nil) {
-			if i > 0 {
-				b = append(b, ',')
+	} else if len(tr.renames) > 0 {
+		var obj []jsonMember
+		if obj, err = members(raw); err == nil {
+			var b bytes.Buffer
+			b.WriteByte('{')
+			for i, m := range obj {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				key := m.key
+				if prop, ok := tr.renames[key]; ok {
+					key = prop
+				}
+				b.Write(encodeString(key))
+				b.WriteByte(':')
+				b.Write(m.val)
 			}
-			if prop, ok := tr.renames[string(m.Key)]; ok {
-				b = jsonrpc.AppendString(b, prop)
-			} else {
-				b = append(jsonrpc.AppendEscaped(append(b, '"'), m.Key), '"')
-			}
-			b = append(b, ':')
-			b = append(b, m.Value...)
+			b.WriteByte('}')
+			raw = b.Bytes()
 		}
-		raw = append(b, '}')
 	}
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	r.ContentLength = int64(len(raw))
 	r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+}
+
+type jsonMember struct {
+	key string
+	val json.RawMessage
+}
+
+// members reads a JSON object's members in order.
+func members(raw []byte) ([]jsonMember, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var out []jsonMember
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, jsonMember{key: k.(string), val: v})
+	}
+	return out, nil
 }
 
 // answer records the host's answer for the output check.
