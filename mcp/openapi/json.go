@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-
-	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
 
 // The tool schemas are built as an ordered tree so that they keep the
@@ -71,10 +69,34 @@ func isTrue(v any) bool {
 	return ok && string(raw) == "true"
 }
 
-// encodeString encodes s as the core encodes strings: without HTML
-// escaping, as hand-written schemas are.
+// encodeString encodes s without HTML escaping, as hand-written schemas are.
 func encodeString(s string) json.RawMessage {
-	return jsonrpc.AppendString(make([]byte, 0, len(s)+2), s)
+	if plain(s) {
+		return appendPlain(make([]byte, 0, len(s)+2), s)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return json.RawMessage(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// plain reports whether s is printable ASCII without '"' or '\\': what
+// JSON encodes as it is, between quotes (most names and keywords). Only
+// such strings take the short way, so the encoding is the encoder's.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func appendPlain(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // marshal renders v compactly, in order.
@@ -91,7 +113,11 @@ func appendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsonrpc.AppendString(b, k)
+			if plain(k) {
+				b = appendPlain(b, k)
+			} else {
+				b = append(b, encodeString(k)...)
+			}
 			b = append(b, ':')
 			b = appendJSON(b, v.vals[k])
 		}
