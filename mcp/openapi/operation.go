@@ -686,22 +686,12 @@ func finishParam(o *operation, s any, p *parameter, at string) (*object, error) 
 // pickBody chooses the body the tool sends: JSON first, then a form,
 // then JSON under a wildcard media type.
 func pickBody(rb *requestBody) (string, *mediaType) {
-	if rb.Content == nil {
-		return "", nil
-	}
-	for ct, mt := range rb.Content.FromOldest() {
-		if jsonMedia(ct) {
-			return ct, mt
-		}
-	}
-	for ct, mt := range rb.Content.FromOldest() {
-		if formMedia(ct) {
-			return ct, mt
-		}
-	}
-	for ct, mt := range rb.Content.FromOldest() {
-		if anyMedia(ct) {
-			return ct, mt // sent as JSON, which it admits
+	// A wildcard media type is sent as JSON, which it admits.
+	for _, takes := range []func(string) bool{jsonMedia, formMedia, anyMedia} {
+		for ct, mt := range rb.Content.FromOldest() {
+			if takes(ct) {
+				return ct, mt
+			}
 		}
 	}
 	return "", nil
