@@ -244,6 +244,19 @@ func jwtVerifier(t *testing.T, issuer string, change func(*oidc.JWTConfig)) *oid
 	return v
 }
 
+// introspectionVerifier asks p's introspection endpoint as the resource
+// server's client "rs"; change sets what a test needs.
+func introspectionVerifier(t *testing.T, p *provider, change func(*oidc.IntrospectionConfig)) *oidc.IntrospectionVerifier {
+	t.Helper()
+	cfg := oidc.IntrospectionConfig{Issuer: p.issuer, Audience: resource, ClientID: "rs", ClientSecret: "rs-secret"}
+	change(&cfg)
+	v, err := oidc.NewIntrospectionVerifier(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func want401(t *testing.T, what string, f *auth.Failure) {
 	t.Helper()
 	if f == nil || f.Status != http.StatusUnauthorized || f.Reason != "invalid_token" {
@@ -446,11 +459,7 @@ func TestProviderOutage(t *testing.T) {
 func TestProviderIntrospection(t *testing.T) {
 	p := startProvider(t)
 	const ttl = 400 * time.Millisecond
-	v, err := oidc.NewIntrospectionVerifier(oidc.IntrospectionConfig{Issuer: p.issuer, Audience: resource,
-		ClientID: "rs", ClientSecret: "rs-secret", CacheTTL: ttl})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := introspectionVerifier(t, p, func(c *oidc.IntrospectionConfig) { c.CacheTTL = ttl })
 	token := p.clientCredentials("svc-opaque", "opaque-secret")
 	pr, f := authenticate(t, v, token)
 	if f != nil {
@@ -483,11 +492,7 @@ func TestProviderIntrospection(t *testing.T) {
 func TestProviderIntrospectionOutage(t *testing.T) {
 	p := startProvider(t)
 	const retry = 200 * time.Millisecond
-	v, err := oidc.NewIntrospectionVerifier(oidc.IntrospectionConfig{Issuer: p.issuer, Audience: resource,
-		ClientID: "rs", ClientSecret: "rs-secret", RetryAfter: retry})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := introspectionVerifier(t, p, func(c *oidc.IntrospectionConfig) { c.RetryAfter = retry })
 	token := p.clientCredentials("svc-opaque", "opaque-secret")
 	p.stop()
 	_, f := authenticate(t, v, token)

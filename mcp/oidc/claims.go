@@ -106,24 +106,21 @@ func (c claimChecks) principal(claims map[string]any, now time.Time) (*auth.Prin
 // when absent, scp (Okta and Entra ID: an array, or a string).
 func scopes(claims map[string]any) ([]string, error) {
 	for _, name := range []string{"scope", "scp"} {
-		switch v := claims[name].(type) {
-		case nil:
-			continue
-		case string:
-			return strings.Fields(v), nil
-		case []any:
-			out := make([]string, 0, len(v))
-			for _, e := range v {
-				s, ok := e.(string)
-				if !ok {
-					return nil, invalid("%s holds a %T", name, e)
-				}
-				out = append(out, strings.Fields(s)...)
-			}
-			return out, nil
-		default:
-			return nil, invalid("%s is a %T", name, v)
+		if s, ok := claims[name].(string); ok {
+			return strings.Fields(s), nil
 		}
+		list, err := stringsClaim(claims, name)
+		if err != nil {
+			return nil, err
+		}
+		if list == nil {
+			continue
+		}
+		out := make([]string, 0, len(list))
+		for _, s := range list {
+			out = append(out, strings.Fields(s)...)
+		}
+		return out, nil
 	}
 	return nil, nil
 }

@@ -158,6 +158,7 @@ func TestJWTRefusals(t *testing.T) {
 		{"issued in the future", v, with(func(c map[string]any) { c["iat"] = time.Now().Add(2 * time.Minute).Unix() })},
 		{"exp as a string", v, with(func(c map[string]any) { c["exp"] = "tomorrow" })},
 		{"scope as a number", v, with(func(c map[string]any) { c["scope"] = 7 })},
+		{"scp holding a number", v, with(func(c map[string]any) { delete(c, "scope"); c["scp"] = []any{"mcp:read", 7} })},
 		{"alg none", v, b64JSON(t, map[string]any{"alg": "none", "typ": "at+jwt"}) + "." + parts[1] + "."},
 		{"alg none with a kid", v, b64JSON(t, map[string]any{"alg": "none", "kid": "k1"}) + "." + parts[1] + "."},
 		{"HS256 keyed with the PEM public key", v, hs256(pemKey)},

@@ -107,10 +107,6 @@ func (d *document) resolve(ref string) (*node, string, error) {
 	return n, ptr, nil
 }
 
-// deref returns n: YAML aliases were resolved when the document was read
-// (see parse).
-func deref(n *node) *node { return n }
-
 // member returns the value of key in mapping n.
 func member(n *node, key string) (*node, bool) {
 	if n == nil || n.Kind != mappingNode {
@@ -162,7 +158,7 @@ func value(n *node, ptr string, depth int) (any, error) {
 }
 
 func scalar(n *node, ptr string) (json.RawMessage, error) {
-	switch n.ShortTag() {
+	switch n.Tag {
 	case "!!null":
 		return json.RawMessage("null"), nil
 	case "!!bool":

@@ -44,19 +44,6 @@ func (m *omap[V]) FromOldest() iter.Seq2[string, V] {
 	}
 }
 
-func (m *omap[V]) KeysFromOldest() iter.Seq[string] {
-	return func(yield func(string) bool) {
-		if m == nil {
-			return
-		}
-		for _, k := range m.keys {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // first returns the first entry.
 func (m *omap[V]) first() (string, V) { return m.keys[0], m.vals[0] }
 

@@ -109,9 +109,9 @@ func (o *operation) public() Operation {
 	return Operation{Method: o.method, Path: o.path, OperationID: o.id, Summary: o.op.Summary, Tags: o.op.Tags}
 }
 
-// assignNames gives every tool its final name: host-chosen names first
-// (two alike fail), then the others in order, a taken name made unique
-// with the hash of the operation.
+// assignNames gives every tool its final name: Override names first (two
+// alike fail), then the others (a namer's and the rule's) in order, a
+// taken name made unique with the hash of the operation.
 func assignNames(tools []*tool) error {
 	taken := make(map[string]*tool, len(tools))
 	for _, t := range tools {

@@ -31,8 +31,6 @@ const (
 	sequenceNode
 )
 
-func (n *node) ShortTag() string { return n.Tag }
-
 // parse reads a JSON or YAML document. JSON, what large generated
 // documents are, is read by parseJSON; anything else by go-yaml, whose
 // tree is then copied (YAML aliases become shared nodes).
@@ -220,12 +218,11 @@ func (p *jsonParser) value(depth int) (*node, error) {
 			}
 			p.i++
 		}
-		text := string(p.b[start:p.i])
-		if !json.Valid([]byte(text)) {
+		if !json.Valid(p.b[start:p.i]) {
 			p.i = start
 			return nil, p.fail("invalid value")
 		}
-		return p.scalar(tag, text), nil
+		return p.scalar(tag, string(p.b[start:p.i])), nil
 	}
 }
 

@@ -147,10 +147,6 @@ func (o *operation) params() ([]param, error) {
 	return out, nil
 }
 
-// schemaNode returns the node of a schema as the document writes it (a
-// reference stays one, to be copied into $defs).
-func schemaNode(n *node) *node { return n }
-
 // annotationsFor derives the hints from the HTTP method: GET and HEAD
 // read; PUT and DELETE can be repeated to the same effect; DELETE
 // destroys. Nothing says an API reaches outside its service.
@@ -322,7 +318,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			if p.Style != "" && p.Style != "simple" {
 				return nil, o.fail(at+"/style", "path parameter %q: style %s is not supported; a wildcard is filled with one escaped segment (style simple)", p.Name, p.Style)
 			}
-			node := schemaNode(p.Schema)
+			node := p.Schema
 			if node == nil {
 				return nil, o.fail(at, "path parameter %q needs a schema", p.Name)
 			}
@@ -394,7 +390,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		if mt == nil {
 			var types []string
 			if rb.Content != nil {
-				for k := range rb.Content.KeysFromOldest() {
+				for k := range rb.Content.FromOldest() {
 					types = append(types, k)
 				}
 			}
@@ -403,7 +399,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		mat := at + "/content/" + pointerEscape(ct)
 		bodyRequired := rb.Required != nil && *rb.Required
 		form := formMedia(ct)
-		node := schemaNode(mt.Schema)
+		node := mt.Schema
 		var obj *object
 		if node != nil {
 			s, err := in.inline(node, mat+"/schema")
@@ -618,7 +614,7 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 			return nil, "", o.fail(at+"/content", "query parameter %q: content must have exactly one media type", p.Name)
 		}
 		ct, mt := p.Content.first()
-		node := schemaNode(mt.Schema)
+		node := mt.Schema
 		if !jsonMedia(ct) || node == nil || in.typeOf(node) != "object" {
 			return nil, "", o.fail(at+"/content", "query parameter %q: only JSON objects can be sent as content (as JSON text)", p.Name)
 		}
@@ -629,7 +625,7 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 		so, err := finishParam(o, s, p, at)
 		return so, "", err
 	}
-	node := schemaNode(p.Schema)
+	node := p.Schema
 	if node == nil {
 		return nil, "", o.fail(at, "query parameter %q needs a schema", p.Name)
 	}
@@ -690,22 +686,12 @@ func finishParam(o *operation, s any, p *parameter, at string) (*object, error) 
 // pickBody chooses the body the tool sends: JSON first, then a form,
 // then JSON under a wildcard media type.
 func pickBody(rb *requestBody) (string, *mediaType) {
-	if rb.Content == nil {
-		return "", nil
-	}
-	for ct, mt := range rb.Content.FromOldest() {
-		if jsonMedia(ct) {
-			return ct, mt
-		}
-	}
-	for ct, mt := range rb.Content.FromOldest() {
-		if formMedia(ct) {
-			return ct, mt
-		}
-	}
-	for ct, mt := range rb.Content.FromOldest() {
-		if anyMedia(ct) {
-			return ct, mt // sent as JSON, which it admits
+	// A wildcard media type is sent as JSON, which it admits.
+	for _, takes := range []func(string) bool{jsonMedia, formMedia, anyMedia} {
+		for ct, mt := range rb.Content.FromOldest() {
+			if takes(ct) {
+				return ct, mt
+			}
 		}
 	}
 	return "", nil
@@ -830,12 +816,12 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 				}
 			}
 		}
-		if mt == nil || schemaNode(mt.Schema) == nil {
+		if mt == nil || mt.Schema == nil {
 			without = append(without, code)
 			continue
 		}
 		withJSON = append(withJSON, code)
-		sn, at = schemaNode(mt.Schema), o.ptr+"/responses/"+code+"/content/"+pointerEscape(ct)+"/schema"
+		sn, at = mt.Schema, o.ptr+"/responses/"+code+"/content/"+pointerEscape(ct)+"/schema"
 	}
 	switch {
 	case len(withJSON) == 0:

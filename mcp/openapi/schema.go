@@ -77,14 +77,13 @@ const dialect2020 = "https://json-schema.org/draft/2020-12/schema"
 
 // schema converts the schema node n, found at JSON pointer ptr.
 func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
-	n = deref(n)
 	if depth > maxDepth {
 		return nil, fmt.Errorf("%s: the schema nests deeper than %d levels", ptr, maxDepth)
 	}
 	if n == nil {
 		return nil, fmt.Errorf("%s: missing schema", ptr)
 	}
-	if n.Kind == scalarNode && n.ShortTag() == "!!bool" {
+	if n.Kind == scalarNode && n.Tag == "!!bool" {
 		if c.doc.v30 {
 			return nil, fmt.Errorf("%s: a boolean schema needs OpenAPI 3.1", ptr)
 		}
@@ -99,8 +98,8 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 	var nullable, exclMin, exclMax bool
 	var dropped map[string]bool
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		key := deref(n.Content[i]).Value
-		val := deref(n.Content[i+1])
+		key := n.Content[i].Value
+		val := n.Content[i+1]
 		at := ptr + "/" + pointerEscape(key)
 		switch {
 		case strings.HasPrefix(key, "x-"):
@@ -139,7 +138,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 			}
 			nullable = val.Value == "true"
 		case c.doc.v30 && (key == "exclusiveMinimum" || key == "exclusiveMaximum"):
-			if val.ShortTag() != "!!bool" {
+			if val.Tag != "!!bool" {
 				return nil, fmt.Errorf("%s: in OpenAPI 3.0 %s is a boolean", at, key)
 			}
 			if key == "exclusiveMinimum" {
@@ -155,7 +154,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 				return nil, err
 			}
 			example = v
-		case key == "additionalProperties" && val.Kind == scalarNode && val.ShortTag() == "!!bool":
+		case key == "additionalProperties" && val.Kind == scalarNode && val.Tag == "!!bool":
 			b, err := scalar(val, at) // a boolean in OpenAPI 3.0 too
 			if err != nil {
 				return nil, err
@@ -186,7 +185,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 			}
 			m := newObject()
 			for j := 0; j+1 < len(val.Content); j += 2 {
-				name := deref(val.Content[j]).Value
+				name := val.Content[j].Value
 				child := val.Content[j+1]
 				if key == "properties" && c.hidden(child) {
 					if dropped == nil {
@@ -343,7 +342,6 @@ func (c *converter) ref(ref, at string) (string, error) {
 // root "type": "object", and a path wildcard a "type" of its own).
 func (c *converter) inline(n *node, ptr string) (*object, error) {
 	for i := 0; ; i++ {
-		n = deref(n)
 		ref, ok := member(n, "$ref")
 		if !ok || n.Kind != mappingNode || len(n.Content) != 2 {
 			break

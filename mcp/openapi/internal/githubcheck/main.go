@@ -418,19 +418,22 @@ func sample(doc map[string]any, report *openapi.Report, list map[string]tool) []
 	return out
 }
 
+// addMember appends k and v to the JSON object being written in b, after
+// its '{' and any members before.
+func addMember(b *bytes.Buffer, k string, v any) {
+	if b.Len() > 1 {
+		b.WriteByte(',')
+	}
+	kb, _ := json.Marshal(k)
+	vb, _ := json.Marshal(v)
+	b.Write(kb)
+	b.WriteByte(':')
+	b.Write(vb)
+}
+
 func makeCall(doc map[string]any, name, method, path string, params []param, body map[string]any, kind string) (call, bool) {
 	var args bytes.Buffer
 	args.WriteByte('{')
-	add := func(k string, v any) {
-		if args.Len() > 1 {
-			args.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(v)
-		args.Write(kb)
-		args.WriteByte(':')
-		args.Write(vb)
-	}
 	route := path
 	query := url.Values{}
 	pathNames := map[string]bool{}
@@ -441,7 +444,7 @@ func makeCall(doc map[string]any, name, method, path string, params []param, bod
 			if !ok {
 				return call{}, false
 			}
-			add(p.name, v)
+			addMember(&args, p.name, v)
 			route = strings.Replace(route, "{"+p.name+"}", url.PathEscape(p.text(v)), 1)
 			pathNames[p.name] = true
 		case "query":
@@ -452,7 +455,7 @@ func makeCall(doc map[string]any, name, method, path string, params []param, bod
 				}
 				continue
 			}
-			add(p.name, v)
+			addMember(&args, p.name, v)
 			query.Add(p.name, p.text(v))
 		default:
 			if p.required {
@@ -494,15 +497,8 @@ func makeCall(doc map[string]any, name, method, path string, params []param, bod
 			if !ok {
 				return call{}, false
 			}
-			add(k, v)
-			if b.Len() > 1 {
-				b.WriteByte(',')
-			}
-			kb, _ := json.Marshal(k)
-			vb, _ := json.Marshal(v)
-			b.Write(kb)
-			b.WriteByte(':')
-			b.Write(vb)
+			addMember(&args, k, v)
+			addMember(&b, k, v)
 		}
 		b.WriteByte('}')
 		ctype, sent = "application/json", b.String()
