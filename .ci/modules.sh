@@ -22,6 +22,7 @@ for m in "${mods[@]}" internal/modproxy; do
   go -C "$m" mod download
 done
 cache=$(go env GOMODCACHE)
+origproxy=$(go env GOPROXY)
 
 tmp=$(mktemp -d)
 cleanup() {
@@ -59,7 +60,10 @@ fi
 go vet ./...
 go test -count=1 ./...
 # Every module was taken from the packed proxy at the release version.
-go list -m -f '{{.Path}} {{.Version}} {{with .Replace}}replaced{{end}}' all | grep '^github.com/mcpdual/' | tee "$tmp/ours"
+# (Listed from the packages the consumer builds, not `go list -m all`,
+# which wants the .info of every module in the graph, test-only ones of
+# our dependencies too, and those need not be in the cache.)
+go list -deps -test -f '{{with .Module}}{{.Path}} {{.Version}} {{with .Replace}}replaced{{end}}{{end}}' ./... | grep '^github.com/mcpdual/' | sort -u | tee "$tmp/ours"
 awk -v v="$version" -v n="${#mods[@]}" '$2 != v || NF > 2 { bad = 1 } END { exit bad || NR != n }' "$tmp/ours" || {
   echo "expected our ${#mods[@]} modules, each at $version and none replaced" >&2
   exit 1
@@ -69,3 +73,28 @@ while read -r path _; do
   cmp "$tmp/proxy/$path/@v/$version.zip" "$GOMODCACHE/cache/download/$path/@v/$version.zip"
 done < "$tmp/ours"
 echo "ok: ${#mods[@]} modules fetched at $version through a file module proxy and tested by a consumer outside the repository"
+
+# The path the README gives while the modules are not published: a module
+# outside the tree that requires ours through a replace to a clone, one
+# per module, tidied and built with no proxy of ours at all (the version
+# in its require is a placeholder the replace stands in for).
+repl="$tmp/replaced"
+mkdir -p "$repl"
+cp "$tmp/consumer/"*.go "$repl/"
+cd "$repl"
+go mod init example.com/replaced >/dev/null 2>&1
+for m in "${mods[@]}"; do
+  path=github.com/mcpdual/mcpdual
+  [ "$m" = . ] || path="$path/$m"
+  go mod edit -replace "$path=$repo/$m"
+done
+# Third-party modules as a user gets them (the usual proxy and module
+# cache); ours come from the replaces, from nowhere else.
+export GOPROXY="$origproxy" GOMODCACHE="$cache" GOFLAGS="-trimpath"
+go mod tidy
+go build ./...
+go vet ./...
+go test -count=1 ./...
+n=$(go list -deps -test -f '{{with .Module}}{{.Path}} {{with .Replace}}{{.Path}}{{end}}{{end}}' ./... | sort -u | awk '$1 ~ /^github.com\/mcpdual\// && $2 != "" { n++ } END { print n+0 }')
+[ "$n" = "${#mods[@]}" ] || { echo "expected our ${#mods[@]} modules replaced by the clone, got $n" >&2; exit 1; }
+echo "ok: ${#mods[@]} modules used through replace lines to a clone, as the README's Versions section says"

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/apps"
 	"github.com/mcpdual/mcpdual/mcp/task"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 const triageHTML = "<!DOCTYPE html><html><head><title>Triage</title></head><body><p>triage</p></body></html>"
@@ -27,6 +29,16 @@ const triageHTML = "<!DOCTYPE html><html><head><title>Triage</title></head><body
 // appsServer has a tool with a view, an app-only tool, the view (with
 // _meta.ui), a view whose route answers JSON, and a template with _meta.
 func appsServer(t testing.TB, logs io.Writer) (http.Handler, *int) {
+	return appsServerOpts(t, logs, nil)
+}
+
+// appsServerWith is appsServer with options for its 2025 era.
+func appsServerWith(t testing.TB, opts ...era2025.Option) http.Handler {
+	h, _ := appsServerOpts(t, nil, opts)
+	return h
+}
+
+func appsServerOpts(t testing.TB, logs io.Writer, era2025Opts []era2025.Option) (http.Handler, *int) {
 	mux := http.NewServeMux()
 	marked := new(int)
 	mux.HandleFunc("GET /items", func(w http.ResponseWriter, r *http.Request) {
@@ -76,7 +88,7 @@ func appsServer(t testing.TB, logs io.Writer) (http.Handler, *int) {
 	if logs != nil {
 		opts = append(opts, mcp.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
 	}
-	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...), marked
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New(era2025Opts...)}, opts...), marked
 }
 
 // appsClient speaks one revision; ui says whether it declares MCP Apps
@@ -422,5 +434,48 @@ func TestApps_AppOnlyTask(t *testing.T) {
 	}
 	if g := rpc(t, ts.URL, "", "", "tasks/get", id, tasksOnly, `"taskId":`+quoteJSON(id)); g.code() != -32602 || !strings.Contains(string(g.raw), "Unknown task") {
 		t.Errorf("tasks/get without it: %s", g.raw)
+	}
+}
+
+// TestApps_SealedSession2025: a 2025 client declares the extension on
+// initialize when sealed sessions are on (what it declared travels in the
+// session id), and then sees the app-only tool on every later request;
+// the same client without the declaration, or without sessions, does not.
+func TestApps_SealedSession2025(t *testing.T) {
+	ring := sessionRing(t, 7)
+	const ui = `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`
+	for _, tc := range []struct {
+		name     string
+		sessions bool
+		caps     string
+		want     bool
+	}{
+		{"sessions, declared", true, ui, true},
+		{"sessions, not declared", true, `{}`, false},
+		{"no sessions, declared", false, ui, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := appsServer(t, nil)
+			if tc.sessions {
+				h = appsServerWith(t, era2025.WithSessions(mrtr.NewSealer(ring), time.Hour))
+			}
+			url := newTestServer(t, h)
+			for _, v := range []mcp.Version{mcp.Version20250618, mcp.Version20251125} {
+				r := initialize(t, url, "", v, tc.caps)
+				hdr := map[string]string{"MCP-Protocol-Version": string(v)}
+				if id := r.header.Get("Mcp-Session-Id"); id != "" {
+					hdr["Mcp-Session-Id"] = id
+				} else if tc.sessions {
+					t.Fatalf("%s: initialize minted no session id: %d %s", v, r.status, r.body)
+				}
+				list := post(t, url, http.MethodPost, "", hdr, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+				if list.status != 200 {
+					t.Fatalf("%s: tools/list %d %s", v, list.status, list.body)
+				}
+				if got := strings.Contains(string(list.body), `"items_mark_done"`); got != tc.want {
+					t.Errorf("%s: app-only tool listed = %v, want %v: %s", v, got, tc.want, list.body)
+				}
+			}
+		})
 	}
 }
