@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // legacyInput: a 2025-06-18 client with a sealed session confirms
@@ -64,4 +67,93 @@ func (d *fleetDriver) legacyInput(t *testing.T) {
 		t.Errorf("the email after the confirmed delete: %v %d, want 404", err, a.status)
 	}
 	d.figure(t, "legacy input: a 2025-06-18 call on %s, confirmed by an answer that reached %s, deleted the email once", caller, answeredBy)
+}
+
+// legacyAnswerResent: the POST carrying a 2025 client's answer fails in
+// transit (here: the connection is dropped before any answer, as when the
+// replica that received it dies and a balancer answers 502). The client
+// cannot know whether the answer arrived, and resends it through the
+// balancer: the first answer that reaches the bus wins (202), a later copy
+// is refused (400), and the call on its own replica goes on with it — it
+// does not wait out its bound.
+func (d *fleetDriver) legacyAnswerResent(t *testing.T) {
+	dropped := dropConnections(t)
+	post := func(base string, hdr map[string]string, body string) (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+fleetWriter.token)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		return fleetHTTP.Do(req)
+	}
+	mustPost := func(hdr map[string]string, body string) *http.Response {
+		for range 5 { // the writer's small fleet budget may be spent for a moment
+			resp, err := post(d.url, hdr, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusTooManyRequests {
+				return resp
+			}
+			resp.Body.Close()
+			time.Sleep(time.Second)
+		}
+		t.Fatal("429 five times over")
+		return nil
+	}
+	init := mustPost(nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"fleet","version":"1"}}}`)
+	init.Body.Close()
+	session := init.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatal("no Mcp-Session-Id: are the replicas started with -legacy-input?")
+	}
+	hdr := map[string]string{"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-06-18"}
+	call := mustPost(hdr, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"emails_delete","arguments":{"id":"eml_globex_0001"}}}`)
+	defer call.Body.Close()
+	var statuses []int
+	final := legacyStream(call.Body, func(id string) {
+		body := `{"jsonrpc":"2.0","id":` + id + `,"result":{"action":"accept","content":{"confirm":true}}}`
+		if resp, err := post(dropped, hdr, body); err == nil {
+			resp.Body.Close()
+			t.Fatalf("the dropped answer POST got %d, want a transport error", resp.StatusCode)
+		}
+		for range 2 { // the resend, then one copy too many
+			a := mustPost(hdr, body)
+			a.Body.Close()
+			statuses = append(statuses, a.StatusCode)
+		}
+	})
+	if !strings.Contains(final, `\"deleted\":true`) {
+		t.Fatalf("result %s", final)
+	}
+	if len(statuses) != 2 || statuses[0] != http.StatusAccepted || statuses[1] != http.StatusBadRequest {
+		t.Errorf("the resent answer, then a copy: %v, want [202 400]", statuses)
+	}
+	d.figure(t, "legacy input: an answer POST lost in transit, resent through the balancer: %v; the call went on", statuses)
+}
+
+// dropConnections is a loopback listener that reads each request and
+// closes the connection without answering, as a replica that dies while
+// serving it; it returns its base URL.
+func dropConnections(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			http.ReadRequest(bufio.NewReader(c))
+			c.Close()
+		}
+	}()
+	return "http://" + ln.Addr().String()
 }

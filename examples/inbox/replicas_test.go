@@ -53,6 +53,7 @@ func TestReplicas(t *testing.T) {
 	t.Run("DuplicateConfirmationsRunOnce", d.duplicates)
 	t.Run("TasksAcrossReplicas", d.tasks)             // replicas_tasks_test.go
 	t.Run("LegacyInputAcrossReplicas", d.legacyInput) // replicas_legacy_test.go
+	t.Run("LegacyAnswerResent", d.legacyAnswerResent) // replicas_legacy_test.go
 	t.Run("KeyRotationUnderTraffic", d.rotation)
 	t.Run("RedisOutage", d.outage)
 	t.Logf("figures:\n  %s", strings.Join(d.figures, "\n  "))
