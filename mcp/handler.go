@@ -59,6 +59,7 @@ type handlerConfig struct {
 	lease       time.Duration
 	streaming   bool
 	legacy      *legacyInput // nil without WithLegacyInput (legacyinput.go)
+	noBatches   bool         // WithoutBatches (batch.go)
 
 	routeRequest func(outer, inner *http.Request) *http.Request
 	observer     observe.Observer
@@ -288,6 +289,10 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	if perr != nil && perr.Reason == "unexpected_response" && h.cfg.legacy != nil && loc == nil {
 		h.acceptAnswer(w, r, principal, body)
+		return
+	}
+	if perr != nil && perr.Reason == "batch" && loc == nil && h.batchable(r) {
+		h.serveBatch(w, r, body) // batch.go: each member is served as a POST of its own
 		return
 	}
 	if perr != nil {

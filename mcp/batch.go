@@ -1,0 +1,184 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/mcpdual/mcpdual/headers"
+)
+
+// JSON-RPC batches: revision 2025-03-26 requires a server to accept an
+// array of messages in one POST; every later revision forbids them. An
+// array is taken as a 2025-03-26 batch when nothing says it belongs to
+// another revision (MCP-Protocol-Version absent, which is what 2025-03-26
+// clients send, or naming 2025-03-26) and this endpoint serves 2025-03-26;
+// otherwise it is refused 400 as before. Each member is served one after
+// another through the whole pipeline, as if it were a POST of its own (its
+// own rate token, concurrency slot, authentication, era checks, observer
+// event), and the answer is one JSON array of the members' responses.
+
+// maxBatchMembers bounds the members of one batch; their bytes are bounded
+// by Limits.BodyBytes, the batch being one body.
+const maxBatchMembers = 64
+
+// WithoutBatches refuses every JSON-RPC batch with 400, in every revision
+// (the reference server's contract). By default an endpoint that serves
+// revision 2025-03-26 accepts a 2025-03-26 client's batches, as that
+// revision requires.
+func WithoutBatches() HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.noBatches = true })
+}
+
+// batchable reports whether an array body sent with r is a 2025-03-26
+// batch this endpoint serves.
+func (h *Handler) batchable(r *http.Request) bool {
+	if h.cfg.noBatches {
+		return false
+	}
+	if _, ok := h.byVersion[Version20250326]; !ok {
+		return false
+	}
+	v, err := headers.Get(r.Header, headers.ProtocolVersion)
+	return err == headers.ErrMissing || (err == nil && v == string(Version20250326))
+}
+
+// serveBatch answers the batch body (already read, and scanned strictly
+// as a whole) sent with r.
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
+	var members []json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeParseError, "Parse error: the batch is not a JSON array"))
+		return
+	}
+	switch {
+	case len(members) == 0:
+		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest, "Invalid Request: an empty batch").
+			WithData(map[string]string{"reason": "empty_batch"}))
+		return
+	case len(members) > maxBatchMembers:
+		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest,
+			"Invalid Request: a batch holds at most "+strconv.Itoa(maxBatchMembers)+" messages").
+			WithData(map[string]any{"reason": "batch_too_large", "maxMembers": maxBatchMembers}))
+		return
+	}
+	out := []byte{'['}
+	answered := 0
+	for _, m := range members {
+		resp := h.serveMember(r, m)
+		if resp == nil {
+			continue // a notification or a response: nothing to answer
+		}
+		if answered > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, resp...)
+		answered++
+	}
+	hdr := w.Header()
+	hdr["Cache-Control"] = []string{"no-store"}
+	if answered == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	out = append(out, ']')
+	hdr["Content-Type"] = []string{"application/json"}
+	hdr["Content-Length"] = []string{strconv.Itoa(len(out))}
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
+}
+
+// serveMember serves one member of a batch as a POST of its own and
+// returns its JSON-RPC response, or nil when it has none.
+func (h *Handler) serveMember(r *http.Request, m json.RawMessage) []byte {
+	var probe struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	isObject := len(m) > 0 && m[0] == '{'
+	if isObject {
+		json.Unmarshal(m, &probe) // the member was scanned strictly with the batch; a type mismatch leaves fields empty
+	}
+	if isObject && probe.Method == "initialize" {
+		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
+	}
+	if _, ok := probe.Params.Meta[metaProtocolVersion]; ok {
+		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: a batch is a 2025-03-26 message; a message with a "+
+			metaProtocolVersion+" _meta envelope must be sent alone")
+	}
+	sub := r.Clone(r.Context())
+	sub.Body = io.NopCloser(bytes.NewReader(m))
+	sub.ContentLength = int64(len(m))
+	sub.Header = r.Header.Clone()
+	sub.Header.Set(headers.ProtocolVersion, string(Version20250326))
+	sub.Header.Set("Accept", "application/json") // one JSON answer per member: no member streams
+	sub.Header.Del("Content-Length")
+	rec := &memberRecorder{header: http.Header{}}
+	h.ServeHTTP(rec, sub)
+	if rec.status == http.StatusAccepted || rec.body.Len() == 0 {
+		return nil
+	}
+	resp := bytes.TrimSpace(rec.body.Bytes())
+	// A refusal sent before a message is read (401/403/413/429/503) carries
+	// no id; in a batch the member's own id tells the client which it was.
+	var got struct {
+		ID    json.RawMessage `json:"id"`
+		Error json.RawMessage `json:"error"`
+	}
+	// In a batch every response names the member it answers: its id, or
+	// null when the member's id could not be read.
+	if json.Unmarshal(resp, &got) == nil && got.ID == nil && got.Error != nil {
+		id := probe.ID
+		if id == nil {
+			id = json.RawMessage("null")
+		}
+		out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+		out = append(out, `,"error":`...)
+		out = append(out, got.Error...)
+		return append(out, '}')
+	}
+	return resp
+}
+
+// memberError is the JSON-RPC error response to a batch member refused
+// before it is served.
+func memberError(id json.RawMessage, code Code, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	e, _ := json.Marshal(struct {
+		Code    Code   `json:"code"`
+		Message string `json:"message"`
+	}{code, msg})
+	out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	out = append(out, `,"error":`...)
+	out = append(out, e...)
+	return append(out, '}')
+}
+
+// memberRecorder is the ResponseWriter a batch member is served into.
+type memberRecorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (m *memberRecorder) Header() http.Header { return m.header }
+
+func (m *memberRecorder) WriteHeader(code int) {
+	if m.status == 0 {
+		m.status = code
+	}
+}
+
+func (m *memberRecorder) Write(p []byte) (int, error) {
+	if m.status == 0 {
+		m.status = http.StatusOK
+	}
+	return m.body.Write(p)
+}

@@ -1,0 +1,192 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
+)
+
+// batchReply is one member's response in a batch answer.
+type batchReply struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// TestBatch_2025_03_26: an array body is a 2025-03-26 batch when no
+// MCP-Protocol-Version names another revision; each member is served as a
+// POST of its own and answered in one JSON array, notifications and
+// responses with nothing; a member's failure is its own response.
+// Every other revision's array, and any array under WithoutBatches, is 400.
+func TestBatch_2025_03_26(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	ping := `{"jsonrpc":"2.0","id":"p","method":"ping"}`
+	note := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"items_get","arguments":{"id":"a1"}}}`
+	unknown := `{"jsonrpc":"2.0","id":4,"method":"no/such"}`
+	init := `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	meta := `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	many := make([]string, 65)
+	for i := range many {
+		many[i] = ping
+	}
+	type want struct {
+		ids   string         // the members' ids answered, in order, comma-joined
+		codes map[string]int // member id → JSON-RPC error code, for the members that fail
+	}
+	cases := []struct {
+		name    string
+		header  string // MCP-Protocol-Version; "" sends none
+		opts    []mcp.HandlerOption
+		body    string
+		status  int
+		want    want
+		refusal string // the 400's data.reason when the whole batch is refused
+	}{
+		{name: "no header", body: "[" + list + "," + ping + "," + note + "]", status: 200, want: want{ids: `1,"p"`}},
+		{name: "2025-03-26 header", header: "2025-03-26", body: "[" + call + "," + ping + "]", status: 200, want: want{ids: `3,"p"`}},
+		{name: "a failing member answers alone", body: "[" + unknown + "," + list + "]", status: 200, want: want{ids: `4,1`, codes: map[string]int{"4": -32601}}},
+		{name: "initialize is refused in a batch", body: "[" + init + "," + ping + "]", status: 200, want: want{ids: `5,"p"`, codes: map[string]int{"5": -32600}}},
+		{name: "a 2026 envelope is refused in a batch", body: "[" + meta + "]", status: 200, want: want{ids: `6`, codes: map[string]int{"6": -32600}}},
+		{name: "a member that is not an object", body: "[1," + ping + "]", status: 200, want: want{ids: `null,"p"`, codes: map[string]int{"null": -32600}}},
+		{name: "notifications only", body: "[" + note + "," + note + "]", status: 202},
+		{name: "empty", body: "[]", status: 400, refusal: "empty_batch"},
+		{name: "too many members", body: "[" + strings.Join(many, ",") + "]", status: 400, refusal: "batch_too_large"},
+		{name: "2025-06-18 forbids batches", header: "2025-06-18", body: "[" + ping + "]", status: 400, refusal: "batch"},
+		{name: "2025-11-25 forbids batches", header: "2025-11-25", body: "[" + ping + "]", status: 400, refusal: "batch"},
+		{name: "2026-07-28 forbids batches", header: "2026-07-28", body: "[" + ping + "]", status: 400, refusal: "batch"},
+		{name: "WithoutBatches", opts: []mcp.HandlerOption{mcp.WithoutBatches()}, body: "[" + ping + "]", status: 400, refusal: "batch"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.opts...)
+			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+			if tc.header != "" {
+				hdr.Set("MCP-Protocol-Version", tc.header)
+			}
+			status, h, body := rawPost(t, f.url, hdr, tc.body)
+			if status != tc.status {
+				t.Fatalf("status %d, want %d: %s", status, tc.status, body)
+			}
+			if h.Get("Cache-Control") != "no-store" {
+				t.Errorf("Cache-Control %q", h.Get("Cache-Control"))
+			}
+			switch {
+			case tc.status == 202:
+				if len(body) != 0 {
+					t.Errorf("202 with a body: %s", body)
+				}
+			case tc.refusal != "":
+				var e struct {
+					ID    json.RawMessage `json:"id"`
+					Error struct {
+						Code int `json:"code"`
+						Data struct {
+							Reason string `json:"reason"`
+						} `json:"data"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal(body, &e); err != nil || e.Error.Code != -32600 || e.Error.Data.Reason != tc.refusal {
+					t.Errorf("refusal %s, want -32600 reason %s", body, tc.refusal)
+				}
+			default:
+				if ct := h.Get("Content-Type"); ct != "application/json" {
+					t.Errorf("Content-Type %q", ct)
+				}
+				var replies []batchReply
+				if err := json.Unmarshal(body, &replies); err != nil {
+					t.Fatalf("not a JSON array: %v: %s", err, body)
+				}
+				var ids []string
+				for _, r := range replies {
+					id := string(r.ID)
+					ids = append(ids, id)
+					if r.JSONRPC != "2.0" {
+						t.Errorf("member %s: jsonrpc %q", id, r.JSONRPC)
+					}
+					code, fails := tc.want.codes[id]
+					switch {
+					case fails && (r.Error == nil || r.Error.Code != code):
+						t.Errorf("member %s: %s, want error %d", id, body, code)
+					case !fails && (r.Error != nil || r.Result == nil):
+						t.Errorf("member %s: %s, want a result", id, body)
+					}
+				}
+				if got := strings.Join(ids, ","); got != tc.want.ids {
+					t.Errorf("answered ids %s, want %s: %s", got, tc.want.ids, body)
+				}
+			}
+		})
+	}
+}
+
+// TestBatch_EachMemberCounted: every member spends the caller's rate
+// budget as a POST of its own would; a member over it is answered -31429
+// with its own id, the others are served.
+func TestBatch_EachMemberCounted(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	// Burst 4: one token for the batch's POST, three for its members.
+	f := newFixture(t, mcp.WithRateLimit(ratelimit.NewMemory(1, 4, ratelimit.WithClock(clk.now))))
+	ping := func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` }
+	hdr := http.Header{"Content-Type": {"application/json"}}
+	status, _, body := rawPost(t, f.url, hdr, "["+ping("1")+","+ping("2")+","+ping("3")+","+ping("4")+","+ping("5")+"]")
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	var replies []batchReply
+	if err := json.Unmarshal(body, &replies); err != nil || len(replies) != 5 {
+		t.Fatalf("%v: %s", err, body)
+	}
+	for i, r := range replies {
+		if want := string(rune('1' + i)); string(r.ID) != want {
+			t.Errorf("reply %d has id %s, want %s", i, r.ID, want)
+		}
+		limited := r.Error != nil && r.Error.Code == -31429
+		if wantLimited := i >= 3; limited != wantLimited {
+			t.Errorf("member %s: limited %v, want %v: %s", r.ID, limited, wantLimited, body)
+		}
+	}
+}
+
+// TestBatch_Unserved: an endpoint that does not serve 2025-03-26 refuses
+// every array, as before.
+func TestBatch_Unserved(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "b", Version: "1"})
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New(era2025.WithVersions(mcp.Version20250618))})
+	url := newTestServer(t, h)
+	status, _, body := rawPost(t, url, http.Header{"Content-Type": {"application/json"}}, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
+	if status != 400 || !strings.Contains(string(body), `"reason":"batch"`) {
+		t.Errorf("%d %s, want 400 reason batch", status, body)
+	}
+}
+
+func rawPost(t testing.TB, url string, hdr http.Header, body string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = hdr
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, b
+}
