@@ -46,7 +46,10 @@ func WithRateLimit(l ratelimit.Limiter) HandlerOption {
 // client; nil means the IP address of RemoteAddr (behind a proxy, supply a
 // key that reads the address the proxy vouches for). The same key names
 // unauthenticated callers for WithRateLimit. IPv6 clients are keyed by
-// their /64 (see ratelimit.ClientKey and ratelimit.IPv6Prefix).
+// their /64 (see ratelimit.ClientKey and ratelimit.IPv6Prefix). With
+// WithAuth, a request without an Authorization header is answered 401 (with
+// the challenge) without asking l, which then cannot turn it into a 429 or,
+// when l's store is down, a 503: such a request never reaches the verifier.
 func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
 	if l == nil {
 		panic("mcp: WithClientRateLimit needs a Limiter")
@@ -57,6 +60,17 @@ func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) Ha
 			c.clientKey = key
 		}
 	})
+}
+
+// limitedBeforeAuth reports whether the per-client limiter meters r. It
+// stands in front of the verifier (record 003), so with authentication on
+// it skips a request that carries no Authorization header at all: that one
+// is refused 401 (or 400 for a token in the query) from its headers alone,
+// and a limiter whose store is down must not hide the challenge a client
+// needs to log in behind a 503. Anything in an Authorization header, of
+// any scheme, is still metered first.
+func (h *Handler) limitedBeforeAuth(r *http.Request) bool {
+	return h.cfg.auth == nil || len(r.Header.Values("Authorization")) != 0
 }
 
 func remoteIP(r *http.Request) string {

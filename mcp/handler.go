@@ -197,7 +197,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
-	if h.cfg.clientLimit != nil && loc == nil {
+	if h.cfg.clientLimit != nil && loc == nil && h.limitedBeforeAuth(r) {
 		// With a per-principal limiter as well, that one's budget is what
 		// X-RateLimit-* report; this one speaks only when it refuses.
 		if err := h.takeRate(w, r, h.cfg.clientLimit, ratelimit.ClientKey(h.cfg.clientKey(r)), h.cfg.limiter == nil); err != nil {
