@@ -51,6 +51,8 @@ const (
 	defaultTimeout    = 10 * time.Second
 	maxDocumentBytes  = 1 << 20
 	defaultRetryAfter = 2 * time.Second
+	// maxLeeway is what an auth.Authenticator allows as its skew.
+	maxLeeway = 5 * time.Minute
 )
 
 // metadata is the part of the issuer's discovery document the verifiers
