@@ -62,8 +62,15 @@ type IntrospectionConfig struct {
 	// MapClaims adds host-specific claims to the principal; nil adds
 	// nothing.
 	MapClaims ClaimMapper
-	// HTTPClient calls the issuer (default: a 10-second timeout).
+	// HTTPClient calls the issuer (default: a 10-second timeout). The
+	// verifier uses a copy whose redirect policy is RedirectOrigins'.
 	HTTPClient *http.Client
+	// RedirectOrigins lists the origins a redirect from the issuer may
+	// lead to, for discovery and introspection (see
+	// JWTConfig.RedirectOrigins). Without it an introspection request,
+	// which carries ClientSecret, never follows a redirect to another
+	// host.
+	RedirectOrigins []string
 }
 
 // IntrospectionVerifier checks opaque access tokens by asking the issuer
@@ -122,7 +129,11 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 	cfg.CacheSize = cmp.Or(cfg.CacheSize, 10000)
 	cfg.Leeway = cmp.Or(cfg.Leeway, time.Minute)
 	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, defaultRetryAfter)
-	cfg.HTTPClient = httpClient(cfg.HTTPClient)
+	allowed, err := redirectOrigins("IntrospectionConfig.RedirectOrigins", cfg.RedirectOrigins)
+	if err != nil {
+		return nil, err
+	}
+	cfg.HTTPClient = httpClient(cfg.HTTPClient, allowed)
 	return &IntrospectionVerifier{
 		cfg:    cfg,
 		checks: claimChecks{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway, issuerOptional: true},

@@ -70,8 +70,17 @@ type JWTConfig struct {
 	// principal; nil adds nothing.
 	MapClaims ClaimMapper
 	// HTTPClient fetches metadata and keys (default: a client with a
-	// 10-second timeout).
+	// 10-second timeout). The verifier uses a copy whose redirect policy
+	// is RedirectOrigins' (the client's own CheckRedirect runs after it).
 	HTTPClient *http.Client
+	// RedirectOrigins lists the origins ("https://cdn.example.com",
+	// scheme, host and port only) a redirect from the issuer may lead to.
+	// Without it a redirect is followed only within the origin of the URL
+	// asked (same scheme, host and port; another port of the same host is
+	// another origin), and one elsewhere fails the fetch (503): discovery
+	// and keys never move to another host on a response's say-so. A
+	// jwks_uri on another host is not a redirect and needs no entry.
+	RedirectOrigins []string
 }
 
 // JWTVerifier checks JWT access tokens against the issuer's keys. It is
@@ -138,7 +147,11 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	cfg.RefreshCooldown = cmp.Or(cfg.RefreshCooldown, time.Minute)
 	cfg.MaxKeyAge = cmp.Or(cfg.MaxKeyAge, 24*time.Hour)
 	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, defaultRetryAfter)
-	cfg.HTTPClient = httpClient(cfg.HTTPClient)
+	allowed, err := redirectOrigins("JWTConfig.RedirectOrigins", cfg.RedirectOrigins)
+	if err != nil {
+		return nil, err
+	}
+	cfg.HTTPClient = httpClient(cfg.HTTPClient, allowed)
 	v := &JWTVerifier{
 		cfg:    cfg,
 		algs:   algs,
