@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mcpdual/mcpdual/mcp/auth"
@@ -46,7 +47,10 @@ func WithRateLimit(l ratelimit.Limiter) HandlerOption {
 // client; nil means the IP address of RemoteAddr (behind a proxy, supply a
 // key that reads the address the proxy vouches for). The same key names
 // unauthenticated callers for WithRateLimit. IPv6 clients are keyed by
-// their /64 (see ratelimit.ClientKey and ratelimit.IPv6Prefix).
+// their /64 (see ratelimit.ClientKey and ratelimit.IPv6Prefix). With
+// WithAuth, a request without an Authorization header is answered 401 (with
+// the challenge) without asking l, which then cannot turn it into a 429 or,
+// when l's store is down, a 503: such a request never reaches the verifier.
 func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
 	if l == nil {
 		panic("mcp: WithClientRateLimit needs a Limiter")
@@ -57,6 +61,17 @@ func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) Ha
 			c.clientKey = key
 		}
 	})
+}
+
+// limitedBeforeAuth reports whether the per-client limiter meters r. It
+// stands in front of the verifier (record 003), so with authentication on
+// it skips a request that carries no Authorization header at all: that one
+// is refused 401 (or 400 for a token in the query) from its headers alone,
+// and a limiter whose store is down must not hide the challenge a client
+// needs to log in behind a 503. Anything in an Authorization header, of
+// any scheme, is still metered first.
+func (h *Handler) limitedBeforeAuth(r *http.Request) bool {
+	return h.cfg.auth == nil || len(r.Header.Values("Authorization")) != 0
 }
 
 func remoteIP(r *http.Request) string {
@@ -132,7 +147,7 @@ func (h *Handler) failure(ctx context.Context, f *auth.Failure) *Error {
 		code = CodeInvalidParams
 	}
 	if f.Status >= 500 {
-		h.cfg.logger.ErrorContext(ctx, "mcp: request refused", "reason", f.Reason, "err", f.Unwrap())
+		h.logRefusal(ctx, f, time.Now())
 	}
 	data := map[string]any{"reason": f.Reason}
 	if f.Required != nil {
@@ -148,6 +163,62 @@ func (h *Handler) failure(ctx context.Context, f *auth.Failure) *Error {
 	e.challenge = f.Challenge
 	e.retryAfter = f.RetryAfter
 	return e
+}
+
+// maxRefusalQuiet bounds how long refusals of one reason go unlogged.
+const maxRefusalQuiet = time.Minute
+
+// refusalKey names a refusal reason's entry in Handler.warned.
+type refusalKey string
+
+// refusalLog is when the next refusal of one reason may be logged, and
+// how many were left out since the last line.
+type refusalLog struct {
+	mu         sync.Mutex
+	next       time.Time
+	suppressed int
+}
+
+// take reports whether a refusal at now is logged and, when it is, how
+// many were left out before it; quiet is how long the ones after it are
+// left out.
+func (l *refusalLog) take(now time.Time, quiet time.Duration) (logged bool, suppressed int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Before(l.next) {
+		l.suppressed++
+		return false, 0
+	}
+	suppressed, l.suppressed, l.next = l.suppressed, 0, now.Add(quiet)
+	return true, suppressed
+}
+
+// logRefusal logs the cause of a 5xx refusal. A 503 with Retry-After (the
+// issuer down, a token naming a signing key inside the verifier's refresh
+// cooldown, the workspace store down) is the same answer to every request
+// until then, and a flood of tokens with made-up key ids would otherwise
+// write one ERROR line each: such refusals are logged at most once per
+// reason per Retry-After (at most a minute), and the next line counts the
+// ones left out. Reasons are auth's fixed keys, so the entries are few.
+// Other 5xx (a verifier that panicked) are logged every time. now is
+// the time of the refusal.
+func (h *Handler) logRefusal(ctx context.Context, f *auth.Failure, now time.Time) {
+	if f.Status == http.StatusServiceUnavailable && f.RetryAfter > 0 {
+		key := refusalKey(f.Reason)
+		v, ok := h.warned.Load(key)
+		if !ok {
+			v, _ = h.warned.LoadOrStore(key, &refusalLog{})
+		}
+		logged, suppressed := v.(*refusalLog).take(now, min(f.RetryAfter, maxRefusalQuiet))
+		switch {
+		case !logged:
+			return
+		case suppressed > 0:
+			h.cfg.logger.ErrorContext(ctx, "mcp: request refused", "reason", f.Reason, "err", f.Unwrap(), "suppressed", suppressed)
+			return
+		}
+	}
+	h.cfg.logger.ErrorContext(ctx, "mcp: request refused", "reason", f.Reason, "err", f.Unwrap())
 }
 
 // Workspace resolves the workspace the request acts on, once. Operations

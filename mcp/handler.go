@@ -36,7 +36,7 @@ type Handler struct {
 	info      seam.Server // what every era is told about the endpoint
 	audience  string      // what sealed state is bound to
 	cfg       handlerConfig
-	warned    sync.Map // targets whose route refused an in-process identity (logged once)
+	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (access.go)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
 	taskScopes map[string][]string
 	// listens bounds the open task listen streams (tasklisten.go).
@@ -198,7 +198,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
-	if h.cfg.clientLimit != nil && loc == nil {
+	if h.cfg.clientLimit != nil && loc == nil && h.limitedBeforeAuth(r) {
 		// With a per-principal limiter as well, that one's budget is what
 		// X-RateLimit-* report; this one speaks only when it refuses.
 		if err := h.takeRate(w, r, h.cfg.clientLimit, ratelimit.ClientKey(h.cfg.clientKey(r)), h.cfg.limiter == nil); err != nil {

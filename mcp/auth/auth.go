@@ -111,7 +111,14 @@ type Config struct {
 	// membership.
 	ScopeSatisfied func(granted []string, required string) bool
 	// Skew is the clock skew allowed on expiry and not-before (default
-	// 30 s, at most 5 minutes).
+	// 30 s, at most 5 minutes), for a verifier that leaves those checks
+	// to the Authenticator. A verifier that makes them itself and says
+	// with what leeway, through a method Leeway() time.Duration (mcp/oidc's
+	// verifiers do), sets the skew instead: its leeway is then the only
+	// one, so a token it accepted within it is not refused here with a
+	// tighter bound. Leave Skew zero then; any other value than that
+	// leeway is refused by New. A verifier wrapped in another type (a
+	// VerifierFunc) no longer says, and Skew applies on top of its own.
 	Skew time.Duration
 	// VerifierChecksAudience turns off the audience check this package
 	// does, for verifiers that already check it exactly. Leave it false
@@ -144,6 +151,15 @@ type Config struct {
 	RateByClient bool
 }
 
+// maxSkew bounds the clock skew on expiry and not-before.
+const maxSkew = 5 * time.Minute
+
+// leewayVerifier is a TokenVerifier that checks expiry and not-before
+// itself and reports the leeway it allows (see Config.Skew).
+type leewayVerifier interface {
+	Leeway() time.Duration
+}
+
 // Authenticator enforces a Config. Create it with New; it is safe for
 // concurrent use.
 type Authenticator struct {
@@ -155,7 +171,8 @@ type Authenticator struct {
 // New validates cfg and returns its Authenticator. Like http.ServeMux.Handle
 // it panics on misuse: no verifier, a Resource that is not an absolute
 // https URL (http is allowed on loopback), a scope with characters RFC 6750
-// does not allow, or a skew outside 0–5 minutes.
+// does not allow, a skew outside 0–5 minutes, or a Skew that differs from
+// the verifier's own leeway (see Config.Skew).
 func New(cfg Config) *Authenticator {
 	if cfg.Verifier == nil {
 		panic("auth: Config.Verifier is required")
@@ -168,11 +185,20 @@ func New(cfg Config) *Authenticator {
 	} else if err := checkResource(cfg.MetadataURL); err != nil {
 		panic("auth: Config.MetadataURL: " + err.Error())
 	}
-	switch {
-	case cfg.Skew == 0:
-		cfg.Skew = 30 * time.Second
-	case cfg.Skew < 0 || cfg.Skew > 5*time.Minute:
+	if cfg.Skew < 0 || cfg.Skew > maxSkew {
 		panic("auth: Config.Skew must be between 0 and 5 minutes")
+	}
+	if lv, ok := cfg.Verifier.(leewayVerifier); ok {
+		l := lv.Leeway()
+		switch {
+		case l < 0 || l > maxSkew:
+			panic(fmt.Sprintf("auth: the verifier's Leeway %v is not between 0 and 5 minutes", l))
+		case cfg.Skew != 0 && cfg.Skew != l:
+			panic(fmt.Sprintf("auth: Config.Skew %v differs from the leeway %v the verifier checks expiry with; set the verifier's leeway and leave Skew zero", cfg.Skew, l))
+		}
+		cfg.Skew = l
+	} else if cfg.Skew == 0 {
+		cfg.Skew = 30 * time.Second
 	}
 	for _, s := range cfg.Scopes {
 		mustScope(s)

@@ -461,3 +461,52 @@ func TestValidScope(t *testing.T) {
 		}
 	}
 }
+
+// leewayFunc is a verifier that checks times itself with its own leeway
+// and says so, as mcp/oidc's verifiers do.
+type leewayFunc struct {
+	VerifierFunc
+	leeway time.Duration
+}
+
+func (l leewayFunc) Leeway() time.Duration { return l.leeway }
+
+// TestAuthenticate_VerifierLeeway: a verifier that reports its leeway
+// sets the skew: a token it accepted within a leeway wider than the
+// default 30 s is not refused here, one past it is; a Skew beside it
+// must agree, and a leeway out of range is refused.
+func TestAuthenticate_VerifierLeeway(t *testing.T) {
+	var exp time.Time
+	v := leewayFunc{VerifierFunc(func(context.Context, string, *http.Request) (*Principal, error) {
+		return &Principal{Audience: []string{resource}, ExpiresAt: exp}, nil
+	}), 2 * time.Minute}
+	a := New(Config{Resource: resource, Verifier: v})
+	try := func(ago time.Duration) bool {
+		exp = time.Now().Add(-ago)
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+		r.Header.Set("Authorization", "Bearer x")
+		_, f := a.Authenticate(r)
+		return f == nil
+	}
+	if !try(90 * time.Second) {
+		t.Error("expired 90 s ago, within the verifier's 2 min leeway: refused")
+	}
+	if try(150 * time.Second) {
+		t.Error("expired 150 s ago, past the verifier's 2 min leeway: admitted")
+	}
+	New(Config{Resource: resource, Verifier: v, Skew: 2 * time.Minute})
+	for name, cfg := range map[string]Config{
+		"another skew":   {Resource: resource, Verifier: v, Skew: time.Minute},
+		"leeway too big": {Resource: resource, Verifier: leewayFunc{v.VerifierFunc, 6 * time.Minute}},
+		"leeway < 0":     {Resource: resource, Verifier: leewayFunc{v.VerifierFunc, -time.Second}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: New did not panic", name)
+				}
+			}()
+			New(cfg)
+		}()
+	}
+}

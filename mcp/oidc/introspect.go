@@ -49,8 +49,11 @@ type IntrospectionConfig struct {
 	CacheTTL time.Duration
 	// CacheSize bounds the number of answers kept (default 10000).
 	CacheSize int
-	// Leeway is the clock skew allowed on exp, nbf and iat (default one
-	// minute).
+	// Leeway is the clock skew allowed on exp, nbf and iat, at most 5
+	// minutes (default one minute); an auth.Authenticator using this
+	// verifier takes it as its Config.Skew (see JWTConfig.Leeway). An
+	// answer is still never cached past exp: once the token has expired,
+	// the issuer is asked again and decides.
 	Leeway time.Duration
 	// RetryAfter is how long the issuer is left alone after a call got
 	// no answer (discovery or introspection), and the Retry-After of the
@@ -59,8 +62,15 @@ type IntrospectionConfig struct {
 	// MapClaims adds host-specific claims to the principal; nil adds
 	// nothing.
 	MapClaims ClaimMapper
-	// HTTPClient calls the issuer (default: a 10-second timeout).
+	// HTTPClient calls the issuer (default: a 10-second timeout). The
+	// verifier uses a copy whose redirect policy is RedirectOrigins'.
 	HTTPClient *http.Client
+	// RedirectOrigins lists the origins a redirect from the issuer may
+	// lead to, for discovery and introspection (see
+	// JWTConfig.RedirectOrigins). Without it an introspection request,
+	// which carries ClientSecret, never follows a redirect to another
+	// host.
+	RedirectOrigins []string
 }
 
 // IntrospectionVerifier checks opaque access tokens by asking the issuer
@@ -111,13 +121,19 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 		return nil, fmt.Errorf("oidc: IntrospectionConfig.AuthMethod %q is neither %s nor %s", cfg.AuthMethod, ClientSecretBasic, ClientSecretPost)
 	case cfg.CacheTTL < 0 || cfg.CacheSize < 0 || cfg.Leeway < 0 || cfg.RetryAfter < 0:
 		return nil, errors.New("oidc: IntrospectionConfig durations and sizes must not be negative")
+	case cfg.Leeway > maxLeeway:
+		return nil, errors.New("oidc: IntrospectionConfig.Leeway must be at most 5 minutes")
 	}
 	cfg.AuthMethod = cmp.Or(cfg.AuthMethod, ClientSecretBasic)
 	cfg.CacheTTL = cmp.Or(cfg.CacheTTL, time.Minute)
 	cfg.CacheSize = cmp.Or(cfg.CacheSize, 10000)
 	cfg.Leeway = cmp.Or(cfg.Leeway, time.Minute)
 	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, defaultRetryAfter)
-	cfg.HTTPClient = httpClient(cfg.HTTPClient)
+	allowed, err := redirectOrigins("IntrospectionConfig.RedirectOrigins", cfg.RedirectOrigins)
+	if err != nil {
+		return nil, err
+	}
+	cfg.HTTPClient = httpClient(cfg.HTTPClient, allowed)
 	return &IntrospectionVerifier{
 		cfg:    cfg,
 		checks: claimChecks{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway, issuerOptional: true},
@@ -132,6 +148,10 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 func (v *IntrospectionVerifier) Metadata(resource string) auth.ResourceMetadata {
 	return metadataOf(resource, v.cfg.Issuer)
 }
+
+// Leeway is the clock skew the verifier allows on exp, nbf and iat (see
+// JWTVerifier.Leeway).
+func (v *IntrospectionVerifier) Leeway() time.Duration { return v.cfg.Leeway }
 
 // VerifyAccessToken implements auth.TokenVerifier.
 func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token string, _ *http.Request) (*auth.Principal, error) {

@@ -51,6 +51,8 @@ const (
 	defaultTimeout    = 10 * time.Second
 	maxDocumentBytes  = 1 << 20
 	defaultRetryAfter = 2 * time.Second
+	// maxLeeway is what an auth.Authenticator allows as its skew.
+	maxLeeway = 5 * time.Minute
 )
 
 // metadata is the part of the issuer's discovery document the verifiers
@@ -208,9 +210,74 @@ func metadataOf(resource, issuer string) auth.ResourceMetadata {
 	return auth.ResourceMetadata{Resource: resource, AuthorizationServers: []string{issuer}}
 }
 
-func httpClient(c *http.Client) *http.Client {
+// maxRedirects is how many redirects one request follows, as net/http's
+// default policy does.
+const maxRedirects = 10
+
+// httpClient returns the client the verifier calls the issuer with: a
+// copy of c (default: a 10-second timeout) that follows a redirect only
+// within the origin of the URL first asked, or to an origin in allowed.
+// The issuer's answers steer where discovery, keys and introspection go
+// next, and an introspection request carries this server's credentials:
+// a redirect must not send them, or the trust placed in a document, to
+// another host on a response's say-so. c itself is left as it is, and
+// its own CheckRedirect still runs after this check.
+func httpClient(c *http.Client, allowed map[string]bool) *http.Client {
+	var cp http.Client
 	if c != nil {
-		return c
+		cp = *c
+	} else {
+		cp.Timeout = defaultTimeout
 	}
-	return &http.Client{Timeout: defaultTimeout}
+	next := cp.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("oidc: stopped after %d redirects", maxRedirects)
+		}
+		if to := origin(req.URL); to != origin(via[0].URL) && !allowed[to] {
+			return fmt.Errorf("oidc: %s redirected to another origin, %s; name it in RedirectOrigins to follow",
+				via[0].URL.Redacted(), to)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	return &cp
+}
+
+// origin is u's scheme, host and port, lowercase, with the scheme's
+// default port left out: what a redirect may not change unannounced.
+// Another port of the same host is another origin, as in a browser,
+// since another server may listen there.
+func origin(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host
+}
+
+// redirectOrigins checks a RedirectOrigins setting: every entry an
+// origin, https (http only on loopback) with no path, user info, query or
+// fragment. It returns them normalized, as origin gives them.
+func redirectOrigins(field string, list []string) (map[string]bool, error) {
+	allowed := make(map[string]bool, len(list))
+	for _, s := range list {
+		if err := checkIssuer(field, s); err != nil {
+			return nil, err
+		}
+		u, _ := url.Parse(s)
+		if u.Path != "" && u.Path != "/" {
+			return nil, fmt.Errorf("oidc: %s: %q is not an origin (scheme, host and port only)", field, s)
+		}
+		allowed[origin(u)] = true
+	}
+	return allowed, nil
 }

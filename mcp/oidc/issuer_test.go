@@ -41,6 +41,9 @@ type testIssuer struct {
 	secret    string
 	postAuth  bool // expect client_secret_post instead of basic
 	failing   bool // answer 500 to everything
+	// redirects sends a request for a path elsewhere (307, which keeps
+	// the method and the body).
+	redirects map[string]string
 
 	discoveryHits, jwksHits, introspectHits atomic.Int32
 }
@@ -135,6 +138,10 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if is.failing {
 		http.Error(w, "down for maintenance", http.StatusInternalServerError)
+		return
+	}
+	if to, ok := is.redirects[r.URL.Path]; ok {
+		http.Redirect(w, r, to, http.StatusTemporaryRedirect)
 		return
 	}
 	switch r.URL.Path {

@@ -48,8 +48,10 @@ type JWTConfig struct {
 	// JWTs of the same issuer from being used as access tokens. Turn it on
 	// when the issuer sets it (Keycloak, Okta and Auth0 do not by default).
 	RequireJWTAccessTokenType bool
-	// Leeway is the clock skew allowed on exp, nbf and iat (default
-	// go-jose's jwt.DefaultLeeway, one minute).
+	// Leeway is the clock skew allowed on exp, nbf and iat, at most 5
+	// minutes (default go-jose's jwt.DefaultLeeway, one minute). It is
+	// the only one a token gets: an auth.Authenticator using this
+	// verifier takes it as its Config.Skew (leave that zero).
 	Leeway time.Duration
 	// RefreshCooldown is the least time between two fetches of the keys
 	// caused by tokens naming an unknown kid (default 1 minute). Inside
@@ -68,8 +70,17 @@ type JWTConfig struct {
 	// principal; nil adds nothing.
 	MapClaims ClaimMapper
 	// HTTPClient fetches metadata and keys (default: a client with a
-	// 10-second timeout).
+	// 10-second timeout). The verifier uses a copy whose redirect policy
+	// is RedirectOrigins' (the client's own CheckRedirect runs after it).
 	HTTPClient *http.Client
+	// RedirectOrigins lists the origins ("https://cdn.example.com",
+	// scheme, host and port only) a redirect from the issuer may lead to.
+	// Without it a redirect is followed only within the origin of the URL
+	// asked (same scheme, host and port; another port of the same host is
+	// another origin), and one elsewhere fails the fetch (503): discovery
+	// and keys never move to another host on a response's say-so. A
+	// jwks_uri on another host is not a redirect and needs no entry.
+	RedirectOrigins []string
 }
 
 // JWTVerifier checks JWT access tokens against the issuer's keys. It is
@@ -129,11 +140,18 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	if cfg.Leeway < 0 || cfg.RefreshCooldown < 0 || cfg.MaxKeyAge < 0 || cfg.RetryAfter < 0 {
 		return nil, errors.New("oidc: JWTConfig durations must not be negative")
 	}
+	if cfg.Leeway > maxLeeway {
+		return nil, errors.New("oidc: JWTConfig.Leeway must be at most 5 minutes")
+	}
 	cfg.Leeway = cmp.Or(cfg.Leeway, jwt.DefaultLeeway)
 	cfg.RefreshCooldown = cmp.Or(cfg.RefreshCooldown, time.Minute)
 	cfg.MaxKeyAge = cmp.Or(cfg.MaxKeyAge, 24*time.Hour)
 	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, defaultRetryAfter)
-	cfg.HTTPClient = httpClient(cfg.HTTPClient)
+	allowed, err := redirectOrigins("JWTConfig.RedirectOrigins", cfg.RedirectOrigins)
+	if err != nil {
+		return nil, err
+	}
+	cfg.HTTPClient = httpClient(cfg.HTTPClient, allowed)
 	v := &JWTVerifier{
 		cfg:    cfg,
 		algs:   algs,
@@ -157,6 +175,11 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 func (v *JWTVerifier) Metadata(resource string) auth.ResourceMetadata {
 	return metadataOf(resource, v.cfg.Issuer)
 }
+
+// Leeway is the clock skew the verifier allows on exp, nbf and iat. An
+// auth.Authenticator reads it and checks expiry with the same bound, so
+// JWTConfig.Leeway is the one setting.
+func (v *JWTVerifier) Leeway() time.Duration { return v.cfg.Leeway }
 
 // VerifyAccessToken implements auth.TokenVerifier.
 func (v *JWTVerifier) VerifyAccessToken(ctx context.Context, token string, _ *http.Request) (*auth.Principal, error) {
