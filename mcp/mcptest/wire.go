@@ -57,6 +57,22 @@ type wire struct {
 	found map[string][]string
 	more  map[string]int
 	seen  map[string]bool
+	read  map[string]bool // "revision method" of every result inspected
+}
+
+func (w *wire) sawResult(rev mcp.Version, method string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.read == nil {
+		w.read = map[string]bool{}
+	}
+	w.read[string(rev)+" "+method] = true
+}
+
+func (w *wire) hasRead(rev mcp.Version, method string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.read[string(rev)+" "+method]
 }
 
 func (w *wire) add(row, msg string) {
@@ -100,12 +116,13 @@ func wireReport(row string) func(b *battery, r reporter) {
 }
 
 // survey reads every list the server declares, in every revision served,
-// and pings the 2025 ones, for inspect to see; failures are the other
-// checks' to report.
+// and pings the 2025 ones, for inspect to see, unless a check already
+// read it (a server's rate budget is not spent twice); failures are the
+// other checks' to report.
 func (b *battery) survey() {
 	for _, c := range b.clients() {
 		for _, l := range listings {
-			if b.caps[l.capability] == nil {
+			if b.caps[l.capability] == nil || b.wire.hasRead(c.Version(), l.method) {
 				continue
 			}
 			func() {
@@ -113,7 +130,7 @@ func (b *battery) survey() {
 				b.list(&rep{}, c, l)
 			}()
 		}
-		if c != b.modern {
+		if c != b.modern && !b.wire.hasRead(c.Version(), "ping") {
 			_, _ = c.Call(b.ctx, "ping", nil)
 		}
 	}
@@ -203,6 +220,7 @@ func (b *battery) inspect(c *Client, sent []byte, h http.Header, res *Response, 
 		}
 		b.checkID(what, readable, req.ID, msg["id"], res.Status, hasError && codeOK, code)
 		if hasResult && !hasError && request {
+			w.sawResult(rev, req.Method)
 			checkResult(w, rev, req.Method, result)
 		}
 	}
