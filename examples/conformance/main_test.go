@@ -78,11 +78,11 @@ func TestInventory(t *testing.T) {
 
 // TestBattery runs the public test kit against the fixture at the level
 // that includes this library's stateless profile, with its one declared
-// departure from the specification (2025-03-26 batches are refused) and
-// one from the profile: the fixture's 2025 handshake issues a sealed
-// session id, so that it can ask 2025 clients mid-call (legacy.go).
+// departure from the specification (2025-03-26 batches are refused). The
+// fixture's 2025 handshake issues a sealed session id, so that it can ask
+// 2025 clients mid-call (legacy.go); the profile allows it, being
+// optional.
 func TestBattery(t *testing.T) {
 	mcptest.Run(t, newApp(), mcptest.Strict(),
-		mcptest.Deviation("2025-03-26/batch", "mcpdual refuses batches in every revision: one message per POST"),
-		mcptest.Deviation("profile/no-session", "the 2025 handshake answers a sealed Mcp-Session-Id (era2025.WithSessions), which holds no server state"))
+		mcptest.Deviation("2025-03-26/batch", "mcpdual refuses batches in every revision: one message per POST"))
 }

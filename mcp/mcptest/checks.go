@@ -145,7 +145,7 @@ var checks = []check{
 	{"http/foreign-origin", Should, srcOrigin, "", always, (*battery).foreignOrigin},
 	{"profile/get-405", Profile, srcProfile + "GET answered 405 with Allow: POST at once (no server stream)", "", always, (*battery).get405},
 	{"profile/content-type-required", Profile, srcProfile + "a request without Content-Type: application/json is refused with 4xx", "", always, (*battery).contentTypeRequired},
-	{"profile/no-session", Profile, srcProfile + "no Mcp-Session-Id", "", always, (*battery).noSession},
+	{"profile/no-session", Profile, srcProfile + "no Mcp-Session-Id, or only an optional one that initialize issues (sealed, nothing stored: a request without it is served)", "", always, (*battery).noSession},
 	{"profile/no-store", Profile, srcProfile + "Cache-Control: no-store on every response", "", always, (*battery).noStore},
 	{"profile/parse-error", Profile, srcProfile + "unparsable JSON: 400 with -32700 and no id", "", always, (*battery).parseError400},
 	{"profile/duplicate-member", Profile, srcProfile + "a duplicate object member is refused with 400", "", always, (*battery).duplicateMember},
@@ -203,12 +203,18 @@ var checks = []check{
 	{"pagination/invalid-cursor", Should, srcPagination + " (invalid cursor: -32602)", "", capability("tools", always), (*battery).invalidCursor},
 }
 
+func init() {
+	// The wire's rows run last: they report what every check before them
+	// read (wire.go).
+	checks = append(checks, wireRows...)
+}
+
 // --- helpers ---
 
 // post sends body with exactly h and returns the answer, JSON or not.
 func (b *battery) post(r reporter, c *Client, h http.Header, body string) *Response {
 	res, err := c.Send(b.ctx, h, []byte(body))
-	if err != nil && !errors.Is(err, errNotJSON) {
+	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
 		r.Fatalf("%v", err)
 	}
 	return res
@@ -217,7 +223,7 @@ func (b *battery) post(r reporter, c *Client, h http.Header, body string) *Respo
 // call sends a request the way a correct client does.
 func (b *battery) call(r reporter, c *Client, method string, params any) *Response {
 	res, err := c.Call(b.ctx, method, params)
-	if err != nil && !errors.Is(err, errNotJSON) {
+	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
 		r.Fatalf("%s %s: %v", c.Version(), method, err)
 	}
 	return res
@@ -392,12 +398,29 @@ func (b *battery) contentTypeRequired(r reporter) {
 	}
 }
 
+// noSession: the profile keeps no session state. A server may still
+// answer initialize with an Mcp-Session-Id that is optional (mcpdual's
+// era2025.WithSessions seals the session into the id; nothing is stored):
+// then only initialize's answer carries it, and a request without it is
+// served all the same. What the server does not issue is not asked of it.
 func (b *battery) noSession(r reporter) {
+	issued := ""
+	if b.serves2025 && b.init != nil {
+		issued = b.init.Header.Get("Mcp-Session-Id")
+	}
 	for _, res := range b.responses(r) {
-		if id := res.Header.Get("Mcp-Session-Id"); id != "" {
-			r.Errorf("Mcp-Session-Id %q on a response", id)
+		if id := res.Header.Get("Mcp-Session-Id"); id != "" && (issued == "" || res != b.init) {
+			r.Errorf("Mcp-Session-Id %q on a response%s", id, map[bool]string{true: " other than initialize's", false: ""}[issued != ""])
 			return
 		}
+	}
+	if issued == "" {
+		return
+	}
+	c := b.client(mcp.Version20250618) // never initialized: it has no session to send
+	res := b.post(r, c, h25(b.legacy), `{"jsonrpc":"2.0","id":52,"method":"ping"}`)
+	if res.Status != http.StatusOK || res.Error != nil || res.Result == nil {
+		r.Errorf("initialize issued Mcp-Session-Id, and a 2025-06-18 ping without it is answered %s: the profile allows a session only if a client may leave it out (sealed, nothing stored)", describe(res))
 	}
 }
 
@@ -808,7 +831,7 @@ const missingURI = "mcptest://no-such-resource"
 
 func (b *battery) resourceNotFound2026(r reporter) {
 	res, err := b.modern.ReadResource(b.ctx, missingURI)
-	if err != nil && !errors.Is(err, errNotJSON) {
+	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
 		r.Fatalf("%v", err)
 	}
 	wantError(r, "resources/read of "+missingURI, res, 0, codeParams, anyID)
@@ -816,7 +839,7 @@ func (b *battery) resourceNotFound2026(r reporter) {
 
 func (b *battery) resourceNotFound2025(r reporter) {
 	res, err := b.legacy.ReadResource(b.ctx, missingURI)
-	if err != nil && !errors.Is(err, errNotJSON) {
+	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
 		r.Fatalf("%v", err)
 	}
 	wantError(r, "resources/read of "+missingURI, res, 0, codeResourceMissing25, anyID)
@@ -856,7 +879,7 @@ func (b *battery) inputRequired(r reporter) {
 	methodCap := map[string]string{"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 	for _, tl := range b.tools(r, c) {
 		args, ok := b.cfg.examples[tl.Name]
-		if !ok {
+		if !ok || b.cfg.noExample[tl.Name] {
 			continue
 		}
 		interim = interim[:0]
@@ -1138,7 +1161,7 @@ func (b *battery) unknownToolResponses(r reporter) []toolAnswer {
 	var out []toolAnswer
 	for _, c := range b.clients() {
 		res, err := c.CallTool(b.ctx, "mcptest_no_such_tool", map[string]any{})
-		if err != nil && !errors.Is(err, errNotJSON) {
+		if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
 			r.Fatalf("%s: %v", c.Version(), err)
 		}
 		out = append(out, toolAnswer{c.Version(), res})
@@ -1187,15 +1210,18 @@ func (b *battery) readOnlyExamples(r reporter) {
 			if ro, _ := tl.Annotations["readOnlyHint"].(bool); !ro {
 				continue
 			}
+			if b.cfg.noExample[tl.Name] {
+				continue
+			}
 			args, ok := b.cfg.examples[tl.Name]
 			if !ok {
-				r.Errorf("read-only tool %q has no example arguments: give it one with WithToolExamples, or skip this check", tl.Name)
+				r.Errorf("read-only tool %q has no example arguments: give it one with WithToolExamples, or leave it out with SkipToolExamples", tl.Name)
 				continue
 			}
 			b.callExample(r, c, tl, args)
 		}
 		for _, name := range slices.Sorted(maps.Keys(b.cfg.examples)) {
-			if !names[name] {
+			if !names[name] && !b.cfg.noExample[name] {
 				r.Errorf("%s: WithToolExamples names %q, which tools/list does not show", c.Version(), name)
 			}
 		}
@@ -1205,8 +1231,12 @@ func (b *battery) readOnlyExamples(r reporter) {
 func (b *battery) callExample(r reporter, c *Client, tl listedTool, args any) {
 	v := c.Version()
 	res, err := c.CallTool(b.ctx, tl.Name, args)
-	if err != nil || res.Error != nil {
-		r.Errorf("%s %s: %v %s", v, tl.Name, err, describe(res))
+	switch {
+	case err != nil:
+		r.Errorf("%s %s: %v", v, tl.Name, err) // no "<nil>" for a response there is none of
+		return
+	case res.Error != nil:
+		r.Errorf("%s %s: %s", v, tl.Name, describe(res))
 		return
 	}
 	if rt := res.ResultType(); rt == "input_required" {
@@ -1313,7 +1343,7 @@ func (b *battery) promptsList(r reporter) {
 func (b *battery) unknownPrompt(r reporter) {
 	for _, c := range b.clients() {
 		res, err := c.GetPrompt(b.ctx, "mcptest_no_such_prompt", nil)
-		if err != nil && !errors.Is(err, errNotJSON) {
+		if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
 			r.Fatalf("%v", err)
 		}
 		wantError(r, string(c.Version())+" an unknown prompt", res, 0, codeParams, anyID)

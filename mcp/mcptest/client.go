@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,10 @@ type Client struct {
 	// observe, when set, sees every response of a multi round-trip call,
 	// the interim ones included (the battery's MRTR check).
 	observe func(*Response)
+	// inspect, when set, sees every exchange Send makes (the battery's
+	// checks of the wire's shapes).
+	inspect func(c *Client, sent []byte, h http.Header, res *Response, err error)
+	follow  bool // FollowRedirects: follow a redirect to the same origin
 
 	mu         sync.Mutex
 	id         int
@@ -82,6 +87,18 @@ func WithTimeout(d time.Duration) Option {
 		panic("mcptest: WithTimeout needs a positive duration")
 	}
 	return optionFunc(func(c *Client) { c.timeout = d })
+}
+
+// FollowRedirects lets a Client made with Dial (or the battery of
+// CheckURL) follow a redirect to the same origin (scheme, host and port),
+// as curl -L would, headers and body included. A redirect to another
+// origin is never followed, with or without it, so that the body and the
+// headers of WithHeader (a token) never leave for another host: the
+// Client returns the redirect itself, and the battery fails
+// "wire/redirect". Without it no redirect is followed. In process (New,
+// Check) nothing is followed.
+func FollowRedirects() Option {
+	return optionFunc(func(c *Client) { c.follow = true })
 }
 
 // InputRequest is one request of an input_required result.
@@ -169,16 +186,39 @@ func (w *pipeWriter) commit(first []byte) {
 
 // Dial returns a Client of revision v for the endpoint at url.
 func Dial(url string, v mcp.Version, opts ...Option) *Client {
-	return newClient(url, http.DefaultClient.Do, v, opts)
+	return newClient(url, nil, v, opts)
 }
 
+// newClient makes a Client; send nil means over the network, following
+// redirects as FollowRedirects says.
 func newClient(url string, send func(*http.Request) (*http.Response, error), v mcp.Version, opts []Option) *Client {
 	c := &Client{version: v, send: send, url: url, caps: json.RawMessage(`{}`),
 		info: json.RawMessage(`{"name":"mcptest","version":"1.0.0"}`), extra: http.Header{}, timeout: DefaultTimeout}
 	for _, o := range opts {
 		o.apply(c)
 	}
+	if c.send == nil {
+		c.send = network(c.follow)
+	}
 	return c
+}
+
+// network sends over HTTP. Go's own client follows redirects and, for a
+// 307 or 308, sends the body and every header but a few sensitive ones to
+// wherever Location points; the kit follows none unless told, and never
+// one to another origin.
+func network(follow bool) func(*http.Request) (*http.Response, error) {
+	hc := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if !follow || len(via) >= 5 || !sameOrigin(req.URL, via[0].URL) {
+			return http.ErrUseLastResponse // the redirect is the answer
+		}
+		return nil
+	}}
+	return hc.Do
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
 }
 
 // Response is what the endpoint answered.
@@ -193,9 +233,16 @@ type Response struct {
 	// Notifications holds the notifications that preceded the response on
 	// an event stream.
 	Notifications []json.RawMessage
-	// Raw is the body as received.
+	// Raw is the body as received (at most 16 MiB).
 	Raw []byte
+
+	msgs [][]byte // the JSON-RPC messages of the body, each event's data on a stream
 }
+
+// maxResponse bounds the body of one response the kit reads; a larger one
+// is an error of Send (and a failed check), never a truncated message
+// read as if it were whole.
+const maxResponse = 16 << 20
 
 // Error is a JSON-RPC error object.
 type Error struct {
@@ -463,7 +510,9 @@ func (c *Client) headerParams(ctx context.Context, tool string) ([]headers.Param
 			}
 			res, err := c.post(ctx, "tools/list", p, true)
 			if err != nil {
-				return nil, err
+				// Not wrapped: the caller gets no response, and must not
+				// take this for a response that is not JSON.
+				return nil, fmt.Errorf("mcptest: tools/list, read to learn the tools' Mcp-Param-* headers: %v", err)
 			}
 			if res.Error != nil {
 				break // no tools capability: nothing to mirror
@@ -476,7 +525,7 @@ func (c *Client) headerParams(ctx context.Context, tool string) ([]headers.Param
 				NextCursor string `json:"nextCursor"`
 			}
 			if err := json.Unmarshal(res.Result, &list); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("mcptest: tools/list, read to learn the tools' Mcp-Param-* headers: the result is not a list of tools: %v", err)
 			}
 			for _, t := range list.Tools {
 				ps, err := headers.ParseAnnotations(t.InputSchema)
@@ -517,6 +566,14 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 			req.Header.Add(k, v)
 		}
 	}
+	res, err := c.exchange(req, body)
+	if c.inspect != nil {
+		c.inspect(c, body, req.Header, res, err)
+	}
+	return res, err
+}
+
+func (c *Client) exchange(req *http.Request, body []byte) (*Response, error) {
 	resp, err := c.send(req)
 	if err != nil {
 		return nil, err
@@ -529,16 +586,26 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 		// the response (one request, one response) rather than wait.
 		raw, err = readUntilResponse(resp.Body)
 	} else {
-		raw, err = io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+		raw, err = io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+		if err == nil && len(raw) > maxResponse {
+			err = errTooLarge
+		}
+	}
+	res := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	if len(res.Raw) > maxResponse {
+		res.Raw = res.Raw[:maxResponse]
+	}
+	if errors.Is(err, errTooLarge) {
+		return res, fmt.Errorf("%w (HTTP %d, %s)", errTooLarge, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	if err != nil {
 		return nil, err
 	}
-	res := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	msgs := [][]byte{raw}
 	if stream {
 		msgs = events(raw)
 	}
+	res.msgs = msgs
 	for _, m := range msgs {
 		if len(bytes.TrimSpace(m)) == 0 {
 			continue
@@ -565,14 +632,20 @@ func (c *Client) Send(ctx context.Context, h http.Header, body []byte) (*Respons
 // not one JSON object (plain text, or a JSON array).
 var errNotJSON = errors.New("mcptest: the response is not a JSON object")
 
+// errTooLarge is what Send returns when a body exceeds maxResponse.
+var errTooLarge = errors.New("mcptest: the response exceeds 16 MiB (maxResponse), the kit's bound on one answer")
+
 // readUntilResponse reads an event stream up to the end of the first
 // event that is a JSON-RPC response (a result or an error), or to its end.
 func readUntilResponse(body io.Reader) ([]byte, error) {
-	br := bufio.NewReader(io.LimitReader(body, 16<<20))
+	br := bufio.NewReader(io.LimitReader(body, maxResponse+1))
 	var raw, data []byte
 	for {
 		line, err := br.ReadBytes('\n')
 		raw = append(raw, line...)
+		if len(raw) > maxResponse {
+			return raw, errTooLarge
+		}
 		text := strings.TrimRight(string(line), "\r\n")
 		switch {
 		case text == "" && data != nil:
@@ -604,7 +677,7 @@ func events(raw []byte) [][]byte {
 	var out [][]byte
 	var data []byte
 	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), maxResponse+1) // raw is at most maxResponse
 	for sc.Scan() {
 		line := sc.Text()
 		switch {

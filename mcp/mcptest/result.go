@@ -95,6 +95,7 @@ type runConfig struct {
 	client     []Option
 	skip       map[string]bool
 	examples   map[string]any // tool name -> example arguments
+	noExample  map[string]bool
 	strict     bool
 	deviations map[string]string // check name -> reason
 	revisions  map[string]bool   // nil: every revision
@@ -158,7 +159,7 @@ func Skip(names ...string) RunOption {
 // input_required result of those calls must be well formed, and the call
 // must end complete (give WithAnswers through WithClientOptions for tools
 // that ask). A read-only tool without an example fails the check, so a new
-// tool cannot slip through. It catches a tool routed to the wrong handler
+// tool cannot slip through (SkipToolExamples leaves one out on purpose). It catches a tool routed to the wrong handler
 // or refused by the host's own middleware, which the protocol checks
 // cannot see.
 func WithToolExamples(examples map[string]any) RunOption {
@@ -172,8 +173,20 @@ func WithToolExamples(examples map[string]any) RunOption {
 	})
 }
 
+// SkipToolExamples leaves the named tools out of the example calls of
+// WithToolExamples: they are not called, and a read-only one among them
+// does not fail for want of an example. For a tool no fixed argument can
+// call, such as a status tool that needs a live job id.
+func SkipToolExamples(names ...string) RunOption {
+	return runOptionFunc(func(c *runConfig) {
+		for _, n := range names {
+			c.noExample[n] = true
+		}
+	})
+}
+
 func newRunConfig(opts []RunOption) *runConfig {
-	cfg := &runConfig{skip: map[string]bool{}, deviations: map[string]string{}}
+	cfg := &runConfig{skip: map[string]bool{}, deviations: map[string]string{}, noExample: map[string]bool{}}
 	for _, o := range opts {
 		o.applyRun(cfg)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func Check(h http.Handler, opts ...RunOption) []Result {
 // CheckURL runs the battery against the endpoint at url, over the
 // network.
 func CheckURL(url string, opts ...RunOption) []Result {
-	return newBattery(url, http.DefaultClient.Do, opts).run()
+	return newBattery(url, nil, opts).run()
 }
 
 // battery is what the checks share: the endpoint, a client of each era and
@@ -90,24 +91,34 @@ type battery struct {
 	getOnce sync.Once
 	get     *http.Response
 	getErr  error
+
+	wire       wire // what inspect found in every exchange
+	surveyOnce sync.Once
 }
 
+// newBattery makes the battery; send nil means over the network.
 func newBattery(url string, send func(*http.Request) (*http.Response, error), opts []RunOption) *battery {
 	b := &battery{url: url, send: send, cfg: newRunConfig(opts), ctx: context.Background()}
-	b.modern = b.client(mcp.Version20260728)
 	b.legacy = b.client(mcp.Version20250618)
+	b.send = b.legacy.send // the network's, as the options say, when send is nil
+	b.modern = b.client(mcp.Version20260728)
 	b.legacy0326 = b.client(mcp.Version20250326)
 	return b
 }
 
 func (b *battery) client(v mcp.Version) *Client {
-	return newClient(b.url, b.send, v, b.cfg.client)
+	c := newClient(b.url, b.send, v, b.cfg.client)
+	c.inspect = b.inspect
+	return c
 }
 
 func (b *battery) run() []Result {
 	b.learn()
 	if !b.serves2026 && !b.serves2025 {
 		detail := fmt.Sprintf("the endpoint answers neither server/discover (%s) nor initialize (%s)", describe(b.discover), describe(b.init))
+		if redirects := b.wire.report(rowRedirect); len(redirects) > 0 {
+			detail += "; it redirects: " + strings.Join(redirects, "; ")
+		}
 		if wantsCredentials(b.init) || wantsCredentials(b.discover) {
 			detail += "; it wants credentials: pass them with WithClientOptions(WithHeader(\"Authorization\", ...)) (mcpcheck: -H \"Authorization: Bearer ...\")"
 		}
@@ -175,7 +186,10 @@ func (b *battery) runOne(c check) (found []string, skip string) {
 		defer func() {
 			if p := recover(); p != nil {
 				if _, ok := p.(stop); !ok {
-					panic(p)
+					// Whatever a server answers, the kit reports; a check
+					// that trips over an answer it did not foresee is a
+					// failure that says so, not a crash of the run.
+					r.found = append(r.found, fmt.Sprintf("mcptest could not finish this check (%v); the answers before it are above, and this is a fault of the kit to report", p))
 				}
 			}
 		}()
@@ -259,6 +273,9 @@ func (b *battery) getResponse() (*http.Response, error) {
 		// costs nothing.
 		if b.get, b.getErr = b.send(req); b.getErr == nil {
 			b.get.Body.Close()
+			if b.get.StatusCode/100 == 3 {
+				b.wire.add(rowRedirect, fmt.Sprintf("GET: HTTP %d redirect to %s, not followed%s", b.get.StatusCode, b.get.Header.Get("Location"), redirectNote(b.legacy, "")))
+			}
 		} else {
 			b.getErr = fmt.Errorf("no response headers within %v: %w", getWait, b.getErr)
 		}

@@ -36,11 +36,13 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var headers, revisions, skips, deviations list
+	var headers, revisions, skips, deviations, noExamples list
 	strict := fs.Bool("strict", false, "enforce every level: SHOULDs and mcpdual's stateless profile fail like MUSTs")
 	quiet := fs.Bool("q", false, "print only the checks that did not pass or were skipped")
 	timeout := fs.Duration("timeout", 5*time.Second, "bound on each request")
 	examples := fs.String("examples", "", "a JSON file mapping read-only tool names to example arguments (turns on tools/read-only-examples)")
+	follow := fs.Bool("follow", false, "follow a redirect to the same origin (scheme, host, port); one to another origin is never followed, so -H headers and the body stay with the endpoint; without -follow a redirect fails wire/redirect")
+	fs.Var(&noExamples, "skip-example", "leave this tool out of the -examples calls, such as a status tool that needs a live job id (repeatable)")
 	fs.Var(&headers, "H", `a header sent with every request, "Name: value" (repeatable), such as "Authorization: Bearer ..."`)
 	fs.Var(&revisions, "revision", "run only the checks of this revision, and those of the endpoint (repeatable)")
 	fs.Var(&skips, "skip", "leave out the named check (repeatable)")
@@ -61,6 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	client := []mcptest.Option{mcptest.WithTimeout(*timeout)}
+	if *follow {
+		client = append(client, mcptest.FollowRedirects())
+	}
 	for _, h := range headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" {
@@ -99,6 +104,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		opts = append(opts, mcptest.WithToolExamples(ex))
+	}
+	if len(noExamples) > 0 {
+		opts = append(opts, mcptest.SkipToolExamples(noExamples...))
 	}
 
 	results := mcptest.CheckURL(fs.Arg(0), opts...)

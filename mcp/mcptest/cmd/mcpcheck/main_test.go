@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpdual/mcpdual/era2025"
@@ -57,6 +58,34 @@ func TestRun(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer locked.Close()
+	// A redirect to another host: never followed, with or without
+	// -follow, so the -H header and the body never reach it.
+	var leaked atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { leaked.Add(1) }))
+	defer other.Close()
+	away := httptest.NewServer(http.RedirectHandler(other.URL+"/mcp", http.StatusTemporaryRedirect))
+	defer away.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.Handle("/old", http.RedirectHandler("/mcp", http.StatusPermanentRedirect))
+	moved := httptest.NewServer(mux)
+	defer moved.Close()
+	// A tools/list cut short: a failed check, not a crash.
+	truncated := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		b := rec.Body.Bytes()
+		if bytes.Contains(b, []byte(`"tools":[`)) {
+			b = b[:len(b)/2]
+		}
+		w.Write(b)
+	}))
+	defer truncated.Close()
 	examples := filepath.Join(t.TempDir(), "ex.json")
 	os.WriteFile(examples, []byte(`{"hello":{}}`), 0o600)
 	deviation := "-deviation=2025-03-26/batch=refused in every revision"
@@ -74,10 +103,20 @@ func TestRun(t *testing.T) {
 		{"one revision", []string{"-revision", "2026-07-28", "-strict", good.URL}, 0, []string{"revision 2025-06-18 left out by mcptest.Revisions"}},
 		{"credentials missing", []string{locked.URL}, 1, []string{"endpoint/answers", "it wants credentials"}},
 		{"credentials given", []string{"-H", "Authorization: Bearer t", deviation, locked.URL}, 0, []string{"0 failed"}},
+		{"redirect to another host", []string{"-H", "X-Secret: s", away.URL}, 1, []string{"endpoint/answers", "HTTP 307 redirect to " + other.URL + "/mcp, not followed", "-follow"}},
+		{"redirect to another host, -follow", []string{"-follow", "-H", "X-Secret: s", away.URL}, 1, []string{"endpoint/answers", "never followed"}},
+		{"redirect on the same host", []string{deviation, moved.URL + "/old"}, 1, []string{"endpoint/answers", "HTTP 308 redirect to /mcp"}},
+		{"redirect on the same host, -follow", []string{"-follow", deviation, moved.URL + "/old"}, 0, []string{"0 failed"}},
+		{"truncated tools/list", []string{"-q", deviation, truncated.URL}, 1, []string{"tools/unknown-tool", "read to learn the tools", "wire/jsonrpc", "not a JSON-RPC message"}},
 		{"no URL", nil, 2, nil},
 		{"bad header", []string{"-H", "nocolon", good.URL}, 2, nil},
 		{"bad deviation", []string{"-deviation", "x", good.URL}, 2, nil},
 	}
+	defer func() {
+		if n := leaked.Load(); n != 0 {
+			t.Errorf("the other host got %d requests", n)
+		}
+	}()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
