@@ -331,7 +331,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			if _, typed := s.vals["type"]; !typed {
 				unionType(s)
 			}
-			describe(s, p, at, &err)
+			describe(in.doc, s, p, at, &err)
 			if err != nil {
 				return nil, o.wrap(err)
 			}
@@ -565,7 +565,7 @@ func first(s ...string) string {
 
 // describe adds a parameter's description, deprecation and examples to
 // its argument's schema: the parameter's word replaces the schema's.
-func describe(s *object, p *parameter, at string, errp *error) {
+func describe(d *document, s *object, p *parameter, at string, errp *error) {
 	if p.Description != "" {
 		s.set("description", encodeString(p.Description))
 	}
@@ -574,7 +574,7 @@ func describe(s *object, p *parameter, at string, errp *error) {
 	}
 	var examples []any
 	if p.Example != nil {
-		v, err := value(p.Example, at+"/example", 0)
+		v, err := d.value(p.Example, at+"/example", 0)
 		if err != nil {
 			*errp = err
 			return
@@ -586,7 +586,7 @@ func describe(s *object, p *parameter, at string, errp *error) {
 			if ex == nil || ex.Value == nil {
 				continue
 			}
-			v, err := value(ex.Value, at+"/examples/"+pointerEscape(name)+"/value", 0)
+			v, err := d.value(ex.Value, at+"/examples/"+pointerEscape(name)+"/value", 0)
 			if err != nil {
 				*errp = err
 				return
@@ -622,7 +622,7 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 		if err != nil {
 			return nil, "", o.wrap(err)
 		}
-		so, err := finishParam(o, s, p, at)
+		so, err := finishParam(in.doc, o, s, p, at)
 		return so, "", err
 	}
 	node := p.Schema
@@ -663,11 +663,11 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 	if err != nil {
 		return nil, "", o.wrap(err)
 	}
-	so, err := finishParam(o, s, p, at)
+	so, err := finishParam(in.doc, o, s, p, at)
 	return so, how, err
 }
 
-func finishParam(o *operation, s any, p *parameter, at string) (*object, error) {
+func finishParam(d *document, o *operation, s any, p *parameter, at string) (*object, error) {
 	so, ok := s.(*object)
 	if !ok {
 		so = newObject()
@@ -676,7 +676,7 @@ func finishParam(o *operation, s any, p *parameter, at string) (*object, error) 
 		}
 	}
 	var err error
-	describe(so, p, at, &err)
+	describe(d, so, p, at, &err)
 	if err != nil {
 		return nil, o.wrap(err)
 	}

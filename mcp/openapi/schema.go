@@ -83,6 +83,9 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 	if n == nil {
 		return nil, fmt.Errorf("%s: missing schema", ptr)
 	}
+	if err := c.doc.spend(ptr); err != nil {
+		return nil, err
+	}
 	if n.Kind == scalarNode && n.Tag == "!!bool" {
 		if c.doc.v30 {
 			return nil, fmt.Errorf("%s: a boolean schema needs OpenAPI 3.1", ptr)
@@ -106,7 +109,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 			// Vendor extensions are for OpenAPI tooling; the one the MCP
 			// library reads is kept.
 			if key == "x-mcp-header" {
-				v, err := value(val, at, depth)
+				v, err := c.doc.value(val, at, depth)
 				if err != nil {
 					return nil, err
 				}
@@ -149,7 +152,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 		case c.doc.v30 && key == "type" && val.Kind != scalarNode:
 			return nil, fmt.Errorf("%s: in OpenAPI 3.0 type is one string; use nullable or oneOf", at)
 		case key == "example":
-			v, err := value(val, at, depth)
+			v, err := c.doc.value(val, at, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -208,7 +211,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 			}
 			out.set(key, m)
 		default:
-			v, err := value(val, at, depth)
+			v, err := c.doc.value(val, at, depth)
 			if err != nil {
 				return nil, err
 			}
