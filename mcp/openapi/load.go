@@ -62,7 +62,6 @@ func (d *document) tooLarge() error {
 	return fmt.Errorf("openapi: %s: converting the document's schemas and examples made more than %d values (the document has %d of its own); its aliases or references repeat too much", d.over, d.limit(), d.own)
 }
 
-
 func (d *document) limit() int { return min(convertFactor*d.own+convertBase, maxConverted) }
 
 // maxDepth bounds how deep a schema may nest (and so how deep the
