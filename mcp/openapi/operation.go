@@ -291,6 +291,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	in := r.doc.converter(request)
 	props := newObject()
 	var required []any
+	var refusedArgs []string // readOnly body properties, refused at the root
 	var query []string
 	addProp := func(name string, s any, ptr, what string) error {
 		if _, dup := props.get(name); dup {
@@ -406,7 +407,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			if err != nil {
 				return nil, o.wrap(err)
 			}
-			if mergeable(s) {
+			if mergeable(s, in.refused[s]) {
 				obj = s
 			}
 		}
@@ -426,9 +427,6 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 					v := bprops.vals[k]
 					arg := k
 					if _, taken := props.get(k); taken {
-						if isFalse(v) {
-							continue // a readOnly property: the parameter's name is the argument
-						}
 						// A body property named like a parameter: the
 						// parameter keeps the name, the property becomes
 						// body_<name> and goes back to its name in the
@@ -448,6 +446,11 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 							t.keyArgs = append(t.keyArgs, arg)
 						}
 					}
+				}
+			}
+			for _, k := range in.refused[obj] {
+				if _, taken := props.get(k); !taken {
+					refusedArgs = append(refusedArgs, k) // else the parameter's name is the argument
 				}
 			}
 			for _, k := range reqNames {
@@ -507,6 +510,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	}
 	if len(required) > 0 {
 		root.set("required", required)
+	}
+	if len(refusedArgs) > 0 {
+		refuse(root, refusedArgs)
 	}
 	if closed {
 		root.set("additionalProperties", json.RawMessage("false"))
@@ -698,13 +704,19 @@ func pickBody(rb *requestBody) (string, *mediaType) {
 }
 
 // mergeable reports whether a body schema is a plain object of
-// properties, whose properties can sit beside the parameters.
-func mergeable(s *object) bool {
+// properties, whose properties can sit beside the parameters; the
+// patterns that refuse its readOnly properties (refused, see refuse) go
+// with them.
+func mergeable(s *object, refused []string) bool {
 	if typ, _ := str(s.vals["type"]); typ != "object" {
 		return false
 	}
 	for _, k := range s.keys {
 		switch k {
+		case "patternProperties":
+			if pp, _ := s.vals[k].(*object); pp == nil || len(refused) == 0 || pp.len() != len(refused) {
+				return false
+			}
 		case "type", "properties", "required", "additionalProperties", "title", "description", "examples", "deprecated":
 		default:
 			return false
@@ -908,10 +920,4 @@ func objVal(v any, k string) any {
 		return o.vals[k]
 	}
 	return nil
-}
-
-// isFalse reports whether v is the schema false.
-func isFalse(v any) bool {
-	raw, ok := v.(json.RawMessage)
-	return ok && string(raw) == "false"
 }
