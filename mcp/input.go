@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
@@ -116,6 +118,15 @@ func ElicitForm(key, message string, requestedSchema json.RawMessage) InputReque
 	if !isObject(requestedSchema) || jsonrpc.Validate(requestedSchema, jsonrpc.DefaultMaxDepth) != nil {
 		r.err = errors.New("requestedSchema must be a JSON object")
 		return r
+	}
+	if bytes.Contains(requestedSchema, []byte("true")) || bytes.Contains(requestedSchema, []byte("false")) {
+		// Only a literal can be a boolean subschema, which clients refuse.
+		if doc, err := schema.Decode(requestedSchema, 0); err == nil {
+			if err := schema.Objects(doc); err != nil {
+				r.err = errors.New("requestedSchema." + err.Error())
+				return r
+			}
+		}
 	}
 	r.params, r.err = json.Marshal(struct {
 		Mode            string          `json:"mode"`

@@ -141,14 +141,21 @@ func (s *Server) toolBase(t Tool) (*tool, map[string]any, error) {
 	if inDoc["type"] != "object" {
 		return nil, nil, toolFail(t.Name, `inputSchema must have root "type": "object"`)
 	}
+	if err := schema.Objects(inDoc); err != nil {
+		return nil, nil, toolFail(t.Name, "inputSchema.%v", err)
+	}
 	params, err := headers.ParseAnnotations(inDoc)
 	if err != nil {
 		return nil, nil, toolFail(t.Name, "inputSchema: %v", err)
 	}
 	var out *schema.Schema
 	if t.OutputSchema != nil {
-		if out, _, err = s.compileSchema(t.OutputSchema); err != nil {
+		var outDoc map[string]any
+		if out, outDoc, err = s.compileSchema(t.OutputSchema); err != nil {
 			return nil, nil, toolFail(t.Name, "outputSchema: %v", err)
+		}
+		if err := schema.Objects(outDoc); err != nil {
+			return nil, nil, toolFail(t.Name, "outputSchema.%v", err)
 		}
 	}
 	entry := &tool{def: t, input: in, output: out, params: params}

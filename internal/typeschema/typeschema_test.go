@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/netip"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -450,6 +451,62 @@ func TestPointerNull(t *testing.T) {
 		_, err := Compatible([]byte(tc.given), s.JSON, tc.d)
 		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.given, err, tc.want)
+		}
+	}
+}
+
+// TestNoBooleanSubschemas checks that no schema made from a Go type holds
+// a boolean where a client expects a schema object (MCP's schema types a
+// property's schema, items and the members of anyOf as objects, and the
+// TypeScript SDK refuses a tools/list answer with a boolean there):
+// interfaces, raw JSON, marshalers, nested and recursive types all come
+// out as objects; additionalProperties false is the one boolean.
+func TestNoBooleanSubschemas(t *testing.T) {
+	type node struct {
+		Next  *node                      `json:"next,omitempty"`
+		Items []node                     `json:"items"`
+		Any   any                        `json:"any"`
+		PAny  *any                       `json:"pany"`
+		List  []any                      `json:"list"`
+		Grid  [][]any                    `json:"grid"`
+		Tuple [2]any                     `json:"tuple"`
+		Map   map[string]any             `json:"map"`
+		Raw   json.RawMessage            `json:"raw"`
+		Raws  map[string]json.RawMessage `json:"raws"`
+		When  time.Time                  `json:"when"`
+		Empty struct{}                   `json:"empty"`
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[node](), reflect.TypeFor[map[string]any](), reflect.TypeFor[map[string][]any]()} {
+		s, err := For(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(s.JSON, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var walk func(v any, at string)
+		walk = func(v any, at string) {
+			switch v := v.(type) {
+			case map[string]any:
+				for k, c := range v {
+					if _, isBool := c.(bool); isBool && k != "additionalProperties" {
+						t.Errorf("%s: %s is a boolean in %s", typ, at+"/"+k, s.JSON)
+					}
+					walk(c, at+"/"+k)
+				}
+			case []any:
+				for i, c := range v {
+					if _, isBool := c.(bool); isBool {
+						t.Errorf("%s: %s/%d is a boolean in %s", typ, at, i, s.JSON)
+					}
+					walk(c, at+"/"+strconv.Itoa(i))
+				}
+			}
+		}
+		walk(doc, "")
+		if err := schema.Objects(doc); err != nil {
+			t.Errorf("%s: %v", typ, err)
 		}
 	}
 }

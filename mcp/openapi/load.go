@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -14,17 +15,64 @@ import (
 // into (see node), and what operations share from its top level.
 type document struct {
 	root     *node // the top-level mapping
+	own      int   // values the document writes
 	v30      bool  // OpenAPI 3.0: schemas are of the 3.0 dialect
 	security []*securityRequirement
 	servers  []*server
+	// left is what converting the document may still make (see spend);
+	// over is where it ran out.
+	left int
+	over string
 }
+
+// A schema is converted once for each tool that uses it (its $defs
+// hold a copy of what it references), and an alias is converted each
+// time it is met: what Register makes can outgrow the document by far
+// more than its aliases do (see expansionLimit), an operation referring
+// to a large schema a thousand times over. Conversion may make
+// convertFactor values for each of the document's own, plus convertBase,
+// and maxConverted in all. GitHub's document (475,521 values of its own,
+// no aliases; 1,223 operations) makes 0.37 values for each of its own.
+const (
+	convertFactor = 16
+	convertBase   = 100_000
+	maxConverted  = 1 << 23
+)
+
+// errTooLarge ends Register: the document, not an operation, is at fault.
+var errTooLarge = errors.New("the document converts to too many values")
+
+// spend counts one value the conversion makes at ptr.
+func (d *document) spend(ptr string) error {
+	d.left--
+	if d.left >= 0 {
+		return nil
+	}
+	if d.over == "" {
+		d.over = ptr
+	}
+	return errTooLarge
+}
+
+// tooLarge is the error Register returns when the conversion ran out.
+func (d *document) tooLarge() error {
+	if d.over == "" {
+		return nil
+	}
+	return fmt.Errorf("openapi: %s: converting the document's schemas and examples made more than %d values (the document has %d of its own); its aliases or references repeat too much", d.over, d.limit(), d.own)
+}
+
+func (d *document) limit() int { return min(convertFactor*d.own+convertBase, maxConverted) }
 
 // maxDepth bounds how deep a schema may nest (and so how deep the
 // conversion recurses), whatever the document's aliases do.
 const maxDepth = 64
 
 func load(spec []byte) (*document, error) {
-	root, err := parse(spec)
+	root, own, err := parse(spec)
+	if _, ok := err.(*docError); ok {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("openapi: the document cannot be parsed: %w", err)
 	}
@@ -42,7 +90,8 @@ func load(spec []byte) (*document, error) {
 	if d, ok := member(root, "jsonSchemaDialect"); ok && d.Value != dialect2020 {
 		return nil, fmt.Errorf("openapi: /jsonSchemaDialect: only the JSON Schema 2020-12 dialect is supported, not %q", d.Value)
 	}
-	doc := &document{root: root, v30: strings.HasPrefix(version, "3.0"), servers: servers(root)}
+	doc := &document{root: root, v30: strings.HasPrefix(version, "3.0"), servers: servers(root), own: own}
+	doc.left = doc.limit()
 	doc.security, _ = security(root)
 	return doc, nil
 }
@@ -122,9 +171,12 @@ func member(n *node, key string) (*node, bool) {
 
 // value converts a YAML value (an enum entry, a default, an example) to
 // JSON. ptr locates it for errors.
-func value(n *node, ptr string, depth int) (any, error) {
+func (d *document) value(n *node, ptr string, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("%s: nested deeper than %d levels", ptr, maxDepth)
+	}
+	if err := d.spend(ptr); err != nil {
+		return nil, err
 	}
 	switch n.Kind {
 	case mappingNode:
@@ -134,7 +186,7 @@ func value(n *node, ptr string, depth int) (any, error) {
 			if k.Kind != scalarNode {
 				return nil, fmt.Errorf("%s: a key is not a string", ptr)
 			}
-			v, err := value(n.Content[i+1], ptr+"/"+pointerEscape(k.Value), depth+1)
+			v, err := d.value(n.Content[i+1], ptr+"/"+pointerEscape(k.Value), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -144,7 +196,7 @@ func value(n *node, ptr string, depth int) (any, error) {
 	case sequenceNode:
 		arr := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
-			v, err := value(c, ptr+"/"+strconv.Itoa(i), depth+1)
+			v, err := d.value(c, ptr+"/"+strconv.Itoa(i), depth+1)
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/pb33f/go-yaml"
@@ -33,89 +34,226 @@ const (
 
 // parse reads a JSON or YAML document. JSON, what large generated
 // documents are, is read by parseJSON; anything else by go-yaml, whose
-// tree is then copied (YAML aliases become shared nodes).
-func parse(spec []byte) (*node, error) {
+// tree is then copied (YAML aliases become shared nodes). It returns the
+// tree and how many values the document itself writes (keys included),
+// which bounds what converting it may make (see budget).
+func parse(spec []byte) (*node, int, error) {
 	for _, c := range spec {
 		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			continue
 		}
 		if c == '{' {
-			if n, err := parseJSON(spec); err == nil {
-				return n, nil
+			n, count, err := parseJSON(spec)
+			if err == nil {
+				return n, count, nil
+			}
+			if _, ok := err.(*docError); ok {
+				// Well-formed JSON that is refused (a duplicate key):
+				// YAML, which JSON is a subset of, would refuse it too,
+				// and less precisely.
+				return nil, 0, err
 			}
 		}
 		break
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(spec, &doc); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		return fromYAML(doc.Content[0], map[*yaml.Node]*node{}, 0)
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, 0, errors.New("not one YAML or JSON document")
 	}
-	return nil, errors.New("not one YAML or JSON document")
+	r := &yamlReader{seen: map[*yaml.Node]*node{}, size: map[*node]int{}}
+	r.own = countYAML(doc.Content[0], 0)
+	r.limit = expansionLimit(r.own)
+	n, err := r.read(doc.Content[0], 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	return n, r.own, nil
 }
 
-func fromYAML(y *yaml.Node, seen map[*yaml.Node]*node, depth int) (*node, error) {
+// A document's aliases may repeat a value, and each repetition may repeat
+// others: 768 bytes of YAML can stand for millions of values. The tree
+// holds each value once, but whatever walks it (the conversion of a
+// schema, an example) meets it every time. So a YAML document is refused
+// when its values, each alias counted as what it stands for, outnumber
+// expansionFactor times its own values plus expansionBase, or maxValues
+// in all (see budget for the conversion's own bound). A document without
+// aliases (every JSON document) always passes.
+const (
+	expansionFactor = 4
+	expansionBase   = 100_000
+	maxValues       = 1 << 24
+)
+
+func expansionLimit(own int) int {
+	return min(expansionFactor*own+expansionBase, maxValues)
+}
+
+// docError is a document refused for how it is written, located by its
+// JSON pointer and where it is in the text (a line, an offset).
+type docError struct {
+	path []string // the pointer's tokens, innermost first
+	at   string
+	msg  string
+}
+
+func (e *docError) Error() string {
+	var b strings.Builder
+	for i := len(e.path) - 1; i >= 0; i-- {
+		b.WriteByte('/')
+		b.WriteString(pointerEscape(e.path[i]))
+	}
+	if b.Len() == 0 {
+		b.WriteByte('/')
+	}
+	return b.String() + ": " + e.msg + " (" + e.at + ")"
+}
+
+// within adds the token of the value err was found in, as err unwinds.
+func within(err error, tok string) error {
+	if e, ok := err.(*docError); ok {
+		e.path = append(e.path, tok)
+	}
+	return err
+}
+
+// duplicate reports whether key k is already among the keys of a
+// mapping's content so far; idx indexes them once there are many.
+func duplicate(content []*node, k string, idx *map[string]bool) bool {
+	const linear = 16
+	if len(content) < 2*linear {
+		for i := 0; i < len(content); i += 2 {
+			if content[i].Value == k {
+				return true
+			}
+		}
+		return false
+	}
+	if *idx == nil {
+		*idx = make(map[string]bool, len(content))
+		for i := 0; i < len(content); i += 2 {
+			(*idx)[content[i].Value] = true
+		}
+	}
+	if (*idx)[k] {
+		return true
+	}
+	(*idx)[k] = true
+	return false
+}
+
+// countYAML counts the values y writes itself (an alias counts one).
+func countYAML(y *yaml.Node, depth int) int {
+	if depth > 4*maxDepth {
+		return 1 // read refuses it
+	}
+	n := 1
+	for _, c := range y.Content {
+		n += countYAML(c, depth+1)
+	}
+	return n
+}
+
+type yamlReader struct {
+	seen  map[*yaml.Node]*node
+	size  map[*node]int // values a node stands for, aliases expanded; 0 while it is being read
+	own   int
+	limit int
+}
+
+// read copies y into nodes. Each value is copied once, so an alias is a
+// shared node; its expanded size is summed as it is read, and bounded.
+func (r *yamlReader) read(y *yaml.Node, depth int) (*node, error) {
+	alias := y
 	for i := 0; y != nil && y.Kind == yaml.AliasNode; i++ {
 		if i == maxDepth {
-			return nil, errors.New("an alias chain does not end")
+			return nil, &docError{at: lineOf(alias), msg: "an alias chain does not end"}
 		}
 		y = y.Alias
 	}
 	if y == nil {
-		return nil, errors.New("an alias names nothing")
+		return nil, &docError{at: lineOf(alias), msg: "an alias names nothing"}
 	}
-	if n, ok := seen[y]; ok {
+	if n, ok := r.seen[y]; ok {
+		if r.size[n] == 0 {
+			// JSON has no value that contains itself, and expanding one
+			// never ends.
+			return nil, &docError{at: lineOf(alias), msg: "an alias names a value that contains it"}
+		}
 		return n, nil
 	}
 	if depth > 4*maxDepth {
 		return nil, fmt.Errorf("line %d: nested too deep", y.Line)
 	}
 	n := &node{Value: y.Value}
-	seen[y] = n
+	r.seen[y] = n
 	switch y.Kind {
 	case yaml.ScalarNode:
 		n.Kind, n.Tag = scalarNode, y.ShortTag()
+		r.size[n] = 1
 		return n, nil
 	case yaml.MappingNode:
 		n.Kind = mappingNode
 	case yaml.SequenceNode:
 		n.Kind = sequenceNode
 	default:
-		return nil, fmt.Errorf("line %d: not a JSON value", y.Line)
+		return nil, &docError{at: lineOf(y), msg: "not a JSON value"}
 	}
 	n.Content = make([]*node, 0, len(y.Content))
+	size := 1
+	var idx map[string]bool
 	for i, c := range y.Content {
-		cn, err := fromYAML(c, seen, depth+1)
+		cn, err := r.read(c, depth+1)
 		if err != nil {
+			switch {
+			case n.Kind == sequenceNode:
+				return nil, within(err, strconv.Itoa(i))
+			case i%2 == 1:
+				return nil, within(err, n.Content[i-1].Value)
+			}
 			return nil, err
 		}
-		if n.Kind == mappingNode && i%2 == 0 && cn.Kind != scalarNode {
-			return nil, fmt.Errorf("line %d: a key is not a string", c.Line)
+		if n.Kind == mappingNode && i%2 == 0 {
+			if cn.Kind != scalarNode {
+				return nil, &docError{at: lineOf(c), msg: "a key is not a string"}
+			}
+			if duplicate(n.Content, cn.Value, &idx) {
+				return nil, &docError{at: lineOf(c), msg: fmt.Sprintf("the key %q appears twice", cn.Value)}
+			}
 		}
 		n.Content = append(n.Content, cn)
+		size += r.size[cn]
+		if size > r.limit {
+			return nil, &docError{at: lineOf(y), msg: fmt.Sprintf("through its aliases this value stands for more than %d values, and the document has %d of its own", r.limit, r.own)}
+		}
 	}
+	r.size[n] = size
 	return n, nil
 }
 
-// parseJSON reads a JSON text into nodes, in one pass over the bytes.
-func parseJSON(b []byte) (*node, error) {
+func lineOf(y *yaml.Node) string { return "line " + strconv.Itoa(y.Line) }
+
+// parseJSON reads a JSON text into nodes, in one pass over the bytes,
+// and counts its values.
+func parseJSON(b []byte) (*node, int, error) {
 	p := &jsonParser{b: b}
 	n, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	p.space()
 	if p.i != len(p.b) {
-		return nil, p.fail("text after the document")
+		return nil, 0, p.fail("text after the document")
 	}
-	return n, nil
+	return n, p.count, nil
 }
 
 type jsonParser struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	count int // values read, keys included
 	// Scalars repeat ("string", "object", true): one node each is shared.
 	common map[string]*node
 }
@@ -143,6 +281,7 @@ func (p *jsonParser) value(depth int) (*node, error) {
 	if p.i >= len(p.b) {
 		return nil, p.fail("unexpected end")
 	}
+	p.count++
 	switch c := p.b[p.i]; {
 	case c == '{' || c == '[':
 		open, close := c, byte('}')
@@ -156,26 +295,38 @@ func (p *jsonParser) value(depth int) (*node, error) {
 			p.i++
 			return n, nil
 		}
+		var idx map[string]bool
 		for {
+			var k string
 			if n.Kind == mappingNode {
 				p.space()
 				if p.i >= len(p.b) || p.b[p.i] != '"' {
 					return nil, p.fail("a key must be a string")
 				}
-				k, err := p.str()
-				if err != nil {
+				at := p.i
+				var err error
+				if k, err = p.str(); err != nil {
 					return nil, err
+				}
+				if duplicate(n.Content, k, &idx) {
+					// Readers disagree on which one counts (the first
+					// here, the last in JavaScript): neither is taken.
+					return nil, &docError{at: "offset " + strconv.Itoa(at), msg: fmt.Sprintf("the key %q appears twice", k)}
 				}
 				p.space()
 				if p.i >= len(p.b) || p.b[p.i] != ':' {
 					return nil, p.fail("':' expected")
 				}
 				p.i++
+				p.count++
 				n.Content = append(n.Content, p.scalar("!!str", k))
 			}
 			v, err := p.value(depth + 1)
 			if err != nil {
-				return nil, err
+				if n.Kind == sequenceNode {
+					return nil, within(err, strconv.Itoa(len(n.Content)))
+				}
+				return nil, within(err, k)
 			}
 			n.Content = append(n.Content, v)
 			p.space()

@@ -291,6 +291,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	in := r.doc.converter(request)
 	props := newObject()
 	var required []any
+	var refusedArgs []string // readOnly body properties, refused at the root
 	var query []string
 	addProp := func(name string, s any, ptr, what string) error {
 		if _, dup := props.get(name); dup {
@@ -331,7 +332,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			if _, typed := s.vals["type"]; !typed {
 				unionType(s)
 			}
-			describe(s, p, at, &err)
+			describe(in.doc, s, p, at, &err)
 			if err != nil {
 				return nil, o.wrap(err)
 			}
@@ -406,7 +407,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			if err != nil {
 				return nil, o.wrap(err)
 			}
-			if mergeable(s) {
+			if mergeable(s, in.refused[s]) {
 				obj = s
 			}
 		}
@@ -426,9 +427,6 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 					v := bprops.vals[k]
 					arg := k
 					if _, taken := props.get(k); taken {
-						if isFalse(v) {
-							continue // a readOnly property: the parameter's name is the argument
-						}
 						// A body property named like a parameter: the
 						// parameter keeps the name, the property becomes
 						// body_<name> and goes back to its name in the
@@ -448,6 +446,11 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 							t.keyArgs = append(t.keyArgs, arg)
 						}
 					}
+				}
+			}
+			for _, k := range in.refused[obj] {
+				if _, taken := props.get(k); !taken {
+					refusedArgs = append(refusedArgs, k) // else the parameter's name is the argument
 				}
 			}
 			for _, k := range reqNames {
@@ -508,6 +511,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 	if len(required) > 0 {
 		root.set("required", required)
 	}
+	if len(refusedArgs) > 0 {
+		refuse(root, refusedArgs)
+	}
 	if closed {
 		root.set("additionalProperties", json.RawMessage("false"))
 	} else if additional != nil {
@@ -565,7 +571,7 @@ func first(s ...string) string {
 
 // describe adds a parameter's description, deprecation and examples to
 // its argument's schema: the parameter's word replaces the schema's.
-func describe(s *object, p *parameter, at string, errp *error) {
+func describe(d *document, s *object, p *parameter, at string, errp *error) {
 	if p.Description != "" {
 		s.set("description", encodeString(p.Description))
 	}
@@ -574,7 +580,7 @@ func describe(s *object, p *parameter, at string, errp *error) {
 	}
 	var examples []any
 	if p.Example != nil {
-		v, err := value(p.Example, at+"/example", 0)
+		v, err := d.value(p.Example, at+"/example", 0)
 		if err != nil {
 			*errp = err
 			return
@@ -586,7 +592,7 @@ func describe(s *object, p *parameter, at string, errp *error) {
 			if ex == nil || ex.Value == nil {
 				continue
 			}
-			v, err := value(ex.Value, at+"/examples/"+pointerEscape(name)+"/value", 0)
+			v, err := d.value(ex.Value, at+"/examples/"+pointerEscape(name)+"/value", 0)
 			if err != nil {
 				*errp = err
 				return
@@ -622,7 +628,7 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 		if err != nil {
 			return nil, "", o.wrap(err)
 		}
-		so, err := finishParam(o, s, p, at)
+		so, err := finishParam(in.doc, o, s, p, at)
 		return so, "", err
 	}
 	node := p.Schema
@@ -663,11 +669,11 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 	if err != nil {
 		return nil, "", o.wrap(err)
 	}
-	so, err := finishParam(o, s, p, at)
+	so, err := finishParam(in.doc, o, s, p, at)
 	return so, how, err
 }
 
-func finishParam(o *operation, s any, p *parameter, at string) (*object, error) {
+func finishParam(d *document, o *operation, s any, p *parameter, at string) (*object, error) {
 	so, ok := s.(*object)
 	if !ok {
 		so = newObject()
@@ -676,7 +682,7 @@ func finishParam(o *operation, s any, p *parameter, at string) (*object, error) 
 		}
 	}
 	var err error
-	describe(so, p, at, &err)
+	describe(d, so, p, at, &err)
 	if err != nil {
 		return nil, o.wrap(err)
 	}
@@ -698,13 +704,19 @@ func pickBody(rb *requestBody) (string, *mediaType) {
 }
 
 // mergeable reports whether a body schema is a plain object of
-// properties, whose properties can sit beside the parameters.
-func mergeable(s *object) bool {
+// properties, whose properties can sit beside the parameters; the
+// patterns that refuse its readOnly properties (refused, see refuse) go
+// with them.
+func mergeable(s *object, refused []string) bool {
 	if typ, _ := str(s.vals["type"]); typ != "object" {
 		return false
 	}
 	for _, k := range s.keys {
 		switch k {
+		case "patternProperties":
+			if pp, _ := s.vals[k].(*object); pp == nil || len(refused) == 0 || pp.len() != len(refused) {
+				return false
+			}
 		case "type", "properties", "required", "additionalProperties", "title", "description", "examples", "deprecated":
 		default:
 			return false
@@ -908,10 +920,4 @@ func objVal(v any, k string) any {
 		return o.vals[k]
 	}
 	return nil
-}
-
-// isFalse reports whether v is the schema false.
-func isFalse(v any) bool {
-	raw, ok := v.(json.RawMessage)
-	return ok && string(raw) == "false"
 }

@@ -170,6 +170,9 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		}
 		resources = append(resources, res)
 	}
+	if err := doc.tooLarge(); err != nil {
+		return nil, err
+	}
 	// Everything the tools and resources need is built: the document (its
 	// nodes, the operations' models) becomes garbage here, before srv
 	// compiles the schemas, so that registering a large document never

@@ -28,6 +28,9 @@ type converter struct {
 	names map[string]string // JSON pointer of a copied schema -> its $defs name
 	taken map[string]bool
 	queue []queued
+	// refused lists the readOnly properties each request object refuses
+	// (see refuse), for the body whose properties become arguments.
+	refused map[*object][]string
 }
 
 type queued struct {
@@ -83,6 +86,9 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 	if n == nil {
 		return nil, fmt.Errorf("%s: missing schema", ptr)
 	}
+	if err := c.doc.spend(ptr); err != nil {
+		return nil, err
+	}
 	if n.Kind == scalarNode && n.Tag == "!!bool" {
 		if c.doc.v30 {
 			return nil, fmt.Errorf("%s: a boolean schema needs OpenAPI 3.1", ptr)
@@ -97,6 +103,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 	var example any
 	var nullable, exclMin, exclMax bool
 	var dropped map[string]bool
+	var refused []string // readOnly properties of a request
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key := n.Content[i].Value
 		val := n.Content[i+1]
@@ -106,7 +113,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 			// Vendor extensions are for OpenAPI tooling; the one the MCP
 			// library reads is kept.
 			if key == "x-mcp-header" {
-				v, err := value(val, at, depth)
+				v, err := c.doc.value(val, at, depth)
 				if err != nil {
 					return nil, err
 				}
@@ -149,7 +156,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 		case c.doc.v30 && key == "type" && val.Kind != scalarNode:
 			return nil, fmt.Errorf("%s: in OpenAPI 3.0 type is one string; use nullable or oneOf", at)
 		case key == "example":
-			v, err := value(val, at, depth)
+			v, err := c.doc.value(val, at, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -165,6 +172,9 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
+			if key == "items" {
+				s = asObject(s)
+			}
 			out.set(key, s)
 		case schemaList[key]:
 			if val.Kind != sequenceNode {
@@ -176,7 +186,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				arr = append(arr, s)
+				arr = append(arr, asObject(s))
 			}
 			out.set(key, arr)
 		case schemaMap[key]:
@@ -193,10 +203,7 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 					}
 					dropped[name] = true
 					if c.dir == request {
-						// A readOnly property a caller sends anyway is
-						// refused by the input schema, before the route:
-						// an open object would otherwise pass it on.
-						m.set(name, json.RawMessage("false"))
+						refused = append(refused, name)
 					}
 					continue
 				}
@@ -204,11 +211,11 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				m.set(name, s)
+				m.set(name, asObject(s))
 			}
 			out.set(key, m)
 		default:
-			v, err := value(val, at, depth)
+			v, err := c.doc.value(val, at, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -231,6 +238,13 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 				}
 			}
 		}
+	}
+	if len(refused) > 0 {
+		refuse(out, refused)
+		if c.refused == nil {
+			c.refused = map[*object][]string{}
+		}
+		c.refused[out] = refused
 	}
 	if example != nil {
 		if ex, ok := out.get("examples"); ok {
@@ -266,6 +280,57 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// asObject writes a boolean schema where clients expect an object (a
+// property's schema, items, a member of allOf, anyOf, oneOf or
+// prefixItems, a $defs entry) as the object that means the same: MCP
+// types them as objects, and a client that checks that (the TypeScript
+// SDK does) refuses the whole tools/list answer over one boolean.
+func asObject(s any) any {
+	raw, ok := s.(json.RawMessage)
+	switch {
+	case !ok:
+		return s
+	case string(raw) == "true":
+		return newObject()
+	case string(raw) == "false":
+		return objectOf("not", newObject())
+	}
+	return s
+}
+
+// refuse makes schema out refuse the properties names (readOnly ones a
+// caller sends anyway): each is left out of properties and matched by a
+// pattern of its exact name whose schema nothing passes, so input
+// validation refuses it before the route (an open object would pass it
+// on) and says where ("/$schema: 'not' failed"). The pattern is an
+// object, where "properties": {"$schema": false} was a boolean that
+// clients refused (record 023).
+func refuse(out *object, names []string) {
+	pp, ok := out.get("patternProperties")
+	m, isObj := pp.(*object)
+	if !ok {
+		m, isObj = newObject(), true
+		out.set("patternProperties", m)
+	}
+	var rest *object // patterns the document's own patternProperties has
+	for _, name := range names {
+		pat := "^" + regexp.QuoteMeta(name) + "$"
+		if _, taken := m.get(pat); !isObj || taken {
+			if rest == nil {
+				rest = newObject()
+			}
+			rest.set(pat, objectOf("not", newObject()))
+			continue
+		}
+		m.set(pat, objectOf("not", newObject()))
+	}
+	if rest != nil {
+		all, _ := out.get("allOf")
+		arr, _ := all.([]any)
+		out.set("allOf", append(arr, objectOf("patternProperties", rest)))
+	}
 }
 
 func objectOf(k string, v any) *object {
@@ -383,7 +448,7 @@ func (c *converter) defs() (*object, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.set(q.name, s)
+		out.set(q.name, asObject(s))
 	}
 	return out, nil
 }
