@@ -4,8 +4,9 @@
 #      the kit at its default level against go-sdk, mcp-go and a floor
 #      written by hand, pinned exactly;
 #   2. cmd/mcpcheck over loopback against examples/inbox and examples/hello
-#      at the strict level, with mcpdual's one declared deviation (it
-#      refuses 2025-03-26 batches), which must pass;
+#      at the strict level, which must pass: hello with no deviation (a
+#      default endpoint serves 2025-03-26 batches), the inbox declaring
+#      the one its contract makes (it refuses every batch);
 #   3. cmd/mcpcheck at the default level against the peers over loopback:
 #      every go-sdk and mcp-go configuration must fail (their MUST
 #      violations), the floor must pass.
@@ -21,7 +22,7 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpdual-mcptest.XXXXXX")"
 source .ci/fixture.sh
 CLEANUP_DIRS+=("$WORK")
 go build -o "$WORK/mcpcheck" ./mcp/mcptest/cmd/mcpcheck
-DEVIATION=(-deviation "2025-03-26/batch=mcpdual refuses batches in every revision: one message per POST")
+DEVIATION=(-deviation "2025-03-26/batch=the inbox's contract refuses batches in every revision (mcp.WithoutBatches)")
 
 echo "== mcpcheck -strict against examples/inbox"
 start_example inbox "$WORK"
@@ -29,7 +30,7 @@ start_example inbox "$WORK"
 
 echo "== mcpcheck -strict against examples/hello"
 start_example hello "$WORK"
-"$WORK/mcpcheck" -strict -q "${DEVIATION[@]}" "$URL"
+"$WORK/mcpcheck" -strict -q "$URL" # a default endpoint: it serves 2025-03-26 batches, no deviation
 
 echo "== mcpcheck (default level) against the peers"
 go -C internal/kitpeers build -o "$WORK/peer" ./cmd/peer

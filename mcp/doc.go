@@ -35,7 +35,7 @@
 // allow-lists (loopback by default), requires Content-Type
 // application/json, reads at most 1 MiB, and scans the body once, strictly:
 // duplicate members, members differing only in case from the envelope's,
-// invalid UTF-8, excessive depth and batches are refused. The request id is
+// invalid UTF-8 and excessive depth are refused; a batch is served only as revision 2025-03-26 requires (batch.go), and refused in every later revision. The request id is
 // echoed byte for byte. The body decides the era; headers cross-check it.
 //
 // # Identity and limits

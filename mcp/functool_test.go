@@ -808,8 +808,7 @@ func TestFunc_Battery(t *testing.T) {
 	mcptest.Run(t, h, mcptest.WithToolExamples(map[string]any{
 		"notes_find": map[string]any{"text": "hi", "ship": map[string]string{"city": "Porto", "country": "PT"}},
 		"tree":       map[string]any{"name": "a", "kids": []any{map[string]any{"name": "b"}}},
-	}), mcptest.Strict(),
-		mcptest.Deviation("2025-03-26/batch", "mcpdual refuses batches in every revision: one message per POST"))
+	}), mcptest.Strict())
 }
 
 // tree is a recursive function argument and result.

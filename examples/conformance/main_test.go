@@ -83,6 +83,5 @@ func TestInventory(t *testing.T) {
 // 2025 clients mid-call (legacy.go); the profile allows it, being
 // optional.
 func TestBattery(t *testing.T) {
-	mcptest.Run(t, newApp(), mcptest.Strict(),
-		mcptest.Deviation("2025-03-26/batch", "mcpdual refuses batches in every revision: one message per POST"))
+	mcptest.Run(t, newApp(), mcptest.Strict())
 }

@@ -157,6 +157,5 @@ func TestHelloSearch(t *testing.T) {
 // 2025-03-26 says a server MUST accept JSON-RPC batches, and mcpdual
 // refuses them (400, -32600) in every revision.
 func TestBattery(t *testing.T) {
-	mcptest.Run(t, newApp(), mcptest.Strict(),
-		mcptest.Deviation("2025-03-26/batch", "mcpdual refuses batches in every revision: one message per POST"))
+	mcptest.Run(t, newApp(), mcptest.Strict())
 }

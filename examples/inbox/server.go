@@ -120,7 +120,9 @@ func newAppWith(resource string, cfg appConfig) *app {
 			mcp.WithClientRateLimit(cfg.shared.clientLimiter(), nil),
 			mcp.WithRateLimit(perPrincipal),
 			mcp.WithObserver(cfg.observer),
-			mcp.WithLimits(mcp.Limits{Concurrent: 256})}, cfg.shared.handlerOptions()...), legacyHandler...)...))
+			mcp.WithLimits(mcp.Limits{Concurrent: 256}),
+			mcp.WithoutBatches(), // the contract: one message per POST, a batch is 400 in every revision
+		}, cfg.shared.handlerOptions()...), legacyHandler...)...))
 	prm := auth.NewMetadataHandler(auth.ResourceMetadata{
 		Resource:              resource,
 		AuthorizationServers:  []string{authServer},

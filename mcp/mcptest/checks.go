@@ -149,7 +149,7 @@ var checks = []check{
 	{"profile/no-store", Profile, srcProfile + "Cache-Control: no-store on every response", "", always, (*battery).noStore},
 	{"profile/parse-error", Profile, srcProfile + "unparsable JSON: 400 with -32700 and no id", "", always, (*battery).parseError400},
 	{"profile/duplicate-member", Profile, srcProfile + "a duplicate object member is refused with 400", "", always, (*battery).duplicateMember},
-	{"profile/batch-refused", Profile, srcProfile + "a batch is refused with 400 and -32600, in every revision", "", always, (*battery).batchRefused},
+	{"profile/batch-refused", Profile, srcProfile + "a batch in a revision after 2025-03-26 is refused with 400 and -32600 (those revisions forbid batches)", "", always, (*battery).batchRefused},
 	{"profile/notification-202", Profile, srcProfile + "every notification accepted with 202", "", always, (*battery).notification202},
 
 	// JSON-RPC 2.0 over each era.

@@ -17,9 +17,9 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-// ours is how mcpdual's own servers run the kit: strict, with the
-// profile's one declared deviation.
-var ours = []RunOption{Strict(), Deviation("2025-03-26/batch", "mcpdual refuses batches in every revision")}
+// ours is how mcpdual's own servers run the kit: strict, with no
+// deviation declared (2025-03-26 batches are served by default).
+var ours = []RunOption{Strict()}
 
 // failures runs the battery and returns "check: detail" for every
 // violation it found, whatever its level, deviations included.
@@ -228,6 +228,15 @@ func goodServer() http.Handler {
 	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
 }
 
+// noBatchServer is goodServer refusing every batch (mcp.WithoutBatches),
+// as the reference server's contract asks.
+func noBatchServer() http.Handler {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: mcp.Annotations{ReadOnly: true}},
+		"GET /hello", jsonRoute(200, `"hi"`))
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithoutBatches())
+}
+
 // replace swaps old for new in every response body of h.
 func replace(h http.Handler, old, new string) http.Handler {
 	return rewrite(h, func(_ http.Header, b []byte) []byte { return bytes.ReplaceAll(b, []byte(old), []byte(new)) })
@@ -403,7 +412,7 @@ func TestCheck_OpenAnswers(t *testing.T) {
 		w.Write(rec.Body.Bytes())
 	})
 	start := time.Now()
-	got := statuses(stream, Deviation("2025-03-26/batch", "mcpdual refuses batches"))
+	got := statuses(stream)
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("the run took %v: a held-open GET must not be waited out", d)
 	}
@@ -495,17 +504,20 @@ func batching(h http.Handler) http.Handler {
 // failing, and fails once the server meets the rule.
 func TestCheck_Deviation(t *testing.T) {
 	dev := Deviation("2025-03-26/batch", "refused on purpose")
-	r := statuses(goodServer(), dev)["2025-03-26/batch"]
+	r := statuses(noBatchServer(), dev)["2025-03-26/batch"]
 	if r.Status != Deviated || r.Reason != "refused on purpose" || len(r.Details) == 0 {
 		t.Errorf("declared: %+v", r)
 	}
-	if r := statuses(goodServer())["2025-03-26/batch"]; r.Status != Failed {
+	if r := statuses(noBatchServer())["2025-03-26/batch"]; r.Status != Failed {
 		t.Errorf("undeclared: %+v", r)
 	}
-	if r := statuses(batching(goodServer()))["2025-03-26/batch"]; r.Status != Passed {
+	if r := statuses(goodServer())["2025-03-26/batch"]; r.Status != Passed {
+		t.Errorf("a default mcpdual server, which answers batches: %+v", r)
+	}
+	if r := statuses(batching(noBatchServer()))["2025-03-26/batch"]; r.Status != Passed {
 		t.Errorf("a server that answers batches: %+v", r)
 	}
-	r = statuses(batching(goodServer()), dev)["2025-03-26/batch"]
+	r = statuses(goodServer(), dev)["2025-03-26/batch"]
 	if r.Status != Failed || !strings.Contains(r.Details[0], "remove mcptest.Deviation") {
 		t.Errorf("stale declaration: %+v", r)
 	}
@@ -548,7 +560,7 @@ func TestCheck_Nothing(t *testing.T) {
 // client must.
 func TestCheck_Sessions(t *testing.T) {
 	stateful := sessionServer()
-	for name, r := range statuses(stateful, Deviation("2025-03-26/batch", "refused")) {
+	for name, r := range statuses(stateful) {
 		if r.Status == Failed {
 			t.Errorf("%s: %v", name, r.Details)
 		}
@@ -636,7 +648,7 @@ func TestCheck_StreamHeldOpen(t *testing.T) {
 	})
 	srv := httptest.NewServer(held)
 	defer srv.Close()
-	opts := []RunOption{WithClientOptions(WithTimeout(3 * time.Second)), Deviation("2025-03-26/batch", "refused")}
+	opts := []RunOption{WithClientOptions(WithTimeout(3 * time.Second))}
 	for name, run := range map[string]func() []Result{
 		"in-process": func() []Result { return Check(held, opts...) },
 		"network":    func() []Result { return CheckURL(srv.URL, opts...) },

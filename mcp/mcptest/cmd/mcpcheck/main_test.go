@@ -16,11 +16,11 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-func server() http.Handler {
+func server(opts ...mcp.HandlerOption) http.Handler {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
 	srv.AddTool(mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: mcp.Annotations{ReadOnly: true}},
 		"GET /hello", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`"hi"`)) }))
-	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...)
 }
 
 // brokenIDs echoes every id as 1, a MUST violation.
@@ -47,6 +47,10 @@ func brokenIDs(h http.Handler) http.Handler {
 func TestRun(t *testing.T) {
 	good := httptest.NewServer(server())
 	defer good.Close()
+	// The reference server's contract: every batch refused, a MUST of
+	// 2025-03-26 it declares as a deviation.
+	refusing := httptest.NewServer(server(mcp.WithoutBatches()))
+	defer refusing.Close()
 	bad := httptest.NewServer(brokenIDs(server()))
 	defer bad.Close()
 	h := server()
@@ -95,19 +99,20 @@ func TestRun(t *testing.T) {
 		status int
 		says   []string
 	}{
-		// mcpdual refuses 2025-03-26 batches, a MUST of that revision.
-		{"default level", []string{good.URL}, 1, []string{"STATUS", "pass    MUST", "2025-06-18/ping", "2025-06-18 Utilities, Ping", "FAIL    MUST     2025-03-26/batch", "1 failed"}},
-		{"default level with the deviation", []string{deviation, good.URL}, 0, []string{"0 failed", "1 deviations declared"}},
-		{"strict with it", []string{"-strict", "-q", "-examples", examples, deviation, good.URL}, 0, []string{"deviation  MUST", "refused in every revision", "0 failed", "1 deviations declared"}},
+		{"default level", []string{good.URL}, 0, []string{"STATUS", "pass    MUST", "2025-06-18/ping", "2025-06-18 Utilities, Ping", "pass    MUST     2025-03-26/batch", "0 failed"}},
+		{"strict", []string{"-strict", "-q", "-examples", examples, good.URL}, 0, []string{"0 failed", "0 deviations declared"}},
+		{"batches refused", []string{refusing.URL}, 1, []string{"FAIL    MUST     2025-03-26/batch", "1 failed"}},
+		{"batches refused, with the deviation", []string{deviation, refusing.URL}, 0, []string{"0 failed", "1 deviations declared"}},
+		{"strict with it", []string{"-strict", "-q", "-examples", examples, deviation, refusing.URL}, 0, []string{"deviation  MUST", "refused in every revision", "0 failed", "1 deviations declared"}},
 		{"a MUST failure", []string{"-q", bad.URL}, 1, []string{"FAIL", "JSON-RPC 2.0 §5 Response object", "echoed as 1"}},
 		{"one revision", []string{"-revision", "2026-07-28", "-strict", good.URL}, 0, []string{"revision 2025-06-18 left out by mcptest.Revisions"}},
 		{"credentials missing", []string{locked.URL}, 1, []string{"endpoint/answers", "it wants credentials"}},
-		{"credentials given", []string{"-H", "Authorization: Bearer t", deviation, locked.URL}, 0, []string{"0 failed"}},
+		{"credentials given", []string{"-H", "Authorization: Bearer t", locked.URL}, 0, []string{"0 failed"}},
 		{"redirect to another host", []string{"-H", "X-Secret: s", away.URL}, 1, []string{"endpoint/answers", "HTTP 307 redirect to " + other.URL + "/mcp, not followed", "-follow"}},
 		{"redirect to another host, -follow", []string{"-follow", "-H", "X-Secret: s", away.URL}, 1, []string{"endpoint/answers", "never followed"}},
-		{"redirect on the same host", []string{deviation, moved.URL + "/old"}, 1, []string{"endpoint/answers", "HTTP 308 redirect to /mcp"}},
-		{"redirect on the same host, -follow", []string{"-follow", deviation, moved.URL + "/old"}, 0, []string{"0 failed"}},
-		{"truncated tools/list", []string{"-q", deviation, truncated.URL}, 1, []string{"tools/unknown-tool", "read to learn the tools", "wire/jsonrpc", "not a JSON-RPC message"}},
+		{"redirect on the same host", []string{moved.URL + "/old"}, 1, []string{"endpoint/answers", "HTTP 308 redirect to /mcp"}},
+		{"redirect on the same host, -follow", []string{"-follow", moved.URL + "/old"}, 0, []string{"0 failed"}},
+		{"truncated tools/list", []string{"-q", truncated.URL}, 1, []string{"tools/unknown-tool", "read to learn the tools", "wire/jsonrpc", "not a JSON-RPC message"}},
 		{"no URL", nil, 2, nil},
 		{"bad header", []string{"-H", "nocolon", good.URL}, 2, nil},
 		{"bad deviation", []string{"-deviation", "x", good.URL}, 2, nil},
