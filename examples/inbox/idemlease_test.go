@@ -86,7 +86,8 @@ func TestIdemLease_DeadRunTakenOver(t *testing.T) {
 // keeps its key (the wrapper renews it): a request with the same key
 // meanwhile waits, and gets the first answer; the route runs once.
 func TestIdemLease_LiveRunKeepsIt(t *testing.T) {
-	for name, s := range idemStores(t, 300*time.Millisecond) {
+	// Leases long enough that a loaded machine still renews in time.
+	for name, s := range idemStores(t, 500*time.Millisecond) {
 		t.Run(name, func(t *testing.T) {
 			m := &idempotency{store: s}
 			var runs atomic.Int64
@@ -95,7 +96,7 @@ func TestIdemLease_LiveRunKeepsIt(t *testing.T) {
 				if runs.Add(1) == 1 {
 					close(started)
 				}
-				time.Sleep(1200 * time.Millisecond) // four leases
+				time.Sleep(1600 * time.Millisecond) // over three leases
 				w.WriteHeader(http.StatusCreated)
 				w.Write([]byte(`{"id":"t1"}`))
 			})
