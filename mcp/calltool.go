@@ -92,6 +92,9 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	}
 	in.async = taskable || follow
 	rec, p := req.runRoute(t.handler, call, in)
+	if rec.interrupted {
+		return req.interrupted(t, call)
+	}
 	if call.idemKey != "" {
 		outcome := "status " + strconv.Itoa(rec.status)
 		if p != nil {

@@ -11,8 +11,8 @@ import (
 // TestMemoryGuard_PerOwner (review item 9): the endpoint's in-memory
 // guard caps each caller's live confirmations, so one tenant cannot fill
 // the guard and have every other tenant's confirmations refused; the cap
-// frees as that caller's entries expire, and a claim through the exported
-// Claim (no owner) is bounded by the total only.
+// frees as that caller's entries expire, and a claim for no caller ("") is
+// bounded by the total only.
 func TestMemoryGuard_PerOwner(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	g := newMemoryGuard(10)
@@ -21,7 +21,7 @@ func TestMemoryGuard_PerOwner(t *testing.T) {
 	const lease = 10 * time.Second
 	until := now.Add(time.Minute)
 	claim := func(owner, nonce string) error {
-		tok, _, err := g.claim(owner, []byte(nonce), until, lease)
+		tok, _, err := g.Claim(context.Background(), owner, []byte(nonce), until, lease)
 		if err == nil && tok == "" {
 			return errors.New("no lease")
 		}
@@ -40,7 +40,7 @@ func TestMemoryGuard_PerOwner(t *testing.T) {
 	}
 	// The total cap still holds, for claims with no owner too.
 	for i := range 6 {
-		if _, _, err := g.Claim(context.Background(), []byte("x"+strconv.Itoa(i)), until, lease); err != nil {
+		if _, _, err := g.Claim(context.Background(), "", []byte("x"+strconv.Itoa(i)), until, lease); err != nil {
 			t.Fatalf("ownerless claim %d: %v", i, err)
 		}
 	}

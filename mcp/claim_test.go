@@ -91,7 +91,7 @@ type dyingGuard struct{ mcp.ReplayGuard }
 func (dyingGuard) Renew(context.Context, []byte, string, time.Duration) (bool, error) {
 	return true, nil
 }
-func (dyingGuard) Complete(context.Context, []byte, string, []byte, time.Time) error {
+func (dyingGuard) Complete(context.Context, []byte, string, []byte, time.Time, string) error {
 	return nil
 }
 
@@ -103,8 +103,8 @@ type lateGuard struct {
 	lost atomic.Bool
 }
 
-func (g *lateGuard) Claim(ctx context.Context, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
-	tok, out, err := g.ReplayGuard.Claim(ctx, nonce, until, lease)
+func (g *lateGuard) Claim(ctx context.Context, caller string, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
+	tok, out, err := g.ReplayGuard.Claim(ctx, caller, nonce, until, lease)
 	if err == nil && g.lost.CompareAndSwap(false, true) {
 		return "", nil, errors.New("i/o timeout")
 	}

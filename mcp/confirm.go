@@ -176,6 +176,20 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 		return notExecuted(req.rev.f, "confirmation_unavailable", "Not executed (confirmation_unavailable): "+
 			"the server could not phrase a confirmation question for "+t.def.Name+". Ask the user to do it in the application."), nil
 	}
+	if g := req.handler.cfg.replay; g != nil {
+		// The same call may have run a moment ago under another
+		// confirmation (a 2025 client whose stream was lost after the
+		// route ran asks again; so may a model): say so first. The
+		// question itself stays within its cap; the note is ours.
+		last, err := g.LastRun(req.HTTP.Context(), req.callDigest(t, call))
+		if err != nil {
+			req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
+			return nil, unavailable("Server temporarily unavailable", "replay_guard_unavailable")
+		}
+		if note := ranBefore(last); note != "" {
+			question = note + " " + question
+		}
+	}
 	res, err := req.inputRequired(purposeConfirm, nil, []InputRequest{ElicitForm(confirmKey, question, confirmSchema)}, nil)
 	if err != nil {
 		return nil, err

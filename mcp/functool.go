@@ -218,6 +218,10 @@ const internalToolError = "The tool failed with an internal error."
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	ctx := req.identityContext(context.WithValue(req.HTTP.Context(), callKey{}, call))
 	out, full, err, p := t.fn.call(ctx, call.args)
+	if p == nil && err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// The function gave up because its request ended: no outcome.
+		return req.interrupted(t, call)
+	}
 	req.claim.recordFunc(err != nil, p != nil) // a confirmed call ran: a retry is told so
 	if call.idemKey != "" {
 		outcome := "returned"

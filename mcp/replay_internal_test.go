@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func TestMemoryGuard(t *testing.T) {
 	ctx := context.Background()
 	const lease = 10 * time.Second
 	claim := func(nonce string, until time.Time) (string, []byte, error) {
-		return g.Claim(ctx, []byte(nonce), until, lease)
+		return g.Claim(ctx, "caller", []byte(nonce), until, lease)
 	}
 	tok, out, err := claim("a", now.Add(time.Minute))
 	if tok == "" || out != nil || err != nil {
@@ -50,10 +51,10 @@ func TestMemoryGuard(t *testing.T) {
 	if held, _ := g.Renew(ctx, []byte("a"), tok, lease); held {
 		t.Fatal("a lapsed token renewed")
 	}
-	if err := g.Complete(ctx, []byte("a"), tok, []byte(`{"stale":true}`), now.Add(time.Minute)); err != nil {
+	if err := g.Complete(ctx, []byte("a"), tok, []byte(`{"stale":true}`), now.Add(time.Minute), ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Complete(ctx, []byte("a"), tok2, []byte(`{"executed":true}`), now.Add(time.Minute)); err != nil {
+	if err := g.Complete(ctx, []byte("a"), tok2, []byte(`{"executed":true}`), now.Add(time.Minute), ""); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -96,9 +97,9 @@ func TestMemoryGuard_LeaseOutlivesUntil(t *testing.T) {
 	g := newMemoryGuard(10)
 	g.now = func() time.Time { return now }
 	ctx := context.Background()
-	tok, _, _ := g.Claim(ctx, []byte("a"), now.Add(time.Second), time.Minute)
+	tok, _, _ := g.Claim(ctx, "caller", []byte("a"), now.Add(time.Second), time.Minute)
 	now = now.Add(30 * time.Second)
-	if tok2, out, _ := g.Claim(ctx, []byte("a"), now, time.Minute); tok2 != "" || out != nil {
+	if tok2, out, _ := g.Claim(ctx, "caller", []byte("a"), now, time.Minute); tok2 != "" || out != nil {
 		t.Fatalf("a live lease past until was dropped: %q %q", tok2, out)
 	}
 	if held, _ := g.Renew(ctx, []byte("a"), tok, time.Minute); !held {
@@ -132,6 +133,146 @@ func TestAlreadyRan(t *testing.T) {
 		}
 		if string(res.structured) != tc.structured {
 			t.Errorf("%s: structured %s, want %s", tc.summary, res.structured, tc.structured)
+		}
+	}
+}
+
+// TestMemoryGuard_Release (issue 31 item 1): a nil outcome releases the
+// holder's lease at once, and only the holder's: the next claim takes the
+// confirmation over with a new token; the released token neither renews
+// nor records; an outcome is never released.
+func TestMemoryGuard_Release(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	g := newMemoryGuard(10)
+	g.now = func() time.Time { return now }
+	ctx := context.Background()
+	until, lease := now.Add(time.Minute), time.Minute
+	tok, _, _ := g.Claim(ctx, "caller", []byte("a"), until, lease)
+	g.Complete(ctx, []byte("a"), "other", nil, until, "")
+	if tok2, _, _ := g.Claim(ctx, "caller", []byte("a"), until, lease); tok2 != "" {
+		t.Fatal("a foreign release freed the lease")
+	}
+	g.Complete(ctx, []byte("a"), tok, nil, until, "call")
+	tok2, out, err := g.Claim(ctx, "caller", []byte("a"), until, lease)
+	if tok2 == "" || tok2 == tok || out != nil || err != nil {
+		t.Fatalf("after the release: %q %q %v", tok2, out, err)
+	}
+	if held, _ := g.Renew(ctx, []byte("a"), tok, lease); held {
+		t.Error("the released token renewed")
+	}
+	if out, _ := g.LastRun(ctx, "call"); out != nil {
+		t.Errorf("a release kept a run: %q", out)
+	}
+	g.Complete(ctx, []byte("a"), tok, []byte(`{"stale":true}`), until, "")
+	g.Complete(ctx, []byte("a"), tok2, []byte(`{"executed":true}`), until, "")
+	g.Complete(ctx, []byte("a"), tok2, nil, until, "")
+	if _, out, _ := g.Claim(ctx, "caller", []byte("a"), until, lease); string(out) != `{"executed":true}` {
+		t.Errorf("outcome %q", out)
+	}
+	if g.owners["caller"] != 1 || len(g.used) != 1 {
+		t.Errorf("counts: %v %d", g.owners, len(g.used))
+	}
+}
+
+// TestMemoryGuard_LastRun (issue 31 item 8): a run is kept under its call
+// for LastRunTTL, the latest replacing an earlier one (whoever held the
+// lease: the route ran); an outcome with no call is no run. The record is
+// bounded as the claims are: per caller its oldest go, and when full the
+// caller holding the most loses its oldest, never a small caller.
+func TestMemoryGuard_LastRun(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	g := newMemoryGuard(5)
+	g.perOwner = 3
+	g.now = func() time.Time { return now }
+	ctx := context.Background()
+	until, lease := now.Add(time.Hour), time.Minute
+	n := 0
+	run := func(owner, call, outcome string) {
+		t.Helper()
+		n++
+		nonce := []byte(strconv.Itoa(n))
+		tok, _, err := g.Claim(ctx, owner, nonce, until, lease)
+		if err != nil {
+			// The claims' own caps are not under test: make room.
+			g.used, g.order, g.owners = map[string]*memoryClaim{}, nil, map[string]int{}
+			tok, _, _ = g.Claim(ctx, owner, nonce, until, lease)
+		}
+		g.Complete(ctx, nonce, tok, []byte(outcome), until, call)
+	}
+	last := func(call string) string {
+		out, err := g.LastRun(ctx, call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	run("alice", "c1", `{"executed":true,"status":200,"at":1}`)
+	if got := last("c1"); got != `{"executed":true,"status":200,"at":1}` {
+		t.Fatalf("c1: %q", got)
+	}
+	run("alice", "c1", `{"executed":true,"status":204,"at":2}`)
+	if got := last("c1"); got != `{"executed":true,"status":204,"at":2}` || len(g.runOwners["alice"]) != 1 {
+		t.Errorf("the latest run: %q, alice holds %v", got, g.runOwners["alice"])
+	}
+	// A completion that lost its lease still ran.
+	tok, _, _ := g.Claim(ctx, "alice", []byte("x"), until, lease)
+	g.Complete(ctx, []byte("x"), tok+"-taken-over", []byte(`{"executed":true,"at":3}`), until, "c2")
+	if last("c2") == "" {
+		t.Error("a run whose lease was taken over is not kept")
+	}
+	run("alice", "", `{"executed":false}`)
+	if len(g.runs) != 2 {
+		t.Errorf("runs %v", g.runs)
+	}
+	// alice's cap is 3: her oldest goes.
+	run("alice", "c3", `{"executed":true}`)
+	run("alice", "c4", `{"executed":true}`)
+	if last("c1") != "" || last("c2") == "" || last("c4") == "" {
+		t.Errorf("per caller: alice %v", g.runOwners["alice"])
+	}
+	// Full at 5: alice holds the most and loses her oldest; bob keeps his.
+	run("bob", "b1", `{"executed":true}`)
+	run("carol", "k1", `{"executed":true}`)
+	run("carol", "k2", `{"executed":true}`)
+	if len(g.runs) != 5 || last("c2") != "" || last("b1") == "" || last("k2") == "" {
+		t.Errorf("full: %v", g.runOwners)
+	}
+	// Past LastRunTTL a run is gone, and expired runs make room first.
+	now = now.Add(LastRunTTL + time.Second)
+	if last("k2") != "" {
+		t.Error("a run outlived LastRunTTL")
+	}
+	run("dave", "d1", `{"executed":true}`)
+	if len(g.runs) != 1 || last("d1") == "" {
+		t.Errorf("after expiry: %v", g.runOwners)
+	}
+}
+
+// TestRanBefore: what a question says of a run read back from storage:
+// when and how it went, from checked fields only; nothing for what is no
+// run.
+func TestRanBefore(t *testing.T) {
+	at := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	const head = "Note: this call, with the same arguments, already ran at 2026-12-01T15:00:00Z"
+	const tail = ". Confirm only if it should run again."
+	for _, tc := range []struct{ summary, want string }{
+		{outcomeSummary(200, false, false, at), head + " and its service answered status 200" + tail},
+		{outcomeSummary(0, false, false, at), head + tail},
+		{outcomeSummary(0, true, false, at), head + " and reported an error" + tail},
+		{outcomeSummary(0, false, true, at), head + " and failed with an internal error" + tail},
+		{`{"executed":true}`, "Note: this call, with the same arguments, already ran" + tail},
+		{`{"executed":true,"at":99999999999999}`, "Note: this call, with the same arguments, already ran" + tail},
+		{`{"executed":false}`, ""},
+		{`garbage`, ""},
+		{`{"executed":true,"status":1000}`, ""},
+		{"", ""},
+	} {
+		var summary []byte
+		if tc.summary != "" {
+			summary = []byte(tc.summary)
+		}
+		if got := ranBefore(summary); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.summary, got, tc.want)
 		}
 	}
 }

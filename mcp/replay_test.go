@@ -63,11 +63,11 @@ type untilGuard struct {
 	until []time.Time
 }
 
-func (g *untilGuard) Claim(ctx context.Context, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
+func (g *untilGuard) Claim(ctx context.Context, caller string, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
 	g.mu.Lock()
 	g.until = append(g.until, until)
 	g.mu.Unlock()
-	return g.ReplayGuard.Claim(ctx, nonce, until, lease)
+	return g.ReplayGuard.Claim(ctx, caller, nonce, until, lease)
 }
 
 // TestReplay_Until: a guard is asked to remember a confirmation as long as

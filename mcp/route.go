@@ -200,11 +200,20 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorde
 	rec = &req.rec
 	*rec = recorder{header: http.Header{}, limit: req.handler.cfg.limits.ResponseBytes}
 	var observed func(status int)
+	var r *http.Request
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = p
 		}
 		rec.close()
+		// A route that wrote nothing answers 200, as net/http says — unless
+		// its request had ended: the caller left, the call was cancelled
+		// or timed out, and the route gave up (returning, or aborting as
+		// net/http lets a handler abort). That is no answer at all.
+		if rec.silent && (panicked == nil || panicked == http.ErrAbortHandler) &&
+			(req.HTTP.Context().Err() != nil || r != nil && r.Context().Err() != nil) {
+			rec.interrupted, panicked = true, nil
+		}
 		if observed != nil {
 			status := rec.status
 			if panicked != nil || status == 0 {
@@ -216,10 +225,11 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorde
 			req.handler.warnIdentity(req.ctx(), call, rec.status)
 		}
 	}()
-	r, err := req.newInner(call, in)
+	inner, err := req.newInner(call, in)
 	if err != nil {
 		panic(err) // fill escapes every segment: unreachable
 	}
+	r = inner
 	if prepare := req.handler.cfg.routeRequest; prepare != nil {
 		if r = prepare(req.HTTP, r); r == nil {
 			panic("mcp: the WithRouteRequest function returned nil")
@@ -312,6 +322,10 @@ type recorder struct {
 	buf    bytes.Buffer
 	limit  int64
 	over   bool
+	// silent: the route returned without writing (its status is 200 by
+	// default); interrupted: it did so, or aborted, once its request had
+	// ended (runRoute).
+	silent, interrupted bool
 
 	mu     sync.Mutex
 	closed bool
@@ -349,7 +363,7 @@ func (r *recorder) close() {
 	defer r.mu.Unlock()
 	r.closed = true
 	if r.status == 0 {
-		r.status = http.StatusOK
+		r.status, r.silent = http.StatusOK, true
 	}
 }
 

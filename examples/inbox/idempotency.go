@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"io"
@@ -33,6 +34,15 @@ import (
 // one tenant's traffic evicts only its own keys while it holds more than
 // the others. Requests that waited for a first answer that is not kept
 // get it too in memory; with Redis they run again.
+//
+// The first request holds its key with a lease (idemLease, 5 s) renewed
+// while its route runs, as the MCP endpoint's replay guard holds a
+// confirmation: a route that runs longer keeps its key, and the key of a
+// run whose replica died is taken over once the lease lapses, so the
+// retry of a confirmed call that crashed mid-call runs the route instead
+// of waiting behind the dead run until its client gives up. A route that
+// gives up without writing because its request ended stores nothing and
+// frees its key at once.
 type idempotency struct {
 	store idemStore
 }
@@ -44,26 +54,36 @@ type idemAnswer struct {
 	Body   []byte      `json:"b"`
 }
 
-// claim is what begin found for a key: run (this request is the first
-// and must call finish), an answer to replay, or a key used for another
-// request.
+// claim is what begin found for a key: run (this request is the first,
+// or takes over from a run that died, and must call finish), an answer to
+// replay, or a key used for another request.
 type claim struct {
 	run      bool
 	answer   *idemAnswer
 	mismatch bool
-	// Redis: the run's claim and the request's fingerprint, for finish.
+	// The run's lease: its token, and the request's fingerprint (Redis),
+	// for renew and finish.
 	token, fingerprint string
 	entry              *idemEntry // memory: the run's entry, for finish
 }
 
 // idemStore keeps the keys. begin waits while another request holds the
-// key and is running; its error means the store cannot say (Redis does
-// not answer), and nothing may run. finish hands the answer of a run to
-// the requests waiting for it, and keeps it for later ones when keep is
-// true (otherwise the key is forgotten).
+// key's lease, for its answer (or, should that run be interrupted and
+// free the key, to run it); should that run die (its lease lapses
+// unrenewed) it takes the key over and this request runs. Its error means
+// the store cannot say (Redis does not answer, or the first run has held
+// the key past idemMaxWait), and nothing may run. renew extends the lease
+// of a run while its route runs (held is false once another request took
+// it over). finish hands the answer of a run to the requests waiting for
+// it, and keeps it for later ones when keep is true (otherwise the key is
+// forgotten); a nil answer (an interrupted run) forgets the key and lets
+// the waiters run it. leaseLength is the store's lease (idemLease; tests shorten
+// it), which the wrapper renews every third of.
 type idemStore interface {
 	begin(ctx context.Context, owner, key string, fp [32]byte) (claim, error)
+	renew(ctx context.Context, owner, key string, c claim) (held bool, err error)
 	finish(ctx context.Context, owner, key string, c claim, a *idemAnswer, keep bool) error
+	leaseLength() time.Duration
 }
 
 // Bounds of the store.
@@ -72,6 +92,20 @@ const (
 	idemPerOwner = 1_000
 	idemMaxKeys  = 10_000
 )
+
+// idemLease is how long a run holds its key unless renewed: the wrapper
+// renews it every third of that while the route runs, so a slow but live
+// run keeps its key however long it runs, and the key of a run whose
+// replica died is taken over that long after its last renewal. It matches
+// the MCP endpoint's lease on a confirmation (5 s): a confirmed call that
+// runs again after a crash finds the dead run's key free about when it
+// gets there, instead of waiting behind it until its caller gives up.
+const idemLease = 5 * time.Second
+
+// idemMaxWait bounds how long a request waits behind a live run of its
+// key: past the server's WriteTimeout (60 s), no answer could reach its
+// caller anyway. It is then answered 503 and may retry.
+const idemMaxWait = 90 * time.Second
 
 func newIdempotency(s shared) *idempotency {
 	if s.rdb != nil {
@@ -150,8 +184,11 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 		}
 		// The answer is stored even when the caller has gone, so its
 		// retry replays it: a context of its own, bounded.
+		detached := context.WithoutCancel(r.Context())
+		stopRenewing := m.renewWhileRunning(detached, owner, scope, c)
 		finish := func(a *idemAnswer, keep bool) {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 2*time.Second)
+			stopRenewing()
+			ctx, cancel := context.WithTimeout(detached, 2*time.Second)
 			defer cancel()
 			if err := m.store.finish(ctx, owner, scope, c, a, keep); err != nil {
 				// The claim lapses after its lease and a retry runs again.
@@ -165,8 +202,19 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 					Body: []byte(`{"error":{"code":"internal","message":"Internal error"}}` + "\n")}, false)
 			}
 		}()
-		rec := httptest.NewRecorder()
+		rec := &wroteRecorder{ResponseRecorder: httptest.NewRecorder()}
 		next(rec, r)
+		if !rec.wrote && r.Context().Err() != nil {
+			// The route gave up, writing nothing, because its request
+			// ended (the caller left, or a deadline passed): that is no
+			// answer, and a 200 must not be stored for it. The key is
+			// freed for the retry, and so is any request waiting for it;
+			// nothing is written (the MCP endpoint then tells its client
+			// to retry for the outcome).
+			finish(nil, false)
+			finished = true
+			return
+		}
 		a := &idemAnswer{Status: rec.Code, Header: rec.Header().Clone(), Body: rec.Body.Bytes()}
 		finish(a, a.Status/100 == 2) // anything else changed nothing: forget the key
 		finished = true
@@ -178,7 +226,60 @@ func (m *idempotency) wrap(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// memoryIdem keeps the keys of one process.
+// wroteRecorder notes whether the route wrote anything: a recorder's Code
+// is 200 from the start.
+type wroteRecorder struct {
+	*httptest.ResponseRecorder
+	wrote bool
+}
+
+func (w *wroteRecorder) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseRecorder.WriteHeader(code)
+}
+
+func (w *wroteRecorder) Write(p []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseRecorder.Write(p)
+}
+
+// renewWhileRunning renews c's lease every third of it until the returned
+// function is called (which waits for the renewal to stop). A renewal that
+// fails is logged and tried again; one that finds the key taken over
+// stops: the run goes on, and its answer will not be recorded.
+func (m *idempotency) renewWhileRunning(ctx context.Context, owner, key string, c claim) (stop func()) {
+	lease := m.store.leaseLength()
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(lease / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+			held, err := m.store.renew(ctx, owner, key, c)
+			switch {
+			case err != nil:
+				log.Printf("inbox: idempotency store: renewing a run's lease failed; should it lapse, a retry runs the request again: %v", err)
+			case !held:
+				log.Printf("inbox: idempotency store: a running request lost its key's lease; a retry may run it again")
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
+// memoryIdem keeps the keys of one process. A run holds its key's lease
+// as in Redis, so the two behave alike: a waiter takes over a key whose
+// run stopped renewing (in one process that is a run whose renewal was
+// lost; a process that dies takes its keys with it).
 type memoryIdem struct {
 	mu       sync.Mutex
 	entries  map[string]*idemEntry
@@ -186,6 +287,8 @@ type memoryIdem struct {
 	perOwner int
 	maxKeys  int
 	ttl      time.Duration
+	lease    time.Duration
+	maxWait  time.Duration
 	now      func() time.Time
 }
 
@@ -195,38 +298,78 @@ type idemEntry struct {
 	done        chan struct{} // closed once the first answer is known
 	answer      *idemAnswer
 	expires     time.Time
+	token       string    // the run's lease, while it runs
+	leaseEnd    time.Time // guarded by memoryIdem.mu
 }
 
 func newMemoryIdem() *memoryIdem {
 	return &memoryIdem{entries: map[string]*idemEntry{}, owners: map[string][]string{},
-		perOwner: idemPerOwner, maxKeys: idemMaxKeys, ttl: idemTTL, now: time.Now}
+		perOwner: idemPerOwner, maxKeys: idemMaxKeys, ttl: idemTTL, lease: idemLease, maxWait: idemMaxWait, now: time.Now}
 }
 
 func (m *memoryIdem) begin(ctx context.Context, owner, key string, fp [32]byte) (claim, error) {
-	m.mu.Lock()
-	e, seen := m.entries[key]
-	if seen && m.now().After(e.expires) {
-		m.remove(key)
-		seen = false
-	}
-	if !seen {
-		e = &idemEntry{owner: owner, fingerprint: fp, done: make(chan struct{}), expires: m.now().Add(m.ttl)}
-		m.add(owner, key, e)
+	giveUp := time.NewTimer(m.maxWait)
+	defer giveUp.Stop()
+	for {
+		m.mu.Lock()
+		now := m.now()
+		e, seen := m.entries[key]
+		switch {
+		case seen && now.After(e.expires):
+			m.remove(key)
+			seen = false
+		case seen && e.fingerprint == fp && e.token != "" && now.After(e.leaseEnd):
+			// The run stopped renewing its lease: take its key over. Its
+			// waiters hold its entry and come back here.
+			m.remove(key)
+			seen = false
+		}
+		if !seen {
+			e = &idemEntry{owner: owner, fingerprint: fp, done: make(chan struct{}), expires: now.Add(m.ttl),
+				token: rand.Text(), leaseEnd: now.Add(m.lease)}
+			m.add(owner, key, e)
+			m.mu.Unlock()
+			return claim{run: true, entry: e, token: e.token}, nil
+		}
+		wait := e.leaseEnd.Sub(now)
 		m.mu.Unlock()
-		return claim{run: true, entry: e}, nil
+		if e.fingerprint != fp {
+			return claim{mismatch: true}, nil
+		}
+		lapse := time.NewTimer(max(wait, 0) + time.Millisecond)
+		select {
+		case <-e.done:
+			lapse.Stop()
+			if e.answer == nil {
+				// The run was interrupted and freed the key: look again
+				// (this request may run it now).
+				continue
+			}
+			// A first answer that was forgotten (not a 2xx) is still the
+			// answer of the requests that waited for it.
+			return claim{answer: e.answer}, nil
+		case <-ctx.Done():
+			lapse.Stop()
+			return claim{}, ctx.Err()
+		case <-giveUp.C:
+			lapse.Stop()
+			return claim{}, errors.New("begin: the first request with this key is still running")
+		case <-lapse.C:
+			// The lease ends now unless renewed: look again.
+		}
 	}
-	m.mu.Unlock()
-	if e.fingerprint != fp {
-		return claim{mismatch: true}, nil
+}
+
+func (m *memoryIdem) leaseLength() time.Duration { return m.lease }
+
+func (m *memoryIdem) renew(_ context.Context, _, key string, c claim) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries[key] != c.entry || c.entry.token != c.token {
+		return false, nil
 	}
-	select {
-	case <-e.done:
-		// A first answer that was forgotten (not a 2xx) is still the
-		// answer of the requests that waited for it.
-		return claim{answer: e.answer}, nil
-	case <-ctx.Done():
-		return claim{}, ctx.Err()
-	}
+	c.entry.leaseEnd = m.now().Add(m.lease)
+	return true, nil
 }
 
 func (m *memoryIdem) finish(_ context.Context, _, key string, c claim, a *idemAnswer, keep bool) error {
@@ -234,9 +377,10 @@ func (m *memoryIdem) finish(_ context.Context, _, key string, c claim, a *idemAn
 	if !keep && m.entries[key] == c.entry {
 		m.remove(key)
 	}
+	c.entry.token = ""
 	m.mu.Unlock()
 	// The waiters hold the entry, so they get the answer even when it
-	// was forgotten or evicted while it ran.
+	// was forgotten, evicted or taken over while it ran.
 	c.entry.answer = a
 	close(c.entry.done)
 	return nil

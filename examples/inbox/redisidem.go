@@ -21,26 +21,25 @@ import (
 // to idemPerOwner, so what one caller stores is bounded whatever it sends,
 // and no caller's keys are dropped for another's.
 //
-// A run holds its key with a lease (idemLease) until it records the
-// answer: should the replica die mid-run, the lease lapses and a retry
-// runs again (the routes' effects are the inbox's in-memory records, lost
+// A run holds its key with a lease (idemLease, the record's TTL while it
+// runs) that the wrapper renews while the route runs, until it records the
+// answer: should the replica die mid-run, the lease lapses that long after
+// its last renewal and a waiting request (or a retry) takes the key over
+// and runs (the routes' effects are the inbox's in-memory records, lost
 // with the replica anyway).
 type redisIdem struct {
 	rdb     redis.UniversalClient
 	prefix  string
 	ttl     time.Duration
 	lease   time.Duration
+	maxWait time.Duration
 	poll    time.Duration
 	timeout time.Duration // of each Redis call
 	cap     int
 }
 
-// idemLease is how long a run may hold its key unanswered: past the
-// server's WriteTimeout, no answer can reach the caller anyway.
-const idemLease = 90 * time.Second
-
 func newRedisIdem(rdb redis.UniversalClient, prefix string) *redisIdem {
-	return &redisIdem{rdb: rdb, prefix: prefix, ttl: idemTTL, lease: idemLease, poll: 50 * time.Millisecond,
+	return &redisIdem{rdb: rdb, prefix: prefix, ttl: idemTTL, lease: idemLease, maxWait: idemMaxWait, poll: 50 * time.Millisecond,
 		timeout: 500 * time.Millisecond, cap: idemPerOwner}
 }
 
@@ -74,6 +73,15 @@ redis.call('PEXPIRE', KEYS[2], ttl)
 return false
 `)
 
+// idemRenew: KEYS[1] the record; ARGV the claim, the lease (ms). Only the
+// run that holds the claim extends it; it returns 1 when it did.
+var idemRenew = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v or cjson.decode(v)['c'] ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`)
+
 // idemFinish: KEYS[1] the record, KEYS[2] the owner's set; ARGV the claim,
 // the answered record ("" to forget the key), the TTL (ms). Only the run
 // that holds the claim writes; it returns 1 when it did.
@@ -103,7 +111,7 @@ func (s *redisIdem) begin(ctx context.Context, owner, key string, fp [32]byte) (
 	if err != nil {
 		return claim{}, err
 	}
-	waitUntil := time.Now().Add(s.lease)
+	waitUntil := time.Now().Add(s.maxWait)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, s.timeout)
 		res, err := idemBegin.Run(cctx, s.rdb, keys, v, s.lease.Milliseconds(), time.Now().UnixMilli(), s.ttl.Milliseconds(), s.cap).Text()
@@ -128,7 +136,8 @@ func (s *redisIdem) begin(ctx context.Context, owner, key string, fp [32]byte) (
 			return claim{answer: rec.Answer}, nil
 		}
 		// Another request runs it, here or on another replica: wait for
-		// its answer, or for its claim to lapse.
+		// its answer, or for its claim to lapse (the record then goes, and
+		// the next round claims it), for as long as it is renewed.
 		if time.Now().After(waitUntil) {
 			return claim{}, errors.New("begin: the first request with this key is still running")
 		}
@@ -138,6 +147,18 @@ func (s *redisIdem) begin(ctx context.Context, owner, key string, fp [32]byte) (
 		case <-time.After(s.poll):
 		}
 	}
+}
+
+func (s *redisIdem) leaseLength() time.Duration { return s.lease }
+
+func (s *redisIdem) renew(ctx context.Context, owner, key string, c claim) (bool, error) {
+	cctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	n, err := idemRenew.Run(cctx, s.rdb, s.keys(owner, key)[:1], c.token, s.lease.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("renew: %w", err)
+	}
+	return n == 1, nil
 }
 
 func (s *redisIdem) finish(ctx context.Context, owner, key string, c claim, a *idemAnswer, keep bool) error {

@@ -223,6 +223,10 @@ func outcome(r *mcptest.Response, err error) string {
 	case r.Status == http.StatusServiceUnavailable && strings.Contains(string(r.Raw), `"confirmation_in_progress"`):
 		// Another call holds the confirmation's lease: come back.
 		return "confirmation_in_progress"
+	case r.Status == http.StatusServiceUnavailable && strings.Contains(string(r.Raw), `"confirmation_interrupted"`):
+		// The call's request ended before its tool answered: no outcome,
+		// come back for it.
+		return "confirmation_interrupted"
 	case r.Status == http.StatusServiceUnavailable:
 		return "unavailable"
 	case r.Status == http.StatusTooManyRequests:
@@ -256,7 +260,8 @@ func outcome(r *mcptest.Response, err error) string {
 
 // retryable answers are a client's to retry after a pause: nothing ran.
 func retryable(o string) bool {
-	return o == "rate_limited" || o == "unavailable" || o == "confirmation_in_progress" || o == "transport_error" || o == "http_502" || o == "http_504"
+	return o == "rate_limited" || o == "unavailable" || o == "confirmation_in_progress" || o == "confirmation_interrupted" ||
+		o == "transport_error" || o == "http_502" || o == "http_504"
 }
 
 // call sends a tools/call, retrying what a client retries (at most 8

@@ -74,7 +74,8 @@ type Event struct {
 	// what the confirmation of a destructive tool came to: "asked",
 	// "accepted", "declined", "cancelled", "already_used",
 	// "in_progress" (another call holds the replay guard's lease),
-	// "unavailable" (the question could not be asked) or "required" (a
+	// "interrupted" (the confirmed call's request ended before its tool
+	// answered: no outcome, retry for it), "unavailable" (the question could not be asked) or "required" (a
 	// client that cannot confirm); "" when no confirmation was involved.
 	Retry        bool
 	Confirmation string

@@ -40,12 +40,18 @@
 //	<prefix>confirm:<nonce>   one confirmation: "L" and the running call's token
 //	                          while it holds the lease (expiring with it),
 //	                          then "D" and the outcome summary, which expires
-//	                          ten minutes after the confirmation does
+//	                          ten minutes after the confirmation does; an
+//	                          interrupted call deletes it (its lease released)
+//	<prefix>ran:<call>        the outcome of the last run of one call (caller,
+//	                          workspace, tool, arguments), for ten minutes
+//	                          (mcp.LastRunTTL): a confirmation question for
+//	                          the same call says it ran
 //
 // <digest> is the base64url SHA-256 of the endpoint's limiter key, so that
 // issuers, subjects and client addresses never appear in the keyspace and
 // every key has the same length; <nonce> is the base64url of the
-// confirmation's random nonce. Limiters share a budget exactly when they
+// confirmation's random nonce; <call> is the endpoint's base64url SHA-256
+// of what was confirmed. Limiters share a budget exactly when they
 // share a prefix and a key: every replica's limiter for one purpose must
 // have the same prefix and parameters, and a second limiter in the same
 // process (mcp.WithClientRateLimit beside mcp.WithRateLimit) needs a prefix

@@ -25,9 +25,12 @@ const replayMargin = 10 * time.Minute
 // per confirmation holds either a lease ("L" and the holder's token, with
 // the lease as its TTL) or an outcome ("D" and the summary, kept until the
 // confirmation expires plus ten minutes). Each phase is one Lua script, so
-// reading and changing the key is atomic, and a renewal or a completion
-// compares the token first: a replica whose lease lapsed and was taken
-// over changes nothing.
+// reading and changing the key is atomic, and a renewal, a completion or a
+// release compares the token first: a replica whose lease lapsed and was
+// taken over changes nothing. The outcome of a call that ran is also kept
+// under what was confirmed (a key "ran:" and the endpoint's digest of the
+// call) for mcp.LastRunTTL, so a confirmation question on any replica
+// says that the same call ran.
 type ReplayGuard struct {
 	cfg config
 	rdb redis.UniversalClient
@@ -74,9 +77,18 @@ return 0
 
 // completeScript: KEYS[1], ARGV[1] the token, ARGV[2] the outcome, ARGV[3]
 // how long to keep it in ms. The outcome replaces the caller's lease, or a
-// lease that lapsed with nobody taking it over; never another's lease.
+// lease that lapsed with nobody taking it over; never another's lease. An
+// empty outcome releases the caller's lease (an interrupted call): the key
+// goes, and the next claim takes the confirmation as new.
 var completeScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
+if ARGV[2] == '' then
+  if v == 'L' .. ARGV[1] then
+    redis.call('DEL', KEYS[1])
+    return 1
+  end
+  return 0
+end
 if v == false or v == 'L' .. ARGV[1] then
   redis.call('SET', KEYS[1], 'D' .. ARGV[2], 'PX', ARGV[3])
   return 1
@@ -88,13 +100,30 @@ func (g *ReplayGuard) key(nonce []byte) string {
 	return g.cfg.prefix + "confirm:" + base64.RawURLEncoding.EncodeToString(nonce)
 }
 
+// runKey is where the last run of call is kept. call is the endpoint's
+// digest (43 URL-safe characters); a longer one is refused, so that no
+// caller of the exported method makes keys of any size.
+func (g *ReplayGuard) runKey(call string) (string, error) {
+	if call == "" || len(call) > maxCall {
+		return "", errCall
+	}
+	return g.cfg.prefix + "ran:" + call, nil
+}
+
+// maxCall bounds a call's name: the endpoint's are 43 bytes.
+const maxCall = 128
+
+var errCall = errors.New("redisstore: replay guard: a call is named by 1 to 128 bytes")
+
 var errEmptyNonce = errors.New("redisstore: replay guard: empty nonce")
 
 // Claim implements mcp.ReplayGuard. When Redis does not answer it returns
 // an error and the endpoint runs nothing. Should Redis store the claim but
 // its answer come too late, the lease lapses unrenewed and a retry runs
 // the confirmation then: it is delayed by at most the lease, never lost.
-func (g *ReplayGuard) Claim(ctx context.Context, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
+// The caller is not used: a confirmation's key is its nonce, and what one
+// caller holds is bounded by its rate budget and the lease.
+func (g *ReplayGuard) Claim(ctx context.Context, _ string, nonce []byte, until time.Time, lease time.Duration) (string, []byte, error) {
 	if len(nonce) == 0 {
 		return "", nil, errEmptyNonce
 	}
@@ -135,15 +164,55 @@ func (g *ReplayGuard) Renew(ctx context.Context, nonce []byte, token string, lea
 
 // Complete implements mcp.ReplayGuard: the outcome is kept until until plus
 // ten minutes, measured from this replica's clock (the one that judged the
-// state) rather than from Redis's.
-func (g *ReplayGuard) Complete(ctx context.Context, nonce []byte, token string, outcome []byte, until time.Time) error {
+// state) rather than from Redis's; a nil outcome releases the lease. A run
+// (call not "") is then kept under call, in a second command: the two keys
+// need not live on one node of a cluster.
+func (g *ReplayGuard) Complete(ctx context.Context, nonce []byte, token string, outcome []byte, until time.Time, run string) error {
 	key := g.key(nonce)
 	keep := max(time.Until(until), 0) + replayMargin
+	if outcome == nil {
+		outcome = []byte{} // sent as "", which the script reads as a release
+	}
 	_, err := call(ctx, &g.cfg, func(ctx context.Context) (int64, error) {
 		return completeScript.Run(ctx, g.rdb, []string{key}, token, outcome, keep.Milliseconds()).Int64()
 	})
 	if err != nil {
 		return g.cfg.fail("replay guard", err)
 	}
+	if run == "" || len(outcome) == 0 {
+		return nil
+	}
+	rk, err := g.runKey(run)
+	if err != nil {
+		return err
+	}
+	_, err = call(ctx, &g.cfg, func(ctx context.Context) (string, error) {
+		return g.rdb.Set(ctx, rk, outcome, mcp.LastRunTTL).Result()
+	})
+	if err != nil {
+		return g.cfg.fail("replay guard: keeping the run", err)
+	}
 	return nil
+}
+
+// LastRun implements mcp.ReplayGuard.
+func (g *ReplayGuard) LastRun(ctx context.Context, run string) ([]byte, error) {
+	if run == "" {
+		return nil, nil
+	}
+	rk, err := g.runKey(run)
+	if err != nil {
+		return nil, err
+	}
+	v, err := call(ctx, &g.cfg, func(ctx context.Context) ([]byte, error) {
+		b, err := g.rdb.Get(ctx, rk).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return nil, nil
+		}
+		return b, err
+	})
+	if err != nil {
+		return nil, g.cfg.fail("replay guard", err)
+	}
+	return v, nil
 }

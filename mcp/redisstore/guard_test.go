@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/redisstore"
 )
 
@@ -29,11 +30,11 @@ func TestReplayGuard_TwoPhases(t *testing.T) {
 	b := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
 	ctx := context.Background()
 	n, until, lease := nonce(), time.Now().Add(5*time.Minute), 10*time.Second
-	tok, out, err := a.Claim(ctx, n, until, lease)
+	tok, out, err := a.Claim(ctx, "caller", n, until, lease)
 	if tok == "" || out != nil || err != nil {
 		t.Fatalf("first claim: %q %q %v", tok, out, err)
 	}
-	if tok2, out, err := b.Claim(ctx, n, until, lease); tok2 != "" || out != nil || err != nil {
+	if tok2, out, err := b.Claim(ctx, "caller", n, until, lease); tok2 != "" || out != nil || err != nil {
 		t.Fatalf("claim on another replica during the lease: %q %q %v", tok2, out, err)
 	}
 	if held, err := b.Renew(ctx, n, "not-the-token", lease); held || err != nil {
@@ -42,29 +43,29 @@ func TestReplayGuard_TwoPhases(t *testing.T) {
 	if held, err := a.Renew(ctx, n, tok, lease); !held || err != nil {
 		t.Errorf("the holder could not renew: %v %v", held, err)
 	}
-	if err := b.Complete(ctx, n, "not-the-token", []byte(`{"forged":true}`), until); err != nil {
+	if err := b.Complete(ctx, n, "not-the-token", []byte(`{"forged":true}`), until, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Complete(ctx, n, tok, []byte(`{"executed":true,"status":200}`), until); err != nil {
+	if err := a.Complete(ctx, n, tok, []byte(`{"executed":true,"status":200}`), until, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []*redisstore.ReplayGuard{a, b} {
-		if tok, out, err := g.Claim(ctx, n, until, lease); tok != "" || string(out) != `{"executed":true,"status":200}` || err != nil {
+		if tok, out, err := g.Claim(ctx, "caller", n, until, lease); tok != "" || string(out) != `{"executed":true,"status":200}` || err != nil {
 			t.Errorf("after completion: %q %q %v", tok, out, err)
 		}
 	}
 	if held, _ := a.Renew(ctx, n, tok, lease); held {
 		t.Error("a completed claim renewed")
 	}
-	if tok, _, err := b.Claim(ctx, nonce(), until, lease); tok == "" || err != nil {
+	if tok, _, err := b.Claim(ctx, "caller", nonce(), until, lease); tok == "" || err != nil {
 		t.Errorf("another nonce: %q %v", tok, err)
 	}
 	// Another prefix is another namespace.
 	c := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(testPrefix(t)), patient)
-	if tok, _, err := c.Claim(ctx, n, until, lease); tok == "" || err != nil {
+	if tok, _, err := c.Claim(ctx, "caller", n, until, lease); tok == "" || err != nil {
 		t.Errorf("another prefix: %q %v", tok, err)
 	}
-	if _, _, err := a.Claim(ctx, nil, until, lease); err == nil {
+	if _, _, err := a.Claim(ctx, "caller", nil, until, lease); err == nil {
 		t.Error("an empty nonce was accepted")
 	}
 }
@@ -83,7 +84,7 @@ func TestReplayGuard_Concurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() {
-			tok, _, err := guards[i%2].Claim(context.Background(), n, until, 10*time.Second)
+			tok, _, err := guards[i%2].Claim(context.Background(), "caller", n, until, 10*time.Second)
 			if err != nil {
 				t.Error(err)
 			}
@@ -108,24 +109,24 @@ func TestReplayGuard_LeaseLapses(t *testing.T) {
 	b := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
 	ctx := context.Background()
 	n, until, lease := nonce(), time.Now().Add(time.Minute), 150*time.Millisecond
-	dead, _, _ := a.Claim(ctx, n, until, lease)
+	dead, _, _ := a.Claim(ctx, "caller", n, until, lease)
 	if dead == "" {
 		t.Fatal("no first claim")
 	}
 	time.Sleep(lease + 100*time.Millisecond)
-	tok, out, err := b.Claim(ctx, n, until, time.Minute)
+	tok, out, err := b.Claim(ctx, "caller", n, until, time.Minute)
 	if tok == "" || out != nil || err != nil {
 		t.Fatalf("after the lease lapsed: %q %q %v", tok, out, err)
 	}
 	if held, _ := a.Renew(ctx, n, dead, lease); held {
 		t.Error("the lapsed holder renewed")
 	}
-	a.Complete(ctx, n, dead, []byte(`{"late":true}`), until)
-	if tok2, out, _ := a.Claim(ctx, n, until, lease); tok2 != "" || out != nil {
+	a.Complete(ctx, n, dead, []byte(`{"late":true}`), until, "")
+	if tok2, out, _ := a.Claim(ctx, "caller", n, until, lease); tok2 != "" || out != nil {
 		t.Errorf("the lapsed holder's outcome replaced the new lease: %q %q", tok2, out)
 	}
-	b.Complete(ctx, n, tok, []byte(`{"executed":true}`), until)
-	if _, out, _ := a.Claim(ctx, n, until, lease); string(out) != `{"executed":true}` {
+	b.Complete(ctx, n, tok, []byte(`{"executed":true}`), until, "")
+	if _, out, _ := a.Claim(ctx, "caller", n, until, lease); string(out) != `{"executed":true}` {
 		t.Errorf("outcome %q", out)
 	}
 }
@@ -141,7 +142,7 @@ func TestReplayGuard_Key(t *testing.T) {
 	ctx := context.Background()
 	for _, ahead := range []time.Duration{5 * time.Minute, 90 * time.Second, -time.Hour} {
 		n := nonce()
-		tok, _, err := g.Claim(ctx, n, time.Now().Add(ahead), 30*time.Second)
+		tok, _, err := g.Claim(ctx, "caller", n, time.Now().Add(ahead), 30*time.Second)
 		if err != nil || tok == "" {
 			t.Fatalf("claim: %q, %v", tok, err)
 		}
@@ -149,7 +150,7 @@ func TestReplayGuard_Key(t *testing.T) {
 		if ttl, err := rdb.PTTL(ctx, key).Result(); err != nil || !near(ttl, 30*time.Second, 2*time.Second) {
 			t.Errorf("lease: %s has TTL %v (%v), want about 30s", key, ttl, err)
 		}
-		if err := g.Complete(ctx, n, tok, []byte(`{}`), time.Now().Add(ahead)); err != nil {
+		if err := g.Complete(ctx, n, tok, []byte(`{}`), time.Now().Add(ahead), ""); err != nil {
 			t.Fatal(err)
 		}
 		ttl, err := rdb.PTTL(ctx, key).Result()
@@ -183,13 +184,13 @@ func TestReplayGuard_Outage(t *testing.T) {
 	ctx := context.Background()
 	until := time.Now().Add(time.Minute)
 	eventually(t, "the guard before the outage", func() error {
-		_, _, err := g.Claim(ctx, nonce(), until, time.Second)
+		_, _, err := g.Claim(ctx, "caller", nonce(), until, time.Second)
 		return err
 	})
 	check := func(what string, n []byte) {
 		t.Helper()
 		start := time.Now()
-		tok, _, err := g.Claim(ctx, n, until, time.Second)
+		tok, _, err := g.Claim(ctx, "caller", n, until, time.Second)
 		if err == nil || tok != "" || time.Since(start) > timeout+overrun || !strings.HasPrefix(err.Error(), "redisstore: replay guard: ") {
 			t.Errorf("%s: token %q, %v after %v", what, tok, err, time.Since(start))
 		}
@@ -203,25 +204,128 @@ func TestReplayGuard_Outage(t *testing.T) {
 	srv.resume()
 	key := "mcpdual:confirm:" + base64.RawURLEncoding.EncodeToString(late)
 	eventually(t, "the late claim stored", func() error { return rdb.Get(ctx, key).Err() })
-	if tok, out, err := g.Claim(ctx, late, until, time.Second); tok != "" || out != nil || err != nil {
+	if tok, out, err := g.Claim(ctx, "caller", late, until, time.Second); tok != "" || out != nil || err != nil {
 		t.Errorf("retry while the orphaned lease lives: %q %q %v", tok, out, err)
 	}
 	time.Sleep(1200 * time.Millisecond)
-	if tok, _, err := g.Claim(ctx, late, until, time.Second); tok == "" || err != nil {
+	if tok, _, err := g.Claim(ctx, "caller", late, until, time.Second); tok == "" || err != nil {
 		t.Errorf("retry after the orphaned lease lapsed: %q %v", tok, err)
 	}
 
 	done := nonce()
-	tok, _, _ := g.Claim(ctx, done, until, time.Second)
-	g.Complete(ctx, done, tok, []byte(`{"executed":true}`), until)
+	tok, _, _ := g.Claim(ctx, "caller", done, until, time.Second)
+	g.Complete(ctx, done, tok, []byte(`{"executed":true}`), until, "")
 	srv.stop()
 	check("stopped", nonce())
 	srv.restart(t)
 	eventually(t, "the guard after a restart", func() error {
-		_, _, err := g.Claim(ctx, nonce(), until, time.Second)
+		_, _, err := g.Claim(ctx, "caller", nonce(), until, time.Second)
 		return err
 	})
-	if tok, out, err := g.Claim(ctx, done, until, time.Second); tok == "" || out != nil || err != nil {
+	if tok, out, err := g.Claim(ctx, "caller", done, until, time.Second); tok == "" || out != nil || err != nil {
 		t.Errorf("after Redis restarted empty: %q %q %v; want a fresh lease (the outcome is lost with the data)", tok, out, err)
+	}
+}
+
+// TestReplayGuard_Release: a nil outcome (an interrupted call) releases
+// the holder's lease at once: the next claim, on any replica, holds the
+// confirmation as new. A release with another token changes nothing, and
+// a release never touches an outcome.
+func TestReplayGuard_Release(t *testing.T) {
+	t.Parallel()
+	p := testPrefix(t)
+	a := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
+	b := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
+	ctx := context.Background()
+	n, until, lease := nonce(), time.Now().Add(time.Minute), time.Minute
+	tok, _, _ := a.Claim(ctx, "caller", n, until, lease)
+	if tok == "" {
+		t.Fatal("no first claim")
+	}
+	if err := b.Complete(ctx, n, "not-the-token", nil, until, ""); err != nil {
+		t.Fatal(err)
+	}
+	if tok2, out, _ := b.Claim(ctx, "caller", n, until, lease); tok2 != "" || out != nil {
+		t.Fatalf("a foreign release freed the lease: %q %q", tok2, out)
+	}
+	if err := a.Complete(ctx, n, tok, nil, until, "ignored-for-a-release"); err != nil {
+		t.Fatal(err)
+	}
+	tok2, out, err := b.Claim(ctx, "caller", n, until, lease)
+	if tok2 == "" || tok2 == tok || out != nil || err != nil {
+		t.Fatalf("after the release: %q %q %v", tok2, out, err)
+	}
+	if held, _ := a.Renew(ctx, n, tok, lease); held {
+		t.Error("the released token renewed")
+	}
+	if out, _ := a.LastRun(ctx, "ignored-for-a-release"); out != nil {
+		t.Errorf("a release kept a run: %q", out)
+	}
+	if err := b.Complete(ctx, n, tok2, []byte(`{"executed":true}`), until, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Complete(ctx, n, tok2, nil, until, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ := a.Claim(ctx, "caller", n, until, lease); string(out) != `{"executed":true}` {
+		t.Errorf("a release after the outcome removed it: %q", out)
+	}
+}
+
+// TestReplayGuard_LastRun: a completed run is kept under its call for
+// mcp.LastRunTTL, for every replica; the latest run replaces an earlier
+// one; a call nobody ran, or an outcome recorded with no call (the route
+// never ran), has none; a call name out of bounds is refused.
+func TestReplayGuard_LastRun(t *testing.T) {
+	t.Parallel()
+	p := testPrefix(t)
+	rdb := newClient(t, sharedAddr)
+	a := redisstore.NewReplayGuard(rdb, redisstore.WithPrefix(p), patient)
+	b := redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)
+	ctx := context.Background()
+	until, lease := time.Now().Add(time.Minute), time.Minute
+	const call = "Wq0Cq3Jk7x0hQm3G1bPq8u1Vb6Vx2bH4cK0mA9sZt1E"
+	if out, err := b.LastRun(ctx, call); out != nil || err != nil {
+		t.Fatalf("before any run: %q %v", out, err)
+	}
+	n := nonce()
+	tok, _, _ := a.Claim(ctx, "caller", n, until, lease)
+	if err := a.Complete(ctx, n, tok, []byte(`{"executed":true,"status":200,"at":1}`), until, call); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := b.LastRun(ctx, call); string(out) != `{"executed":true,"status":200,"at":1}` || err != nil {
+		t.Errorf("on the other replica: %q %v", out, err)
+	}
+	ttl, err := rdb.PTTL(ctx, p+"ran:"+call).Result()
+	if err != nil || ttl <= mcp.LastRunTTL-time.Minute || ttl > mcp.LastRunTTL {
+		t.Errorf("the run's TTL is %v (%v), want about %v", ttl, err, mcp.LastRunTTL)
+	}
+	// A second confirmation of the same call: its run replaces the first,
+	// even when its own lease was taken over (it ran all the same).
+	n2 := nonce()
+	tok2, _, _ := b.Claim(ctx, "caller", n2, until, lease)
+	if err := b.Complete(ctx, n2, tok2+"-taken-over", []byte(`{"executed":true,"status":204,"at":2}`), until, call); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := a.LastRun(ctx, call); string(out) != `{"executed":true,"status":204,"at":2}` {
+		t.Errorf("the latest run: %q", out)
+	}
+	// An outcome with no call records no run.
+	n3 := nonce()
+	tok3, _, _ := a.Claim(ctx, "caller", n3, until, lease)
+	a.Complete(ctx, n3, tok3, []byte(`{"executed":false}`), until, "")
+	if keys, _ := rdb.Keys(ctx, p+"ran:*").Result(); len(keys) != 1 {
+		t.Errorf("run keys %v, want the one call's", keys)
+	}
+	if out, err := a.LastRun(ctx, ""); out != nil || err != nil {
+		t.Errorf("no call: %q %v", out, err)
+	}
+	if _, err := a.LastRun(ctx, strings.Repeat("x", 129)); err == nil {
+		t.Error("a call name over 128 bytes was looked up")
+	}
+	n4 := nonce()
+	tok4, _, _ := a.Claim(ctx, "caller", n4, until, lease)
+	if err := a.Complete(ctx, n4, tok4, []byte(`{"executed":true}`), until, strings.Repeat("x", 129)); err == nil {
+		t.Error("a call name over 128 bytes was kept")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,12 @@ type fleet struct {
 	reads   atomic.Int64 // runs of GET /items/{id}
 	deletes atomic.Int64 // runs of DELETE /items/{id}
 	log     syncBuffer   // every replica's log
+	// wipe: DELETE /wipe/{id} waits for its request to end and gives up,
+	// writing nothing, while it is set; it deletes once it is not.
+	wipe    atomic.Bool
+	wiping  chan struct{}
+	wipes   atomic.Int64
+	wipeKey sync.Map // Idempotency-Keys DELETE /wipe/{id} saw
 }
 
 type replicaConfig struct {
@@ -64,7 +71,7 @@ func newFleet(t *testing.T, replicas int, cfg replicaConfig) *fleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fleet{}
+	f := &fleet{wiping: make(chan struct{}, 1)}
 	for range replicas {
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -77,10 +84,21 @@ func newFleet(t *testing.T, replicas int, cfg replicaConfig) *fleet {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"deleted":"`+r.PathValue("id")+`"}`)
 		})
+		mux.HandleFunc("DELETE /wipe/{id}", func(w http.ResponseWriter, r *http.Request) {
+			f.wipeKey.Store(r.Header.Get("Idempotency-Key"), true)
+			if f.wipe.Load() {
+				f.wiping <- struct{}{}
+				<-r.Context().Done()
+				return
+			}
+			f.wipes.Add(1)
+			io.WriteString(w, `{"wiped":"`+r.PathValue("id")+`"}`)
+		})
 		srv := mcp.NewServer(mcp.Implementation{Name: "fleet", Version: "1.0.0"})
 		idArg := json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)
 		srv.AddTool(mcp.Tool{Name: "get_item", InputSchema: idArg, Annotations: mcp.Annotations{ReadOnly: true}}, "GET /items/{id}", mux)
 		srv.AddTool(mcp.Tool{Name: "delete_item", InputSchema: idArg, Annotations: mcp.Annotations{Destructive: true}}, "DELETE /items/{id}", mux)
+		srv.AddTool(mcp.Tool{Name: "wipe_item", InputSchema: idArg, Annotations: mcp.Annotations{Destructive: true}}, "DELETE /wipe/{id}", mux)
 		opts := []mcp.HandlerOption{
 			mcp.WithLogger(slog.New(slog.NewTextHandler(&f.log, nil))),
 			mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(verify), Resource: resource})),
@@ -92,7 +110,20 @@ func newFleet(t *testing.T, replicas int, cfg replicaConfig) *fleet {
 			opts = append(opts, mcp.WithReplayGuard(cfg.guard(t)))
 		}
 		h := mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(mrtr.NewSealer(ring)))}, opts...)
-		ts := httptest.NewServer(h)
+		// Ends a request once DELETE /wipe/{id} waits: a server-side
+		// cancellation (a deadline), with the client still reading.
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			go func() {
+				select {
+				case <-f.wiping:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			h.ServeHTTP(w, r.WithContext(ctx))
+		}))
 		t.Cleanup(ts.Close)
 		f.urls = append(f.urls, ts.URL)
 	}
@@ -200,11 +231,29 @@ const accept = `{"action":"accept","content":{"confirm":true}}`
 // round1 asks to delete id and returns the sealed state of the question.
 func round1(t testing.TB, url, id string) string {
 	t.Helper()
-	r := toolCall{token: "alice", name: "delete_item", id: id}.must(t, url)
+	state, _ := ask(t, url, "alice", "delete_item", id)
+	return state
+}
+
+// ask is round 1 of a confirmation by token of tool on id: the sealed
+// state and the question.
+func ask(t testing.TB, url, token, tool, id string) (state, question string) {
+	t.Helper()
+	r := toolCall{token: token, name: tool, id: id}.must(t, url)
 	if r.status != 200 || r.msg.Result == nil || r.msg.Result.ResultType != "input_required" || r.msg.Result.RequestState == "" {
 		t.Fatalf("round 1: %d %s", r.status, r.raw)
 	}
-	return r.msg.Result.RequestState
+	var q struct {
+		Result struct {
+			InputRequests struct {
+				Confirm struct {
+					Params struct{ Message string }
+				}
+			}
+		}
+	}
+	json.Unmarshal(r.raw, &q)
+	return r.msg.Result.RequestState, q.Result.InputRequests.Confirm.Params.Message
 }
 
 // executed reports whether a round 2 ran the tool.
@@ -396,5 +445,68 @@ func TestHTTP_Outage(t *testing.T) {
 		if strings.Contains(log, password) {
 			t.Errorf("the log shows the Redis password:\n%s", log)
 		}
+	}
+}
+
+// TestHTTP_LastRunAcrossReplicas (issue 31 item 8): once a confirmed call
+// ran on one replica, a new question for the same call on another says
+// when it ran and what its route answered; another caller's question, or
+// another call's, says nothing.
+func TestHTTP_LastRunAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	p := testPrefix(t)
+	f := newFleet(t, 2, replicaConfig{guard: guardOn(sharedAddr, p)})
+	state, q := ask(t, f.urls[0], "alice", "delete_item", "a")
+	if strings.HasPrefix(q, "Note:") {
+		t.Fatalf("a first question: %q", q)
+	}
+	if r := (toolCall{token: "alice", name: "delete_item", id: "a", state: state, answer: accept}).must(t, f.urls[0]); !executed(r) {
+		t.Fatalf("the confirmed call: %d %s", r.status, r.raw)
+	}
+	_, q = ask(t, f.urls[1], "alice", "delete_item", "a")
+	want := regexp.MustCompile(`^Note: this call, with the same arguments, already ran at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ and its service answered status 200\. Confirm only if it should run again\. Confirm "delete_item": `)
+	if !want.MatchString(q) {
+		t.Errorf("on the other replica: %q", q)
+	}
+	if _, q := ask(t, f.urls[1], "bob", "delete_item", "a"); strings.HasPrefix(q, "Note:") {
+		t.Errorf("another caller's question: %q", q)
+	}
+	if _, q := ask(t, f.urls[1], "alice", "delete_item", "b"); strings.HasPrefix(q, "Note:") {
+		t.Errorf("another call's question: %q", q)
+	}
+}
+
+// TestHTTP_InterruptedReleased (issue 31 item 1a): a confirmed call whose
+// request ends while its route waits (the route gives up, writing
+// nothing) is answered confirmation_interrupted and recorded nowhere: the
+// Redis lease is released, so the retry on the other replica runs the
+// route at once (not "in progress"), with the same Idempotency-Key, and
+// only then is a retry told it ran.
+func TestHTTP_InterruptedReleased(t *testing.T) {
+	t.Parallel()
+	p := testPrefix(t)
+	f := newFleet(t, 2, replicaConfig{guard: guardOn(sharedAddr, p)})
+	state, _ := ask(t, f.urls[0], "alice", "wipe_item", "a")
+	confirm := toolCall{token: "alice", name: "wipe_item", id: "a", state: state, answer: accept}
+	f.wipe.Store(true)
+	r := confirm.must(t, f.urls[0])
+	if r.status != 503 || r.reason() != "confirmation_interrupted" || r.header.Get("Retry-After") != "1" || r.msg.Result != nil {
+		t.Fatalf("the interrupted call: %d %v %s", r.status, r.header, r.raw)
+	}
+	f.wipe.Store(false)
+	r = confirm.must(t, f.urls[1])
+	if r.status != 200 || r.msg.Result == nil || r.msg.Result.IsError || !strings.Contains(r.msg.Result.Content[0].Text, "wiped") {
+		t.Fatalf("the retry on the other replica: %d %s", r.status, r.raw)
+	}
+	if r := confirm.must(t, f.urls[0]); r.outcome() != "confirmation_already_used" || r.msg.Result.StructuredContent["status"] != float64(200) {
+		t.Errorf("after the run: %d %s", r.status, r.raw)
+	}
+	n := 0
+	f.wipeKey.Range(func(any, any) bool { n++; return true })
+	if f.wipes.Load() != 1 || n != 1 {
+		t.Errorf("%d wipes with %d keys; want one run, one key for both", f.wipes.Load(), n)
+	}
+	if log := f.log.String(); strings.Count(log, "outcome=interrupted") != 1 || strings.Count(log, `outcome="executed, status 200"`) != 1 {
+		t.Errorf("audit lines:\n%s", log)
 	}
 }
