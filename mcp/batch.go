@@ -100,11 +100,13 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage) []byte {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
-	isObject := len(m) > 0 && m[0] == '{'
-	if isObject {
-		json.Unmarshal(m, &probe) // the member was scanned strictly with the batch; a type mismatch leaves fields empty
+	if len(m) == 0 || m[0] != '{' {
+		// Not a message; an array would be a batch in a batch, which is
+		// never served (nor recursed into).
+		return memberError(nil, CodeInvalidRequest, "Invalid Request: a batch member must be a JSON object")
 	}
-	if isObject && probe.Method == "initialize" {
+	json.Unmarshal(m, &probe) // the member was scanned strictly with the batch; a type mismatch leaves fields empty
+	if probe.Method == "initialize" {
 		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
 	}
 	if _, ok := probe.Params.Meta[metaProtocolVersion]; ok {

@@ -61,6 +61,7 @@ func TestBatch_2025_03_26(t *testing.T) {
 		{name: "initialize is refused in a batch", body: "[" + init + "," + ping + "]", status: 200, want: want{ids: `5,"p"`, codes: map[string]int{"5": -32600}}},
 		{name: "a 2026 envelope is refused in a batch", body: "[" + meta + "]", status: 200, want: want{ids: `6`, codes: map[string]int{"6": -32600}}},
 		{name: "a member that is not an object", body: "[1," + ping + "]", status: 200, want: want{ids: `null,"p"`, codes: map[string]int{"null": -32600}}},
+		{name: "a batch in a batch", body: "[[" + ping + "],[[]]]", status: 200, want: want{ids: `null,null`, codes: map[string]int{"null": -32600}}},
 		{name: "notifications only", body: "[" + note + "," + note + "]", status: 202},
 		{name: "empty", body: "[]", status: 400, refusal: "empty_batch"},
 		{name: "too many members", body: "[" + strings.Join(many, ",") + "]", status: 400, refusal: "batch_too_large"},

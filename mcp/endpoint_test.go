@@ -75,6 +75,9 @@ func TestTransport_Bodies(t *testing.T) {
 	for _, era := range eras {
 		for _, tt := range tests {
 			t.Run(string(era)+"/"+tt.name, func(t *testing.T) {
+				if era == mcp.Version20250326 && tt.name == "batch" {
+					t.Skip("2025-03-26 serves batches: TestBatch_2025_03_26")
+				}
 				r := f.do(t, call{era: era, method: "tools/list", rawBody: tt.body})
 				check(t, r, tt.want)
 			})
