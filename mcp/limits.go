@@ -17,7 +17,10 @@ type Limits struct {
 	// no bound). A request beyond it is answered 503 with Retry-After at
 	// once rather than queued. A request takes its slot only once its
 	// body is read and its caller authenticated, so clients trickling
-	// their bodies hold none.
+	// their bodies hold none; and it gives the slot back while it waits
+	// for something that is not this process's work (a 2025 client's
+	// answer: LegacyInput; a task listen stream between its reads), so
+	// waits never starve the endpoint.
 	Concurrent int
 	// PerCaller bounds the slots one caller may hold at once — one
 	// principal, or one client key without authentication — so no caller
