@@ -20,3 +20,20 @@ func SetListenLifetimeForTest(d time.Duration) func() {
 	listenLifetime = d
 	return func() { listenLifetime = old }
 }
+
+// SlotWaitersForTest is how many requests of h wait for a concurrency
+// slot (a 2025 call whose answer came, before it runs again).
+func SlotWaitersForTest(h *Handler) int {
+	if h.cfg.admit == nil {
+		return 0
+	}
+	return h.cfg.admit.waiting()
+}
+
+// SetRerunSlotWaitForTest shortens how long an answered 2025 call waits
+// for a concurrency slot; the returned function restores it.
+func SetRerunSlotWaitForTest(d time.Duration) func() {
+	old := rerunSlotWait
+	rerunSlotWait = d
+	return func() { rerunSlotWait = old }
+}

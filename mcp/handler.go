@@ -40,7 +40,7 @@ type Handler struct {
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
 	taskScopes map[string][]string
 	// listens bounds the open task listen streams (tasklisten.go).
-	listens *admission
+	listens *listens
 }
 
 type handlerConfig struct {
@@ -312,7 +312,8 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			h.writeError(r.Context(), w, msg.ID, "", e)
 			return
 		}
-		defer a.release(caller)
+		req.slot = true
+		defer h.releaseSlot(req)
 	}
 	rev, eerr := h.selectEra(req)
 	if eerr != nil {
@@ -356,6 +357,31 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	sessionHeader(hdr, req)
 	h.writeResult(w, msg.ID, req.version, result, &req.values)
+}
+
+// releaseSlot gives back req's concurrency slot, if it holds one: when it
+// is served, or when it starts to wait for something that is not this
+// process's work (a 2025 client's answer, a task's next status read), so
+// that waits cannot hold every slot.
+func (h *Handler) releaseSlot(req *request) {
+	if req.slot {
+		req.slot = false
+		h.cfg.admit.release(req.callerKey())
+	}
+}
+
+// retakeSlot takes a concurrency slot again for req after a wait, waiting
+// up to d for one. It returns the 503 to answer when none came.
+func (h *Handler) retakeSlot(req *request, d time.Duration) *Error {
+	a := h.cfg.admit
+	if a == nil || req.slot {
+		return nil
+	}
+	if e := a.acquireWithin(req.ctx(), req.callerKey(), d); e != nil {
+		return e
+	}
+	req.slot = true
+	return nil
 }
 
 // serve dispatches req, turning a panic into an internal error so that no

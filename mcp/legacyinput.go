@@ -42,7 +42,11 @@ type LegacyInput struct {
 	Wait time.Duration
 	// PerCaller bounds the calls one caller may have waiting at once
 	// (default 4); Total, those of all callers (default 256). A call over
-	// either bound is not asked and ends without running.
+	// either bound is not asked and ends without running. A waiting call
+	// holds one of these wait slots, not one of Limits.Concurrent: it
+	// gives its concurrency slot back while it waits, and takes one again
+	// to run with the answer, waiting up to 5 s for one (past that it
+	// ends with the 503 "Server overloaded" error, not run).
 	PerCaller, Total int
 	// AnswerBytes bounds the body of an answer (default 64 KiB).
 	AnswerBytes int64
@@ -108,6 +112,11 @@ type legacyInput struct {
 	waiting *admission
 }
 
+// rerunSlotWait bounds how long a call whose answer came waits for a
+// concurrency slot (Limits.Concurrent) to run again in. A variable for
+// tests.
+var rerunSlotWait = 5 * time.Second
+
 // maxLegacyRounds bounds how many times one call asks: a handler that
 // keeps asking ends as an internal error rather than holding a slot.
 const maxLegacyRounds = 8
@@ -149,8 +158,24 @@ func (h *Handler) askLegacy(req *request, row *methodRow, ir *seam.InputRequired
 			req.Log(slog.LevelWarn, "mcp: too many calls waiting for a 2025 client's answer", "tool", req.call.tool)
 			return h.unanswered(req, st, "the server is waiting for too many answers; try again later"), nil
 		}
+		// While it waits the call holds a wait slot, not a concurrency
+		// slot: calls waiting for people cannot starve the endpoint.
+		h.releaseSlot(req)
 		answers, err := h.waitAnswers(req, ir.Requests, &st)
 		l.waiting.release(caller)
+		if err == nil {
+			// The answer came: the call runs again, as any request, in a
+			// concurrency slot, for which a user who just confirmed
+			// waits a little rather than being told the server is busy.
+			if e := h.retakeSlot(req, rerunSlotWait); e != nil {
+				if req.ctx().Err() != nil {
+					err = req.ctx().Err()
+				} else {
+					req.Log(slog.LevelWarn, "mcp: no concurrency slot for a 2025 call answered; it did not run", "tool", req.call.tool, "waited", rerunSlotWait)
+					return nil, e
+				}
+			}
+		}
 		switch {
 		case errors.Is(err, errNoAnswer):
 			return h.unanswered(req, st, "no answer came within "+l.Wait.String()), nil

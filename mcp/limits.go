@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"time"
@@ -16,7 +17,10 @@ type Limits struct {
 	// no bound). A request beyond it is answered 503 with Retry-After at
 	// once rather than queued. A request takes its slot only once its
 	// body is read and its caller authenticated, so clients trickling
-	// their bodies hold none.
+	// their bodies hold none; and it gives the slot back while it waits
+	// for something that is not this process's work (a 2025 client's
+	// answer: LegacyInput; a task listen stream between its reads), so
+	// waits never starve the endpoint.
 	Concurrent int
 	// PerCaller bounds the slots one caller may hold at once — one
 	// principal, or one client key without authentication — so no caller
@@ -74,6 +78,10 @@ type admission struct {
 	mu    sync.Mutex
 	inUse int
 	held  map[string]int
+	// freed is closed (and dropped) by the next release while someone
+	// waits for a slot in acquireWithin; waiters counts them.
+	freed   chan struct{}
+	waiters int
 }
 
 func newAdmission(l Limits) *admission {
@@ -91,6 +99,10 @@ func newAdmission(l Limits) *admission {
 func (a *admission) acquire(caller string) *Error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.acquireLocked(caller)
+}
+
+func (a *admission) acquireLocked(caller string) *Error {
 	if a.inUse >= a.limit {
 		return overloaded("overloaded")
 	}
@@ -102,6 +114,46 @@ func (a *admission) acquire(caller string) *Error {
 	return nil
 }
 
+// acquireWithin takes a slot for caller as acquire does, waiting up to d
+// for one to be released, or until ctx ends. It returns the 503 of the
+// last attempt when none came.
+func (a *admission) acquireWithin(ctx context.Context, caller string, d time.Duration) *Error {
+	var deadline <-chan time.Time
+	for {
+		a.mu.Lock()
+		e := a.acquireLocked(caller)
+		if e == nil {
+			a.mu.Unlock()
+			return nil
+		}
+		if a.freed == nil {
+			a.freed = make(chan struct{})
+		}
+		freed := a.freed
+		a.waiters++
+		a.mu.Unlock()
+		if deadline == nil {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			deadline = t.C
+		}
+		var stop bool
+		select {
+		case <-freed:
+		case <-deadline:
+			stop = true
+		case <-ctx.Done():
+			stop = true
+		}
+		a.mu.Lock()
+		a.waiters--
+		a.mu.Unlock()
+		if stop {
+			return e
+		}
+	}
+}
+
 func (a *admission) release(caller string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -109,6 +161,18 @@ func (a *admission) release(caller string) {
 	if a.held[caller]--; a.held[caller] == 0 {
 		delete(a.held, caller)
 	}
+	if a.freed != nil {
+		// Every waiter tries again; those that find no slot wait anew.
+		close(a.freed)
+		a.freed = nil
+	}
+}
+
+// waiting is how many callers wait in acquireWithin (for tests).
+func (a *admission) waiting() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.waiters
 }
 
 // overloaded is the 503 of a request that found no slot: the server's, or

@@ -56,6 +56,9 @@ type request struct {
 	wsErr     *Error
 	values    headerValues // the header values this request's responses own
 	caller    string       // callerKey's answer, "" until asked (see callerKey)
+	// slot: the request holds one of Limits.Concurrent's slots, which a
+	// wait gives back (Handler.releaseSlot).
+	slot bool
 }
 
 // callerKey is Handler.callerKey for this request, made once: the

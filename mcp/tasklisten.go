@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -18,8 +19,13 @@ import (
 // params.notifications.taskIds names tasks it holds. Each id is opened as
 // tasks/get opens it; the stream is acknowledged with the ids that opened,
 // then the request's own goroutine reads each task through its status
-// route every pollIntervalMs and sends notifications/tasks, the full
-// DetailedTask, whenever it changed. Nothing outlives the stream: no
+// route every pollIntervalMs (at least every second: minListenPoll) and
+// sends notifications/tasks, the full DetailedTask, whenever it changed.
+// The reads are bounded by their own budgets, per stream and per caller
+// (listenReadsPerStream, listenReadsPerCaller), not by the caller's rate
+// limit: following tasks never spends what the caller's own calls need.
+// An open stream holds a listen slot (listensPerCaller, maxListens), not
+// one of Limits.Concurrent: it mostly waits. Nothing outlives the stream: no
 // goroutine, no record. A listen without taskIds is answered as before
 // (the method does not exist here), so the list-change and resource
 // subscriptions the server does not serve stay refused as they were.
@@ -35,7 +41,12 @@ const (
 	maxListens       = 256
 	// minListenPoll is the shortest poll interval a stream keeps, whatever
 	// a task suggests.
-	minListenPoll = 100 * time.Millisecond
+	minListenPoll = time.Second
+	// listenReadsPerStream and listenReadsPerCaller bound the status
+	// reads of one stream and of all of one caller's streams (in this
+	// process): per second, with as many at once when they open.
+	listenReadsPerStream = 10
+	listenReadsPerCaller = 20
 )
 
 // listenLifetime is how long a stream stays open before it ends with its
@@ -48,8 +59,89 @@ var listenLifetime = 45 * time.Second
 // carries.
 const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 
-func newListens() *admission {
-	return &admission{limit: maxListens, perCaller: listensPerCaller, held: map[string]int{}}
+func newListens() *listens {
+	return &listens{admission: admission{limit: maxListens, perCaller: listensPerCaller, held: map[string]int{}},
+		budgets: map[string]*readBudget{}}
+}
+
+// listens are the open task listen streams: their slots, and each
+// caller's budget of status reads, shared by its streams while one is
+// open.
+type listens struct {
+	admission
+	budgetsMu sync.Mutex
+	budgets   map[string]*readBudget
+}
+
+// open takes a stream's slot for caller and returns the caller's read
+// budget; close gives both back.
+func (l *listens) open(caller string) (*readBudget, *Error) {
+	if e := l.acquire(caller); e != nil {
+		return nil, e
+	}
+	l.budgetsMu.Lock()
+	defer l.budgetsMu.Unlock()
+	b := l.budgets[caller]
+	if b == nil {
+		b = newReadBudget(listenReadsPerCaller)
+		l.budgets[caller] = b
+	}
+	b.streams++
+	return b, nil
+}
+
+func (l *listens) close(caller string, b *readBudget) {
+	l.budgetsMu.Lock()
+	if b.streams--; b.streams == 0 {
+		delete(l.budgets, caller)
+	}
+	l.budgetsMu.Unlock()
+	l.release(caller)
+}
+
+// readBudget is a token bucket of status reads: perSecond a second, as
+// many at once.
+type readBudget struct {
+	mu        sync.Mutex
+	perSecond float64
+	tokens    float64
+	last      time.Time
+	streams   int // the streams sharing it (guarded by listens.budgetsMu)
+}
+
+func newReadBudget(perSecond int) *readBudget {
+	return &readBudget{perSecond: float64(perSecond), tokens: float64(perSecond)}
+}
+
+// waitLocked refills b to now and returns how long until it allows a
+// read (0: at once); the caller holds b.mu.
+func (b *readBudget) waitLocked(now time.Time) time.Duration {
+	if !b.last.IsZero() {
+		b.tokens = min(b.perSecond, b.tokens+now.Sub(b.last).Seconds()*b.perSecond)
+	}
+	b.last = now
+	if b.tokens >= 1 {
+		return 0
+	}
+	return time.Duration((1 - b.tokens) / b.perSecond * float64(time.Second))
+}
+
+// takeRead spends one read of both budgets at now, or of neither: it
+// returns how long until both allow one (0 when spent).
+func takeRead(now time.Time, stream, caller *readBudget) time.Duration {
+	stream.mu.Lock()
+	defer stream.mu.Unlock()
+	if d := stream.waitLocked(now); d > 0 {
+		return d
+	}
+	caller.mu.Lock()
+	defer caller.mu.Unlock()
+	if d := caller.waitLocked(now); d > 0 {
+		return d
+	}
+	stream.tokens--
+	caller.tokens--
+	return 0
 }
 
 // listenNotifier gives a 2026-07-28 subscriptions/listen over HTTP that
@@ -109,10 +201,14 @@ func (s *Server) listenTasks(req *request) (seam.Result, error) {
 		return nil, httpError(http.StatusNotAcceptable, CodeInvalidRequest, "subscriptions/listen answers with an event stream: accept text/event-stream")
 	}
 	caller := req.callerKey()
-	if e := h.listens.acquire(caller); e != nil {
+	callerReads, e := h.listens.open(caller)
+	if e != nil {
 		return nil, e
 	}
-	defer h.listens.release(caller)
+	defer h.listens.close(caller, callerReads)
+	// The stream holds a listen slot from now on, not a concurrency slot.
+	h.releaseSlot(req)
+	streamReads := newReadBudget(listenReadsPerStream)
 
 	// Each id opens as tasks/get opens it; an id that does not is left
 	// out of the acknowledgement (the subset the server honours). When
@@ -176,14 +272,22 @@ func (s *Server) listenTasks(req *request) (seam.Result, error) {
 		case <-wake.C:
 		}
 		now := time.Now()
+		// The longest due first: a task the budgets held back is read
+		// before the others next time.
+		slices.SortStableFunc(tasks, func(a, b *watched) int { return a.next.Compare(b.next) })
+		var held time.Duration // until the budgets allow another read; 0 when they did
 		kept := tasks[:0]
 		for _, t := range tasks {
-			if now.Before(t.next) {
+			if now.Before(t.next) || held > 0 {
 				kept = append(kept, t)
 				continue
 			}
 			if !now.Before(t.ot.created.Add(t.ot.ttl)) {
 				continue // past its TTL, tasks/get no longer knows it either
+			}
+			if held = takeRead(now, streamReads, callerReads); held > 0 {
+				kept = append(kept, t)
+				continue
 			}
 			req.task = t.ot
 			res, job, err := req.detailTask(t.id)
@@ -216,6 +320,9 @@ func (s *Server) listenTasks(req *request) (seam.Result, error) {
 				if t.next.Before(next) {
 					next = t.next
 				}
+			}
+			if held > 0 {
+				next = now.Add(held) // a task is due and waits for the budgets
 			}
 			wake.Reset(time.Until(next))
 		}

@@ -41,7 +41,7 @@ import (
 func main() { os.Exit(run()) }
 
 // run serves until SIGINT or SIGTERM, then lets the requests in flight
-// finish; it returns 1 when they did not finish within the shutdown
+// finish and stops the job worker; it returns 1 when they did not finish within the shutdown
 // timeout (they were cut), 0 otherwise.
 func run() int {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (loopback)")
@@ -70,6 +70,9 @@ func run() int {
 	defer stopTracing()
 	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared, observer: observer, oidcIssuer: oidcIssuer,
 		legacyInput: *legacyInputFlag})
+	// Last before Redis closes: the worker stops, and with -redis hands
+	// back the job it runs, so that another replica claims it at once
+	// rather than after its lease.
 	defer a.close()
 	srv := &http.Server{
 		Handler:           a.handler,

@@ -17,7 +17,8 @@ import (
 // any replica answers GET /api/v1/jobs/{id} (and so tasks/get) for a job
 // another one accepted, and a replica that restarts or dies loses
 // nothing: a job it had claimed is claimed again by a worker of any
-// replica once its lease lapses.
+// replica once its lease lapses — or at once when the replica stops
+// gracefully (SIGTERM), which hands back the job its worker holds.
 //
 //	<prefix>job:<id>          the job (JSON, with its tenant); TTL: a day
 //	                          while queued, jobTTL once finished
@@ -43,17 +44,22 @@ type redisJobs struct {
 	queued   time.Duration // how long a job may wait, at most
 	poll     time.Duration // an idle worker's pause between claims
 	timeout  time.Duration // of each Redis call
+	run      time.Duration // how long a job takes (jobDuration)
 }
 
 func newRedisJobs(rdb redis.UniversalClient, prefix string, capacity int) *redisJobs {
 	return &redisJobs{rdb: rdb, prefix: prefix, capacity: capacity, share: queueShare(capacity), maxDone: maxJobs,
-		lease: 10 * time.Second, queued: 24 * time.Hour, poll: 50 * time.Millisecond, timeout: 500 * time.Millisecond}
+		lease: 10 * time.Second, queued: 24 * time.Hour, poll: 50 * time.Millisecond, timeout: 500 * time.Millisecond,
+		run: jobDuration}
 }
 
 // storedJob is a job as Redis holds it.
 type storedJob struct {
 	Job    job    `json:"job"`
 	Tenant string `json:"tenant"`
+	// claimed is the queue score this worker's claim set (when its lease
+	// lapses, ms); 0 when not claimed here.
+	claimed int64
 }
 
 func (q *redisJobs) jobKey(id string) string { return q.prefix + "job:" + id }
@@ -105,6 +111,16 @@ for _ = 1, 10 do
   redis.call('ZREM', KEYS[1], ids[1])
 end
 return false
+`)
+
+// jobHandBack: KEYS the queue; ARGV the id, the score the claim set, the
+// score that makes it claimable again. A job finished, cancelled or
+// claimed by another worker since (its score moved) is left alone.
+var jobHandBack = redis.NewScript(`
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not s or tonumber(s) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1])
+return 1
 `)
 
 // jobFinish: KEYS the queue, the tenant's set, the job, the finished set;
@@ -238,7 +254,8 @@ func (q *redisJobs) cancel(ctx context.Context, ws, id string) (job, bool, error
 func (q *redisJobs) claim(ctx context.Context) (*storedJob, error) {
 	cctx, cancel := q.ctx(ctx)
 	defer cancel()
-	v, err := jobClaim.Run(cctx, q.rdb, []string{q.queueKey()}, time.Now().UnixMilli(), q.lease.Milliseconds(), q.prefix+"job:").Text()
+	now := time.Now().UnixMilli()
+	v, err := jobClaim.Run(cctx, q.rdb, []string{q.queueKey()}, now, q.lease.Milliseconds(), q.prefix+"job:").Text()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return nil, nil
@@ -249,7 +266,21 @@ func (q *redisJobs) claim(ctx context.Context) (*storedJob, error) {
 	if err := json.Unmarshal([]byte(v), &sj); err != nil {
 		return nil, fmt.Errorf("claim: a job that does not parse: %w", err)
 	}
+	sj.claimed = now + q.lease.Milliseconds()
 	return &sj, nil
+}
+
+// handBack gives up this worker's claim of sj: the job is claimable at
+// once, by a worker of any replica, in its place in the queue (by
+// creation). It reports whether the claim was still this worker's.
+func (q *redisJobs) handBack(ctx context.Context, sj *storedJob) (bool, error) {
+	cctx, cancel := q.ctx(ctx)
+	defer cancel()
+	n, err := jobHandBack.Run(cctx, q.rdb, []string{q.queueKey()}, sj.Job.ID, sj.claimed, sj.Job.CreatedAt.UnixMilli()).Int()
+	if err != nil {
+		return false, fmt.Errorf("hand back: %w", err)
+	}
+	return n == 1, nil
 }
 
 func (q *redisJobs) finish(ctx context.Context, sj *storedJob) error {
@@ -271,7 +302,11 @@ func (q *redisJobs) finish(ctx context.Context, sj *storedJob) error {
 // work claims and runs jobs until stop is closed; apply does a job's
 // effect. A job whose finish is not recorded (Redis did not answer, or
 // the replica died) is claimed again after its lease: a job runs at least
-// once, and its result is recorded once.
+// once, and its result is recorded once. When stop closes while a job
+// runs, the job is interrupted before its effect and handed back, and
+// work returns once Redis has it (or its call failed: then the lease
+// lapses), so that a replica stopping gracefully leaves no job waiting
+// out a lease.
 func (q *redisJobs) work(stop <-chan struct{}, apply func(kind, target string)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -281,7 +316,9 @@ func (q *redisJobs) work(stop <-chan struct{}, apply func(kind, target string)) 
 	}()
 	quiet := false // log one failure of a run of them, not each
 	for ctx.Err() == nil {
-		sj, err := q.claim(ctx)
+		// A claim is never cut halfway: one that Redis made and this
+		// worker did not hear of would hold the job for a lease.
+		sj, err := q.claim(context.WithoutCancel(ctx))
 		if err != nil && ctx.Err() == nil && !quiet {
 			log.Printf("inbox: job queue: %v", err)
 		}
@@ -293,7 +330,16 @@ func (q *redisJobs) work(stop <-chan struct{}, apply func(kind, target string)) 
 			}
 			continue
 		}
-		time.Sleep(jobDuration) // the "long" operation
+		op := time.NewTimer(q.run) // the "long" operation
+		select {
+		case <-ctx.Done():
+			op.Stop()
+			if _, err := q.handBack(context.WithoutCancel(ctx), sj); err != nil {
+				log.Printf("inbox: job queue: %v (job %s is claimed again after its lease)", err, sj.Job.ID)
+			}
+			return
+		case <-op.C:
+		}
 		apply(sj.Job.Kind, sj.Job.Target)
 		if err := q.finish(context.WithoutCancel(ctx), sj); err != nil {
 			log.Printf("inbox: job queue: %v", err)

@@ -29,9 +29,17 @@ type app struct {
 	store   *store
 	idem    *idempotency // the REST API's Idempotency-Keys
 	stop    chan struct{}
+	worked  chan struct{} // closed when the worker has stopped (nil without one)
 }
 
-func (a *app) close() { close(a.stop) }
+// close stops the worker and waits for it: with -redis, it hands back the
+// job it holds (redisjobs.go) before the process exits.
+func (a *app) close() {
+	close(a.stop)
+	if a.worked != nil {
+		<-a.worked
+	}
+}
 
 // newApp builds the server whose MCP endpoint is the resource URI
 // resource (such as http://127.0.0.1:8080/mcp): tokens are issued for it,
@@ -67,7 +75,8 @@ func newAppWith(resource string, cfg appConfig) *app {
 	}
 	a := &app{store: st, stop: make(chan struct{})}
 	if cfg.worker {
-		go st.work(a.stop)
+		a.worked = make(chan struct{})
+		go func() { defer close(a.worked); st.work(a.stop) }()
 	}
 
 	verifier, authServer, err := identityFor(resource, cfg.oidcIssuer)
