@@ -64,7 +64,7 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 	if !call.canAsk || (!f.inputRequests && req.capBits&CapElicitationForm == 0) {
 		req.confirmation = "required"
 		return notExecuted(f, "confirmation_required", "Not executed (confirmation_required): "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
-			"which only MCP 2026-07-28 clients with form elicitation can give. Do not retry this call; ask the user to do it in the application, "+
+			req.confirmHow()+" Do not retry this call as it is; ask the user to do it in the application, "+
 			"or to use a client that supports confirmations."), nil
 	}
 	if req.capBits&CapElicitationForm == 0 {
@@ -200,6 +200,20 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 
 // maxQuestion bounds a confirmation question, in characters.
 const maxQuestion = 500
+
+// confirmHow says, for the client at hand, how a confirmation could be
+// given: what is true depends on whether this endpoint asks 2025 clients
+// (WithLegacyInput) and on what this client declared.
+func (req *request) confirmHow() string {
+	if req.rev.f.inputRequests || req.handler.cfg.legacy == nil || req.local != nil {
+		return "which needs a client that declares form elicitation, on MCP 2026-07-28."
+	}
+	if req.capBits&CapElicitationForm != 0 {
+		// Declared, yet this call could not be asked: it cannot stream.
+		return "which this server asks for on the call's event stream: send the call with Accept: text/event-stream, or use MCP 2026-07-28 with form elicitation."
+	}
+	return "which needs a client that declares the elicitation capability: declare it on initialize (this server then asks for the confirmation during the call), or use MCP 2026-07-28 with form elicitation."
+}
 
 // notExecuted is the isError result of a destructive call that did not
 // run. The text names the outcome (a 2025-03-26 client has no

@@ -361,14 +361,18 @@ func TestLegacyInput_Unchanged(t *testing.T) {
 	t.Parallel()
 	f := newLegacyFixture(t, mcp.LegacyInput{})
 	v := mcp.Version20250618
+	// The refusal says what is true for the client at hand: declaring
+	// elicitation helps only where this server asks 2025 clients.
+	const declare, modern = "declare it on initialize", "on MCP 2026-07-28."
 	for _, c := range []struct {
-		name, url, session, tool, want string
+		name, url, session, tool, want, not string
 	}{
-		{"without the option", f.plain, sessionFor(t, f.plain, tokAlice, v, `{"elicitation":{}}`), "purge", "confirmation_required"},
-		{"without a session", f.a, "", "purge", "confirmation_required"},
-		{"without elicitation", f.a, sessionFor(t, f.a, tokAlice, v, `{"sampling":{}}`), "purge", "confirmation_required"},
-		{"asks what was not declared", f.a, sessionFor(t, f.a, tokAlice, v, `{"sampling":{}}`), "ask", "did not declare"},
-		{"nothing declared", f.a, sessionFor(t, f.a, tokAlice, v, `{}`), "ask", "2026-07-28"},
+		{"without the option", f.plain, sessionFor(t, f.plain, tokAlice, v, `{"elicitation":{}}`), "purge", "confirmation_required", declare},
+		{"without the option, its advice", f.plain, sessionFor(t, f.plain, tokAlice, v, `{"elicitation":{}}`), "purge", modern, ""},
+		{"without a session", f.a, "", "purge", declare, modern},
+		{"without elicitation", f.a, sessionFor(t, f.a, tokAlice, v, `{"sampling":{}}`), "purge", declare, modern},
+		{"asks what was not declared", f.a, sessionFor(t, f.a, tokAlice, v, `{"sampling":{}}`), "ask", "did not declare", ""},
+		{"nothing declared", f.a, sessionFor(t, f.a, tokAlice, v, `{}`), "ask", "2026-07-28", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := openCall(t, c.url, tokAlice, c.session, v, c.tool)
@@ -376,8 +380,8 @@ func TestLegacyInput_Unchanged(t *testing.T) {
 				t.Errorf("Content-Type %q", ct)
 			}
 			text, isErr := resultText(t, s.next(t))
-			if !isErr || !strings.Contains(text, c.want) {
-				t.Errorf("%q %v, want %q", text, isErr, c.want)
+			if !isErr || !strings.Contains(text, c.want) || (c.not != "" && strings.Contains(text, c.not)) {
+				t.Errorf("%q %v, want %q (and not %q)", text, isErr, c.want, c.not)
 			}
 		})
 	}
