@@ -90,9 +90,14 @@ const maxURIBytes = 2048
 
 // AddResource registers r, read by a GET on route (a pattern without
 // wildcards, such as "GET /api/v1/settings") of h, in-process, with the
-// caller's identity. See readResource for how the response becomes
-// contents. It panics on an invalid or duplicate URI, a missing name or an
-// invalid route.
+// caller's identity. The route's 2xx body becomes one content of its media
+// type: text for textual types (text/*, JSON, XML, YAML, JavaScript) in
+// valid UTF-8, a base64 blob otherwise; a body of ResourceContentsMediaType
+// gives several contents. A route answering 401, 403, 404 or 410 makes the
+// resource not found (the revision's not-found error), another 4xx -32602,
+// a 5xx or a panic -32603
+// (details logged). It panics on an invalid or duplicate URI, a missing
+// name or an invalid route.
 func (s *Server) AddResource(r Resource, route string, h http.Handler, opts ...ItemOption) {
 	s.done(s.addResource(r, route, h, opts))
 }

@@ -111,6 +111,23 @@ func WithPlacement(p Placement) ItemOption {
 // host's whole ServeMux or the route's own handler; r.PathValue works in
 // both.
 //
+// The route's answer becomes the result:
+//   - 2xx with a JSON body: one text block holding the JSON, and, when t
+//     has an OutputSchema, structuredContent validated against it (a body
+//     that breaks it is an internal error, logged);
+//   - 2xx of media type image/* or audio/*: one image or audio block, the
+//     body base64-encoded, with the media type;
+//   - 2xx of media type ToolResultMediaType: the body is the whole
+//     CallToolResult, for routes written for MCP;
+//   - any other 2xx (text/plain, or no body at all, as a 204 sends): one
+//     text block with the body as text, trailing newlines dropped (empty
+//     for no body; bytes that are not UTF-8 become U+FFFD, so send binary
+//     data as image/*, audio/* or a ToolResultMediaType resource);
+//   - 4xx: isError, with the body as text (or "404 Not Found" when it is
+//     empty), so the model can act on it;
+//   - 3xx, 5xx, a panic or a body over Limits.ResponseBytes: isError with
+//     a generic text, the details logged, never sent.
+//
 // AddTool panics on a duplicate or invalid name, a schema that does not
 // compile or whose root type is not "object", an invalid "x-mcp-header"
 // annotation, an invalid route, or a path wildcard that is not a required
