@@ -217,7 +217,7 @@ const internalToolError = "The tool failed with an internal error."
 // identity and the Call.
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	ctx := req.identityContext(context.WithValue(req.HTTP.Context(), callKey{}, call))
-	out, full, err, p := t.fn.call(ctx, call.args)
+	out, full, p, err := t.fn.call(ctx, call.args)
 	if p == nil && err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		// The function gave up because its request ended: no outcome.
 		return req.interrupted(t, call)
@@ -270,14 +270,14 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 }
 
 // call runs the function, recovering a panic.
-func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *ToolResult, err error, panicked any) {
+func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *ToolResult, panicked any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			panicked = v
 		}
 	}()
 	out, full, err = ft.run(ctx, args)
-	return out, full, err, nil
+	return out, full, nil, err
 }
 
 // outputValid checks an encoded result, a route's or a function's,

@@ -51,10 +51,10 @@ func (b *sharedBus) Publish(_ context.Context, id string, answer []byte) (bool, 
 // with a destructive tool, a tool that asks for a form and one that asks
 // the client's model.
 type legacyFixture struct {
-	a, b, plain, modern string
-	executed            atomic.Int64
-	idemKeys            chan string
-	answers             chan string
+	a, b, plain string
+	executed    atomic.Int64
+	idemKeys    chan string
+	answers     chan string
 }
 
 func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput) *legacyFixture {

@@ -45,14 +45,14 @@ func itemMeta(meta json.RawMessage, ui []byte) ([]byte, error) {
 	var b []byte
 	if meta != nil {
 		if !isObject(bytes.TrimSpace(meta)) || jsonrpc.Validate(meta, jsonrpc.DefaultMaxDepth) != nil {
-			return nil, errors.New("Meta must be a JSON object")
+			return nil, errors.New("field Meta must be a JSON object")
 		}
 		b = compact(meta)
 		if _, has := jsonrpc.Lookup(b, "ui"); has {
-			return nil, errors.New(`Meta: set "ui" with the UI field, which is checked`)
+			return nil, errors.New(`field Meta: set "ui" with the UI field, which is checked`)
 		}
 		if _, has := jsonrpc.Lookup(b, "ui/resourceUri"); has {
-			return nil, errors.New(`Meta: "ui/resourceUri" is the extension's withdrawn form; set UI.ResourceURI`)
+			return nil, errors.New(`field Meta: "ui/resourceUri" is the extension's withdrawn form; set UI.ResourceURI`)
 		}
 	}
 	if ui == nil {

@@ -22,6 +22,6 @@ func ExampleServer_Register() {
 	// Nothing was registered: the first tool can still be added.
 	fmt.Println(srv.Check(func(s *mcp.Server) { s.AddTool(mcp.Tool{Name: "orders_list"}, "GET /orders", api) }))
 	// Output:
-	// mcp: invalid tool name "orders list": use 1-128 characters from A-Z a-z 0-9 _ - .
+	// mcp: invalid tool name "orders list": use 1-128 characters from A-Z a-z 0-9 and "_-."
 	// <nil>
 }

@@ -143,7 +143,7 @@ func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOptio
 // held.
 func (s *Server) toolBase(t Tool) (*tool, map[string]any, error) {
 	if !toolName.MatchString(t.Name) {
-		return nil, nil, fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 _ - .", t.Name)
+		return nil, nil, fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 and \"_-.\"", t.Name)
 	}
 	if s.has(func(s *Server) bool { return s.byName[t.Name] != nil }) {
 		return nil, nil, errors.New("mcp: tool " + t.Name + " registered twice")

@@ -30,6 +30,7 @@ type addNote struct {
 	Ship    *address  `json:"ship_to,omitempty"`
 	Due     time.Time `json:"due,omitzero"`
 	Secret  string    `json:"-"`
+	//lint:ignore U1000 an unexported field the schema must leave out; nothing reads it.
 	private int
 }
 
