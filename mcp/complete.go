@@ -15,13 +15,13 @@ import (
 // sends at most 100 of them, with the total and whether there were more.
 type CompletionFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
 
-// Complete registers a completion source for argument (a prompt argument
+// WithCompletion registers a completion source for argument (a prompt argument
 // or a template variable). The completions capability is advertised once
 // any source exists. It panics on a tool or a fixed resource, or when the
 // item has no such argument.
-func Complete(argument string, f CompletionFunc) ItemOption {
+func WithCompletion(argument string, f CompletionFunc) ItemOption {
 	if f == nil {
-		panic("mcp: Complete needs a function")
+		panic("mcp: WithCompletion needs a function")
 	}
 	return itemOptionFunc(func(o *itemOptions) {
 		if o.completions == nil {

@@ -89,9 +89,9 @@ func newInterruptFixture(t *testing.T, opts ...mcp.HandlerOption) *interruptFixt
 		}
 		return map[string]string{"deleted": in.ID}, nil
 	}
-	mcp.AddFunc(srv, mcp.Tool{Name: "fn_delete", Annotations: destructive}, fn)
-	mcp.AddFunc(srv, mcp.Tool{Name: "fn_remove", Annotations: destructive}, fn, mcp.WithoutConfirmation())
-	mcp.AddFunc(srv, mcp.Tool{Name: "fn_own_deadline"}, func(ctx context.Context, in in) (map[string]string, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "fn_delete", Annotations: destructive}, fn)
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "fn_remove", Annotations: destructive}, fn, mcp.WithoutConfirmation())
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "fn_own_deadline"}, func(ctx context.Context, in in) (map[string]string, error) {
 		// The function's own deadline passed, its request's did not: a
 		// failure it reports, not an interruption.
 		own, cancel := context.WithTimeout(ctx, time.Nanosecond)
@@ -313,7 +313,7 @@ func TestInterrupted_LegacyInput(t *testing.T) {
 	ring := sessionRing(t, 9)
 	started := make(chan struct{}, 1)
 	srv := mcp.NewServer(mcp.Implementation{Name: "legacy", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "purge", Annotations: mcp.Annotations{Destructive: true}},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "purge", Annotations: mcp.Annotations{Destructive: true}},
 		func(ctx context.Context, in struct{}) (map[string]any, error) {
 			started <- struct{}{}
 			<-ctx.Done()

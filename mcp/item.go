@@ -55,7 +55,7 @@ func applyItemOptions(opts []ItemOption, what string, completable map[string]boo
 	sort.Strings(args)
 	for _, a := range args {
 		if !completable[a] {
-			return o, fmt.Errorf("mcp: %s: Complete(%q): no such argument", what, a)
+			return o, fmt.Errorf("mcp: %s: WithCompletion(%q): no such argument", what, a)
 		}
 	}
 	if o.noConfirm || o.prepare != nil {

@@ -66,7 +66,7 @@ type tool struct {
 	pathParams map[string]bool
 	queryArgs  nameSet // arguments sent in the query whatever the method
 	opts       itemOptions
-	fn         *funcTool // AddFunc's function, instead of route and handler
+	fn         *funcTool // AddToolFunc's function, instead of route and handler
 	meta       []byte    // the rendered _meta, nil without one
 	appOnly    bool      // UI's visibility is apps.App alone
 	statusOf   *tool     // a task's generated status tool: the task's tool (taskstatus.go)
@@ -214,7 +214,7 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 		o.applyItem(&entry.opts)
 	}
 	if entry.opts.completions != nil {
-		return fail("Complete applies to prompts and resource templates, not tools")
+		return fail("WithCompletion applies to prompts and resource templates, not tools")
 	}
 	required := map[string]bool{}
 	if req, ok := inDoc["required"].([]any); ok {

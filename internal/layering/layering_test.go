@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 
 	// typeschema (design record 024): a core package since schemas come
 	// from types on the standard library alone; the engine is internal,
-	// and mcp uses it for AddFunc.
+	// and mcp uses it for AddToolFunc.
 	"internal/typeschema": {},
 	"mcp/typeschema":      {"internal/typeschema"},
 	// mcpcheck (design record 021): the kit's battery as a command.
