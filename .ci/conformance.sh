@@ -79,7 +79,7 @@ JS
 leg 2026-07-28 --requirements 2026-07-28 | tee "$WORK/2026.txt"
 grep -qx '37 passed, 0 failed' "$WORK/2026.txt" || { echo "conformance: the 2026-07-28 leg must pass all 37 scored scenarios" >&2; exit 1; }
 # The tasks extension's scenarios are not scored; every one must pass all
-# the same (issue 16), except tasks-status-notifications, which the suite
+# the same (design record 015), except tasks-status-notifications, which the suite
 # always skips (its harness is unfinished).
 tasks_bad="$(grep -E '^(PASS|FAIL|WARN|SKIP) tasks-' "$WORK/2026.txt" | grep -v '^PASS ' | grep -v '^SKIP tasks-status-notifications ' || true)"
 tasks_ok="$(grep -c '^PASS tasks-' "$WORK/2026.txt" || true)"

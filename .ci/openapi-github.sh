@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Registers GitHub's whole OpenAPI document (npm @octokit/openapi, pinned)
-# with default options (issue 25): installs the package into a cache
+# with default options (design record 023): installs the package into a cache
 # directory, then runs mcp/openapi/internal/githubcheck, which
 #   - registers it five times, each in a process of its own, and fails
 #     when the fastest Register takes more than 1 s or any process's peak

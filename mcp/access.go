@@ -244,20 +244,6 @@ func (r *request) Workspace() (string, error) {
 	return r.ws, nil
 }
 
-// Personalized reports whether lists depend on who calls (authentication
-// is on: per-tool scopes and permission rules filter them) and whether they
-// also depend on the workspace (a permission rule sees it). A caller-
-// dependent list must be cacheScope "private"; a workspace-dependent one
-// must not be cached at all, since the workspace header is not part of a
-// client's cache key.
-func (r *request) Personalized() (byCaller, byWorkspace bool) {
-	a := r.handler.cfg.auth
-	if a == nil {
-		return false, false
-	}
-	return true, a.HasWorkspaces() && a.Filters()
-}
-
 // visible reports whether the caller may know that t exists: the
 // permission rule allows it. Something hidden is answered exactly like
 // something unknown.

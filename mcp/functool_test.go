@@ -301,7 +301,7 @@ func TestFunc_Confirm(t *testing.T) {
 		}
 	}
 	// The second transport asks for the same call by the same caller,
-	// which the first just ran: its question says so first (issue 31
+	// which the first just ran: its question says so first (design record 025
 	// item 8), with when it ran; a function has no status to show.
 	again := regexp.MustCompile(`^Note: this call, with the same arguments, already ran at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ\. ` +
 		`Confirm only if it should run again\. Delete note "n1"\?$`)

@@ -21,8 +21,9 @@ import (
 )
 
 // Handler is the MCP endpoint: one http.Handler that serves every era it was
-// given, statelessly. It never mints, reads or echoes a session id, so any
-// replica can answer any request. A Handler is safe for concurrent use.
+// given, statelessly. It keeps no session state: a 2025 session id, which
+// era2025.WithSessions issues, is sealed and carries all it stands for, so
+// any replica can answer any request. A Handler is safe for concurrent use.
 //
 // For each POST it checks Host and Origin, reads the body once under the
 // size limit, scans it strictly, picks the era from the body (params._meta

@@ -143,7 +143,7 @@ func interruptedAnswer(t *testing.T, v mcp.Version, r *reply, reason string) {
 	}
 }
 
-// TestInterrupted_EveryEra (issue 31 item 1): in every revision, a route
+// TestInterrupted_EveryEra (design record 019, an interrupted call): in every revision, a route
 // that gives up without writing once its request ended, one that aborts
 // (http.ErrAbortHandler), and a function that returns its context's
 // error are interrupted: answered "retry for the outcome", never a result
@@ -177,7 +177,7 @@ func TestInterrupted_EveryEra(t *testing.T) {
 	}
 }
 
-// TestInterrupted_Confirmed (issue 31 item 1a): a confirmed call whose
+// TestInterrupted_Confirmed (design record 019, an interrupted call): a confirmed call whose
 // route or function is interrupted records nothing in the guard: the
 // client is told to retry for the outcome (503 confirmation_interrupted),
 // the audit line says "interrupted", and the retry with the same
@@ -218,7 +218,7 @@ func TestInterrupted_Confirmed(t *testing.T) {
 	}
 }
 
-// TestInterrupted_ClientLeaves (issue 31 item 1a, the reliability run's
+// TestInterrupted_ClientLeaves (design record 019, an interrupted call; the reliability run's
 // repro): a confirmed route that sleeps 2 s, whose client leaves 500 ms in
 // (a real cancellation over HTTP: the connection closes), recorded
 // nothing: the retry is not told it ran, nor that it is in progress (the
@@ -303,7 +303,7 @@ func TestInterrupted_ClientLeaves(t *testing.T) {
 	}
 }
 
-// TestInterrupted_LegacyInput (issue 31 item 1a, 2025 clients asked over
+// TestInterrupted_LegacyInput (design record 019, an interrupted call; 2025 clients asked over
 // the call's stream): a confirmed function that the server interrupts
 // after the user accepted is answered on the stream with the same
 // confirmation_interrupted error, never a result; nothing is recorded,

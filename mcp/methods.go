@@ -33,10 +33,11 @@ type methodRow struct {
 // those an era answers are here. Adding a method is its row and its
 // handler in one core file, and its name in the profile of each revision
 // that has it (the eras' data). The eras read the row (its routing member,
-// whether it may answer input_required, whether it is cacheable) and match
-// no method name in their checks; only an era's Serve hook would, to tell
-// apart the methods it answers, were it to answer more than one (each
-// answers one: initialize, server/discover). A client keeps its own
+// whether it may answer input_required, whether it is cacheable) for what
+// a row can say; they still name methods where a revision's rules do:
+// each era's profile lists its methods, era2025 lets initialize carry a
+// stale session id, and an era's Serve hook answers its one method
+// (initialize, server/discover). A client keeps its own
 // knowledge of routing members: mcptest's is in its routingHeaders, which
 // TestMCPTest_RoutingMembers holds to this table.
 var methodTable = slices.Concat(protocolMethods, toolMethods, resourceMethods, promptMethods, completionMethods, taskMethods)

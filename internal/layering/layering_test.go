@@ -14,7 +14,7 @@ import (
 
 const module = "github.com/mcpdual/mcpdual/"
 
-// allowed is the import table of ../shared/design.md ("Module and packages"),
+// allowed is the import table of the design card ("Module and packages"),
 // with the packages added since recorded in internal/design. It is: for each package directory, the
 // module packages its non-test files may import. Test files are exempt, so
 // external tests may combine the eras.
