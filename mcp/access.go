@@ -12,57 +12,6 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
-// WithAuth makes every request, of every method and era, carry a bearer
-// token that a verifies, before its body is read. The verified principal
-// (and, when a is configured with workspaces, the workspace) reaches tool
-// handlers through their request's context (auth.FromContext,
-// auth.WorkspaceFromContext); the Authorization header never does. Lists
-// show only what the caller may use and are then private to the caller.
-// Serve the Protected Resource Metadata (auth.NewMetadataHandler) beside
-// the endpoint, outside it.
-func WithAuth(a *auth.Authenticator) HandlerOption {
-	if a == nil {
-		panic("mcp: WithAuth needs an Authenticator")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.auth = a })
-}
-
-// WithRateLimit meters every request through l, keyed by the verified
-// principal (by client address without WithAuth), at a cost of one.
-// Every response then carries X-RateLimit-Limit, X-RateLimit-Remaining and
-// X-RateLimit-Reset (epoch seconds); a refused request is answered 429
-// with Retry-After. server/discover draws from a budget of its own under
-// the same limiter, so it is never limited tighter than other methods and
-// exhausting the budget with calls does not break discovery. A limiter
-// error is answered 503: traffic is never let through unmetered.
-func WithRateLimit(l ratelimit.Limiter) HandlerOption {
-	if l == nil {
-		panic("mcp: WithRateLimit needs a Limiter")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.limiter = l })
-}
-
-// WithClientRateLimit meters requests per client before authentication, so
-// a flood of bad tokens cannot load the token verifier. key names the
-// client; nil means the IP address of RemoteAddr (behind a proxy, supply a
-// key that reads the address the proxy vouches for). The same key names
-// unauthenticated callers for WithRateLimit. IPv6 clients are keyed by
-// their /64 (see ratelimit.ClientKey and ratelimit.IPv6Prefix). With
-// WithAuth, a request without an Authorization header is answered 401 (with
-// the challenge) without asking l, which then cannot turn it into a 429 or,
-// when l's store is down, a 503: such a request never reaches the verifier.
-func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
-	if l == nil {
-		panic("mcp: WithClientRateLimit needs a Limiter")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) {
-		c.clientLimit = l
-		if key != nil {
-			c.clientKey = key
-		}
-	})
-}
-
 // limitedBeforeAuth reports whether the per-client limiter meters r. It
 // stands in front of the verifier (record 003), so with authentication on
 // it skips a request that carries no Authorization header at all: that one

@@ -65,24 +65,3 @@ type ReplayGuard interface {
 // LastRunTTL is how long a ReplayGuard keeps the outcome of a confirmed
 // call under what was confirmed (Complete's call), for LastRun.
 const LastRunTTL = 10 * time.Minute
-
-// WithReplayGuard sets the guard that makes confirmations single-use
-// (default: one in memory, per process).
-func WithReplayGuard(g ReplayGuard) HandlerOption {
-	if g == nil {
-		panic("mcp: WithReplayGuard needs a guard; use WithoutReplayGuard to turn it off")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.replay, c.replayOff = g, "" })
-}
-
-// WithoutReplayGuard turns single-use confirmations off, for a host whose
-// destructive routes all deduplicate on the Idempotency-Key they receive
-// (a replay of one confirmation carries the same key). reason says why; it
-// is logged when the handler is built, so the choice stays visible. It
-// panics on an empty reason.
-func WithoutReplayGuard(reason string) HandlerOption {
-	if reason == "" {
-		panic("mcp: WithoutReplayGuard needs a reason")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.replay, c.replayOff = nil, reason })
-}

@@ -120,21 +120,6 @@ func InProcess(r *http.Request) bool {
 	return r.Context().Value(inProcessKey{}) != nil
 }
 
-// WithRouteRequest sets a function that prepares every in-process request
-// before its route runs: it gets the MCP request (outer, whose context
-// holds the host's own values, such as a tracing span or a request id) and
-// the request the route will get (inner: the verified principal and
-// workspace and the Call in its context, no Authorization, no cookies), and
-// returns the request to run — inner or a copy of it (Request.WithContext,
-// Request.Clone) with the host's identity in the form its own middleware
-// expects, or with values copied from outer. It must not return nil.
-func WithRouteRequest(prepare func(outer, inner *http.Request) *http.Request) HandlerOption {
-	if prepare == nil {
-		panic("mcp: WithRouteRequest needs a function")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.routeRequest = prepare })
-}
-
 // newInner builds the request a route gets, as net/http's server would
 // have built it had it arrived from the network at the route's method and
 // path: the URL parsed from the escaped request URI (so RawPath is set only

@@ -6,23 +6,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
-
-// WithStreaming lets a request that opts in receive the notifications its
-// handler emits while it runs — progress when the request carries
-// _meta.progressToken, log messages when a 2026-07-28 request names a
-// _meta log level — as a text/event-stream response that ends with the
-// request's own response. Requests that do not opt in, or whose Accept
-// does not admit text/event-stream, always get one JSON object, as does
-// every request without this option (the default). A stream never
-// carries a server-to-client request. A 2026-07-28 subscriptions/listen
-// for task status notifications is a stream whatever this option says:
-// the client asked for nothing else (tasklisten.go).
-func WithStreaming() HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
-}
 
 // notifier sends the notifications of one request, turning its response
 // into an event stream on the first one.
@@ -211,3 +198,5 @@ func (c *Call) Log(level LogLevel, data any) bool {
 	}
 	return n.send("notifications/message", b)
 }
+
+var protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
