@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
@@ -260,4 +263,51 @@ func (r *request) identityContext(ctx context.Context) context.Context {
 		ctx = auth.NewWorkspaceContext(ctx, r.ws)
 	}
 	return ctx
+}
+
+// callerKey is Handler.callerKey for this request, made once: the
+// per-principal limit and the concurrency slot both key on it.
+func (r *request) callerKey() string {
+	if r.caller == "" {
+		r.caller = r.handler.callerKey(r.HTTP, r.principal)
+	}
+	return r.caller
+}
+
+// HeaderParams implements seam.Core.
+func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
+	t := r.visibleTool(tool)
+	if t == nil {
+		return nil, false
+	}
+	return t.params, true
+}
+
+// Binding implements seam.Core. A sealed state of this request belongs
+// to who asks (principal and workspace, re-established from the
+// credential on every round), which server, which revision, which
+// operation on which target, with which arguments. A task id belongs to
+// the caller and the server, whatever tasks/* method reads it.
+func (r *request) Binding(task bool) (seam.Binding, error) {
+	ws, err := r.Workspace()
+	if err != nil {
+		return seam.Binding{}, err
+	}
+	if task {
+		return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
+			Version: string(r.version), Method: tasksExtension}, nil
+	}
+	b := seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
+		Version: string(r.version), Method: r.msg.Method}
+	if r.row != nil && r.row.Member != "" {
+		raw, _ := r.Param(r.row.Member)
+		b.Target, _ = jsonrpc.String(raw)
+	}
+	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
+		if err := r.boundArguments(args); err != nil {
+			return seam.Binding{}, err
+		}
+		b.Arguments = args
+	}
+	return b, nil
 }

@@ -214,3 +214,6 @@ type ElicitResult struct {
 	Action  ElicitAction
 	Content json.RawMessage // the form's values when accepted (nil otherwise)
 }
+
+// tasksExtension is the extension's name in capabilities.extensions.
+const tasksExtension = "io.modelcontextprotocol/tasks"

@@ -199,5 +199,3 @@ func (r *emptyResult) AppendJSON(dst []byte) []byte {
 	dst, _ = r.stamp.AppendMembers(dst)
 	return append(dst, '}')
 }
-
-func (s *Server) ping(*request) (seam.Result, error) { return &emptyResult{}, nil }

@@ -138,20 +138,6 @@ func (st *openedState) kind(key string) (string, bool) {
 	return s, true
 }
 
-// asked reports whether the state asked for key as an input of kind.
-func (rd *round) asked(key, kind string) bool {
-	k, ok := rd.state.kind(key)
-	return ok && k == kind
-}
-
-// round is an opened state with the answers of the retry.
-type round struct {
-	state     openedState
-	nonce     []byte
-	until     time.Time       // the last instant the state opens (expiry plus the sealer's skew)
-	responses json.RawMessage // inputResponses as sent (nil when absent)
-}
-
 // newCall describes req to the handler that serves target. What it holds
 // aliases the request body, which is never reused, so a handler may keep
 // the Call beyond the request.
@@ -216,24 +202,6 @@ func (r *request) inputRequired(purpose string, payload []byte, reqs []InputRequ
 		res.Requests = append(b, '}')
 	}
 	return res, nil
-}
-
-// answer returns the retry's response to key if this round's state asked
-// for it, validated for its kind. ok is false when the key was not asked
-// or not answered.
-func (rd *round) answer(key string) (json.RawMessage, bool, error) {
-	kind, asked := rd.state.kind(key)
-	if !asked || rd.responses == nil {
-		return nil, false, nil
-	}
-	v, ok := jsonrpc.Lookup(rd.responses, key)
-	if !ok {
-		return nil, false, nil
-	}
-	if !validResponse(kind, v) {
-		return nil, false, invalidInputResponses(key)
-	}
-	return v, true, nil
 }
 
 // validResponse checks the shape of an answer: an ElicitResult
@@ -376,4 +344,42 @@ func needsInputRevision(v Version) *Error {
 	return NewError(CodeInvalidRequest, "This request needs input from the client, which a server can only ask for over MCP "+
 		string(Version20260728)+"; this client speaks "+string(v)+". Connect with a client that supports "+string(Version20260728)+".").
 		WithData(map[string]string{"reason": "input_requires_newer_revision", "requiredVersion": string(Version20260728)})
+}
+
+// SetRound implements seam.Core: it takes a requestState the era opened and verified,
+// with the retry's inputResponses. The era calls it before dispatch; state
+// is the State of the seam.InputRequired it sealed, until the last instant
+// the sealer would open it. inputResponses that are present but not an
+// object are refused here.
+func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
+	if state == nil {
+		return r.setAnswers(inputResponses)
+	}
+	rs, ok := parseRoundState(state)
+	if !ok {
+		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
+		return invalidState()
+	}
+	if inputResponses != nil && !isObject(inputResponses) {
+		return invalidInputResponses("")
+	}
+	r.roundBuf = round{state: rs, nonce: nonce, until: until, responses: inputResponses}
+	r.round = &r.roundBuf
+	return nil
+}
+
+// setAnswers takes the inputResponses of a request that carries
+// no requestState. A tool's handler still sees them (a server
+// that keeps no state between rounds may not need one), but they never
+// count as an answer to a question the server asked: a destructive tool's
+// confirmation ignores them.
+func (r *request) setAnswers(inputResponses []byte) error {
+	if inputResponses == nil {
+		return nil
+	}
+	if !isObject(inputResponses) {
+		return invalidInputResponses("")
+	}
+	r.loose = inputResponses
+	return nil
 }

@@ -11,15 +11,6 @@ import (
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
-// notifier sends the notifications of one request, turning its response
-// into an event stream on the first one.
-type notifier struct {
-	w        *streamWriter
-	token    json.RawMessage // progressToken, nil when progress was not asked
-	minLevel int             // lowest level to send; -1 when logs were not asked
-	legacy   bool            // a 2025 call that may be asked for input (legacyinput.go)
-}
-
 // streamWriter is the response of a request that may stream. Its lock
 // orders the notifications a handler (or its goroutines) sends against
 // the final response; once that is written, later notifications are
@@ -76,18 +67,6 @@ func acceptsEventStream(r *http.Request) bool {
 		}
 	}
 	return false
-}
-
-// send writes one notification as an event, starting the stream first.
-// It reports false when the response was already written.
-func (n *notifier) send(method string, params []byte) bool {
-	b := make([]byte, 0, len(params)+64)
-	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
-	b = append(b, `,"params":`...)
-	b = append(b, params...)
-	b = append(b, '}')
-	return n.w.notify(b)
 }
 
 // notify writes a notification event unless the response is finished.
@@ -200,3 +179,9 @@ func (c *Call) Log(level LogLevel, data any) bool {
 }
 
 var protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
+
+// hasMeta reports whether params has a _meta member.
+func (r *request) hasMeta() bool {
+	_, ok := r.Param("_meta")
+	return ok
+}

@@ -1,0 +1,34 @@
+package mcp
+
+import (
+	"time"
+
+	"github.com/mcpdual/mcpdual/mcp/task"
+)
+
+// taskPayload is what a task id seals besides its binding: the tool, the
+// job's route values, and the task's clock.
+type taskPayload struct {
+	Tool    string            `json:"t"`
+	Values  map[string]string `json:"v"`
+	Created int64             `json:"c"` // Unix milliseconds
+	TTL     int64             `json:"l"` // milliseconds
+	Poll    int64             `json:"p"` // milliseconds
+}
+
+// openTask is the task a tasks/* request names, opened.
+type openTask struct {
+	tool      *tool
+	values    map[string]string
+	created   time.Time
+	ttl, poll time.Duration
+}
+
+// updatedAt is a task's lastUpdatedAt: the job's, unless the status route
+// gave none or one before the task was created, then now.
+func (ot *openTask) updatedAt(job task.Job) time.Time {
+	if job.UpdatedAt.IsZero() || job.UpdatedAt.Before(ot.created) {
+		return time.Now()
+	}
+	return job.UpdatedAt
+}
