@@ -75,6 +75,9 @@ type AnswerBus interface {
 // (Call.InputResponse, Call.Elicitation; a confirmed destructive call gets
 // its Idempotency-Key and goes through the replay guard).
 //
+// Over stdio (mcp/stdio) the process is the session: the capabilities of
+// its initialize decide, the questions and the answers are lines.
+//
 // Each question's id is unguessable and bound to the caller: an answer
 // from another caller, to an unknown id, a second answer or one after the
 // call ended is refused (400) and changes nothing. A client that goes away
