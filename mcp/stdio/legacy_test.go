@@ -152,9 +152,9 @@ func TestLegacyInput_NotAsked(t *testing.T) {
 		caps  string // "" for no handshake: a 2026-07-28 call
 		wants string
 	}{
-		{"no elicitation declared", []mcp.HandlerOption{legacy}, `{"sampling":{}}`, "confirmation_required"},
-		{"empty capabilities", []mcp.HandlerOption{legacy}, `{}`, "confirmation_required"},
-		{"without WithLegacyInput", nil, `{"elicitation":{}}`, "confirmation_required"},
+		{"no elicitation declared", []mcp.HandlerOption{legacy}, `{"sampling":{}}`, "declare it on initialize"},
+		{"empty capabilities", []mcp.HandlerOption{legacy}, `{}`, "declare it on initialize"},
+		{"without WithLegacyInput", nil, `{"elicitation":{}}`, "on MCP 2026-07-28."},
 		{"2026-07-28", []mcp.HandlerOption{legacy}, "", "input_required"},
 	}
 	for _, c := range cases {
