@@ -8,7 +8,9 @@
 # examples/inbox -stdio itself, over its stdio transport (the go-sdk's
 # CommandTransport: 2026-07-28 by default and 2025-06-18 when asked; the
 # TypeScript v2 client: 2026-07-28; v1: 2025-06-18, the inbox serving no
-# 2025-11-25), and no server process may outlive its client. The clients
+# 2025-11-25); the go-sdk and mcp-go stdio clients also launch it with
+# -stdio -legacy-input and confirm a delete at 2025-06-18 over the lines;
+# no server process may outlive its client. The clients
 # live under internal/interop, in their own Go module and npm package, so
 # the library itself depends on none of them.
 set -euo pipefail
@@ -64,6 +66,9 @@ no_stdio_survivors() {
 echo "== go-sdk v1.8.0 client, CommandTransport"
 (cd internal/interop/goclient && timeout 120 go run . -stdio "$WORK/inbox")
 no_stdio_survivors go-sdk
+echo "== go-sdk v1.8.0 and mcp-go v1.2.1 stdio clients at 2025-06-18, confirming on -stdio -legacy-input"
+(cd internal/interop/goclient && timeout 120 go run . -stdio-legacy "$WORK/inbox")
+no_stdio_survivors "go-sdk and mcp-go, -legacy-input"
 echo "== TypeScript SDK v2 client, StdioClientTransport"
 (cd internal/interop/node && timeout 120 "$NODE" stdio-v2.mjs "$WORK/inbox")
 no_stdio_survivors "TypeScript v2"

@@ -205,7 +205,10 @@ const maxQuestion = 500
 // given: what is true depends on whether this endpoint asks 2025 clients
 // (WithLegacyInput) and on what this client declared.
 func (req *request) confirmHow() string {
-	if req.rev.f.inputRequests || req.handler.cfg.legacy == nil || req.local != nil {
+	if req.rev.f.inputRequests || req.handler.cfg.legacy == nil {
+		return "which needs a client that declares form elicitation, on MCP 2026-07-28."
+	}
+	if req.capBits&CapElicitationForm != 0 && req.local != nil {
 		return "which needs a client that declares form elicitation, on MCP 2026-07-28."
 	}
 	if req.capBits&CapElicitationForm != 0 {

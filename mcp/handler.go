@@ -228,7 +228,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
-	if perr != nil && perr.Reason == "unexpected_response" && h.cfg.legacy != nil && loc == nil {
+	if perr != nil && perr.Reason == "unexpected_response" && h.cfg.legacy != nil && localRefusal == nil {
 		h.acceptAnswer(w, r, principal, body)
 		return
 	}
@@ -272,6 +272,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	req.setVersion(rev.version)
 	req.rev = rev
+	localSession(req) // legacyinput.go
 	if n := h.newNotifier(w, req); n != nil {
 		req.notify, w = n, n.w
 	}

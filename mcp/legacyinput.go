@@ -75,6 +75,9 @@ type AnswerBus interface {
 // (Call.InputResponse, Call.Elicitation; a confirmed destructive call gets
 // its Idempotency-Key and goes through the replay guard).
 //
+// Over stdio (mcp/stdio) the process is the session: the capabilities of
+// its initialize decide, the questions and the answers are lines.
+//
 // Each question's id is unguessable and bound to the caller: an answer
 // from another caller, to an unknown id, a second answer or one after the
 // call ended is refused (400) and changes nothing. A client that goes away
@@ -125,15 +128,49 @@ const maxLegacyRounds = 8
 // to stream (the stream starts only when a question is sent). It returns
 // nil when the call cannot be asked this way.
 func (h *Handler) legacyNotifier(w http.ResponseWriter, req *request) *notifier {
-	if h.cfg.legacy == nil || req.local != nil || req.rev.f.envelope || req.rev.f.inputRequests ||
-		req.msg.Method != "tools/call" || !acceptsEventStream(req.HTTP) || len(req.HTTP.Header[headers.SessionID]) == 0 {
+	if h.cfg.legacy == nil || req.rev.f.envelope || req.rev.f.inputRequests ||
+		req.msg.Method != "tools/call" || !acceptsEventStream(req.HTTP) {
+		return nil
+	}
+	if loc := req.local; loc != nil {
+		// A local transport (stdio) is two-way already: the question goes
+		// out as a message of its own, the answer comes back as one, when
+		// the transport says it carries answers.
+		if loc.Wait == nil || loc.Notify == nil {
+			return nil
+		}
+	} else if len(req.HTTP.Header[headers.SessionID]) == 0 {
 		return nil
 	}
 	if n := req.notify; n != nil {
 		n.legacy = true
 		return n
 	}
-	return &notifier{minLevel: -1, legacy: true, w: &streamWriter{ResponseWriter: w, version: req.version}}
+	n := &notifier{minLevel: -1, legacy: true, w: &streamWriter{ResponseWriter: w, version: req.version}}
+	if req.local != nil {
+		n.w.direct = req.local.Notify
+	}
+	return n
+}
+
+// localSession gives a 2025 message of a local transport the capabilities
+// its client declared on initialize: over stdio the process is the
+// session, and the transport keeps what a sealed Mcp-Session-Id carries
+// over HTTP.
+func localSession(req *request) {
+	if loc := req.local; loc != nil && loc.Capabilities != nil && !req.rev.f.envelope {
+		req.ClientCapabilities = loc.Capabilities
+	}
+}
+
+// localWait tells a local transport that req starts waiting for its
+// client's answer (local.Exchange.Wait), and returns what takes the
+// transport's bound again; a no-op over HTTP.
+func localWait(req *request) func(context.Context) error {
+	if loc := req.local; loc != nil && loc.Wait != nil {
+		return loc.Wait()
+	}
+	return func(context.Context) error { return nil }
 }
 
 // legacyAsks reports whether this 2025 call can be asked for input: it can
@@ -161,8 +198,12 @@ func (h *Handler) askLegacy(req *request, row *methodRow, ir *seam.InputRequired
 		// While it waits the call holds a wait slot, not a concurrency
 		// slot: calls waiting for people cannot starve the endpoint.
 		h.releaseSlot(req)
+		resume := localWait(req) // and, over stdio, the transport's slot
 		answers, err := h.waitAnswers(req, ir.Requests, &st)
 		l.waiting.release(caller)
+		if err == nil {
+			err = resume(req.ctx())
+		}
 		if err == nil {
 			// The answer came: the call runs again, as any request, in a
 			// concurrency slot, for which a user who just confirmed

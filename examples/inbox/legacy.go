@@ -10,8 +10,8 @@ import (
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
-var legacyInputFlag = flag.Bool("legacy-input", false, "ask 2025 clients that declared elicitation or sampling on initialize over their tools/call stream "+
-	"(sealed Mcp-Session-Id, mcp.WithLegacyInput): they can then confirm destructive tools; without it they get confirmation_required")
+var legacyInputFlag = flag.Bool("legacy-input", false, "ask 2025 clients that declared elicitation or sampling on initialize, over their tools/call stream "+
+	"(HTTP: sealed Mcp-Session-Id, mcp.WithLegacyInput) or as lines (-stdio): they can then confirm destructive tools; without it they get confirmation_required")
 
 // legacyWait bounds how long a call waits for a 2025 client's answer:
 // below the server's WriteTimeout (60 s), so the call can still end.

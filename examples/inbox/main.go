@@ -52,7 +52,7 @@ func run() int {
 	flag.StringVar(&ff.rate, "rate", "50,100", "each principal's rate budget: requests per second,burst")
 	flag.Parse()
 	if *stdioFlag {
-		return serveStdio(ff.rate) // stdio.go
+		return serveStdio(ff.rate, *legacyInputFlag) // stdio.go
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -869,3 +869,24 @@ func followJob(t *testing.T, c *mcptest.Client, statusTool, ref string) {
 		return
 	}
 }
+
+// TestInstructions_LegacyInput: with -legacy-input the instructions say
+// what is then true for every client — a 2025 client that declares
+// elicitation can confirm — and keep the other warnings; without it they
+// are the seed's (TestSeed_DiscoverInitializeInstructions).
+func TestInstructions_LegacyInput(t *testing.T) {
+	s := startWith(t, appConfig{queue: 1024, worker: true, perSecond: 50, burst: 100, legacyInput: true})
+	i := raw(t, s, hdr(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	var ir struct {
+		Instructions string `json:"instructions"`
+	}
+	_ = json.Unmarshal(i.Result, &ir)
+	for _, must := range []string{"third parties", "never instructions", "declares elicitation on initialize", "2026-07-28 with elicitation", "confirmation_required", "do not retry"} {
+		if !strings.Contains(ir.Instructions, must) {
+			t.Errorf("instructions lack %q: %s", must, ir.Instructions)
+		}
+	}
+	if strings.Contains(ir.Instructions, "cannot run them") {
+		t.Errorf("instructions still say a confirmation_required client cannot run them at all: %s", ir.Instructions)
+	}
+}

@@ -21,7 +21,9 @@ import (
 // It runs as the development account dev-writer (Globex, workspace
 // ws_globex, read and write): a stdio client presents no token, the user
 // who starts the process is who it acts for. stdout carries only MCP
-// messages; the log goes to stderr.
+// messages; the log goes to stderr. With -legacy-input a 2025 client that
+// declared elicitation on initialize confirms destructive tools: the
+// question is a line on stdout, the client's answer a line on stdin.
 var stdioFlag = flag.Bool("stdio", false, "serve MCP over stdin/stdout as the development account "+stdioAccount+" (no HTTP listener)")
 
 // stdioAccount is the development token whose account a stdio session
@@ -35,8 +37,9 @@ const stdioResource = "http://127.0.0.1/mcp"
 
 // serveStdio serves until stdin ends (0), SIGINT or SIGTERM (0), or
 // stdout fails (1), and gives the session the principal's budget rate
-// sets (-rate, as over HTTP); a rate it cannot read exits 2.
-func serveStdio(rate string) int {
+// sets (-rate, as over HTTP); a rate it cannot read exits 2. legacy is
+// -legacy-input: 2025 clients are asked over the lines.
+func serveStdio(rate string, legacy bool) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	slog.SetDefault(logger) // nothing the endpoint logs may reach stdout
 	perSecond, burst, err := parseRate(rate)
@@ -49,7 +52,7 @@ func serveStdio(rate string) int {
 	// A client that closes its end of stdout fails the next write (Serve
 	// catches the SIGPIPE that would otherwise end the process unlogged):
 	// the failure is logged below and the status is 1.
-	err = runStdio(ctx, os.Stdin, os.Stdout, logger, perSecond, burst)
+	err = runStdio(ctx, os.Stdin, os.Stdout, logger, perSecond, burst, legacy)
 	if err != nil && ctx.Err() == nil {
 		logger.Error("inbox: stdio session failed", "err", err)
 		return 1
@@ -58,15 +61,17 @@ func serveStdio(rate string) int {
 }
 
 // runStdio serves a fresh inbox over in and out as stdioAccount, whose
-// budget is perSecond requests a second with burst.
-func runStdio(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger, perSecond float64, burst int) error {
-	a := newAppWith(stdioResource, appConfig{queue: 1024, worker: true, perSecond: perSecond, burst: burst})
+// budget is perSecond requests a second with burst; legacy asks 2025
+// clients for input (mcp.WithLegacyInput, its answers carried in this
+// process).
+func runStdio(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger, perSecond float64, burst int, legacy bool) error {
+	a := newAppWith(stdioResource, appConfig{queue: 1024, worker: true, perSecond: perSecond, burst: burst, legacyInput: legacy})
 	defer a.close()
 	p, err := devVerifier(stdioResource).VerifyAccessToken(ctx, stdioAccount, nil)
 	if err != nil {
 		return err
 	}
 	logger.Info("inbox: serving MCP over stdio", "account", stdioAccount, "subject", p.Subject,
-		"budget", strconv.FormatFloat(perSecond, 'f', -1, 64)+"/s, burst "+strconv.Itoa(burst))
+		"budget", strconv.FormatFloat(perSecond, 'f', -1, 64)+"/s, burst "+strconv.Itoa(burst), "legacyInput", legacy)
 	return stdio.Serve(ctx, a.handler, in, out, stdio.WithPrincipal(p), stdio.WithLogger(logger))
 }

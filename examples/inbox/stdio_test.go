@@ -61,6 +61,17 @@ func (p *stdioProc) roundTrip(id int, line string) map[string]any {
 	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
 		p.t.Fatal(err)
 	}
+	m := p.read()
+	if m["id"] != float64(id) {
+		p.t.Fatalf("answer to %d: %v (stderr: %s)", id, m, p.stderr)
+	}
+	return m
+}
+
+// read returns the next line of stdout, which must be one JSON-RPC
+// message.
+func (p *stdioProc) read() map[string]any {
+	p.t.Helper()
 	got := make(chan []byte, 1)
 	go func() {
 		if p.out.Scan() {
@@ -71,12 +82,12 @@ func (p *stdioProc) roundTrip(id int, line string) map[string]any {
 	select {
 	case b, ok := <-got:
 		var m map[string]any
-		if !ok || json.Unmarshal(b, &m) != nil || m["id"] != float64(id) {
-			p.t.Fatalf("answer to %d: %q (stderr: %s)", id, b, p.stderr)
+		if !ok || json.Unmarshal(b, &m) != nil {
+			p.t.Fatalf("not a message: %q (stderr: %s)", b, p.stderr)
 		}
 		return m
 	case <-time.After(20 * time.Second):
-		p.t.Fatalf("no answer to %d (stderr: %s)", id, p.stderr)
+		p.t.Fatalf("no line on stdout (stderr: %s)", p.stderr)
 	}
 	return nil
 }
@@ -256,6 +267,88 @@ func TestStdioRate(t *testing.T) {
 		}
 		if !strings.Contains(p.stderr.String(), "-rate wants requests per second and burst") {
 			t.Errorf("stderr: %s", p.stderr)
+		}
+	})
+}
+
+// TestStdioLegacyInput: with -legacy-input, a 2025-06-18 stdio client that
+// declared elicitation on initialize confirms a destructive tool: the
+// question comes as an elicitation/create line, the answer goes back as a
+// line, and the tool runs on an accept only; a client that declared no
+// elicitation is refused as before.
+func TestStdioLegacyInput(t *testing.T) {
+	bin := inboxBinary(t)
+	call := func(id int, name, email string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"id":%q}}}`, id, name, email)
+	}
+	initialize := func(p *stdioProc, caps string) {
+		p.t.Helper()
+		init := p.roundTrip(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`)
+		if v := init["result"].(map[string]any)["protocolVersion"]; v != "2025-06-18" {
+			p.t.Fatalf("negotiated %v", v)
+		}
+		io.WriteString(p.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	}
+	// ask sends a delete and returns the question it gets, as a line.
+	ask := func(p *stdioProc, id int, email string) (qid string, q map[string]any) {
+		p.t.Helper()
+		io.WriteString(p.in, call(id, "emails_delete", email)+"\n")
+		q = p.read()
+		if q["method"] != "elicitation/create" {
+			p.t.Fatalf("a question expected, got %v", q)
+		}
+		b, _ := json.Marshal(q["id"])
+		return string(b), q
+	}
+	t.Run("declared", func(t *testing.T) {
+		p := startStdio(t, bin, "-legacy-input")
+		initialize(p, `{"elicitation":{}}`)
+		qid, q := ask(p, 2, "eml_globex_0001")
+		params, _ := q["params"].(map[string]any)
+		if _, hasMode := params["mode"]; hasMode || params["requestedSchema"] == nil {
+			t.Errorf("a 2025-06-18 elicitation: %v", params)
+		}
+		accept := `{"jsonrpc":"2.0","id":` + qid + `,"result":{"action":"accept","content":{"confirm":true}}}`
+		if text, isError, _ := toolText(t, p.roundTrip(2, accept)); isError {
+			t.Errorf("the confirmed delete: %q", text)
+		}
+		if text, isError, _ := toolText(t, p.roundTrip(3, call(3, "emails_get", "eml_globex_0001"))); !isError || !strings.Contains(text, "not_found") {
+			t.Errorf("the email is still there: %q", text)
+		}
+		qid, _ = ask(p, 4, "eml_globex_0002")
+		decline := `{"jsonrpc":"2.0","id":` + qid + `,"result":{"action":"decline"}}`
+		if text, isError, _ := toolText(t, p.roundTrip(4, decline)); !isError || !strings.Contains(text, "confirmation_declined") {
+			t.Errorf("the declined delete: %q", text)
+		}
+		if text, isError, _ := toolText(t, p.roundTrip(5, call(5, "emails_get", "eml_globex_0002"))); isError {
+			t.Errorf("a declined delete removed the email: %q", text)
+		}
+		// The same answer again is not taken, and nothing answers it.
+		if m := p.roundTrip(6, accept+"\n"+`{"jsonrpc":"2.0","id":6,"method":"ping"}`); m["error"] != nil {
+			t.Errorf("ping: %v", m)
+		}
+		p.in.Close()
+		if code := p.exit(); code != 0 {
+			t.Errorf("exit %d; stderr: %s", code, p.stderr)
+		}
+		if p.out.Scan() {
+			t.Errorf("stdout holds more: %q", p.out.Text())
+		}
+		for _, want := range []string{"legacyInput=true", "stdio: a JSON-RPC response from the client was ignored"} {
+			if !strings.Contains(p.stderr.String(), want) {
+				t.Errorf("stderr lacks %q: %s", want, p.stderr)
+			}
+		}
+	})
+	t.Run("not declared", func(t *testing.T) {
+		p := startStdio(t, bin, "-legacy-input")
+		initialize(p, `{}`)
+		if text, isError, _ := toolText(t, p.roundTrip(2, call(2, "emails_delete", "eml_globex_0001"))); !isError || !strings.Contains(text, "confirmation_required") {
+			t.Errorf("a delete without elicitation declared: %q", text)
+		}
+		p.in.Close()
+		if code := p.exit(); code != 0 {
+			t.Errorf("exit %d; stderr: %s", code, p.stderr)
 		}
 	})
 }

@@ -32,6 +32,23 @@ type Exchange struct {
 	// of the response turning into an event stream the transport would
 	// have to parse back.
 	Notify func(msg []byte)
+	// Capabilities are what the client declared on the initialize that
+	// set up the transport's session (a 2025 handshake: over a local
+	// transport the process is the session), nil before one. The endpoint
+	// reads them as it reads a sealed session's over HTTP: they decide,
+	// among others, what a 2025 client may be asked (mcp.WithLegacyInput).
+	Capabilities []byte
+	// Wait, when set, says the transport reads the client's answers to the
+	// requests the endpoint sends through Notify and hands each back as a
+	// message of its own (a JSON-RPC response, which the endpoint delivers
+	// to the request that asked); without it the endpoint asks nothing.
+	// The endpoint calls Wait when the request starts waiting for the
+	// client: the transport gives back what bounds the messages it serves
+	// at once, so that requests waiting for the client cannot keep it from
+	// reading the answers. resume takes it again before the request runs
+	// on, and returns ctx's error when ctx ends first. Both are called from
+	// the goroutine serving the request.
+	Wait func() (resume func(ctx context.Context) error)
 }
 
 type key struct{}

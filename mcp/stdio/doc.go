@@ -22,7 +22,20 @@
 // so that one budget, not two, decides.
 //
 // Every answer is written as one line. Notifications are never answered,
-// nor are JSON-RPC responses (this server sends no requests to answer).
+// nor are JSON-RPC responses. A response is the client's answer to a
+// question the endpoint asked: with mcp.WithLegacyInput, a 2025 tools/call
+// that needs a confirmation or input asks with elicitation/create,
+// sampling/createMessage or roots/list written as a line — when the
+// client declared that capability on initialize, which the transport
+// keeps for the process as a sealed session keeps it over HTTP — and the
+// response line is handed to the endpoint, which delivers it to the call
+// through its AnswerBus; the call then runs again with it, within the
+// same bounds as over HTTP. An answer line is served as soon as it is
+// read, outside WithConcurrency's bound, and a call waiting for one holds
+// no slot and no place in the read-ahead queue, so that waiting calls
+// never keep their answers from being read. A response that answers no
+// waiting question is logged and dropped. When the input ends, a call
+// still waiting ends at once (the client went away; nothing runs).
 // When the handler streams (mcp.WithStreaming) and a request asks for
 // progress or log messages, each notification the request emits is
 // written as its own line as soon as it is sent, before the response.

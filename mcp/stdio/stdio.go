@@ -74,7 +74,9 @@ func WithMaxMessageBytes(n int) Option {
 // WithConcurrency bounds how many messages are served at once (default
 // DefaultConcurrency). As many again may wait, read ahead so that a
 // cancellation behind them is seen; past that, Serve stops reading until
-// one finishes.
+// one finishes. A request waiting for the client's answer to a question
+// (mcp.WithLegacyInput) counts in neither until the answer comes, and the
+// answers themselves are read whatever the count.
 func WithConcurrency(n int) Option {
 	if n <= 0 {
 		panic("stdio: WithConcurrency needs a positive count")
@@ -132,6 +134,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		slots:   make(chan struct{}, cfg.concurrent),
 		queue:   make(chan struct{}, 2*cfg.concurrent),
 		flights: map[string]*flight{},
+		waiters: map[*flight]bool{},
 	}
 	return s.run(newLineReader(in, cfg.maxMessage))
 }
@@ -153,16 +156,23 @@ type server struct {
 	queue chan struct{} // messages accepted: served or waiting for a slot
 	wg    sync.WaitGroup
 
-	mu      sync.Mutex
-	flights map[string]*flight // requests in flight by raw id
+	mu       sync.Mutex
+	flights  map[string]*flight // requests in flight by raw id
+	waiters  map[*flight]bool   // requests waiting for the client's answer
+	inputEnd bool               // in ended: no answer can come any more
 
 	version atomic.Pointer[string] // the revision initialize negotiated
+	caps    atomic.Pointer[[]byte] // the capabilities its client declared
 }
 
 // flight is one request in flight.
 type flight struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // the client cancelled it: its answer is dropped
+	// What the request holds of the transport's bounds; only its own
+	// goroutine changes them. A request waiting for the client's answer
+	// holds neither (see wait).
+	queued, slot bool
 }
 
 // read is what the reading goroutine hands over.
@@ -204,7 +214,10 @@ func (s *server) run(lr *lineReader) error {
 		}
 		switch {
 		case r.err == io.EOF:
-			// Every request read is answered before Serve returns.
+			// Every request read is answered before Serve returns; one
+			// waiting for the client's answer, which can no longer come,
+			// ends now as a client that went away.
+			s.endInput()
 			s.wg.Wait()
 			close(s.lines)
 			select {
@@ -261,10 +274,7 @@ func (s *server) accept(line []byte) {
 	perr := jsonrpc.ParseInto(line, jsonrpc.DefaultMaxDepth, &msg)
 	parsed := perr == nil
 	if perr != nil && perr.Reason == "unexpected_response" {
-		// This server sends no requests, so a response answers nothing;
-		// and answering it would put the client's own id on an error
-		// it would take for the answer to one of its requests.
-		s.cfg.logger.WarnContext(s.ctx, "stdio: a JSON-RPC response was ignored: this server sends no requests")
+		s.answer(line)
 		return
 	}
 	if parsed && msg.IsNotification() && msg.Method == "notifications/cancelled" {
@@ -279,7 +289,7 @@ func (s *server) accept(line []byte) {
 		return
 	}
 	fctx, cancel := context.WithCancel(s.ctx)
-	f := &flight{cancel: cancel}
+	f := &flight{cancel: cancel, queued: true}
 	key := ""
 	if parsed && !msg.IsNotification() {
 		key = string(msg.ID)
@@ -294,21 +304,31 @@ func (s *server) accept(line []byte) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer func() { <-s.queue }()
+		defer func() {
+			if f.queued {
+				<-s.queue
+			}
+		}()
 		defer cancel()
-		if key != "" {
-			defer func() {
-				s.mu.Lock()
+		defer func() {
+			s.mu.Lock()
+			if key != "" {
 				delete(s.flights, key)
-				s.mu.Unlock()
-			}()
-		}
+			}
+			delete(s.waiters, f) // a wait that ended without resuming
+			s.mu.Unlock()
+		}()
 		select {
 		case s.slots <- struct{}{}:
+			f.slot = true
 		case <-fctx.Done():
 			return // cancelled while it waited: it never ran
 		}
-		defer func() { <-s.slots }()
+		defer func() {
+			if f.slot {
+				<-s.slots
+			}
+		}()
 		s.serve(fctx, f, line, &msg, parsed)
 	}()
 }
@@ -342,6 +362,10 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 		// sends as messages, instead of an event stream to parse back.
 		x := *local.From(ctx)
 		x.Body, x.Message, x.Notify = line, msg, notify
+		x.Wait = func() func(context.Context) error { return s.wait(f) }
+		if c := s.caps.Load(); c != nil {
+			x.Capabilities = *c
+		}
 		ctx = local.NewContext(ctx, &x)
 	}
 	u := *endpointURL // the handler may change its request's URL
@@ -374,7 +398,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 		return
 	case !panicked && len(w.body) > 0 && jsonrpc.Validate(w.body, jsonrpc.DefaultMaxDepth) == nil:
 		if initialize && w.status == http.StatusOK {
-			s.negotiated(w.body)
+			s.negotiated(w.body, msg.Params)
 		}
 		s.write(w.body)
 	default:
@@ -407,8 +431,10 @@ func (s *server) call(w http.ResponseWriter, r *http.Request) (panicked bool) {
 	return false
 }
 
-// negotiated remembers the revision an initialize result names.
-func (s *server) negotiated(body []byte) {
+// negotiated remembers the revision an initialize result names, and the
+// capabilities the client declared in params: for the process, as a
+// sealed session keeps them for an HTTP client.
+func (s *server) negotiated(body, params []byte) {
 	result, ok := jsonrpc.Lookup(body, "result")
 	if !ok {
 		return
@@ -418,7 +444,91 @@ func (s *server) negotiated(body []byte) {
 		return
 	}
 	if v, ok := jsonrpc.String(raw); ok && v != "" {
+		caps, _ := jsonrpc.Lookup(params, "capabilities")
+		if len(caps) == 0 || caps[0] != '{' {
+			caps = []byte("{}") // a new handshake declares anew
+		}
+		s.caps.Store(&caps)
 		s.version.Store(&v)
+	}
+}
+
+// answer hands a JSON-RPC response line — the client's answer to a
+// question the endpoint asked (mcp.WithLegacyInput) — to the handler,
+// which delivers it to the request waiting for it. It is served here, on
+// the reading goroutine, outside WithConcurrency's bound: the request it
+// answers may be what fills it, and would otherwise never be answered.
+// Nothing is written back: an answer to an unknown, expired or another's
+// id, or one the endpoint did not ask for, is logged and dropped, as an
+// error carrying the client's id would be taken for the answer to one of
+// its own requests (over HTTP the endpoint's 400 goes back on the
+// answer's own POST).
+func (s *server) answer(line []byte) {
+	u := *endpointURL
+	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Host: endpointURL.Host, RequestURI: endpointURL.Path, ContentLength: int64(len(line)), Body: io.NopCloser(bytes.NewReader(line)),
+		Header: http.Header{"Content-Type": jsonType, "Accept": acceptTypes}}).WithContext(s.ctx)
+	if s.cfg.workspace != "" {
+		r.Header[workspaceHeader] = []string{s.cfg.workspace}
+	}
+	w := newResponse(func([]byte) {})
+	panicked := s.call(w, r)
+	if !panicked && w.status == http.StatusAccepted {
+		return
+	}
+	s.cfg.logger.WarnContext(s.ctx, "stdio: a JSON-RPC response from the client was ignored: it answers no question waiting for one",
+		"status", w.status, "answer", string(truncate(w.body, 300)))
+}
+
+// wait is local.Exchange.Wait for f: while the request waits for the
+// client's answer it holds neither a slot nor a place in the queue, so
+// that requests waiting for the client never stop the reader (LegacyInput
+// bounds how many may wait). The resume it returns takes a slot again
+// to run with the answer; the queue's place is not taken back: the
+// queue bounds what is read ahead, and this request was read long ago.
+func (s *server) wait(f *flight) func(context.Context) error {
+	if f.slot {
+		f.slot = false
+		<-s.slots
+	}
+	if f.queued {
+		f.queued = false
+		<-s.queue
+	}
+	s.mu.Lock()
+	s.waiters[f] = true
+	if s.inputEnd {
+		f.cancel() // no answer can come
+	}
+	s.mu.Unlock()
+	return func(ctx context.Context) error {
+		s.mu.Lock()
+		delete(s.waiters, f)
+		s.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return err // cancelled, even if its answer came too
+		}
+		if f.slot {
+			return nil
+		}
+		select {
+		case s.slots <- struct{}{}:
+			f.slot = true
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// endInput ends the waits of the requests waiting for an answer: the
+// input ended, so none can come.
+func (s *server) endInput() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inputEnd = true
+	for f := range s.waiters {
+		f.cancel()
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/content"
 	"github.com/mcpdual/mcpdual/mcp/stdio"
 )
 
@@ -43,13 +44,16 @@ type fixture struct {
 	release  chan struct{} // lets slow calls finish
 	stopped  chan string   // a slow call saw its context end
 	slowRuns atomic.Int64
+	idemKeys chan string // the Idempotency-Key each run of the destructive route carried
+	sampled  chan string // what the client's model answered the summarize tool
 }
 
 type syncBuffer = syncbuf.Buffer
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, opts ...mcp.HandlerOption) *fixture {
 	t.Helper()
-	f := &fixture{log: &syncBuffer{}, entered: make(chan string, 16), release: make(chan struct{}), stopped: make(chan string, 16)}
+	f := &fixture{log: &syncBuffer{}, entered: make(chan string, 16), release: make(chan struct{}), stopped: make(chan string, 16),
+		idemKeys: make(chan string, 16), sampled: make(chan string, 16)}
 	mux := http.NewServeMux()
 	jsonBody := func(w http.ResponseWriter, v any) {
 		w.Header().Set("Content-Type", "application/json")
@@ -93,6 +97,7 @@ func newFixture(t *testing.T) *fixture {
 	})
 	mux.HandleFunc("DELETE /items/{id}", func(w http.ResponseWriter, r *http.Request) {
 		f.deleted.Add(1)
+		f.idemKeys <- r.Header.Get("Idempotency-Key")
 		jsonBody(w, map[string]string{"deleted": r.PathValue("id")})
 	})
 	srv := mcp.NewServer(mcp.Implementation{Name: "stdio-fixture", Version: "1.0.0"})
@@ -106,6 +111,17 @@ func newFixture(t *testing.T) *fixture {
 	srv.AddTool(mcp.Tool{Name: "delete_item", Title: "Delete an item", Description: "Deletes an item.",
 		InputSchema: obj(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
 		Annotations: mcp.Annotations{Destructive: true}}, "DELETE /items/{id}", mux, mcp.RequireScopes("items:write"))
+	mcp.AddFunc(srv, mcp.Tool{Name: "summarize", Description: "Asks the client's model."},
+		func(ctx context.Context, in struct{}) (map[string]string, error) {
+			c := mcp.CallFromContext(ctx)
+			if v, ok := c.InputResponse("llm"); ok {
+				f.sampled <- string(v)
+				return map[string]string{"summary": "done"}, nil
+			}
+			c.RequireInput(nil, mcp.Sample("llm", mcp.SamplingRequest{MaxTokens: 10,
+				Messages: []mcp.SamplingMessage{{Role: content.User, Content: content.Text("summarize")}}}))
+			return nil, nil
+		})
 	authn := auth.New(auth.Config{
 		// No token is ever accepted: a stdio message that reached a
 		// route did not come through the token path.
@@ -127,7 +143,7 @@ func newFixture(t *testing.T) *fixture {
 		}),
 	})
 	f.h = mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
-		mcp.WithAuth(authn), mcp.WithStreaming(), mcp.WithLogger(slog.New(slog.NewTextHandler(f.log, nil))))
+		append([]mcp.HandlerOption{mcp.WithAuth(authn), mcp.WithStreaming(), mcp.WithLogger(slog.New(slog.NewTextHandler(f.log, nil)))}, opts...)...)
 	return f
 }
 

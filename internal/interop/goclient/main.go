@@ -8,6 +8,8 @@
 //	go run . -stdio /path/to/built/examples/inbox
 //	go run . -legacy http://127.0.0.1:PORT/mcp [http://127.0.0.1:REPLICA...]
 //	                                      (examples/inbox -legacy-input)
+//	go run . -stdio-legacy /path/to/built/examples/inbox
+//	                                      (-stdio -legacy-input; go-sdk and mcp-go)
 //
 // With -stdio it launches the built examples/inbox binary with -stdio
 // through the go-sdk's CommandTransport instead (see stdio.go).
@@ -19,7 +21,8 @@
 // tool, notes_search, in each revision (hello.go).
 //
 // It lives in its own module so that the library's go.mod never depends on
-// another MCP SDK.
+// another MCP SDK; with -stdio-legacy it also drives mark3labs/mcp-go's
+// stdio client (the version internal/kitpeers uses).
 package main
 
 import (
@@ -42,6 +45,18 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Println("go-sdk client: stdio sessions succeeded")
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "-stdio-legacy" {
+		// examples/inbox -stdio -legacy-input, launched by the go-sdk's
+		// and mcp-go's stdio clients (stdiolegacy.go).
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		if err := stdioLegacy(ctx, os.Args[2]); err != nil {
+			fmt.Fprintf(os.Stderr, "stdio legacy input, %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Println("go-sdk and mcp-go clients: stdio legacy input sessions succeeded")
 		return
 	}
 	if len(os.Args) >= 3 && os.Args[1] == "-legacy" {
