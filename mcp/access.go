@@ -311,3 +311,10 @@ func (r *request) Binding(task bool) (seam.Binding, error) {
 	}
 	return b, nil
 }
+
+func (t *tool) access() (string, string, []string) {
+	if t.statusOf != nil {
+		t = t.statusOf // a task's status tool is whoever may use the task's tool's
+	}
+	return auth.KindTool, t.def.Name, t.opts.scopes
+}

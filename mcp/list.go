@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // listTools answers tools/list for req: the tools in registration order
@@ -28,12 +27,6 @@ type listed interface {
 	shape(i int) json.RawMessage
 }
 
-func (t *tool) access() (string, string, []string) {
-	if t.statusOf != nil {
-		t = t.statusOf // a task's status tool is whoever may use the task's tool's
-	}
-	return auth.KindTool, t.def.Name, t.opts.scopes
-}
 func (t *tool) shape(i int) json.RawMessage { return t.shapes[i] }
 
 // listPage returns one page of the items the caller may use (its token
