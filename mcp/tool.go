@@ -381,3 +381,5 @@ func compact(doc []byte) []byte {
 	}
 	return buf.Bytes()
 }
+
+type nameSet map[string]bool
