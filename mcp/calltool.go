@@ -14,9 +14,6 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
-// maxViolations bounds how many schema violations a result lists.
-const maxViolations = 10
-
 // callTool answers tools/call for req. Protocol problems (no name, unknown
 // tool, arguments not an object) are CodeInvalidParams errors; everything
 // the model can act on, including arguments that fail the input schema and

@@ -333,3 +333,6 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 	}
 	return res, nil
 }
+
+// maxViolations bounds how many schema violations a result lists.
+const maxViolations = 10
