@@ -113,22 +113,6 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	return t.result(req, rec, features)
 }
 
-// toolNamed finds the tool a raw JSON name names. The name is matched
-// against the registry without being copied out of the body; ok is false
-// when raw is not a JSON string, t nil when no tool has the name.
-func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return nil, "", false
-	}
-	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
-		if t := s.byName[string(inner)]; t != nil {
-			return t, t.def.Name, true
-		}
-	}
-	name, ok = jsonrpc.String(raw)
-	return s.byName[name], name, ok
-}
-
 // knownTool returns the name of the tool the request's routing headers
 // were checked against (seam.Core.HeaderParams looked it up, and
 // visibleTool kept it), when raw names it: the registry is not read again.

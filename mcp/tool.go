@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/mcp/apps"
 )
@@ -383,3 +384,19 @@ func compact(doc []byte) []byte {
 }
 
 type nameSet map[string]bool
+
+// toolNamed finds the tool a raw JSON name names. The name is matched
+// against the registry without being copied out of the body; ok is false
+// when raw is not a JSON string, t nil when no tool has the name.
+func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, "", false
+	}
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		if t := s.byName[string(inner)]; t != nil {
+			return t, t.def.Name, true
+		}
+	}
+	name, ok = jsonrpc.String(raw)
+	return s.byName[name], name, ok
+}
