@@ -17,12 +17,6 @@ import (
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
-// confirmLease is how long a claim on a confirmation lasts unless renewed.
-// The endpoint renews it every third of that while the route runs, so a
-// slow but live call keeps it; a replica that dies mid-call loses it that
-// long after its last renewal, and a retry then runs the route again.
-const confirmLease = 5 * time.Second
-
 // claimConfirmation asks the guard whether this confirmed call may run. It
 // returns the answer to send instead of running, or nil, nil with
 // req.claim set: the request holds the lease, renewed until settle.

@@ -144,3 +144,9 @@ func outcomeSummary(status int, failed, panicked bool, at time.Time) string {
 	b = strconv.AppendInt(b, at.Unix(), 10)
 	return string(append(b, '}'))
 }
+
+// confirmLease is how long a claim on a confirmation lasts unless renewed.
+// The endpoint renews it every third of that while the route runs, so a
+// slow but live call keeps it; a replica that dies mid-call loses it that
+// long after its last renewal, and a retry then runs the route again.
+const confirmLease = 5 * time.Second
