@@ -1,19 +1,12 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
-
-// CompletionFunc suggests values for one argument of a prompt or one
-// variable of a resource template, given what the user typed so far and,
-// from 2025-06-18 on, the values of the other arguments. The endpoint
-// sends at most 100 of them, with the total and whether there were more.
-type CompletionFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
 
 // WithCompletion registers a completion source for argument (a prompt argument
 // or a template variable). The completions capability is advertised once

@@ -66,3 +66,9 @@ func applyItemOptions(opts []ItemOption, what string, completable map[string]boo
 	}
 	return o, nil
 }
+
+// CompletionFunc suggests values for one argument of a prompt or one
+// variable of a resource template, given what the user typed so far and,
+// from 2025-06-18 on, the values of the other arguments. The endpoint
+// sends at most 100 of them, with the total and whether there were more.
+type CompletionFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
