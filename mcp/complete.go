@@ -24,21 +24,6 @@ func WithCompletion(argument string, f CompletionFunc) ItemOption {
 	})
 }
 
-// hasCompletions reports whether any completion source is registered.
-func (s *Server) hasCompletions() bool {
-	for _, p := range s.prompts {
-		if len(p.opts.completions) > 0 {
-			return true
-		}
-	}
-	for _, t := range s.templates {
-		if len(t.opts.completions) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // maxCompletions is the most values one completion result holds.
 const maxCompletions = 100
 

@@ -261,3 +261,18 @@ func (s *Server) parseCursor(kind, c string, n int) (int, bool) {
 	}
 	return off, true
 }
+
+// hasCompletions reports whether any completion source is registered.
+func (s *Server) hasCompletions() bool {
+	for _, p := range s.prompts {
+		if len(p.opts.completions) > 0 {
+			return true
+		}
+	}
+	for _, t := range s.templates {
+		if len(t.opts.completions) > 0 {
+			return true
+		}
+	}
+	return false
+}
