@@ -46,11 +46,6 @@ func ConfirmWith(prepare func(ctx context.Context, call *Call) (message string, 
 	return itemOptionFunc(func(o *itemOptions) { o.prepare = prepare })
 }
 
-// confirms reports whether calls of t wait for the user's confirmation.
-func (t *tool) confirms() bool {
-	return t.def.Annotations.Destructive && !t.def.Annotations.ReadOnly && !t.opts.noConfirm
-}
-
 // confirmSchema is the one-boolean form of a confirmation.
 var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Confirm","description":"Check to confirm. Leave unchecked to cancel.","default":false}},"required":["confirm"]}`)
 

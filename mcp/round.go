@@ -383,3 +383,8 @@ func (r *request) setAnswers(inputResponses []byte) error {
 	r.loose = inputResponses
 	return nil
 }
+
+// confirms reports whether calls of t wait for the user's confirmation.
+func (t *tool) confirms() bool {
+	return t.def.Annotations.Destructive && !t.def.Annotations.ReadOnly && !t.opts.noConfirm
+}
