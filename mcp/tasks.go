@@ -85,21 +85,6 @@ func WithTask(c task.Config) ItemOption {
 	return itemOptionFunc(func(o *itemOptions) { o.task = sp })
 }
 
-// taskSpec is a tool's WithTask configuration, checked.
-type taskSpec struct {
-	support              task.Support
-	status               route
-	cancel, update       route
-	hasCancel, hasUpdate bool
-	ttl, poll            time.Duration
-	accepted             func(http.Header, []byte) (map[string]string, bool)
-	read                 func(int, http.Header, []byte) (task.Job, error)
-	statusTool           string // the generated status tool's name, "" for none
-	// idWildcard is the status route's one wildcard, which an id in a 202
-	// body fills ("" when the route has more than one).
-	idWildcard string
-}
-
 // maxJobReference bounds the route values a task id seals (the id must
 // stay under mrtr.MaxMintBytes and fit a header).
 const maxJobReference = 1 << 10

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/mcpdual/mcpdual/mcp/task"
@@ -31,4 +32,19 @@ func (ot *openTask) updatedAt(job task.Job) time.Time {
 		return time.Now()
 	}
 	return job.UpdatedAt
+}
+
+// taskSpec is a tool's WithTask configuration, checked.
+type taskSpec struct {
+	support              task.Support
+	status               route
+	cancel, update       route
+	hasCancel, hasUpdate bool
+	ttl, poll            time.Duration
+	accepted             func(http.Header, []byte) (map[string]string, bool)
+	read                 func(int, http.Header, []byte) (task.Job, error)
+	statusTool           string // the generated status tool's name, "" for none
+	// idWildcard is the status route's one wildcard, which an id in a 202
+	// body fills ("" when the route has more than one).
+	idWildcard string
 }
