@@ -148,18 +148,3 @@ func viewContent(req *request, uri string, mt string, logged *atomic.Bool) error
 	}
 	return errInternal()
 }
-
-// checkViews makes sure every tool's view is registered: hosts read it
-// with resources/read before they render a result.
-func (s *Server) checkViews() error {
-	var errs []error
-	for _, t := range s.tools {
-		if t.def.UI == nil || t.def.UI.ResourceURI == "" {
-			continue
-		}
-		if r := s.byURI[t.def.UI.ResourceURI]; r == nil || !r.view {
-			errs = append(errs, fmt.Errorf("mcp: tool %s: its view %s is not a registered resource", t.def.Name, t.def.UI.ResourceURI))
-		}
-	}
-	return errors.Join(errs...)
-}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -275,4 +276,19 @@ func (s *Server) hasCompletions() bool {
 		}
 	}
 	return false
+}
+
+// checkViews makes sure every tool's view is registered: hosts read it
+// with resources/read before they render a result.
+func (s *Server) checkViews() error {
+	var errs []error
+	for _, t := range s.tools {
+		if t.def.UI == nil || t.def.UI.ResourceURI == "" {
+			continue
+		}
+		if r := s.byURI[t.def.UI.ResourceURI]; r == nil || !r.view {
+			errs = append(errs, fmt.Errorf("mcp: tool %s: its view %s is not a registered resource", t.def.Name, t.def.UI.ResourceURI))
+		}
+	}
+	return errors.Join(errs...)
 }
