@@ -25,14 +25,6 @@ func invalidState() *Error {
 	return e
 }
 
-func invalidInputResponses(key string) *Error {
-	if len(key) > maxInputKey {
-		key = key[:maxInputKey]
-	}
-	return NewError(CodeInvalidParams, "Invalid inputResponses").
-		WithData(map[string]string{"reason": "invalid_input_responses", "key": key})
-}
-
 // roundState is the plaintext of a requestState: which flow minted it,
 // which keys it asked for (answers to other keys are ignored), and the
 // handler's payload.
@@ -44,19 +36,6 @@ type roundState struct {
 	// Instance binds a confirmation to the process-local guard that
 	// enforces its single use (see boundHere); "" with a shared guard.
 	Instance string `json:"i,omitempty"`
-}
-
-// openedState is a roundState read back. Keys stays the raw object, read
-// by kind, so that opening a state builds no map: the second round of a
-// confirmed call should cost little more than the call.
-type openedState struct {
-	purpose string
-	keys    []byte // {"key":"kind",...}
-	payload []byte
-
-	// instance is the guard instance a confirmation is bound to, nil for
-	// none.
-	instance []byte
 }
 
 // parseRoundState reads the plaintext an earlier round minted. It is
@@ -120,22 +99,6 @@ func parseRoundState(b []byte) (openedState, bool) {
 		}
 	}
 	return st, version && st.purpose != ""
-}
-
-// kind returns the kind of input the state asked for under key.
-func (st *openedState) kind(key string) (string, bool) {
-	raw, ok := jsonrpc.Lookup(st.keys, key)
-	if !ok {
-		return "", false
-	}
-	// The kinds are few: name them without a copy.
-	for _, k := range [...]string{"elicitation", "sampling", "roots"} {
-		if len(raw) == len(k)+2 && string(raw[1:len(raw)-1]) == k {
-			return k, true
-		}
-	}
-	s, _ := jsonrpc.String(raw)
-	return s, true
 }
 
 // newCall describes req to the handler that serves target. What it holds
@@ -202,34 +165,6 @@ func (r *request) inputRequired(purpose string, payload []byte, reqs []InputRequ
 		res.Requests = append(b, '}')
 	}
 	return res, nil
-}
-
-// validResponse checks the shape of an answer: an ElicitResult
-// {action, content?}, a CreateMessageResult {role, content, model} or a
-// ListRootsResult {roots: [...]}.
-func validResponse(kind string, v []byte) bool {
-	if !isObject(v) {
-		return false
-	}
-	switch kind {
-	case "elicitation":
-		a, _ := jsonrpc.Lookup(v, "action")
-		if !jsonrpc.StringIs(a, "accept") && !jsonrpc.StringIs(a, "decline") && !jsonrpc.StringIs(a, "cancel") {
-			return false
-		}
-		if c, ok := jsonrpc.Lookup(v, "content"); ok && !isObject(c) && string(c) != "null" {
-			return false
-		}
-		return true
-	case "sampling":
-		role, ok := jsonrpc.Lookup(v, "role")
-		content, ok2 := jsonrpc.Lookup(v, "content")
-		return ok && ok2 && len(role) > 0 && role[0] == '"' && len(content) > 0 && (content[0] == '{' || content[0] == '[')
-	case "roots":
-		roots, ok := jsonrpc.Lookup(v, "roots")
-		return ok && len(roots) > 0 && roots[0] == '['
-	}
-	return false
 }
 
 // attachRound gives call the opened state of a retry and the answers to
