@@ -108,3 +108,45 @@ func (s *Server) pageStart(req *request, kind string, n int) (int, error) {
 	}
 	return off, nil
 }
+
+// listResult is one page of a */list method.
+type listResult[T listed] struct {
+	stamp  seam.Stamp
+	member string // "tools", "resources", "resourceTemplates", "prompts"
+	// The page is all[from:to], or, when the list is filtered, the items
+	// of all at picked: positions, not copies of the items' definitions.
+	all      []T
+	from, to int
+	picked   []int32
+	filtered bool
+	shape    int
+	next     string
+}
+
+func (r *listResult[T]) Stamp() *seam.Stamp { return &r.stamp }
+
+func (r *listResult[T]) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst, comma := r.stamp.AppendMembers(dst)
+	dst = seam.Comma(dst, comma)
+	dst = append(dst, '"')
+	dst = append(dst, r.member...)
+	dst = append(dst, `":[`...)
+	if r.filtered {
+		for i, at := range r.picked {
+			dst = seam.Comma(dst, i > 0)
+			dst = append(dst, r.all[at].shape(r.shape)...)
+		}
+	} else {
+		for i := r.from; i < r.to; i++ {
+			dst = seam.Comma(dst, i > r.from)
+			dst = append(dst, r.all[i].shape(r.shape)...)
+		}
+	}
+	dst = append(dst, ']')
+	if r.next != "" {
+		dst = append(dst, `,"nextCursor":`...)
+		dst = appendString(dst, r.next)
+	}
+	return append(dst, '}')
+}
