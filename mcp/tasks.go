@@ -420,13 +420,6 @@ func (s *Server) updateTask(req *request) (seam.Result, error) {
 	return nil, errInternal()
 }
 
-// missingTasksExtension refuses a tasks/* request of a client that did
-// not declare the extension, before its id is looked at.
-func missingTasksExtension() *Error {
-	return NewError(CodeMissingRequiredClientCapabilities, "The tasks methods need the "+tasksExtension+" extension").
-		WithData(map[string]any{"requiredCapabilities": requiredCapabilities(capTasks)})
-}
-
 // taskResult is a tasks/get answer: the task, with its result, error or
 // input requests as its status has them.
 type taskResult struct {

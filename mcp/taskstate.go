@@ -48,3 +48,10 @@ type taskSpec struct {
 	// body fills ("" when the route has more than one).
 	idWildcard string
 }
+
+// missingTasksExtension refuses a tasks/* request of a client that did
+// not declare the extension, before its id is looked at.
+func missingTasksExtension() *Error {
+	return NewError(CodeMissingRequiredClientCapabilities, "The tasks methods need the "+tasksExtension+" extension").
+		WithData(map[string]any{"requiredCapabilities": requiredCapabilities(capTasks)})
+}
