@@ -148,3 +148,16 @@ func viewContent(req *request, uri string, mt string, logged *atomic.Bool) error
 	}
 	return errInternal()
 }
+
+// compact returns doc without insignificant space (already validated).
+func compact(doc []byte) []byte {
+	if doc == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(doc))
+	if err := json.Compact(&buf, doc); err != nil {
+		panic(err) // validated before
+	}
+	return buf.Bytes()
+}

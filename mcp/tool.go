@@ -348,19 +348,6 @@ func (t *tool) setMeta() error {
 	return nil
 }
 
-// compact returns doc without insignificant space (already validated).
-func compact(doc []byte) []byte {
-	if doc == nil {
-		return nil
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(doc))
-	if err := json.Compact(&buf, doc); err != nil {
-		panic(err) // validated before
-	}
-	return buf.Bytes()
-}
-
 type nameSet map[string]bool
 
 // toolNamed finds the tool a raw JSON name names. The name is matched
