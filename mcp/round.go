@@ -323,3 +323,9 @@ func (r *request) setAnswers(inputResponses []byte) error {
 func (t *tool) confirms() bool {
 	return t.def.Annotations.Destructive && !t.def.Annotations.ReadOnly && !t.opts.noConfirm
 }
+
+// legacyAsks reports whether this 2025 call can be asked for input: it can
+// stream and its session declared something the server may ask for.
+func (r *request) legacyAsks() bool {
+	return r.notify != nil && r.notify.legacy && r.capBits&(CapElicitationForm|CapElicitationURL|CapSampling|CapRoots) != 0
+}
