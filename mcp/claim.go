@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -468,4 +469,19 @@ func (h *Handler) guardInstance() string {
 // guard does not, so a state it cannot have recorded must not run here.
 func (h *Handler) boundHere(rd *round) bool {
 	return string(rd.state.instance) == h.guardInstance()
+}
+
+// audit logs what became of a confirmed destructive call: who (principal
+// and workspace), what (tool, a digest of the arguments, the idempotency
+// key) and the outcome — the route's status once it ran, or why it did
+// not run.
+func (req *request) audit(t *tool, call *Call, outcome string) {
+	if !req.handler.cfg.logger.Enabled(req.ctx(), slog.LevelInfo) {
+		return
+	}
+	ws, _ := req.Workspace()
+	sum := sha256.Sum256(call.args)
+	req.Log(slog.LevelInfo, "mcp: destructive tool", "tool", t.def.Name, "outcome", outcome,
+		"principal", req.principal.Key(), "workspace", ws, "arguments", hex.EncodeToString(sum[:8]),
+		"idempotencyKey", call.idemKey)
 }

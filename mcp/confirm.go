@@ -2,9 +2,7 @@ package mcp
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"strconv"
@@ -130,21 +128,6 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 	call.idemKey = base64.RawURLEncoding.EncodeToString(rd.nonce)
 	req.confirmation = "accepted"
 	return nil, nil
-}
-
-// audit logs what became of a confirmed destructive call: who (principal
-// and workspace), what (tool, a digest of the arguments, the idempotency
-// key) and the outcome — the route's status once it ran, or why it did
-// not run.
-func (req *request) audit(t *tool, call *Call, outcome string) {
-	if !req.handler.cfg.logger.Enabled(req.ctx(), slog.LevelInfo) {
-		return
-	}
-	ws, _ := req.Workspace()
-	sum := sha256.Sum256(call.args)
-	req.Log(slog.LevelInfo, "mcp: destructive tool", "tool", t.def.Name, "outcome", outcome,
-		"principal", req.principal.Key(), "workspace", ws, "arguments", hex.EncodeToString(sum[:8]),
-		"idempotencyKey", call.idemKey)
 }
 
 func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result, error) {
