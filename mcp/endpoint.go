@@ -33,7 +33,7 @@ type Handler struct {
 	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (access.go)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
 	taskScopes map[string][]string
-	// listens bounds the open task listen streams (tasklisten.go).
+	// listens bounds the open task listen streams (listens.go).
 	listens *listens
 }
 
