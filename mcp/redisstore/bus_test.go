@@ -115,6 +115,51 @@ func TestAnswerBus_Names(t *testing.T) {
 	}
 }
 
+// TestAnswerBus_Outage: with Redis hung or stopped, Subscribe and Publish
+// fail within the timeout (a Subscribe waits for Redis to confirm, so a
+// hung server cannot leave a call listening to nothing), and the bus
+// works again once Redis is back.
+func TestAnswerBus_Outage(t *testing.T) {
+	t.Parallel()
+	srv := ownRedis(t)
+	const timeout = 200 * time.Millisecond
+	b := redisstore.NewAnswerBus(newClient(t, srv.addr), redisstore.WithTimeout(timeout))
+	defer b.Close()
+	ctx := context.Background()
+	works := func() error {
+		ch, stop, err := b.Subscribe(ctx, "up")
+		if err != nil {
+			return err
+		}
+		defer stop()
+		if ok, err := b.Publish(ctx, "up", []byte("x")); !ok || err != nil {
+			return fmt.Errorf("publish: %v %v", ok, err)
+		}
+		<-ch
+		return nil
+	}
+	eventually(t, "the bus before the outage", works)
+	check := func(what string) {
+		t.Helper()
+		start := time.Now()
+		if _, _, err := b.Subscribe(ctx, "down"); err == nil || time.Since(start) > timeout+overrun || !strings.HasPrefix(err.Error(), "redisstore: subscribe: ") {
+			t.Errorf("%s: Subscribe: %v after %v", what, err, time.Since(start))
+		}
+		start = time.Now()
+		if ok, err := b.Publish(ctx, "down", []byte("x")); ok || err == nil || time.Since(start) > timeout+overrun {
+			t.Errorf("%s: Publish: %v %v after %v", what, ok, err, time.Since(start))
+		}
+	}
+	srv.pause()
+	t.Cleanup(srv.resume)
+	check("hung")
+	srv.resume()
+	srv.stop()
+	check("stopped")
+	srv.restart(t)
+	eventually(t, "the bus after a restart", works)
+}
+
 // TestAnswerBus_TaggedPrefix: a prefix that holds a hash tag of its own
 // puts every channel and mark in its slot, which works as well.
 func TestAnswerBus_TaggedPrefix(t *testing.T) {
