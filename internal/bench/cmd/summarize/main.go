@@ -207,7 +207,7 @@ func main() {
 		fmt.Println("|---|--:|--:|--:|")
 		for _, name := range scale {
 			s := benches[name]
-			fmt.Printf("| %s | %s | %s | %s |\n", strings.TrimPrefix(name, "Scale"), cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0))
+			fmt.Printf("| %s | %s | %s | %s |\n", strings.TrimPrefix(name, "Scale/"), cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0))
 		}
 	}
 }
