@@ -303,10 +303,13 @@ func (g *memoryGuard) Renew(_ context.Context, nonce []byte, token string, lease
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	c := g.used[string(nonce)]
-	if c == nil || c.outcome != nil || c.token == "" || c.token != token {
+	now := g.now()
+	// A lapsed lease is no longer token's, even while nobody has taken it
+	// over: anyone may claim it now, as a shared guard's expired key says.
+	if c == nil || c.outcome != nil || c.token == "" || c.token != token || now.After(c.leaseEnd) {
 		return false, nil
 	}
-	c.leaseEnd = g.now().Add(lease)
+	c.leaseEnd = now.Add(lease)
 	return true, nil
 }
 

@@ -25,7 +25,8 @@ import (
 //     is false when token no longer holds it.
 //   - Complete records outcome, a short summary the endpoint writes and
 //     reads back (under 100 bytes), in place of token's lease, unless
-//     another call took the lease over. A nil outcome releases token's
+//     another call holds a live lease on nonce or an outcome is recorded
+//     for it already. A nil outcome releases token's
 //     lease instead: the call was interrupted (its caller left, or it was
 //     cancelled or timed out) before the route finished, which is no
 //     outcome, and the next Claim of nonce runs the route again at once.

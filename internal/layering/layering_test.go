@@ -48,10 +48,13 @@ var allowed = map[string][]string{
 	// apps (design record 026): MCP Apps' types, plain data; mcp checks
 	// and renders them.
 	"mcp/apps": {},
+	// storetest (design record 029): the contract suite of the stores'
+	// interfaces, for their implementations' tests.
+	"mcp/mcptest/storetest": {"mcp", "mcp/ratelimit"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/stdio", "mcp/typeschema", "mcp/apps"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/mcptest/storetest", "mcp/stdio", "mcp/typeschema", "mcp/apps"}
 
 // integrations are the public packages of the modules of their own, which
 // examples may also use.
