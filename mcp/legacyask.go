@@ -1,0 +1,217 @@
+package mcp
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
+)
+
+// The ask loop of input for 2025 clients (WithLegacyInput, legacyinput.go):
+// the questions go out on the tools/call's response stream, the answers
+// come back through the AnswerBus, and the method runs again with them as
+// the round of a retry.
+
+// rerunSlotWait bounds how long a call whose answer came waits for a
+// concurrency slot (Limits.Concurrent) to run again in. A variable for
+// tests.
+var rerunSlotWait = 5 * time.Second
+
+// maxLegacyRounds bounds how many times one call asks: a handler that
+// keeps asking ends as an internal error rather than holding a slot.
+const maxLegacyRounds = 8
+
+// askLegacy asks the client ir's questions on the response stream, waits
+// for the answers and runs the method again with them, as many rounds as
+// the handler needs (at most maxLegacyRounds).
+func (h *Handler) askLegacy(req *request, row *methodRow, ir *seam.InputRequired) (seam.Result, error) {
+	l := h.cfg.legacy
+	caller := req.callerKey()
+	for n := 0; ; n++ {
+		st, ok := parseRoundState(ir.State)
+		if !ok || n == maxLegacyRounds {
+			req.logError("mcp: a tool kept asking a 2025 client for input", "tool", req.call.tool, "rounds", n)
+			return textResult("The tool failed with an internal error.", true), nil
+		}
+		if l.waiting.acquire(caller) != nil {
+			req.Log(slog.LevelWarn, "mcp: too many calls waiting for a 2025 client's answer", "tool", req.call.tool)
+			return h.unanswered(req, st, "the server is waiting for too many answers; try again later"), nil
+		}
+		// While it waits the call holds a wait slot, not a concurrency
+		// slot: calls waiting for people cannot starve the endpoint.
+		h.releaseSlot(req)
+		resume := localWait(req) // and, over stdio, the transport's slot
+		answers, err := h.waitAnswers(req, ir.Requests, &st)
+		l.waiting.release(caller)
+		if err == nil {
+			err = resume(req.ctx())
+		}
+		if err == nil {
+			// The answer came: the call runs again, as any request, in a
+			// concurrency slot, for which a user who just confirmed
+			// waits a little rather than being told the server is busy.
+			if e := h.retakeSlot(req, rerunSlotWait); e != nil {
+				if req.ctx().Err() != nil {
+					err = req.ctx().Err()
+				} else {
+					req.Log(slog.LevelWarn, "mcp: no concurrency slot for a 2025 call answered; it did not run", "tool", req.call.tool, "waited", rerunSlotWait)
+					return nil, e
+				}
+			}
+		}
+		switch {
+		case errors.Is(err, errNoAnswer):
+			return h.unanswered(req, st, "no answer came within "+l.Wait.String()), nil
+		case errors.Is(err, errAnswerRefused):
+			return h.unanswered(req, st, "the client refused the request"), nil
+		case err != nil:
+			// The client went away: nothing runs, and nobody reads the
+			// answer.
+			req.Log(slog.LevelInfo, "mcp: a 2025 client left while asked for input; the call did not run", "tool", req.call.tool, "err", err)
+			req.confirmation = "cancelled"
+			return nil, httpError(http.StatusBadRequest, CodeInvalidRequest, "The client disconnected while asked for input")
+		}
+		var nonce [16]byte
+		if _, err := rand.Read(nonce[:]); err != nil {
+			return nil, err
+		}
+		// The round is this process's own: its nonce never leaves it, so
+		// the replay guard's record must only outlive the call.
+		req.roundBuf = round{state: st, nonce: nonce[:], until: time.Now().Add(l.Wait + time.Minute), responses: answers}
+		req.round = &req.roundBuf
+		res, err := row.serve(h.server, req)
+		next, again := res.(*seam.InputRequired)
+		if err != nil || !again {
+			return res, err
+		}
+		ir = next
+	}
+}
+
+// unanswered ends a call whose questions got no usable answer: nothing
+// ran. A confirmation ends declined.
+func (h *Handler) unanswered(req *request, st openedState, why string) seam.Result {
+	if st.purpose == purposeConfirm {
+		req.confirmation = "declined"
+		return notExecuted(req.rev.f, "confirmation_declined", "Not executed (confirmation_declined): "+req.call.tool+
+			" was not confirmed: "+why+". Do not retry unless the user asks again.")
+	}
+	return textResult("The tool "+req.call.tool+" needs input from the user or the client, which it did not get: "+why+
+		"; the call did not complete.", true)
+}
+
+var (
+	errNoAnswer      = errors.New("mcp: no answer in time")
+	errAnswerRefused = errors.New("mcp: the client answered with an error")
+)
+
+// waitAnswers sends each question of requests ({"key":{"method",
+// "params"}}) as a JSON-RPC request on the response stream and waits for
+// every answer. It returns the inputResponses object a retry would carry.
+// An elicitation the client answers with a JSON-RPC error counts as
+// declined; any other question so answered ends the call.
+func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (json.RawMessage, error) {
+	l := h.cfg.legacy
+	ctx := req.ctx()
+	deadline := time.NewTimer(l.Wait)
+	defer deadline.Stop()
+	type question struct {
+		key string
+		ch  <-chan []byte
+	}
+	var asked []question
+	// A proxy that buffers responses (nginx does by default) would hold
+	// the question back until the call ends, which it cannot without the
+	// answer: ask it not to.
+	req.notify.w.Header()["X-Accel-Buffering"] = []string{"no"}
+	it := jsonrpc.NewIter(requests)
+	for {
+		k, q, more := it.Next()
+		if !more {
+			break
+		}
+		method, _ := jsonrpc.Lookup(q, "method")
+		params, _ := jsonrpc.Lookup(q, "params")
+		m, _ := jsonrpc.String(method)
+		id := answerID(req.principal, h.audience)
+		ch, stop, err := l.Bus.Subscribe(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		msg := []byte(`{"jsonrpc":"2.0","id":`)
+		msg = appendString(msg, id)
+		msg = append(msg, `,"method":`...)
+		msg = appendString(msg, m)
+		if params != nil {
+			msg = append(msg, `,"params":`...)
+			msg = append(msg, legacyParams(req.version, m, params)...)
+		}
+		msg = append(msg, '}')
+		if !req.notify.w.notify(msg) {
+			return nil, errors.New("mcp: the response is already written")
+		}
+		asked = append(asked, question{key: string(k), ch: ch})
+	}
+	if len(asked) == 0 {
+		// A round with a state and no question: nothing to wait for.
+		return nil, nil
+	}
+	req.confirmation = "asked"
+	out := []byte{'{'}
+	for i, q := range asked {
+		var answer []byte
+		select {
+		case answer = <-q.ch:
+		case <-deadline.C:
+			return nil, errNoAnswer
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		var resp struct {
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(answer, &resp); err != nil {
+			return nil, errAnswerRefused
+		}
+		v := resp.Result
+		if resp.Result == nil || resp.Error != nil {
+			kind, _ := st.kind(q.key)
+			if kind != "elicitation" {
+				return nil, errAnswerRefused
+			}
+			v = json.RawMessage(`{"action":"decline"}`)
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendString(out, q.key)
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	return append(out, '}'), nil
+}
+
+// legacyParams adapts a question's params to the client's revision:
+// before 2025-11-25 an elicitation has no mode (form is all there is).
+func legacyParams(v Version, method string, params []byte) []byte {
+	if method != "elicitation/create" || v == Version20251125 {
+		return params
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return params
+	}
+	delete(m, "mode")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return params
+	}
+	return b
+}
