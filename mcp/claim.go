@@ -195,12 +195,7 @@ func ranBefore(summary []byte) string {
 // guardInstance names the process-local guard that enforces single use of
 // this endpoint's confirmations, or is "" when the guard is shared (or
 // there is none): a confirmation is bound to it when it is asked.
-func (h *Handler) guardInstance() string {
-	if g, ok := h.cfg.replay.(*memoryGuard); ok {
-		return g.instance
-	}
-	return ""
-}
+func (h *Handler) guardInstance() string { return h.cfg.localGuard }
 
 // boundHere reports whether a confirmation's state was issued under this
 // endpoint's guard instance. A key ring outlives a process; the in-memory

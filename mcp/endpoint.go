@@ -50,10 +50,14 @@ type handlerConfig struct {
 	clientKey   func(*http.Request) string
 	replay      ReplayGuard
 	replayOff   string // why single-use confirmations are off ("" when on)
-	lease       time.Duration
-	streaming   bool
-	legacy      *legacyInput // nil without WithLegacyInput (legacyinput.go)
-	noBatches   bool         // WithoutBatches (batch.go)
+	// localGuard names the in-memory guard NewHandler gave the endpoint
+	// ("" for a guard replicas share, or none): confirmations are bound
+	// to it (Handler.guardInstance).
+	localGuard string
+	lease      time.Duration
+	streaming  bool
+	legacy     *legacyInput // nil without WithLegacyInput (legacyinput.go)
+	noBatches  bool         // WithoutBatches (batch.go)
 
 	routeRequest func(outer, inner *http.Request) *http.Request
 	observer     observe.Observer

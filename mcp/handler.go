@@ -47,7 +47,8 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	case h.cfg.replayOff != "":
 		h.cfg.logger.WarnContext(context.Background(), "mcp: confirmations of destructive tools are not single-use (WithoutReplayGuard)", "reason", h.cfg.replayOff)
 	case h.cfg.replay == nil:
-		h.cfg.replay = newMemoryGuard(100_000)
+		g := newMemoryGuard(100_000)
+		h.cfg.replay, h.cfg.localGuard = g, g.instance
 	}
 	for _, era := range eras {
 		e := era.Seam()

@@ -26,10 +26,16 @@ var rerunSlotWait = 5 * time.Second
 // keeps asking ends as an internal error rather than holding a slot.
 const maxLegacyRounds = 8
 
+// retryFunc runs a method again as a retry that carries rd, the round a
+// 2026-07-28 client would have sent: the method cannot tell the two apart.
+type retryFunc func(rd round) (seam.Result, error)
+
 // askLegacy asks the client ir's questions on the response stream, waits
-// for the answers and runs the method again with them, as many rounds as
-// the handler needs (at most maxLegacyRounds).
-func (h *Handler) askLegacy(req *request, row *methodRow, ir *seam.InputRequired) (seam.Result, error) {
+// for the answers and runs the method again with them through retry, as
+// many rounds as the handler needs (at most maxLegacyRounds). It never
+// writes the request's round itself: the dispatcher says, in retry, how a
+// retry runs.
+func (h *Handler) askLegacy(req *request, ir *seam.InputRequired, retry retryFunc) (seam.Result, error) {
 	l := h.cfg.legacy
 	caller := req.callerKey()
 	for n := 0; ; n++ {
@@ -82,9 +88,7 @@ func (h *Handler) askLegacy(req *request, row *methodRow, ir *seam.InputRequired
 		}
 		// The round is this process's own: its nonce never leaves it, so
 		// the replay guard's record must only outlive the call.
-		req.roundBuf = round{state: st, nonce: nonce[:], until: time.Now().Add(l.Wait + time.Minute), responses: answers}
-		req.round = &req.roundBuf
-		res, err := row.serve(h.server, req)
+		res, err := retry(round{state: st, nonce: nonce[:], until: time.Now().Add(l.Wait + time.Minute), responses: answers})
 		next, again := res.(*seam.InputRequired)
 		if err != nil || !again {
 			return res, err

@@ -76,7 +76,12 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 	case row.serve != nil:
 		res, err = row.serve(h.server, req)
 		if ir, asks := res.(*seam.InputRequired); asks && err == nil && !req.rev.f.inputRequests {
-			res, err = h.askLegacy(req, row, ir)
+			// Input for a 2025 client (legacyask.go): the questions go out
+			// on the response stream, and each answer is a retry of the
+			// method with the round it makes.
+			res, err = h.askLegacy(req, ir, func(rd round) (seam.Result, error) {
+				return row.serve(h.server, req.withRound(rd))
+			})
 		}
 	default:
 		return nil, methodNotFound(req.msg.Method)

@@ -298,9 +298,18 @@ func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses 
 	if inputResponses != nil && !isObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	r.roundBuf = round{state: rs, nonce: nonce, until: until, responses: inputResponses}
-	r.round = &r.roundBuf
+	r.withRound(round{state: rs, nonce: nonce, until: until, responses: inputResponses})
 	return nil
+}
+
+// withRound makes rd the round of r, as a retry that carries it: the one
+// place besides the era's SetRound that gives a request a round (the 2025
+// ask loop's explicit retry, legacyask.go). The round lives in r, so a
+// retry allocates none.
+func (r *request) withRound(rd round) *request {
+	r.roundBuf = rd
+	r.round = &r.roundBuf
+	return r
 }
 
 // setAnswers takes the inputResponses of a request that carries
