@@ -128,7 +128,7 @@ func (e *Era) openSession(req *seam.Request) error {
 	case err != nil:
 		return seam.HeaderMismatch(headers.SessionID, "duplicate", "Mcp-Session-Id header "+err.Error())
 	}
-	if req.Name == "initialize" {
+	if m := req.Method; m != nil && m.Negotiates {
 		// A client that starts over may still send its old id.
 		return nil
 	}

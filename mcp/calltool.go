@@ -137,5 +137,6 @@ func unknownTool(name string) *Error {
 // toolMethods are the method table's rows of tools (see methodTable).
 var toolMethods = []*methodRow{
 	{name: "tools/list", Method: seam.Method{Cacheable: true}, capability: seam.CapTools, serve: (*Server).listTools},
-	{name: "tools/call", Method: seam.Method{InputRequired: true, Member: "name", Arguments: true}, capability: seam.CapTools, serve: (*Server).callTool},
+	{name: "tools/call", Method: seam.Method{InputRequired: true, Member: "name", Arguments: true}, capability: seam.CapTools, serve: (*Server).callTool,
+		notifier: (*Handler).legacyNotifier},
 }

@@ -74,7 +74,7 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 	if herr == nil {
 		rev, ok := h.byVersion[Version(hv)]
 		if !ok {
-			if row := methodsByName[msg.Method]; row != nil && row.negotiates && h.dflt != "" {
+			if row := methodsByName[msg.Method]; row != nil && row.Negotiates && h.dflt != "" {
 				// The handshake negotiates the revision in its body; a
 				// header naming one this server does not know (a newer
 				// client's wish) must not stop it.

@@ -272,16 +272,19 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	req.setVersion(rev.version)
-	req.rev = rev
-	localSession(req) // legacyinput.go
+	req.rev, req.row = rev, h.lookup(msg.Method, rev)
+	if loc != nil {
+		localSession(req) // legacyinput.go
+	}
 	if n := h.newNotifier(w, req); n != nil {
 		req.notify, w = n, n.w
 	}
-	if n := h.legacyNotifier(w, req); n != nil {
-		req.notify, w = n, n.w
-	}
-	if n := h.listenNotifier(w, req); n != nil {
-		req.notify, w = n, n.w
+	if row := req.row; row != nil && row.notifier != nil {
+		// What the method's row brings: the stream of a 2025 call that
+		// may ask (legacyinput.go), of a listen (tasklisten.go).
+		if n := row.notifier(h, w, req); n != nil {
+			req.notify, w = n, n.w
+		}
 	}
 	if h.cfg.auth != nil {
 		need, isTask := h.taskScopes[msg.Method]

@@ -92,12 +92,12 @@ type legacyInput struct {
 	waiting *admission
 }
 
-// legacyNotifier makes a 2025 tools/call that may be asked for input able
-// to stream (the stream starts only when a question is sent). It returns
-// nil when the call cannot be asked this way.
+// legacyNotifier makes a 2025 call that may be asked for input able to
+// stream (the stream starts only when a question is sent): the notifier of
+// tools/call's row. It returns nil when the call cannot be asked this way.
 func (h *Handler) legacyNotifier(w http.ResponseWriter, req *request) *notifier {
 	if h.cfg.legacy == nil || req.rev.f.envelope || req.rev.f.inputRequests ||
-		req.msg.Method != "tools/call" || !acceptsEventStream(req.HTTP) {
+		!acceptsEventStream(req.HTTP) {
 		return nil
 	}
 	if loc := req.local; loc != nil {

@@ -41,6 +41,10 @@ func (b *sharedBus) Publish(_ context.Context, id string, answer []byte) (bool, 
 	defer b.mu.Unlock()
 	select {
 	case b.subs[id] <- answer:
+		// Delivered once: a second answer is refused even after the
+		// waiter has read the first (as AnswerBus asks), not only while
+		// the first still fills the channel.
+		delete(b.subs, id)
 		return true, nil
 	default:
 		return false, nil // nobody waits (a nil channel), or answered

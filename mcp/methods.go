@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"net/http"
+
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -14,10 +16,11 @@ type methodRow struct {
 	capability seam.Capability
 	// era: the era answers the method (seam.Era.Serve), not the core.
 	era bool
-	// negotiates: the method negotiates the revision in its body
-	// (initialize and its notification), so a header naming a revision the
-	// server does not know must not stop it.
-	negotiates bool
+	// notifier is how the method's response may become an event stream
+	// beyond progress and log notifications (nil: it does not): a 2025
+	// tools/call that may ask its client for input, a listen stream. It
+	// returns nil when this request cannot stream that way.
+	notifier func(h *Handler, w http.ResponseWriter, req *request) *notifier
 	// ownBudget: the method draws from a rate budget of its own, so that
 	// spending every other request never breaks it (server/discover).
 	ownBudget bool
@@ -41,18 +44,22 @@ func (h *Handler) lookup(method string, rev *revision) *methodRow {
 // envelope, method lookup, routing headers, carried state, the method,
 // then the result's stamp.
 func (h *Handler) dispatch(req *request) (seam.Result, error) {
-	e, sr := req.rev.era, &req.Request
+	e, sr, row := req.rev.era, &req.Request, req.row
+	if row != nil {
+		// The eras read the row from the envelope on (a handshake
+		// negotiates, so a stale session id does not stop it); an unknown
+		// method is refused only after the envelope's checks.
+		sr.Method = &row.Method
+	}
 	if err := e.Envelope(sr); err != nil {
 		return nil, err
 	}
 	if sr.ClientCapabilities != nil {
 		req.capBits = capabilitiesOf(sr.ClientCapabilities)
 	}
-	row := h.lookup(req.msg.Method, req.rev)
 	if row == nil {
 		return nil, methodNotFound(req.msg.Method)
 	}
-	req.row, sr.Method = row, &row.Method
 	if err := e.Target(sr); err != nil {
 		return nil, err
 	}

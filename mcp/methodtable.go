@@ -24,8 +24,8 @@ var methodTable = slices.Concat(protocolMethods, toolMethods, resourceMethods, p
 
 // protocolMethods are the handshake's and those an era answers.
 var protocolMethods = []*methodRow{
-	{name: "initialize", era: true, negotiates: true},
-	{name: "notifications/initialized", negotiates: true},
+	{name: "initialize", Method: seam.Method{Negotiates: true}, era: true},
+	{name: "notifications/initialized", Method: seam.Method{Negotiates: true}},
 	{name: "ping", serve: (*Server).ping},
 	{name: "server/discover", Method: seam.Method{Cacheable: true}, era: true, ownBudget: true},
 }

@@ -51,6 +51,10 @@ type Method struct {
 	// Task: the method acts on a task its params.taskId names
 	// (tasks/get, tasks/update, tasks/cancel); the era opens the id.
 	Task bool
+	// Negotiates: the method negotiates the revision in its body
+	// (initialize and its notification), so a header naming a revision
+	// the server does not know must not stop it, nor a stale session id.
+	Negotiates bool
 }
 
 // Profile is one revision as data: what its wire allows, which methods it
@@ -124,7 +128,8 @@ type Server struct {
 type Request struct {
 	HTTP *http.Request
 	// Name is the JSON-RPC method; Method what the eras read of its table
-	// row (nil until the method is looked up).
+	// row (nil for a method the revision does not have: the core refuses
+	// it after Envelope).
 	Name   string
 	Method *Method
 	// Params is the raw params object (nil when absent).
