@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -336,6 +337,15 @@ func TestInterrupted_LegacyInput(t *testing.T) {
 	url := newTestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
+		// Only the tools/call is cancelled when the tool starts: the
+		// answer's POST, still being served when the tool starts on the
+		// call's goroutine, must not take the signal meant for the call.
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+			h.ServeHTTP(w, r)
+			return
+		}
 		go func() {
 			select {
 			case <-started:
