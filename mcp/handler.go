@@ -195,7 +195,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	// One allocation holds the request and everything it needs while it
 	// is served: its parsed envelope, the Call, the route's request.
-	req := &request{server: h.server, handler: h, principal: principal, local: loc}
+	req := &request{envelope: envelope{server: h.server, handler: h, principal: principal, local: loc}}
 	req.HTTP, req.Server, req.Core, req.Local = r, &h.info, req, loc != nil
 	msg := &req.msg
 	var perr *jsonrpc.Error

@@ -10,52 +10,75 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
-// request is one JSON-RPC request on its way through the pipeline: the
-// strictly parsed envelope, the selected revision, and what the pipeline
-// learns about it. It embeds what the core hands an era (seam.Request:
+// request is one JSON-RPC request on its way through the pipeline, made
+// of the parts its stages own: each part is written by one stage and read
+// by those after it. It embeds what the core hands an era (seam.Request:
 // the HTTP request, the method's name and row, the revision, params
-// indexed once), so that handing it over costs nothing. Its byte slices
-// alias the request body and are valid only while it is served.
+// indexed once), so that handing it over costs nothing, and its parts, so
+// that one allocation holds them all. Its byte slices alias the request
+// body and are valid only while it is served.
 type request struct {
 	seam.Request
-	msg     jsonrpc.Message
-	version Version   // Request.Version, typed
-	rev     *revision // the revision in use (nil until selected)
-	row     *methodRow
-	server  *Server
-	handler *Handler
-	capBits Capability // the client capabilities, read once
+	envelope
+	accessCache
+	callPart
+	roundPart
+	task   *openTask // the task a tasks/* request names, opened (taskstate.go)
+	notify *notifier // nil unless the request may stream (notifier.go)
+	// slot: the request holds one of Limits.Concurrent's slots, which a
+	// wait gives back (Handler.releaseSlot).
+	slot bool
+}
 
-	call      Call         // the one call a request makes
-	toolRes   toolResult   // and its result, when it is a tool's
-	rec       recorder     // what the route it runs wrote
-	routeCtx  routeContext // the context of that route's request
-	innerBody innerBody    // and its body
-	round     *round       // the opened requestState of a retry, nil otherwise
-	roundBuf  round        // where round points, so a retry allocates no round
-	loose     []byte       // inputResponses sent without a requestState
-	// confirmation is what a destructive tool's confirmation came to, for
-	// observers ("" when none was involved).
-	confirmation string
-	notify       *notifier // nil unless the request may stream
-
-	// claim is the replay guard's lease on a confirmed call while it runs.
-	claim *claimed
-
-	local     *local.Exchange // a message that did not come over HTTP, nil otherwise
-	task      *openTask       // the task a tasks/* request names, opened
+// envelope is what parsing and era selection fill (handler.go, era.go,
+// methods.go): the strictly parsed message, the revision, the method's
+// row, who sent it.
+type envelope struct {
+	msg       jsonrpc.Message
+	version   Version   // Request.Version, typed
+	rev       *revision // the revision in use (nil until selected)
+	row       *methodRow
+	server    *Server
+	handler   *Handler
+	capBits   Capability // the client capabilities, read once
 	principal *auth.Principal
+	local     *local.Exchange // a message that did not come over HTTP, nil otherwise
+	values    headerValues    // the header values this request's responses own
+}
+
+// accessCache is what access (access.go) learns once and answers again:
+// the workspace, the tool the caller may see, the caller's rate key.
+type accessCache struct {
 	tool      *tool  // the tool toolName names, if the caller may see it
 	toolName  string // what visibleTool was last asked
 	toolKnown bool
 	wsDone    bool // the workspace was resolved (ws, wsErr hold the outcome)
 	ws        string
 	wsErr     *Error
-	values    headerValues // the header values this request's responses own
-	caller    string       // callerKey's answer, "" until asked (see callerKey)
-	// slot: the request holds one of Limits.Concurrent's slots, which a
-	// wait gives back (Handler.releaseSlot).
-	slot bool
+	caller    string // callerKey's answer, "" until asked (see callerKey)
+}
+
+// callPart is the call a request makes (calltool.go, route.go): the Call,
+// the route's request and what it wrote, the result.
+type callPart struct {
+	call      Call         // the one call a request makes
+	toolRes   toolResult   // and its result, when it is a tool's
+	rec       recorder     // what the route it runs wrote
+	routeCtx  routeContext // the context of that route's request
+	innerBody innerBody    // and its body
+}
+
+// roundPart is the round of a retry and a confirmation's course (round.go,
+// confirm.go, claim.go).
+type roundPart struct {
+	round    *round // the opened requestState of a retry, nil otherwise
+	roundBuf round  // where round points, so a retry allocates no round
+	loose    []byte // inputResponses sent without a requestState
+	// confirmation is what a destructive tool's confirmation came to, for
+	// observers ("" when none was involved).
+	confirmation string
+	// claim is the replay guard's lease on a confirmed call while it runs.
+	claim *claimed
 }
 
 // setVersion sets the revision in use, in both its forms.
