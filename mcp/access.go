@@ -217,11 +217,8 @@ func (r *request) visibleTool(name string) *tool {
 		return r.tool
 	}
 	t := r.server.byName[name]
-	if t != nil && t.appOnly && r.capBits&capUI == 0 {
-		t = nil // an MCP Apps view's tool, and the client declared no views
-	}
-	if t != nil && t.statusOf != nil && !r.rev.f.sealsTasks {
-		t = nil // a task's status tool, where no job reference can be sealed
+	if t != nil && r.hiddenTool(t) {
+		t = nil // an extension hides it (an app-only tool, a status tool)
 	}
 	if t != nil {
 		if k, n, _ := t.access(); !r.visible(k, n) {

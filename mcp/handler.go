@@ -88,7 +88,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 			}
 		}
 	}
-	srv.freeze()
+	srv.freeze((*Server).freezeExtensions)
 	h.info = seam.Server{Supported: h.supported, Capabilities: srv.caps, Instructions: srv.instructions,
 		Info: map[string][]byte{}}
 	for v, rev := range h.byVersion {
@@ -100,9 +100,9 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 			h.info.Personal = 2
 		}
 	}
-	if srv.appOnly && h.info.Personal == 0 {
-		// Whether app-only tools are listed depends on the request's
-		// declared capabilities: no list may be shared between callers.
+	if srv.hidesPerCaller && h.info.Personal == 0 {
+		// Which tools are listed depends on the caller (MCP Apps: its
+		// declared capabilities): no list may be shared between callers.
 		h.info.Personal = 1
 	}
 	return h

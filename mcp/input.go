@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
-	"github.com/mcpdual/mcpdual/mcp/apps"
 	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
@@ -28,44 +27,6 @@ const (
 	// "extensions". Not an input request's need, so not exported.
 	capTasks Capability = 1 << 7
 )
-
-// capabilitiesOf reads a clientCapabilities object. "elicitation": {}
-// means form mode only; form is also assumed when the object names neither
-// mode.
-func capabilitiesOf(raw json.RawMessage) Capability {
-	var c Capability
-	if len(raw) == 0 || raw[0] != '{' {
-		return 0
-	}
-	if el, ok := jsonrpc.Lookup(raw, "elicitation"); ok && isObject(el) {
-		_, form := jsonrpc.Lookup(el, "form")
-		url, hasURL := jsonrpc.Lookup(el, "url")
-		if form || !hasURL {
-			c |= CapElicitationForm
-		}
-		if hasURL && isObject(url) {
-			c |= CapElicitationURL
-		}
-	}
-	if s, ok := jsonrpc.Lookup(raw, "sampling"); ok && isObject(s) {
-		c |= CapSampling
-		if t, ok := jsonrpc.Lookup(s, "tools"); ok && isObject(t) {
-			c |= CapSamplingTools
-		}
-	}
-	if r, ok := jsonrpc.Lookup(raw, "roots"); ok && isObject(r) {
-		c |= CapRoots
-	}
-	if ext, ok := jsonrpc.Lookup(raw, "extensions"); ok && isObject(ext) {
-		if t, ok := jsonrpc.Lookup(ext, tasksExtension); ok && isObject(t) {
-			c |= capTasks
-		}
-		if declaresUI(ext) {
-			c |= capUI
-		}
-	}
-	return c
-}
 
 func isObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
 
@@ -218,26 +179,3 @@ type ElicitResult struct {
 
 // tasksExtension is the extension's name in capabilities.extensions.
 const tasksExtension = "io.modelcontextprotocol/tasks"
-
-// capUI: the io.modelcontextprotocol/ui extension (MCP Apps), declared in
-// clientCapabilities.extensions. Not an input request's need, so not
-// exported.
-const capUI Capability = 1 << 6
-
-// declaresUI reports whether a clientCapabilities.extensions object
-// declares MCP Apps: the extension is an object whose mimeTypes, when
-// present, include the one view type this library serves. The byte
-// search cannot match inside another string (its quotes would be escaped
-// there); a type written with escapes is not recognised, which only hides
-// app-only tools.
-func declaresUI(ext []byte) bool {
-	ui, ok := jsonrpc.Lookup(ext, apps.Extension)
-	if !ok || !isObject(ui) {
-		return false
-	}
-	types, ok := jsonrpc.Lookup(ui, "mimeTypes")
-	if !ok {
-		return true
-	}
-	return len(types) > 0 && types[0] == '[' && bytes.Contains(types, []byte(`"`+apps.MIMEType+`"`))
-}

@@ -47,11 +47,11 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 	if err != nil {
 		return nil, err
 	}
-	// A client that did not declare MCP Apps is not shown app-only tools.
-	hideAppOnly := kind == "tools" && s.appOnly && req.capBits&capUI == 0
-	// Tasks' status tools only where the era seals job references.
-	hideStatus := kind == "tools" && s.statuses && !req.rev.f.sealsTasks
-	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil || hideAppOnly || hideStatus,
+	// Extensions hide tools from some requests (extension.go): MCP Apps'
+	// app-only tools from a client that declared no views, tasks' status
+	// tools where the era seals no job reference.
+	hide := kind == "tools" && req.hidesTools()
+	res := &listResult[T]{member: member, all: all, from: i, filtered: req.handler.cfg.auth != nil || hide,
 		shape: req.rev.f.shape}
 	// A page also ends before maxPageBytes of definitions (it always
 	// holds one): a client reading a large API's tools gets pages of a
@@ -69,7 +69,7 @@ func listPage[T listed](s *Server, req *request, kind, member string, all []T) (
 		res.picked = make([]int32, 0, min(s.pageSize, len(all)-i))
 		for ; i < len(all) && len(res.picked) < s.pageSize; i++ {
 			k, name, scopes := all[i].access()
-			if t, ok := any(all[i]).(*tool); ok && (hideAppOnly && t.appOnly || hideStatus && t.statusOf != nil) {
+			if t, ok := any(all[i]).(*tool); ok && hide && req.hiddenTool(t) {
 				continue
 			}
 			if req.usable(scopes) && req.visible(k, name) {

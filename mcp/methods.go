@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"encoding/json"
 	"net/http"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -100,3 +102,36 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 }
 
 func (s *Server) ping(*request) (seam.Result, error) { return &emptyResult{}, nil }
+
+// capabilitiesOf reads a clientCapabilities object. "elicitation": {}
+// means form mode only; form is also assumed when the object names neither
+// mode.
+func capabilitiesOf(raw json.RawMessage) Capability {
+	var c Capability
+	if len(raw) == 0 || raw[0] != '{' {
+		return 0
+	}
+	if el, ok := jsonrpc.Lookup(raw, "elicitation"); ok && isObject(el) {
+		_, form := jsonrpc.Lookup(el, "form")
+		url, hasURL := jsonrpc.Lookup(el, "url")
+		if form || !hasURL {
+			c |= CapElicitationForm
+		}
+		if hasURL && isObject(url) {
+			c |= CapElicitationURL
+		}
+	}
+	if s, ok := jsonrpc.Lookup(raw, "sampling"); ok && isObject(s) {
+		c |= CapSampling
+		if t, ok := jsonrpc.Lookup(s, "tools"); ok && isObject(t) {
+			c |= CapSamplingTools
+		}
+	}
+	if r, ok := jsonrpc.Lookup(raw, "roots"); ok && isObject(r) {
+		c |= CapRoots
+	}
+	if ext, ok := jsonrpc.Lookup(raw, "extensions"); ok && isObject(ext) {
+		c |= declaredExtensions(ext) // tasks, MCP Apps (extension.go)
+	}
+	return c
+}

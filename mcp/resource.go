@@ -85,9 +85,6 @@ type template struct {
 	read func(ctx context.Context, uri string, vals map[string]string) ([]byte, error)
 }
 
-// maxURIBytes bounds a URI a client may ask to read.
-const maxURIBytes = 2048
-
 // AddResource registers r, read by a GET on route (a pattern without
 // wildcards, such as "GET /api/v1/settings") of h, in-process, with the
 // caller's identity. The route's 2xx body becomes one content of its media
@@ -239,21 +236,6 @@ func getRoute(what, pattern string) (route, error) {
 		return route{}, fmt.Errorf("mcp: %s: route %q: resources are read with GET", what, pattern)
 	}
 	return rt, nil
-}
-
-func checkURI(s string) error {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return err
-	case u.Scheme == "":
-		return fmt.Errorf("not an absolute URI")
-	case u.Fragment != "" || strings.ContainsAny(s, " \t\r\n"):
-		return fmt.Errorf("a resource URI has no fragment or white space")
-	case len(s) > maxURIBytes:
-		return fmt.Errorf("longer than %d bytes", maxURIBytes)
-	}
-	return nil
 }
 
 var templateVar = regexp.MustCompile(`\{([^{}]*)\}`)

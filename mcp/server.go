@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,13 +114,17 @@ type Server struct {
 	instructions string
 	pageSize     int
 
-	mu       sync.Mutex
-	frozen   bool
-	schemas  *schema.Cache
-	caps     seam.Capability // what the server offers, known at freeze
-	appOnly  bool            // a tool is for MCP Apps views only, known at freeze
-	statuses bool            // a task has a generated status tool, known at freeze
-	infoJSON [nShapes][]byte // serverInfo rendered in every shape
+	mu      sync.Mutex
+	frozen  bool
+	schemas *schema.Cache
+	caps    seam.Capability // what the server offers, known at freeze
+	// hiding: the extensions (by their index in extensions) that may hide
+	// tools from some requests on this server; hidesPerCaller, whether
+	// one of them hides by caller. Known at freeze.
+	hiding         uint32
+	hidesPerCaller bool
+	statuses       bool            // a task has a generated status tool, known at freeze
+	infoJSON       [nShapes][]byte // serverInfo rendered in every shape
 
 	tools       []*tool
 	byName      map[string]*tool
@@ -185,13 +188,15 @@ func (s *Server) notFrozen(what string) error {
 }
 
 // freeze ends registration and derives what cursors are bound to.
-func (s *Server) freeze() {
+// extensions checks the items and derives what the registered extensions
+// add (Server.freezeExtensions, extension.go).
+func (s *Server) freeze(extensions func(*Server) error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.frozen {
 		return
 	}
-	if err := s.checkViews(); err != nil {
+	if err := extensions(s); err != nil {
 		panic(err.Error())
 	}
 	s.frozen = true
@@ -206,10 +211,6 @@ func (s *Server) freeze() {
 			s.caps |= seam.CapTasks
 		}
 		s.statuses = s.statuses || t.statusOf != nil
-		if t.def.UI != nil {
-			s.caps |= seam.CapUI
-			s.appOnly = s.appOnly || t.appOnly
-		}
 	}
 	if len(s.resources)+len(s.templates) > 0 {
 		s.caps |= seam.CapResources
@@ -276,21 +277,6 @@ func (s *Server) hasCompletions() bool {
 		}
 	}
 	return false
-}
-
-// checkViews makes sure every tool's view is registered: hosts read it
-// with resources/read before they render a result.
-func (s *Server) checkViews() error {
-	var errs []error
-	for _, t := range s.tools {
-		if t.def.UI == nil || t.def.UI.ResourceURI == "" {
-			continue
-		}
-		if r := s.byURI[t.def.UI.ResourceURI]; r == nil || !r.view {
-			errs = append(errs, fmt.Errorf("mcp: tool %s: its view %s is not a registered resource", t.def.Name, t.def.UI.ResourceURI))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // done ends a registration: a refusal is collected on a staging view and

@@ -473,7 +473,7 @@ func (r *request) SetTask(payload []byte) error {
 		return unknownTask()
 	}
 	t := r.server.byName[p.Tool]
-	if t == nil || t.opts.task == nil || (t.appOnly && r.capBits&capUI == 0) || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
+	if t == nil || t.opts.task == nil || r.hiddenTool(t) || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
 		return unknownTask()
 	}
 	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
@@ -486,4 +486,25 @@ func (r *request) SetTask(payload []byte) error {
 	}
 	r.task = ot
 	return nil
+}
+
+// The tasks extension, as the core's extension hook sees it: a client
+// declares it with an object, and a task's generated status tool exists
+// only where the era seals job references.
+func init() {
+	registerExtension(&extension{
+		name:     tasksExtension,
+		bit:      capTasks,
+		declares: isObject,
+		freeze: func(s *Server) (seam.Capability, bool, error) {
+			for _, t := range s.tools {
+				if t.statusOf != nil {
+					return 0, true, nil
+				}
+			}
+			return 0, false, nil
+		},
+		hides:  func(req *request) bool { return !req.rev.f.sealsTasks },
+		hidden: func(req *request, t *tool) bool { return t.statusOf != nil && !req.rev.f.sealsTasks },
+	})
 }

@@ -45,7 +45,7 @@ func (s *Server) addStatusTool(parent *tool) error {
 		delete(s.byName, parent.def.Name)
 		return err
 	}
-	entry.statusOf, entry.appOnly = parent, parent.appOnly
+	entry.statusOf = parent // hidden wherever parent is (extension.go)
 	entry.opts.scopes = parent.opts.scopes
 	input := compact(def.InputSchema)
 	for i := range entry.shapes {
