@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MCP Apps in a real browser (issue 27): headless Chromium (Debian's,
+# MCP Apps in a real browser (design record 026): headless Chromium (Debian's,
 # installed when missing) loads a minimal host page that uses
 # @modelcontextprotocol/ext-apps' host-side bridge over the TypeScript SDK
 # v2 client (2026-07-28) against examples/inbox on loopback. The host

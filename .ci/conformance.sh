@@ -92,7 +92,7 @@ legs() {
   leg "$target-2026-07-28" --requirements 2026-07-28 | tee "$WORK/$target-2026-07-28.txt"
   grep -qx '37 passed, 0 failed' "$WORK/$target-2026-07-28.txt" || { echo "conformance ($target): the 2026-07-28 leg must pass all 37 scored scenarios" >&2; return 1; }
   # The tasks extension's scenarios are not scored; every one must pass all
-  # the same (issue 16), except tasks-status-notifications, which the suite
+  # the same (design record 015), except tasks-status-notifications, which the suite
   # always skips (its harness is unfinished).
   local tasks_bad tasks_ok
   tasks_bad="$(grep -E '^(PASS|FAIL|WARN|SKIP) tasks-' "$WORK/$target-2026-07-28.txt" | grep -v '^PASS ' | grep -v '^SKIP tasks-status-notifications ' || true)"

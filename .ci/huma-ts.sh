@@ -2,7 +2,7 @@
 # The TypeScript SDK v1 client (@modelcontextprotocol/sdk 1.x, pinned in
 # internal/interop/node) lists the tools of a server registered from the
 # OpenAPI document huma generates (mcp/openapi/testdata/huma-3.1.json,
-# every body with a readOnly "$schema" property; issue 33): builds
+# every body with a readOnly "$schema" property; design record 021's amendment): builds
 # mcp/openapi/internal/humaserve, starts it on a free loopback port, and
 # fails unless listTools() lists every tool the server registered (the
 # client throws on a tool definition it refuses, listing none). The server

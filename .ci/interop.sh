@@ -23,7 +23,7 @@ CLEANUP_DIRS+=("$WORK")
 start_example inbox "$WORK"
 INBOX_URL="$URL"
 start_fixture "$WORK"
-# A second inbox that asks 2025 clients mid-call (issue 24); start_example
+# A second inbox that asks 2025 clients mid-call (design record 025); start_example
 # sets URL, so the fixture's is kept aside.
 FIXTURE_URL="$URL"
 mkdir -p "$WORK/legacy"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mcptest as a conformance kit for any MCP server (issue 28):
+# mcptest as a conformance kit for any MCP server (design record 021):
 #   1. internal/kitpeers (a module of its own, it needs the other Go SDKs):
 #      the kit at its default level against go-sdk, mcp-go and a floor
 #      written by hand, pinned exactly;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Modules a user outside this tree can fetch (issue 22): every publishable
+# Modules a user outside this tree can fetch (design record 018): every publishable
 # module — the core and every go.mod under mcp/, found afresh each run — is
 # packed at the release version into a file module proxy, and a consumer
 # module in a temporary directory outside the repository requires each by

@@ -2,8 +2,10 @@
 # Vets and tests mcp/redisstore, a module of its own, against a real Redis:
 # installs redis-server with apt-get when it is missing, starts it on a
 # free loopback port with no persistence, exports MCPDUAL_REDIS_ADDR for the
-# tests (which also start and stop servers of their own for the outage
-# cases), and stops it by its PID on exit.
+# tests (which also start and stop servers of their own: for the outage
+# cases, and a three-master Redis Cluster that the store contract suite
+# runs on, built with redis-cli --cluster create), and stops it by its PID
+# on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -247,7 +247,7 @@ MCPDUAL_REDIS_ADDR="127.0.0.1:$REDIS_PORT" go -C examples/inbox test -count=1 \
   -run '^(TestIdempotency_|TestQueue_|TestTasks_RedisAcrossReplicas|TestRedisJobs_|TestJobs_)' . || status=$?
 go -C examples/inbox test -count=1 -v -run '^TestReplicas$' . || status=$?
 
-# Published clients confirm through the balancer (issue 24): the go-sdk
+# Published clients confirm through the balancer (design record 025): the go-sdk
 # client at 2025-06-18 and the TypeScript SDK v1 client, each with an
 # elicitation handler, run emails_delete accepted once and declined once.
 # The call's stream stays on one replica; the answer POST, the client's

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Schemas derived from Go types (mcp.AddFunc, mcp/typeschema) raise no
-# portability warning in the MCP Inspector's strict mode (issue 23).
+# Schemas derived from Go types (mcp.AddToolFunc, mcp/typeschema) raise no
+# portability warning in the MCP Inspector's strict mode (design record 024).
 # Run from anywhere: bash .ci/schema-strict.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,7 +4,8 @@
 // A 2025 client opens with initialize; the server answers with the revision
 // it asked for when served (otherwise the newest one served) and remembers
 // nothing: later requests name their revision in the MCP-Protocol-Version
-// header, and no Mcp-Session-Id is ever minted, read or echoed. Every
+// header. No Mcp-Session-Id is issued unless WithSessions asks for one, and
+// then it is sealed, so any replica opens it. Every
 // JSON-RPC error of a well-formed request is answered in-band with HTTP 200,
 // as these revisions expect. WithVersions restricts the revisions a host
 // accepts.

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestSeam_ClosedToOtherModules (issue 22 item 2): a module outside this
+// TestSeam_ClosedToOtherModules (design record 017): a module outside this
 // one that is handed an era can pass it to mcp.NewHandler, and can call
 // what Seam returns, but cannot replace a hook, nor name the seam's types.
 // It builds a small module that requires this one through a replace: the
@@ -192,11 +192,11 @@ func F() { var _ seam.Era }
 		t.Fatalf("the good program does not build, so the failures below would prove nothing: %v\n%s", err, out)
 	}
 	for pkg, want := range map[string]string{
-		// Issue 22.2: a generic type matches every hook of the seam's Era
+		// Design record 017: a generic type matches every hook of the seam's Era
 		// without naming a type; an unexported method of package seam,
 		// which only this module's types can embed, refuses it.
 		"generic": "embedded refused\ngeneric refused\n",
-		// Issue 22.2: what Profiles returns is the caller's copy; writing
+		// Design record 017: what Profiles returns is the caller's copy; writing
 		// to it changes no era and no handler.
 		"profiles": "unknown method: 404\nprofiles: server/discover initialize 404\n",
 	} {

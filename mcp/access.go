@@ -8,60 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
-
-// WithAuth makes every request, of every method and era, carry a bearer
-// token that a verifies, before its body is read. The verified principal
-// (and, when a is configured with workspaces, the workspace) reaches tool
-// handlers through their request's context (auth.FromContext,
-// auth.WorkspaceFromContext); the Authorization header never does. Lists
-// show only what the caller may use and are then private to the caller.
-// Serve the Protected Resource Metadata (auth.NewMetadataHandler) beside
-// the endpoint, outside it.
-func WithAuth(a *auth.Authenticator) HandlerOption {
-	if a == nil {
-		panic("mcp: WithAuth needs an Authenticator")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.auth = a })
-}
-
-// WithRateLimit meters every request through l, keyed by the verified
-// principal (by client address without WithAuth), at a cost of one.
-// Every response then carries X-RateLimit-Limit, X-RateLimit-Remaining and
-// X-RateLimit-Reset (epoch seconds); a refused request is answered 429
-// with Retry-After. server/discover draws from a budget of its own under
-// the same limiter, so it is never limited tighter than other methods and
-// exhausting the budget with calls does not break discovery. A limiter
-// error is answered 503: traffic is never let through unmetered.
-func WithRateLimit(l ratelimit.Limiter) HandlerOption {
-	if l == nil {
-		panic("mcp: WithRateLimit needs a Limiter")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.limiter = l })
-}
-
-// WithClientRateLimit meters requests per client before authentication, so
-// a flood of bad tokens cannot load the token verifier. key names the
-// client; nil means the IP address of RemoteAddr (behind a proxy, supply a
-// key that reads the address the proxy vouches for). The same key names
-// unauthenticated callers for WithRateLimit. IPv6 clients are keyed by
-// their /64 (see ratelimit.ClientKey and ratelimit.IPv6Prefix). With
-// WithAuth, a request without an Authorization header is answered 401 (with
-// the challenge) without asking l, which then cannot turn it into a 429 or,
-// when l's store is down, a 503: such a request never reaches the verifier.
-func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
-	if l == nil {
-		panic("mcp: WithClientRateLimit needs a Limiter")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) {
-		c.clientLimit = l
-		if key != nil {
-			c.clientKey = key
-		}
-	})
-}
 
 // limitedBeforeAuth reports whether the per-client limiter meters r. It
 // stands in front of the verifier (record 003), so with authentication on
@@ -244,20 +196,6 @@ func (r *request) Workspace() (string, error) {
 	return r.ws, nil
 }
 
-// Personalized reports whether lists depend on who calls (authentication
-// is on: per-tool scopes and permission rules filter them) and whether they
-// also depend on the workspace (a permission rule sees it). A caller-
-// dependent list must be cacheScope "private"; a workspace-dependent one
-// must not be cached at all, since the workspace header is not part of a
-// client's cache key.
-func (r *request) Personalized() (byCaller, byWorkspace bool) {
-	a := r.handler.cfg.auth
-	if a == nil {
-		return false, false
-	}
-	return true, a.HasWorkspaces() && a.Filters()
-}
-
 // visible reports whether the caller may know that t exists: the
 // permission rule allows it. Something hidden is answered exactly like
 // something unknown.
@@ -325,4 +263,58 @@ func (r *request) identityContext(ctx context.Context) context.Context {
 		ctx = auth.NewWorkspaceContext(ctx, r.ws)
 	}
 	return ctx
+}
+
+// callerKey is Handler.callerKey for this request, made once: the
+// per-principal limit and the concurrency slot both key on it.
+func (r *request) callerKey() string {
+	if r.caller == "" {
+		r.caller = r.handler.callerKey(r.HTTP, r.principal)
+	}
+	return r.caller
+}
+
+// HeaderParams implements seam.Core.
+func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
+	t := r.visibleTool(tool)
+	if t == nil {
+		return nil, false
+	}
+	return t.params, true
+}
+
+// Binding implements seam.Core. A sealed state of this request belongs
+// to who asks (principal and workspace, re-established from the
+// credential on every round), which server, which revision, which
+// operation on which target, with which arguments. A task id belongs to
+// the caller and the server, whatever tasks/* method reads it.
+func (r *request) Binding(task bool) (seam.Binding, error) {
+	ws, err := r.Workspace()
+	if err != nil {
+		return seam.Binding{}, err
+	}
+	if task {
+		return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
+			Version: string(r.version), Method: tasksExtension}, nil
+	}
+	b := seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
+		Version: string(r.version), Method: r.msg.Method}
+	if r.row != nil && r.row.Member != "" {
+		raw, _ := r.Param(r.row.Member)
+		b.Target, _ = jsonrpc.String(raw)
+	}
+	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
+		if err := r.boundArguments(args); err != nil {
+			return seam.Binding{}, err
+		}
+		b.Arguments = args
+	}
+	return b, nil
+}
+
+func (t *tool) access() (string, string, []string) {
+	if t.statusOf != nil {
+		t = t.statusOf // a task's status tool is whoever may use the task's tool's
+	}
+	return auth.KindTool, t.def.Name, t.opts.scopes
 }

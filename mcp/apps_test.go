@@ -335,7 +335,7 @@ func TestApps_RegistrationRefusals(t *testing.T) {
 			s.AddTool(mcp.Tool{Name: "t", Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://x"}}`)}, "GET /t", ok)
 		}, `set "ui" with the UI field`},
 		{"meta flat key", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "f", Meta: json.RawMessage(`{"ui/resourceUri":"ui://x"}`)}, func(ctx context.Context, in struct{}) (struct{}, error) { return struct{}{}, nil })
+			mcp.AddToolFunc(s, mcp.Tool{Name: "f", Meta: json.RawMessage(`{"ui/resourceUri":"ui://x"}`)}, func(ctx context.Context, in struct{}) (struct{}, error) { return struct{}{}, nil })
 		}, "withdrawn form"},
 		{"resource meta ui", func(s *mcp.Server) {
 			s.AddResource(mcp.Resource{URI: "ui://v", Name: "v", Meta: json.RawMessage(`{"ui":{}}`)}, "GET /v", ok)

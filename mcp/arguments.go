@@ -50,8 +50,6 @@ const formType = "application/x-www-form-urlencoded"
 // inQuery is the default rule: every argument that is not a wildcard.
 func (t *tool) inQuery(name string) bool { return !t.pathParams[name] }
 
-type nameSet map[string]bool
-
 func (s nameSet) has(name string) bool { return s[name] }
 
 // inBody: every argument placed neither in the path nor in the query.

@@ -24,14 +24,6 @@ import (
 // by Limits.BodyBytes, the batch being one body.
 const maxBatchMembers = 64
 
-// WithoutBatches refuses every JSON-RPC batch with 400, in every revision
-// (the reference server's contract). By default an endpoint that serves
-// revision 2025-03-26 accepts a 2025-03-26 client's batches, as that
-// revision requires.
-func WithoutBatches() HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) { c.noBatches = true })
-}
-
 // batchable reports whether an array body sent with r is a 2025-03-26
 // batch this endpoint serves.
 func (h *Handler) batchable(r *http.Request) bool {
@@ -46,8 +38,9 @@ func (h *Handler) batchable(r *http.Request) bool {
 }
 
 // serveBatch answers the batch body (already read, and scanned strictly
-// as a whole) sent with r.
-func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
+// as a whole) sent with r, serving each member with next (the Handler
+// itself: a member is a POST of its own).
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler) {
 	var members []json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeParseError, "Parse error: the batch is not a JSON array"))
@@ -67,7 +60,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	out := []byte{'['}
 	answered := 0
 	for _, m := range members {
-		resp := h.serveMember(r, m)
+		resp := h.serveMember(r, m, next)
 		if resp == nil {
 			continue // a notification or a response: nothing to answer
 		}
@@ -92,7 +85,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 
 // serveMember serves one member of a batch as a POST of its own and
 // returns its JSON-RPC response, or nil when it has none.
-func (h *Handler) serveMember(r *http.Request, m json.RawMessage) []byte {
+func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Handler) []byte {
 	var probe struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -121,7 +114,7 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage) []byte {
 	sub.Header.Set("Accept", "application/json") // one JSON answer per member: no member streams
 	sub.Header.Del("Content-Length")
 	rec := &memberRecorder{header: http.Header{}}
-	h.ServeHTTP(rec, sub)
+	next.ServeHTTP(rec, sub)
 	if rec.status == http.StatusAccepted || rec.body.Len() == 0 {
 		return nil
 	}

@@ -1,6 +1,6 @@
 package mcp_test
 
-// Allocation budgets of the paths issue 14 names. Allocation counts and
+// Allocation budgets of the paths design record 016 names. Allocation counts and
 // bytes are deterministic for a given build, so they are asserted here;
 // time is measured by the benchmarks (here and in internal/bench), never
 // asserted.

@@ -14,9 +14,6 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
-// maxViolations bounds how many schema violations a result lists.
-const maxViolations = 10
-
 // callTool answers tools/call for req. Protocol problems (no name, unknown
 // tool, arguments not an object) are CodeInvalidParams errors; everything
 // the model can act on, including arguments that fail the input schema and
@@ -114,22 +111,6 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		return req.createTask(t, rec, follow)
 	}
 	return t.result(req, rec, features)
-}
-
-// toolNamed finds the tool a raw JSON name names. The name is matched
-// against the registry without being copied out of the body; ok is false
-// when raw is not a JSON string, t nil when no tool has the name.
-func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return nil, "", false
-	}
-	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
-		if t := s.byName[string(inner)]; t != nil {
-			return t, t.def.Name, true
-		}
-	}
-	name, ok = jsonrpc.String(raw)
-	return s.byName[name], name, ok
 }
 
 // knownTool returns the name of the tool the request's routing headers

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -9,19 +8,13 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
-// CompletionFunc suggests values for one argument of a prompt or one
-// variable of a resource template, given what the user typed so far and,
-// from 2025-06-18 on, the values of the other arguments. The endpoint
-// sends at most 100 of them, with the total and whether there were more.
-type CompletionFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
-
-// Complete registers a completion source for argument (a prompt argument
+// WithCompletion registers a completion source for argument (a prompt argument
 // or a template variable). The completions capability is advertised once
 // any source exists. It panics on a tool or a fixed resource, or when the
 // item has no such argument.
-func Complete(argument string, f CompletionFunc) ItemOption {
+func WithCompletion(argument string, f CompletionFunc) ItemOption {
 	if f == nil {
-		panic("mcp: Complete needs a function")
+		panic("mcp: WithCompletion needs a function")
 	}
 	return itemOptionFunc(func(o *itemOptions) {
 		if o.completions == nil {
@@ -29,21 +22,6 @@ func Complete(argument string, f CompletionFunc) ItemOption {
 		}
 		o.completions[argument] = f
 	})
-}
-
-// hasCompletions reports whether any completion source is registered.
-func (s *Server) hasCompletions() bool {
-	for _, p := range s.prompts {
-		if len(p.opts.completions) > 0 {
-			return true
-		}
-	}
-	for _, t := range s.templates {
-		if len(t.opts.completions) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // maxCompletions is the most values one completion result holds.

@@ -2,9 +2,7 @@ package mcp
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"strconv"
@@ -44,11 +42,6 @@ func ConfirmWith(prepare func(ctx context.Context, call *Call) (message string, 
 		panic("mcp: ConfirmWith needs a function")
 	}
 	return itemOptionFunc(func(o *itemOptions) { o.prepare = prepare })
-}
-
-// confirms reports whether calls of t wait for the user's confirmation.
-func (t *tool) confirms() bool {
-	return t.def.Annotations.Destructive && !t.def.Annotations.ReadOnly && !t.opts.noConfirm
 }
 
 // confirmSchema is the one-boolean form of a confirmation.
@@ -135,21 +128,6 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 	call.idemKey = base64.RawURLEncoding.EncodeToString(rd.nonce)
 	req.confirmation = "accepted"
 	return nil, nil
-}
-
-// audit logs what became of a confirmed destructive call: who (principal
-// and workspace), what (tool, a digest of the arguments, the idempotency
-// key) and the outcome — the route's status once it ran, or why it did
-// not run.
-func (req *request) audit(t *tool, call *Call, outcome string) {
-	if !req.handler.cfg.logger.Enabled(req.ctx(), slog.LevelInfo) {
-		return
-	}
-	ws, _ := req.Workspace()
-	sum := sha256.Sum256(call.args)
-	req.Log(slog.LevelInfo, "mcp: destructive tool", "tool", t.def.Name, "outcome", outcome,
-		"principal", req.principal.Key(), "workspace", ws, "arguments", hex.EncodeToString(sum[:8]),
-		"idempotencyKey", call.idemKey)
 }
 
 func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result, error) {

@@ -28,11 +28,11 @@ func TestQuote(t *testing.T) {
 		{"other spaces", []string{"\u00a0", "\u1680", "\u2000", "\u2001", "\u2002", "\u2003", "\u2007", "\u2009", "\u200a", "\u202f", "\u205f", "\u3000"}},
 		{"line and paragraph separators", []string{"\u2028", "\u2029"}},
 		{"controls", []string{"\x00", "\x1b", "\x7f", "\u0085", "\u009b"}},
-		// Issue 21.7: every Default_Ignorable_Code_Point, variation
+		// Design record 019, visible text: every Default_Ignorable_Code_Point, variation
 		// selectors (which Unicode files as marks) included.
 		{"variation selectors", []string{"\ufe00", "\ufe0e", "\ufe0f", "\U000E0100", "\U000E01EF", "\u180b", "\u180c", "\u180d", "\u180f"}},
 		{"other default-ignorables", []string{"\u2065", "\ufff0", "\ufff8", "\U000E0000", "\U000E0080", "\U000E01F0", "\U000E0FFF"}},
-		// Issue 21.7: in a quoted value a line break or tab is not a space.
+		// Design record 019, visible text: in a quoted value a line break or tab is not a space.
 		{"line breaks and tabs", []string{"\n", "\r", "\t", "\v", "\f"}},
 		{"private use, unassigned, noncharacters", []string{"\ue000", "\U000F0000", "\U0010FFFD", "\u0378", "\ufffe", "\uffff", "\ufdd0", "\U0001FFFE"}},
 	}

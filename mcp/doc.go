@@ -15,7 +15,7 @@
 // diverge from the REST endpoint it mirrors. Resources and resource
 // templates are read the same way, with a GET on their route; prompts are
 // rendered by Go functions ([PromptFunc]) or routes, with content blocks
-// from package mcp/content, and completions come from [Complete] sources.
+// from package mcp/content, and completions come from [WithCompletion] sources.
 // The in-process request is routed from scratch by the host's router
 // ([InProcess], [WithRouteRequest] to map the caller onto the host's own
 // identity).

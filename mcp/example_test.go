@@ -34,7 +34,7 @@ func Example() {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 		Annotations: mcp.Annotations{ReadOnly: true, Idempotent: true},
 	}, "GET /api/greetings/{name}", mux)
-	mcp.AddFunc(srv, mcp.Tool{Name: "add", Description: "Adds two integers."},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "add", Description: "Adds two integers."},
 		func(ctx context.Context, in struct{ A, B int }) (struct{ Sum int }, error) {
 			return struct{ Sum int }{in.A + in.B}, nil
 		})
@@ -187,7 +187,7 @@ func ExampleServer_AddPrompt() {
 				{Role: content.User, Content: content.Text("Summarize the folder " + mcp.Quote(args["folder"]) + ".")},
 			}}, nil
 		},
-		mcp.Complete("folder", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		mcp.WithCompletion("folder", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 			return []string{"inbox", "archive"}, nil
 		}))
 	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()})

@@ -37,3 +37,15 @@ func SetRerunSlotWaitForTest(d time.Duration) func() {
 	rerunSlotWait = d
 	return func() { rerunSlotWait = old }
 }
+
+// NewMemoryGuardAtForTest is NewMemoryGuardForTest on a clock of the
+// test's, for the store contract suite.
+func NewMemoryGuardAtForTest(max int, now func() time.Time) ReplayGuard {
+	g := newMemoryGuard(max)
+	g.now = now
+	return g
+}
+
+// NewMemoryBusForTest returns the default in-process AnswerBus, for the
+// store contract suite.
+func NewMemoryBusForTest() AnswerBus { return newMemoryBus() }

@@ -38,7 +38,7 @@ func echoRouteServer() http.Handler {
 
 func echoFuncServer() http.Handler {
 	srv := mcp.NewServer(mcp.Implementation{Name: "budget", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "echo", InputSchema: json.RawMessage(echoSchema), OutputSchema: json.RawMessage(echoSchema)},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "echo", InputSchema: json.RawMessage(echoSchema), OutputSchema: json.RawMessage(echoSchema)},
 		func(ctx context.Context, in echoText) (echoText, error) { return in, nil })
 	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
 }

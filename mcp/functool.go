@@ -28,18 +28,18 @@ type ToolResult struct {
 	IsError bool
 }
 
-// ToolError returns an error a function tool returns to end its call with
+// NewToolError returns an error a function tool returns to end its call with
 // an isError result whose one text block is msg, for the model to read
 // and act on ("no note has that id", "the date is in the past"). It may be
 // wrapped. Any other error is a server failure: logged, and answered with
 // a generic text that never repeats the error's own.
-func ToolError(msg string) error { return &toolError{msg} }
+func NewToolError(msg string) error { return &toolError{msg} }
 
 type toolError struct{ msg string }
 
 func (e *toolError) Error() string { return e.msg }
 
-// funcTool is a tool served by a Go function: the untyped form AddFunc
+// funcTool is a tool served by a Go function: the untyped form AddToolFunc
 // builds over its typed function. run decodes the arguments (validated
 // against the input schema already), calls the function and encodes what
 // it returned.
@@ -57,7 +57,7 @@ type errDecode struct{ field string }
 
 func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 
-// AddFunc registers t as a tool served by fn, a Go function: no HTTP
+// AddToolFunc registers t as a tool served by fn, a Go function: no HTTP
 // request is built for a call. The input schema is In's and the output
 // schema Out's (see package mcp/typeschema for the rules and the struct
 // tags) unless t gives them; a given schema wins, and must fit the type:
@@ -78,16 +78,16 @@ func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 // (2025-06-18 on; only the text on 2025-03-26), encoded so that it
 // validates against its schema: a nil slice or map is sent as [] or {},
 // a nil pointer field as null (or left out with omitempty). An Out of *ToolResult sends the
-// function's own content blocks instead. An error made with ToolError is
+// function's own content blocks instead. An error made with NewToolError is
 // an isError result with its text; any other error, and a panic, is
 // logged with the tool's name and answered with a generic isError text.
 //
 // In and Out must be structs (or pointers to one) or maps with string
-// keys, as structuredContent and arguments are objects. AddFunc panics
+// keys, as structuredContent and arguments are objects. AddToolFunc panics
 // where AddTool does, on such another type, on a given schema that does
 // not fit the type (naming the field), and on options that only apply to
 // routes (WithPlacement, WithTask).
-func AddFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In) (Out, error), opts ...ItemOption) {
+func AddToolFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In) (Out, error), opts ...ItemOption) {
 	s.done(addFunc(s, t, fn, opts)) // panics as AddTool does, or joins a Register's refusals
 }
 
@@ -167,7 +167,7 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.notFrozen("AddFunc"); err != nil {
+	if err := s.notFrozen("AddToolFunc"); err != nil {
 		return err
 	}
 	fail := func(format string, args ...any) error { return toolFail(t.Name, format, args...) }
@@ -181,7 +181,7 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 	}
 	switch {
 	case entry.opts.completions != nil:
-		return fail("Complete applies to prompts and resource templates, not tools")
+		return fail("WithCompletion applies to prompts and resource templates, not tools")
 	case entry.opts.placement != nil:
 		return fail("WithPlacement applies to route tools: a function gets its arguments decoded")
 	case entry.opts.task != nil:
@@ -192,7 +192,7 @@ func (s *Server) addFuncTool(t Tool, ft *funcTool, opts []ItemOption) error {
 }
 
 // ConfirmWithInput is ConfirmWith for a tool whose arguments decode into
-// In (AddFunc's, or a route's request type): prepare gets them decoded,
+// In (AddToolFunc's, or a route's request type): prepare gets them decoded,
 // after they passed the input schema, to word the question from server
 // data. Everything ConfirmWith says holds.
 func ConfirmWithInput[In any](prepare func(ctx context.Context, in In) (message string, err error)) ItemOption {
@@ -333,3 +333,6 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 	}
 	return res, nil
 }
+
+// maxViolations bounds how many schema violations a result lists.
+const maxViolations = 10

@@ -26,15 +26,15 @@ func TestFunc_ConfirmedReplay(t *testing.T) {
 	var runs atomic.Int64
 	ask := mcp.ConfirmWithInput(func(ctx context.Context, in fnID) (string, error) { return "Delete " + mcp.Quote(in.ID) + "?", nil })
 	destructive := mcp.Annotations{Destructive: true}
-	mcp.AddFunc(srv, mcp.Tool{Name: "returns", Annotations: destructive}, func(ctx context.Context, in fnID) (fnEmpty, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "returns", Annotations: destructive}, func(ctx context.Context, in fnID) (fnEmpty, error) {
 		runs.Add(1)
 		return fnEmpty{}, nil
 	}, ask)
-	mcp.AddFunc(srv, mcp.Tool{Name: "fails", Annotations: destructive}, func(ctx context.Context, in fnID) (fnEmpty, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "fails", Annotations: destructive}, func(ctx context.Context, in fnID) (fnEmpty, error) {
 		runs.Add(1)
 		return fnEmpty{}, errors.New("half done")
 	}, ask)
-	mcp.AddFunc(srv, mcp.Tool{Name: "panics", Annotations: destructive}, func(ctx context.Context, in fnID) (fnEmpty, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "panics", Annotations: destructive}, func(ctx context.Context, in fnID) (fnEmpty, error) {
 		runs.Add(1)
 		panic("mid-delete")
 	}, ask)

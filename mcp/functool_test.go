@@ -72,7 +72,7 @@ func newFuncFixture(t *testing.T) *funcFixture {
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "funcs", Version: "1"})
 	added := count("notes_add")
-	mcp.AddFunc(srv, mcp.Tool{Name: "notes_add", Description: "Adds a note."}, func(ctx context.Context, in fnNoteIn) (fnNote, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "notes_add", Description: "Adds a note."}, func(ctx context.Context, in fnNoteIn) (fnNote, error) {
 		added()
 		ws, _ := auth.WorkspaceFromContext(ctx)
 		owner := ""
@@ -82,18 +82,18 @@ func newFuncFixture(t *testing.T) *funcFixture {
 		return fnNote{ID: "n1", Text: in.Text, Tags: in.Tags, Owner: owner, Workspace: ws}, nil
 	})
 	failUser := count("fails_user")
-	mcp.AddFunc(srv, mcp.Tool{Name: "fails_user"}, func(ctx context.Context, in fnID) (fnNote, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "fails_user"}, func(ctx context.Context, in fnID) (fnNote, error) {
 		failUser()
-		return fnNote{}, errors.Join(errors.New("lookup"), mcp.ToolError("No note has id "+in.ID+"."))
+		return fnNote{}, errors.Join(errors.New("lookup"), mcp.NewToolError("No note has id "+in.ID+"."))
 	})
-	mcp.AddFunc(srv, mcp.Tool{Name: "fails_internal"}, func(ctx context.Context, in fnEmpty) (fnNote, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "fails_internal"}, func(ctx context.Context, in fnEmpty) (fnNote, error) {
 		return fnNote{}, errors.New("db password=hunter2 refused")
 	})
-	mcp.AddFunc(srv, mcp.Tool{Name: "panics"}, func(ctx context.Context, in fnEmpty) (fnNote, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "panics"}, func(ctx context.Context, in fnEmpty) (fnNote, error) {
 		panic("boom: secret=hunter2")
 	})
 	deleted := count("notes_delete")
-	mcp.AddFunc(srv, mcp.Tool{Name: "notes_delete", Title: "Delete a note", Annotations: mcp.Annotations{Destructive: true}},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "notes_delete", Title: "Delete a note", Annotations: mcp.Annotations{Destructive: true}},
 		func(ctx context.Context, in fnID) (map[string]any, error) {
 			deleted()
 			return map[string]any{"deleted": in.ID, "key": mcp.CallFromContext(ctx).IdempotencyKey() != ""}, nil
@@ -103,7 +103,7 @@ func newFuncFixture(t *testing.T) *funcFixture {
 			}
 			return "Delete note " + mcp.Quote(in.ID) + "?", nil
 		}))
-	mcp.AddFunc(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, in fnEmpty) (map[string]string, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, in fnEmpty) (map[string]string, error) {
 		call := mcp.CallFromContext(ctx)
 		el, ok := call.Elicitation("color")
 		if !ok {
@@ -115,14 +115,14 @@ func newFuncFixture(t *testing.T) *funcFixture {
 		json.Unmarshal(el.Content, &c)
 		return map[string]string{"color": c.Color, "state": string(call.State())}, nil
 	})
-	mcp.AddFunc(srv, mcp.Tool{Name: "picture"}, func(ctx context.Context, in fnEmpty) (*mcp.ToolResult, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "picture"}, func(ctx context.Context, in fnEmpty) (*mcp.ToolResult, error) {
 		return &mcp.ToolResult{Content: []content.Block{content.Text("a dot"), content.Image([]byte{0x89, 'P', 'N', 'G'}, "image/png")},
 			StructuredContent: map[string]int{"width": 1}}, nil
 	})
-	mcp.AddFunc(srv, mcp.Tool{Name: "scoped"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) { return fnEmpty{}, nil },
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "scoped"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) { return fnEmpty{}, nil },
 		mcp.RequireScopes("items:write"))
 	progressed := count("progress")
-	mcp.AddFunc(srv, mcp.Tool{Name: "progress"}, func(ctx context.Context, in fnEmpty) (map[string]bool, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "progress"}, func(ctx context.Context, in fnEmpty) (map[string]bool, error) {
 		progressed()
 		call := mcp.CallFromContext(ctx)
 		return map[string]bool{"sent": call.Progress(1, 2, "half")}, nil
@@ -301,7 +301,7 @@ func TestFunc_Confirm(t *testing.T) {
 		}
 	}
 	// The second transport asks for the same call by the same caller,
-	// which the first just ran: its question says so first (issue 31
+	// which the first just ran: its question says so first (design record 025
 	// item 8), with when it ran; a function has no status to show.
 	again := regexp.MustCompile(`^Note: this call, with the same arguments, already ran at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ\. ` +
 		`Confirm only if it should run again\. Delete note "n1"\?$`)
@@ -438,42 +438,42 @@ func TestFunc_Register(t *testing.T) {
 		add        func(s *mcp.Server)
 	}{
 		{"string output", "not a JSON object", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x"}, func(ctx context.Context, in fnID) (string, error) { return "", nil })
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x"}, func(ctx context.Context, in fnID) (string, error) { return "", nil })
 		}},
 		{"slice input", "not a JSON object", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x"}, func(ctx context.Context, in []string) (fnNote, error) { return fnNote{}, nil })
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x"}, func(ctx context.Context, in []string) (fnNote, error) { return fnNote{}, nil })
 		}},
 		{"channel field", "chan int", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x"}, func(ctx context.Context, in struct{ C chan int }) (fnNote, error) { return fnNote{}, nil })
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x"}, func(ctx context.Context, in struct{ C chan int }) (fnNote, error) { return fnNote{}, nil })
 		}},
 		{"bad tag", "field tagged.n: mcp tag: minLength needs a string field", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x"}, func(ctx context.Context, in tagged) (fnNote, error) { return fnNote{}, nil })
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x"}, func(ctx context.Context, in tagged) (fnNote, error) { return fnNote{}, nil })
 		}},
 		{"given input lacks a field", `field id: the given schema has no property "id"`, func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x", InputSchema: json.RawMessage(`{"type":"object","properties":{"ident":{"type":"string"}}}`)}, noop)
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x", InputSchema: json.RawMessage(`{"type":"object","properties":{"ident":{"type":"string"}}}`)}, noop)
 		}},
 		{"given input of another type", "field id: the given schema's type [integer]", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}}}`)}, noop)
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}}}`)}, noop)
 		}},
 		{"given output of another type", "field tags: the given schema's type [string]", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"},"tags":{"type":"string"},"meta":{},"parent":{},"owner":{},"workspace":{}}}`)}, noop)
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"},"tags":{"type":"string"},"meta":{},"parent":{},"owner":{},"workspace":{}}}`)}, noop)
 		}},
 		{"given output requires what may be left out", "field ship: the given schema requires it", func(s *mcp.Server) {
 			// ship is a pointer with omitempty: nil is left out.
-			mcp.AddFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"text":{},"tags":{},"ship":{},"bill":{}},"required":["ship"]}`)},
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"text":{},"tags":{},"ship":{},"bill":{}},"required":["ship"]}`)},
 				func(ctx context.Context, in fnID) (fnNoteIn, error) { return fnNoteIn{}, nil })
 		}},
 		{"given output refuses the null a pointer writes", "field parent: the given schema's type [object]", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{},"text":{},"tags":{},"meta":{},"parent":{"type":"object"},"owner":{},"workspace":{}}}`)}, noop)
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{},"text":{},"tags":{},"meta":{},"parent":{"type":"object"},"owner":{},"workspace":{}}}`)}, noop)
 		}},
 		{"placement", "WithPlacement applies to route tools", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x"}, noop, mcp.WithPlacement(mcp.Placement{}))
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x"}, noop, mcp.WithPlacement(mcp.Placement{}))
 		}},
 		{"duplicate", "registered twice", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "x"}, noop)
-			mcp.AddFunc(s, mcp.Tool{Name: "x"}, noop)
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x"}, noop)
+			mcp.AddToolFunc(s, mcp.Tool{Name: "x"}, noop)
 		}},
-		{"nil function", "nil function", func(s *mcp.Server) { mcp.AddFunc[fnID, fnNote](s, mcp.Tool{Name: "x"}, nil) }},
+		{"nil function", "nil function", func(s *mcp.Server) { mcp.AddToolFunc[fnID, fnNote](s, mcp.Tool{Name: "x"}, nil) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -488,7 +488,7 @@ func TestFunc_Register(t *testing.T) {
 	// A given schema that fits wins, and is what the client sees.
 	srv := mcp.NewServer(mcp.Implementation{Name: "r", Version: "1"})
 	given := `{"type":"object","properties":{"id":{"type":"string","description":"given"}},"required":["id"]}`
-	mcp.AddFunc(srv, mcp.Tool{Name: "x", InputSchema: json.RawMessage(given)}, noop)
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "x", InputSchema: json.RawMessage(given)}, noop)
 	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()})
 	r, _ := mcptest.New(h, mcp.Version20250618).Call(context.Background(), "tools/list", nil)
 	if !strings.Contains(string(r.Result), `"inputSchema":`+given) {
@@ -502,11 +502,11 @@ func TestFunc_Output(t *testing.T) {
 		Level string `json:"level" mcp:"enum=low|high"`
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "o", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "level"}, func(ctx context.Context, in level) (level, error) { return in, nil })
-	mcp.AddFunc(srv, mcp.Tool{Name: "bad"}, func(ctx context.Context, in map[string]any) (level, error) { return level{"medium"}, nil })
-	mcp.AddFunc(srv, mcp.Tool{Name: "nil"}, func(ctx context.Context, in map[string]any) (*level, error) { return nil, nil })
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "level"}, func(ctx context.Context, in level) (level, error) { return in, nil })
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "bad"}, func(ctx context.Context, in map[string]any) (level, error) { return level{"medium"}, nil })
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "nil"}, func(ctx context.Context, in map[string]any) (*level, error) { return nil, nil })
 	// A given output schema with a constraint of its own is checked too.
-	mcp.AddFunc(srv, mcp.Tool{Name: "short", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","maxLength":2}}}`)},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "short", OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","maxLength":2}}}`)},
 		func(ctx context.Context, in fnID) (fnID, error) { return in, nil })
 	log := &syncBuffer{}
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
@@ -530,7 +530,7 @@ func TestFunc_Output(t *testing.T) {
 		N int64 `json:"n"`
 	}
 	srv2 := mcp.NewServer(mcp.Implementation{Name: "o", Version: "1"})
-	mcp.AddFunc(srv2, mcp.Tool{Name: "small"}, func(ctx context.Context, in small) (small, error) { panic("ran") })
+	mcp.AddToolFunc(srv2, mcp.Tool{Name: "small"}, func(ctx context.Context, in small) (small, error) { panic("ran") })
 	res := decodeTool(t)(mcptest.New(mcp.NewHandler(srv2, []mcp.Era{era2025.New()}), mcp.Version20250618).CallTool(context.Background(), "small", json.RawMessage(`{"n":100000000000000000000}`)))
 	if !res.IsError || res.Content[0].Text != `Invalid arguments for tool small: a value does not fit "n"` {
 		t.Errorf("%+v", res)
@@ -561,7 +561,7 @@ func TestFunc_DeepTypes(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	mcp.AddFunc(srv, mcp.Tool{Name: "deep"}, func(ctx context.Context, in fnDeep0) (fnDeep0, error) { return in, nil })
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "deep"}, func(ctx context.Context, in fnDeep0) (fnDeep0, error) { return in, nil })
 	d := time.Since(start)
 	runtime.ReadMemStats(&after)
 	// Time is only a backstop on a loaded machine; the bytes are the claim.
@@ -700,14 +700,14 @@ func TestFunc_PromptsAndTemplates(t *testing.T) {
 func TestFunc_ObservedAndCanceled(t *testing.T) {
 	entered, ended := make(chan struct{}), make(chan error, 1)
 	srv := mcp.NewServer(mcp.Implementation{Name: "oc", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "wait"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "wait"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) {
 		close(entered)
 		<-ctx.Done()
 		ended <- ctx.Err()
 		return fnEmpty{}, ctx.Err()
 	})
-	mcp.AddFunc(srv, mcp.Tool{Name: "refuse"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) {
-		return fnEmpty{}, mcp.ToolError("refused")
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "refuse"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) {
+		return fnEmpty{}, mcp.NewToolError("refused")
 	})
 	access := &syncBuffer{}
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
@@ -737,10 +737,10 @@ func TestFunc_ObservedAndCanceled(t *testing.T) {
 // route writes.
 func TestFunc_ResponseLimit(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "l", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "big"}, func(ctx context.Context, in fnID) (fnID, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "big"}, func(ctx context.Context, in fnID) (fnID, error) {
 		return fnID{ID: strings.Repeat(in.ID, 100)}, nil
 	})
-	mcp.AddFunc(srv, mcp.Tool{Name: "blocks"}, func(ctx context.Context, in fnID) (*mcp.ToolResult, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "blocks"}, func(ctx context.Context, in fnID) (*mcp.ToolResult, error) {
 		return &mcp.ToolResult{Content: []content.Block{content.Text(strings.Repeat(in.ID, 100))}}, nil
 	})
 	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "big://{id}", Name: "big"}, func(ctx context.Context, v fnID) (string, error) {
@@ -800,14 +800,14 @@ func TestConfirmWithInput_Route(t *testing.T) {
 // result checked against its derived output schema.
 func TestFunc_Battery(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "battery", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "notes_add", Description: "Adds a note."}, func(ctx context.Context, in fnNoteIn) (fnNote, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "notes_add", Description: "Adds a note."}, func(ctx context.Context, in fnNoteIn) (fnNote, error) {
 		return fnNote{ID: "n1", Text: in.Text, Tags: in.Tags}, nil
 	})
-	mcp.AddFunc(srv, mcp.Tool{Name: "notes_find", Description: "Finds notes.", Annotations: mcp.Annotations{ReadOnly: true}},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "notes_find", Description: "Finds notes.", Annotations: mcp.Annotations{ReadOnly: true}},
 		func(ctx context.Context, in fnNoteIn) (fnNote, error) {
 			return fnNote{ID: "n1", Text: in.Text, Tags: in.Tags, Parent: in.Ship}, nil
 		})
-	mcp.AddFunc(srv, mcp.Tool{Name: "tree", Description: "Echoes a tree.", Annotations: mcp.Annotations{ReadOnly: true}},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "tree", Description: "Echoes a tree.", Annotations: mcp.Annotations{ReadOnly: true}},
 		func(ctx context.Context, in tree) (tree, error) { return in, nil })
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
 	mcptest.Run(t, h, mcptest.WithToolExamples(map[string]any{
@@ -888,7 +888,7 @@ func TestFunc_OutputMapMembers(t *testing.T) {
 		M map[string]int `json:"m"`
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "maps", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "counts", OutputSchema: json.RawMessage(`{"type":"object","properties":{"m":{"type":"object","additionalProperties":false}},"required":["m"]}`)},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "counts", OutputSchema: json.RawMessage(`{"type":"object","properties":{"m":{"type":"object","additionalProperties":false}},"required":["m"]}`)},
 		func(ctx context.Context, in fnEmpty) (counts, error) { return counts{M: map[string]int{"a": 1}}, nil })
 	log := &syncBuffer{}
 	h := mcp.NewHandler(srv, []mcp.Era{era2025.New()}, mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))

@@ -53,7 +53,7 @@ func goldenServer() http.Handler {
 				{Role: content.User, Content: content.ResourceLink("golden://notes/first", "first", "text/plain")},
 			}}, nil
 		},
-		mcp.Complete("name", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		mcp.WithCompletion("name", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 			return []string{value + "da", value + "lan"}, nil
 		}))
 	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})

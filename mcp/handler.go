@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -19,64 +18,6 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/observe"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
-
-// Handler is the MCP endpoint: one http.Handler that serves every era it was
-// given, statelessly. It never mints, reads or echoes a session id, so any
-// replica can answer any request. A Handler is safe for concurrent use.
-//
-// For each POST it checks Host and Origin, reads the body once under the
-// size limit, scans it strictly, picks the era from the body (params._meta
-// names a 2026-07-28 revision; otherwise MCP-Protocol-Version or the default
-// 2025-06-18 selects the handshake era) and lets that era answer.
-type Handler struct {
-	server    *Server
-	supported []string // every served revision, newest first
-	byVersion map[Version]*revision
-	dflt      Version     // revision assumed when nothing names one ("" if none)
-	info      seam.Server // what every era is told about the endpoint
-	audience  string      // what sealed state is bound to
-	cfg       handlerConfig
-	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (access.go)
-	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
-	taskScopes map[string][]string
-	// listens bounds the open task listen streams (tasklisten.go).
-	listens *listens
-}
-
-type handlerConfig struct {
-	limits  Limits
-	admit   *admission // nil when Concurrent is 0
-	hosts   allowList
-	origins allowList
-	logger  *slog.Logger
-
-	auth        *auth.Authenticator
-	limiter     ratelimit.Limiter // per principal (per client when there is no auth)
-	clientLimit ratelimit.Limiter // per client address, before authentication
-	clientKey   func(*http.Request) string
-	replay      ReplayGuard
-	replayOff   string // why single-use confirmations are off ("" when on)
-	lease       time.Duration
-	streaming   bool
-	legacy      *legacyInput // nil without WithLegacyInput (legacyinput.go)
-	noBatches   bool         // WithoutBatches (batch.go)
-
-	routeRequest func(outer, inner *http.Request) *http.Request
-	observer     observe.Observer
-}
-
-// HandlerOption configures a Handler.
-type HandlerOption interface{ applyHandler(*handlerConfig) }
-
-type handlerOptionFunc func(*handlerConfig)
-
-func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
-
-// WithLogger sets where internal errors are logged (default slog.Default).
-// Nothing logged there is ever sent to a client.
-func WithLogger(l *slog.Logger) HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) { c.logger = l })
-}
 
 // NewHandler returns the endpoint for srv serving eras. It panics if eras is
 // empty, two eras claim one revision or two eras name a default revision,
@@ -292,7 +233,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	if perr != nil && perr.Reason == "batch" && loc == nil && h.batchable(r) {
-		h.serveBatch(w, r, body) // batch.go: each member is served as a POST of its own
+		h.serveBatch(w, r, body, h) // batch.go: each member is served as a POST of its own
 		return
 	}
 	if perr != nil {
@@ -358,31 +299,6 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	sessionHeader(hdr, req)
 	h.writeResult(w, msg.ID, req.version, result, &req.values)
-}
-
-// releaseSlot gives back req's concurrency slot, if it holds one: when it
-// is served, or when it starts to wait for something that is not this
-// process's work (a 2025 client's answer, a task's next status read), so
-// that waits cannot hold every slot.
-func (h *Handler) releaseSlot(req *request) {
-	if req.slot {
-		req.slot = false
-		h.cfg.admit.release(req.callerKey())
-	}
-}
-
-// retakeSlot takes a concurrency slot again for req after a wait, waiting
-// up to d for one. It returns the 503 to answer when none came.
-func (h *Handler) retakeSlot(req *request, d time.Duration) *Error {
-	a := h.cfg.admit
-	if a == nil || req.slot {
-		return nil
-	}
-	if e := a.acquireWithin(req.ctx(), req.callerKey(), d); e != nil {
-		return e
-	}
-	req.slot = true
-	return nil
 }
 
 // serve dispatches req, turning a panic into an internal error so that no
@@ -458,5 +374,37 @@ func parseError(e *jsonrpc.Error) *Error {
 		return reject(CodeInvalidParams, e.Message)
 	default:
 		return httpError(http.StatusBadRequest, CodeInvalidRequest, e.Message).WithData(map[string]string{"reason": e.Reason})
+	}
+}
+
+func (h *Handler) checkOrigin(r *http.Request) *Error {
+	if !h.cfg.hosts.allowHost(r.Host) {
+		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: host not allowed").
+			WithData(map[string]string{"reason": "host_not_allowed"})
+	}
+	origins := r.Header.Values("Origin")
+	if len(origins) == 0 {
+		return nil
+	}
+	if len(origins) > 1 || origins[0] == "null" || !h.cfg.origins.allowOrigin(origins[0]) {
+		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: origin not allowed").
+			WithData(map[string]string{"reason": "origin_not_allowed"})
+	}
+	return nil
+}
+
+// serveObserved serves r with its event, and makes sure the observer
+// hears of it even when it was refused before its method was read.
+func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{}
+	x.ev = observe.Event{Start: time.Now(), Transport: "http", ClientAddr: r.RemoteAddr}
+	x.w = observedWriter{ResponseWriter: w, ev: &x.ev}
+	h.serveHTTP(&x.w, r, x)
+	if !x.begun {
+		_, x.done = h.cfg.observer.Request(r.Context(), &x.ev)
+	}
+	x.ev.Duration = time.Since(x.ev.Start)
+	if x.done != nil {
+		x.done()
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
+	"github.com/mcpdual/mcpdual/mcp/apps"
 	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
@@ -213,4 +214,30 @@ const (
 type ElicitResult struct {
 	Action  ElicitAction
 	Content json.RawMessage // the form's values when accepted (nil otherwise)
+}
+
+// tasksExtension is the extension's name in capabilities.extensions.
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
+// capUI: the io.modelcontextprotocol/ui extension (MCP Apps), declared in
+// clientCapabilities.extensions. Not an input request's need, so not
+// exported.
+const capUI Capability = 1 << 6
+
+// declaresUI reports whether a clientCapabilities.extensions object
+// declares MCP Apps: the extension is an object whose mimeTypes, when
+// present, include the one view type this library serves. The byte
+// search cannot match inside another string (its quotes would be escaped
+// there); a type written with escapes is not recognised, which only hides
+// app-only tools.
+func declaresUI(ext []byte) bool {
+	ui, ok := jsonrpc.Lookup(ext, apps.Extension)
+	if !ok || !isObject(ui) {
+		return false
+	}
+	types, ok := jsonrpc.Lookup(ui, "mimeTypes")
+	if !ok {
+		return true
+	}
+	return len(types) > 0 && types[0] == '[' && bytes.Contains(types, []byte(`"`+apps.MIMEType+`"`))
 }

@@ -55,7 +55,7 @@ func applyItemOptions(opts []ItemOption, what string, completable map[string]boo
 	sort.Strings(args)
 	for _, a := range args {
 		if !completable[a] {
-			return o, fmt.Errorf("mcp: %s: Complete(%q): no such argument", what, a)
+			return o, fmt.Errorf("mcp: %s: WithCompletion(%q): no such argument", what, a)
 		}
 	}
 	if o.noConfirm || o.prepare != nil {
@@ -65,4 +65,32 @@ func applyItemOptions(opts []ItemOption, what string, completable map[string]boo
 		return o, errors.New("mcp: " + what + ": WithTask applies to tools only")
 	}
 	return o, nil
+}
+
+// CompletionFunc suggests values for one argument of a prompt or one
+// variable of a resource template, given what the user typed so far and,
+// from 2025-06-18 on, the values of the other arguments. The endpoint
+// sends at most 100 of them, with the total and whether there were more.
+type CompletionFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
+
+// Placement says where a tool's arguments go in its route's request, for
+// routes that take some arguments in the query and others in the body, or a
+// body that is not a JSON object of the remaining arguments. The default,
+// without WithPlacement: path wildcards in the path, every other argument in
+// the query for GET, HEAD and DELETE and in a JSON object body otherwise.
+// With a Placement, arguments go to the body on every method but GET and
+// HEAD (whose arguments all go to the query).
+type Placement struct {
+	// Query names arguments sent in the query string whatever the method.
+	Query []string
+	// Body names the one argument whose value is the whole JSON body (an
+	// array, a string, an object...); every other argument that is not a
+	// wildcard then goes to the query. "" makes the body an object of the
+	// arguments placed nowhere else.
+	Body string
+	// Form sends the remaining arguments as an
+	// application/x-www-form-urlencoded body instead of JSON: strings,
+	// numbers and booleans as text, arrays as repeated fields, objects as
+	// JSON text.
+	Form bool
 }

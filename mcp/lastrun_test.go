@@ -29,7 +29,7 @@ func question(t *testing.T, in interim) string {
 var ranNote = regexp.MustCompile(`^Note: this call, with the same arguments, already ran at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ and its service answered status 200\. ` +
 	`Confirm only if it should run again\. Confirm "Delete an item": `)
 
-// TestLastRun_Question (issue 31 item 8): once a confirmed call ran, the
+// TestLastRun_Question (design record 025, the last run): once a confirmed call ran, the
 // next question for the same call — a new confirmation, as a 2025 client
 // asks after a lost stream, or a model calling again — says when it ran
 // and what its route answered, so the user decides knowing it; the
@@ -110,7 +110,7 @@ func TestLastRun_GuardDown(t *testing.T) {
 	}
 }
 
-// TestLegacyInput_LostStream (issue 31 item 8): a 2025 client's stream is
+// TestLegacyInput_LostStream (design record 025, the last run): a 2025 client's stream is
 // lost after the tool ran (the client never reads the result); it calls
 // again, and the new question — another confirmation, with another key —
 // says that the call already ran, so the user decides knowing it.

@@ -173,12 +173,6 @@ func localWait(req *request) func(context.Context) error {
 	return func(context.Context) error { return nil }
 }
 
-// legacyAsks reports whether this 2025 call can be asked for input: it can
-// stream and its session declared something the server may ask for.
-func (r *request) legacyAsks() bool {
-	return r.notify != nil && r.notify.legacy && r.capBits&(CapElicitationForm|CapElicitationURL|CapSampling|CapRoots) != 0
-}
-
 // askLegacy asks the client ir's questions on the response stream, waits
 // for the answers and runs the method again with them, as many rounds as
 // the handler needs (at most maxLegacyRounds).

@@ -20,7 +20,7 @@ func TestLegacyInput_SecondAnswerRefused(t *testing.T) {
 	ring := sessionRing(t, 7)
 	srv := mcp.NewServer(mcp.Implementation{Name: "r", Version: "1"})
 	ran := 0
-	mcp.AddFunc(srv, mcp.Tool{Name: "ask2", Description: "Asks twice."},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "ask2", Description: "Asks twice."},
 		func(ctx context.Context, in struct{}) (map[string]any, error) {
 			c := mcp.CallFromContext(ctx)
 			if _, ok := c.Elicitation("a"); ok {

@@ -35,12 +35,12 @@ func newSlotFixture(t *testing.T) *slotFixture {
 	f := &slotFixture{entered: make(chan struct{}, 4), leave: make(chan struct{})}
 	ring := sessionRing(t, 7)
 	srv := mcp.NewServer(mcp.Implementation{Name: "slots", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "purge", Description: "Deletes everything.", Annotations: mcp.Annotations{Destructive: true}},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "purge", Description: "Deletes everything.", Annotations: mcp.Annotations{Destructive: true}},
 		func(ctx context.Context, in struct{}) (map[string]any, error) {
 			f.executed.Add(1)
 			return map[string]any{"purged": true}, nil
 		})
-	mcp.AddFunc(srv, mcp.Tool{Name: "hold", Description: "Holds its slot."},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "hold", Description: "Holds its slot."},
 		func(ctx context.Context, in struct{}) (map[string]any, error) {
 			f.entered <- struct{}{}
 			<-f.leave

@@ -66,13 +66,13 @@ func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput) *legacyFixture {
 	}
 	build := func(legacy bool) string {
 		srv := mcp.NewServer(mcp.Implementation{Name: "legacy", Version: "1"})
-		mcp.AddFunc(srv, mcp.Tool{Name: "purge", Description: "Deletes everything.", Annotations: mcp.Annotations{Destructive: true}},
+		mcp.AddToolFunc(srv, mcp.Tool{Name: "purge", Description: "Deletes everything.", Annotations: mcp.Annotations{Destructive: true}},
 			func(ctx context.Context, in struct{}) (map[string]any, error) {
 				f.executed.Add(1)
 				f.idemKeys <- mcp.CallFromContext(ctx).IdempotencyKey()
 				return map[string]any{"purged": true}, nil
 			})
-		mcp.AddFunc(srv, mcp.Tool{Name: "ask", Description: "Asks for a name."},
+		mcp.AddToolFunc(srv, mcp.Tool{Name: "ask", Description: "Asks for a name."},
 			func(ctx context.Context, in struct{}) (map[string]any, error) {
 				c := mcp.CallFromContext(ctx)
 				if e, ok := c.Elicitation("name"); ok {
@@ -82,7 +82,7 @@ func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput) *legacyFixture {
 				c.RequireInput([]byte("s1"), mcp.ElicitForm("name", "Your name?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)))
 				return nil, nil
 			})
-		mcp.AddFunc(srv, mcp.Tool{Name: "summarize", Description: "Asks the client's model."},
+		mcp.AddToolFunc(srv, mcp.Tool{Name: "summarize", Description: "Asks the client's model."},
 			func(ctx context.Context, in struct{}) (map[string]any, error) {
 				c := mcp.CallFromContext(ctx)
 				if v, ok := c.InputResponse("llm"); ok {

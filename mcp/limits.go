@@ -44,28 +44,6 @@ const (
 	defaultArgumentValues = 10_000
 )
 
-// WithLimits sets the endpoint's limits (see Limits for the defaults).
-func WithLimits(l Limits) HandlerOption {
-	if l.BodyBytes < 0 || l.Concurrent < 0 || l.PerCaller < 0 || l.ResponseBytes < 0 || l.ArgumentValues < 0 {
-		panic("mcp: WithLimits needs limits >= 0")
-	}
-	if l.PerCaller > 0 && l.Concurrent == 0 {
-		panic("mcp: WithLimits: PerCaller needs Concurrent")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) {
-		if l.BodyBytes > 0 {
-			c.limits.BodyBytes = l.BodyBytes
-		}
-		if l.ResponseBytes > 0 {
-			c.limits.ResponseBytes = l.ResponseBytes
-		}
-		if l.ArgumentValues > 0 {
-			c.limits.ArgumentValues = l.ArgumentValues
-		}
-		c.limits.Concurrent, c.limits.PerCaller = l.Concurrent, l.PerCaller
-	})
-}
-
 func defaultLimits() Limits {
 	return Limits{BodyBytes: defaultBodyBytes, ResponseBytes: defaultResponseBytes, ArgumentValues: defaultArgumentValues}
 }

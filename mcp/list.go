@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
-	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // listTools answers tools/list for req: the tools in registration order
@@ -28,12 +27,6 @@ type listed interface {
 	shape(i int) json.RawMessage
 }
 
-func (t *tool) access() (string, string, []string) {
-	if t.statusOf != nil {
-		t = t.statusOf // a task's status tool is whoever may use the task's tool's
-	}
-	return auth.KindTool, t.def.Name, t.opts.scopes
-}
 func (t *tool) shape(i int) json.RawMessage { return t.shapes[i] }
 
 // listPage returns one page of the items the caller may use (its token
@@ -114,4 +107,46 @@ func (s *Server) pageStart(req *request, kind string, n int) (int, error) {
 		return 0, NewError(CodeInvalidParams, "Invalid cursor")
 	}
 	return off, nil
+}
+
+// listResult is one page of a */list method.
+type listResult[T listed] struct {
+	stamp  seam.Stamp
+	member string // "tools", "resources", "resourceTemplates", "prompts"
+	// The page is all[from:to], or, when the list is filtered, the items
+	// of all at picked: positions, not copies of the items' definitions.
+	all      []T
+	from, to int
+	picked   []int32
+	filtered bool
+	shape    int
+	next     string
+}
+
+func (r *listResult[T]) Stamp() *seam.Stamp { return &r.stamp }
+
+func (r *listResult[T]) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst, comma := r.stamp.AppendMembers(dst)
+	dst = seam.Comma(dst, comma)
+	dst = append(dst, '"')
+	dst = append(dst, r.member...)
+	dst = append(dst, `":[`...)
+	if r.filtered {
+		for i, at := range r.picked {
+			dst = seam.Comma(dst, i > 0)
+			dst = append(dst, r.all[at].shape(r.shape)...)
+		}
+	} else {
+		for i := r.from; i < r.to; i++ {
+			dst = seam.Comma(dst, i > r.from)
+			dst = append(dst, r.all[i].shape(r.shape)...)
+		}
+	}
+	dst = append(dst, ']')
+	if r.next != "" {
+		dst = append(dst, `,"nextCursor":`...)
+		dst = appendString(dst, r.next)
+	}
+	return append(dst, '}')
 }

@@ -25,7 +25,7 @@ func TestMCPTest_RoutingMembers(t *testing.T) {
 		t.Fatalf("the method table names %d routed methods: %v", len(members), members)
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "routing", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "echo"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) { return in, nil })
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "echo"}, func(ctx context.Context, in fnEmpty) (fnEmpty, error) { return in, nil })
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
 	var mu sync.Mutex
 	seen := map[string]string{} // Mcp-Method → the Mcp-Name it came with

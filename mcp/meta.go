@@ -12,29 +12,6 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/apps"
 )
 
-// capUI: the io.modelcontextprotocol/ui extension (MCP Apps), declared in
-// clientCapabilities.extensions. Not an input request's need, so not
-// exported.
-const capUI Capability = 1 << 6
-
-// declaresUI reports whether a clientCapabilities.extensions object
-// declares MCP Apps: the extension is an object whose mimeTypes, when
-// present, include the one view type this library serves. The byte
-// search cannot match inside another string (its quotes would be escaped
-// there); a type written with escapes is not recognised, which only hides
-// app-only tools.
-func declaresUI(ext []byte) bool {
-	ui, ok := jsonrpc.Lookup(ext, apps.Extension)
-	if !ok || !isObject(ui) {
-		return false
-	}
-	types, ok := jsonrpc.Lookup(ui, "mimeTypes")
-	if !ok {
-		return true
-	}
-	return len(types) > 0 && types[0] == '[' && bytes.Contains(types, []byte(`"`+apps.MIMEType+`"`))
-}
-
 // uiScheme starts the URI of every MCP Apps view.
 const uiScheme = "ui://"
 
@@ -172,17 +149,15 @@ func viewContent(req *request, uri string, mt string, logged *atomic.Bool) error
 	return errInternal()
 }
 
-// checkViews makes sure every tool's view is registered: hosts read it
-// with resources/read before they render a result.
-func (s *Server) checkViews() error {
-	var errs []error
-	for _, t := range s.tools {
-		if t.def.UI == nil || t.def.UI.ResourceURI == "" {
-			continue
-		}
-		if r := s.byURI[t.def.UI.ResourceURI]; r == nil || !r.view {
-			errs = append(errs, fmt.Errorf("mcp: tool %s: its view %s is not a registered resource", t.def.Name, t.def.UI.ResourceURI))
-		}
+// compact returns doc without insignificant space (already validated).
+func compact(doc []byte) []byte {
+	if doc == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	var buf bytes.Buffer
+	buf.Grow(len(doc))
+	if err := json.Compact(&buf, doc); err != nil {
+		panic(err) // validated before
+	}
+	return buf.Bytes()
 }

@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"slices"
-
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -25,38 +23,6 @@ type methodRow struct {
 	ownBudget bool
 	serve     func(s *Server, r *request) (seam.Result, error)
 }
-
-// methodTable is every method the endpoint knows. Each family's rows sit
-// next to their handlers (toolMethods in calltool.go, resourceMethods in
-// resource.go, promptMethods in prompt.go, completionMethods in
-// complete.go, taskMethods in tasks.go); the methods of the handshake and
-// those an era answers are here. Adding a method is its row and its
-// handler in one core file, and its name in the profile of each revision
-// that has it (the eras' data). The eras read the row (its routing member,
-// whether it may answer input_required, whether it is cacheable) and match
-// no method name in their checks; only an era's Serve hook would, to tell
-// apart the methods it answers, were it to answer more than one (each
-// answers one: initialize, server/discover). A client keeps its own
-// knowledge of routing members: mcptest's is in its routingHeaders, which
-// TestMCPTest_RoutingMembers holds to this table.
-var methodTable = slices.Concat(protocolMethods, toolMethods, resourceMethods, promptMethods, completionMethods, taskMethods)
-
-// protocolMethods are the handshake's and those an era answers.
-var protocolMethods = []*methodRow{
-	{name: "initialize", era: true, negotiates: true},
-	{name: "notifications/initialized", negotiates: true},
-	{name: "ping", serve: (*Server).ping},
-	{name: "server/discover", Method: seam.Method{Cacheable: true}, era: true, ownBudget: true},
-}
-
-// methodsByName indexes methodTable.
-var methodsByName = func() map[string]*methodRow {
-	m := make(map[string]*methodRow, len(methodTable))
-	for _, row := range methodTable {
-		m[row.name] = row
-	}
-	return m
-}()
 
 // lookup returns the row of method as the request's revision and the
 // server's capabilities have it, or nil: a method the revision does not
@@ -120,3 +86,5 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 	}
 	return e.Finish(sr, res)
 }
+
+func (s *Server) ping(*request) (seam.Result, error) { return &emptyResult{}, nil }

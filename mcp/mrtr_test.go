@@ -652,7 +652,7 @@ func TestConfirm_Replicas(t *testing.T) {
 
 	// With only the default, per-process guards, no replica can know
 	// whether another ran a confirmation: one answered on another replica
-	// than the one that asked is asked again, and nothing runs (issue 21).
+	// than the one that asked is asked again, and nothing runs (design record 019).
 	a2 := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys)})
 	b2 := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), shared: a2})
 	in = confirmRound1(t, a2.url, "delete_item", "z")

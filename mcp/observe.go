@@ -8,14 +8,6 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/observe"
 )
 
-// WithObserver sets who is told about every request the endpoint serves
-// and every route it calls in process (see package observe): an access
-// log (observe.AccessLog), OpenTelemetry, the host's own metrics. Without
-// one the endpoint builds no event and allocates nothing for it.
-func WithObserver(o observe.Observer) HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) { c.observer = o })
-}
-
 // exchange is one observed request: its event and how far it has come.
 type exchange struct {
 	ev    observe.Event
@@ -61,22 +53,6 @@ func eventOf(w http.ResponseWriter) *observe.Event {
 		return eventOf(w.ResponseWriter)
 	}
 	return nil
-}
-
-// serveObserved serves r with its event, and makes sure the observer
-// hears of it even when it was refused before its method was read.
-func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{}
-	x.ev = observe.Event{Start: time.Now(), Transport: "http", ClientAddr: r.RemoteAddr}
-	x.w = observedWriter{ResponseWriter: w, ev: &x.ev}
-	h.serveHTTP(&x.w, r, x)
-	if !x.begun {
-		_, x.done = h.cfg.observer.Request(r.Context(), &x.ev)
-	}
-	x.ev.Duration = time.Since(x.ev.Start)
-	if x.done != nil {
-		x.done()
-	}
 }
 
 // begin tells the observer about req once its message is read. It

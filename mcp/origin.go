@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 )
@@ -19,40 +18,6 @@ type allowList struct {
 
 // loopbackOnly is the default for both lists.
 func loopbackOnly() allowList { return allowList{loopback: true} }
-
-// WithAllowedHosts replaces the default Host allow-list (loopback names on
-// any port) with exact host[:port] values, such as "api.example.com" or
-// "mcp.example.com:8443". "*" admits any Host; use it only behind a proxy
-// that checks Host itself. A request with another Host is answered 403: the
-// check defeats DNS rebinding.
-func WithAllowedHosts(hosts ...string) HandlerOption {
-	l := newAllowList(hosts)
-	return handlerOptionFunc(func(c *handlerConfig) { c.hosts = l })
-}
-
-// WithAllowedOrigins replaces the default Origin allow-list (http and https
-// origins on loopback names, any port) with exact origins such as
-// "https://app.example.com": scheme, host and port must all match, after
-// lowercasing scheme and host and dropping a default port (so
-// "HTTPS://App.example.com:443" is that origin, and ":8443" is another).
-// Requests without Origin (non-browser clients) are always admitted;
-// "null", a duplicated Origin, an unparsable one or one not listed is 403.
-// It panics on an entry that is not an http or https origin.
-func WithAllowedOrigins(origins ...string) HandlerOption {
-	l := allowList{exact: map[string]bool{}}
-	for _, o := range origins {
-		if o == "*" {
-			l.any = true
-			continue
-		}
-		n, ok := normalizeOrigin(strings.TrimSuffix(o, "/"))
-		if !ok {
-			panic("mcp: invalid origin " + o)
-		}
-		l.exact[n] = true
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.origins = l })
-}
 
 // normalizeOrigin returns the serialized origin scheme://host[:port] with
 // scheme and host lowercased and the scheme's default port dropped; ok is
@@ -137,20 +102,4 @@ func (l allowList) allowOrigin(origin string) bool {
 		return isLoopbackName(u.Hostname())
 	}
 	return l.exact[n]
-}
-
-func (h *Handler) checkOrigin(r *http.Request) *Error {
-	if !h.cfg.hosts.allowHost(r.Host) {
-		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: host not allowed").
-			WithData(map[string]string{"reason": "host_not_allowed"})
-	}
-	origins := r.Header.Values("Origin")
-	if len(origins) == 0 {
-		return nil
-	}
-	if len(origins) > 1 || origins[0] == "null" || !h.cfg.origins.allowOrigin(origins[0]) {
-		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: origin not allowed").
-			WithData(map[string]string{"reason": "origin_not_allowed"})
-	}
-	return nil
 }

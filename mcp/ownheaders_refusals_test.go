@@ -62,7 +62,7 @@ func (clientLimiter) Take(_ context.Context, key string, _ int) (ratelimit.Decis
 func TestHeaders_OwnedPerResponse_EveryAnswer(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(mcp.Implementation{Name: "own", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "progress"}, func(ctx context.Context, in fnEmpty) (map[string]bool, error) {
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "progress"}, func(ctx context.Context, in fnEmpty) (map[string]bool, error) {
 		return map[string]bool{"sent": mcp.CallFromContext(ctx).Progress(1, 2, "half")}, nil
 	})
 	authn := auth.New(auth.Config{Verifier: auth.VerifierFunc(testVerifier), Resource: resourceURI, Workspaces: auth.WorkspaceFunc(testWorkspaces)})

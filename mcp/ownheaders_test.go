@@ -34,7 +34,7 @@ func (w editingWriter) WriteHeader(status int) {
 	w.ResponseWriter.WriteHeader(status)
 }
 
-// TestHeaders_OwnedPerResponse (issue 21 item 10): every response, and the
+// TestHeaders_OwnedPerResponse (design record 017, headers each response owns): every response, and the
 // request every route gets, holds header values of its own. A host
 // middleware editing them in place (legal: it owns w.Header()) must change
 // neither a later response nor a concurrent one; with shared slices the

@@ -77,17 +77,17 @@ func (s *Server) AddPrompt(p Prompt, render PromptFunc, opts ...ItemOption) {
 // The route answers 2xx with a JSON GetPromptResult body
 // ({"description"?, "messages": [{"role", "content"}]}); a 404 is "unknown
 // prompt", another 4xx -32602, anything else -32603 (logged).
-func (s *Server) AddPromptRoute(p Prompt, pattern string, h http.Handler, opts ...ItemOption) {
-	s.done(s.addPromptRoute(p, pattern, h, opts))
+func (s *Server) AddPromptRoute(p Prompt, route string, h http.Handler, opts ...ItemOption) {
+	s.done(s.addPromptRoute(p, route, h, opts))
 }
 
-func (s *Server) addPromptRoute(p Prompt, pattern string, h http.Handler, opts []ItemOption) error {
+func (s *Server) addPromptRoute(p Prompt, route string, h http.Handler, opts []ItemOption) error {
 	if h == nil {
 		return errors.New("mcp: prompt " + p.Name + ": nil handler")
 	}
-	rt, err := parseRoute(pattern)
+	rt, err := parseRoute(route)
 	if err != nil || rt.method != http.MethodGet {
-		return fmt.Errorf("mcp: prompt %s: route %q must be a GET route without errors (%v)", p.Name, pattern, err)
+		return fmt.Errorf("mcp: prompt %s: route %q must be a GET route without errors (%v)", p.Name, route, err)
 	}
 	for _, seg := range rt.segments {
 		if seg.wildcard {

@@ -94,35 +94,3 @@ func (s *Server) stage(add func(*Server), commit bool) error {
 	}
 	return nil
 }
-
-// done ends a registration: a refusal is collected on a staging view and
-// panics otherwise, with the message the Add* methods always panicked with.
-func (s *Server) done(err error) {
-	if err == nil {
-		return
-	}
-	if s.staged {
-		s.mu.Lock()
-		s.errs = append(s.errs, err)
-		s.mu.Unlock()
-		return
-	}
-	panic(err.Error())
-}
-
-// has reports whether found holds for s or, on a staging view, for the
-// server it stages for (whose lock s's caller does not hold). s.mu is held.
-func (s *Server) has(found func(*Server) bool) bool {
-	if found(s) {
-		return true
-	}
-	for p := s.parent; p != nil; p = p.parent {
-		p.mu.Lock()
-		ok := found(p)
-		p.mu.Unlock()
-		if ok {
-			return true
-		}
-	}
-	return false
-}

@@ -139,12 +139,12 @@ func TestRegister_ResourcesAndPrompts(t *testing.T) {
 			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://t/{id}", Name: "t"}, "GET /t/{id}", h)
 		}},
 		{"complete unknown variable", "no such argument", func() {
-			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://v/{id}", Name: "v"}, "GET /v/{id}", h, mcp.Complete("other", complete))
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "x://v/{id}", Name: "v"}, "GET /v/{id}", h, mcp.WithCompletion("other", complete))
 		}},
 		{"complete on a resource", "no such argument", func() {
-			srv.AddResource(mcp.Resource{URI: "x://f", Name: "f"}, "GET /f", h, mcp.Complete("a", complete))
+			srv.AddResource(mcp.Resource{URI: "x://f", Name: "f"}, "GET /f", h, mcp.WithCompletion("a", complete))
 		}},
-		{"complete on a tool", "not tools", func() { srv.AddTool(mcp.Tool{Name: "tt"}, "GET /tt", h, mcp.Complete("a", complete)) }},
+		{"complete on a tool", "not tools", func() { srv.AddTool(mcp.Tool{Name: "tt"}, "GET /tt", h, mcp.WithCompletion("a", complete)) }},
 		{"confirmation on a prompt", "tools only", func() { srv.AddPrompt(mcp.Prompt{Name: "q"}, render, mcp.WithoutConfirmation()) }},
 		{"duplicate prompt", "twice", func() { srv.AddPrompt(mcp.Prompt{Name: "p"}, render) }},
 		{"bad prompt name", "invalid prompt name", func() { srv.AddPrompt(mcp.Prompt{Name: "a b"}, render) }},
@@ -152,7 +152,7 @@ func TestRegister_ResourcesAndPrompts(t *testing.T) {
 		{"argument twice", "named twice", func() {
 			srv.AddPrompt(mcp.Prompt{Name: "s", Arguments: []mcp.PromptArgument{{Name: "a"}, {Name: "a"}}}, render)
 		}},
-		{"complete unknown prompt argument", "no such argument", func() { srv.AddPrompt(mcp.Prompt{Name: "w"}, render, mcp.Complete("a", complete)) }},
+		{"complete unknown prompt argument", "no such argument", func() { srv.AddPrompt(mcp.Prompt{Name: "w"}, render, mcp.WithCompletion("a", complete)) }},
 	}
 	for _, c := range cases {
 		mustPanic(t, c.name, c.want, c.f)

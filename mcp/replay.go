@@ -25,7 +25,8 @@ import (
 //     is false when token no longer holds it.
 //   - Complete records outcome, a short summary the endpoint writes and
 //     reads back (under 100 bytes), in place of token's lease, unless
-//     another call took the lease over. A nil outcome releases token's
+//     another call holds a live lease on nonce or an outcome is recorded
+//     for it already. A nil outcome releases token's
 //     lease instead: the call was interrupted (its caller left, or it was
 //     cancelled or timed out) before the route finished, which is no
 //     outcome, and the next Claim of nonce runs the route again at once.
@@ -65,24 +66,3 @@ type ReplayGuard interface {
 // LastRunTTL is how long a ReplayGuard keeps the outcome of a confirmed
 // call under what was confirmed (Complete's call), for LastRun.
 const LastRunTTL = 10 * time.Minute
-
-// WithReplayGuard sets the guard that makes confirmations single-use
-// (default: one in memory, per process).
-func WithReplayGuard(g ReplayGuard) HandlerOption {
-	if g == nil {
-		panic("mcp: WithReplayGuard needs a guard; use WithoutReplayGuard to turn it off")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.replay, c.replayOff = g, "" })
-}
-
-// WithoutReplayGuard turns single-use confirmations off, for a host whose
-// destructive routes all deduplicate on the Idempotency-Key they receive
-// (a replay of one confirmation carries the same key). reason says why; it
-// is logged when the handler is built, so the choice stays visible. It
-// panics on an empty reason.
-func WithoutReplayGuard(reason string) HandlerOption {
-	if reason == "" {
-		panic("mcp: WithoutReplayGuard needs a reason")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.replay, c.replayOff = nil, reason })
-}

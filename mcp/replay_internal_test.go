@@ -137,7 +137,7 @@ func TestAlreadyRan(t *testing.T) {
 	}
 }
 
-// TestMemoryGuard_Release (issue 31 item 1): a nil outcome releases the
+// TestMemoryGuard_Release (design record 019, an interrupted call): a nil outcome releases the
 // holder's lease at once, and only the holder's: the next claim takes the
 // confirmation over with a new token; the released token neither renews
 // nor records; an outcome is never released.
@@ -174,7 +174,7 @@ func TestMemoryGuard_Release(t *testing.T) {
 	}
 }
 
-// TestMemoryGuard_LastRun (issue 31 item 8): a run is kept under its call
+// TestMemoryGuard_LastRun (design record 025, the last run): a run is kept under its call
 // for LastRunTTL, the latest replacing an earlier one (whoever held the
 // lease: the route ran); an outcome with no call is no run. The record is
 // bounded as the claims are: per caller its oldest go, and when full the

@@ -2,11 +2,8 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
-	"time"
 
-	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -61,56 +58,9 @@ type request struct {
 	slot bool
 }
 
-// callerKey is Handler.callerKey for this request, made once: the
-// per-principal limit and the concurrency slot both key on it.
-func (r *request) callerKey() string {
-	if r.caller == "" {
-		r.caller = r.handler.callerKey(r.HTTP, r.principal)
-	}
-	return r.caller
-}
-
 // setVersion sets the revision in use, in both its forms.
 func (r *request) setVersion(v Version) {
 	r.version, r.Request.Version = v, string(v)
-}
-
-// HeaderParams implements seam.Core.
-func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
-	t := r.visibleTool(tool)
-	if t == nil {
-		return nil, false
-	}
-	return t.params, true
-}
-
-// Binding implements seam.Core. A sealed state of this request belongs
-// to who asks (principal and workspace, re-established from the
-// credential on every round), which server, which revision, which
-// operation on which target, with which arguments. A task id belongs to
-// the caller and the server, whatever tasks/* method reads it.
-func (r *request) Binding(task bool) (seam.Binding, error) {
-	ws, err := r.Workspace()
-	if err != nil {
-		return seam.Binding{}, err
-	}
-	if task {
-		return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-			Version: string(r.version), Method: tasksExtension}, nil
-	}
-	b := seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-		Version: string(r.version), Method: r.msg.Method}
-	if r.row != nil && r.row.Member != "" {
-		raw, _ := r.Param(r.row.Member)
-		b.Target, _ = jsonrpc.String(raw)
-	}
-	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
-		if err := r.boundArguments(args); err != nil {
-			return seam.Binding{}, err
-		}
-		b.Arguments = args
-	}
-	return b, nil
 }
 
 // ctx is the request's context, for logs and hooks.
@@ -121,74 +71,7 @@ func (r *request) logError(msg string, args ...any) { r.Log(slog.LevelError, msg
 
 var _ seam.Core = (*request)(nil)
 
-// SetRound implements seam.Core: it takes a requestState the era opened and verified,
-// with the retry's inputResponses. The era calls it before dispatch; state
-// is the State of the seam.InputRequired it sealed, until the last instant
-// the sealer would open it. inputResponses that are present but not an
-// object are refused here.
-func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
-	if state == nil {
-		return r.setAnswers(inputResponses)
-	}
-	rs, ok := parseRoundState(state)
-	if !ok {
-		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
-		return invalidState()
-	}
-	if inputResponses != nil && !isObject(inputResponses) {
-		return invalidInputResponses("")
-	}
-	r.roundBuf = round{state: rs, nonce: nonce, until: until, responses: inputResponses}
-	r.round = &r.roundBuf
-	return nil
-}
-
-// setAnswers takes the inputResponses of a request that carries
-// no requestState. A tool's handler still sees them (a server
-// that keeps no state between rounds may not need one), but they never
-// count as an answer to a question the server asked: a destructive tool's
-// confirmation ignores them.
-func (r *request) setAnswers(inputResponses []byte) error {
-	if inputResponses == nil {
-		return nil
-	}
-	if !isObject(inputResponses) {
-		return invalidInputResponses("")
-	}
-	r.loose = inputResponses
-	return nil
-}
-
-// SetTask implements seam.Core: it takes the opened payload of a task id. A task whose tool is gone, no longer
-// runs as a task, or is no longer the caller's to use is unknown.
-func (r *request) SetTask(payload []byte) error {
-	var p taskPayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return unknownTask()
-	}
-	t := r.server.byName[p.Tool]
-	if t == nil || t.opts.task == nil || (t.appOnly && r.capBits&capUI == 0) || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
-		return unknownTask()
-	}
-	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
-		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}
-	// The sealer accepts an id up to its skew past its expiry; the task
-	// itself lives its TTL (a job store keeps the job that long, no
-	// longer), so it is unknown from then on.
-	if !time.Now().Before(ot.created.Add(ot.ttl)) {
-		return unknownTask()
-	}
-	r.task = ot
-	return nil
-}
-
 // Log writes to the endpoint's log with the request's context.
 func (r *request) Log(level slog.Level, msg string, args ...any) {
 	r.handler.cfg.logger.Log(r.ctx(), level, msg, args...)
-}
-
-// hasMeta reports whether params has a _meta member.
-func (r *request) hasMeta() bool {
-	_, ok := r.Param("_meta")
-	return ok
 }

@@ -93,7 +93,7 @@ func newRPFixture(t testing.TB, opts ...mcp.HandlerOption) *rpFixture {
 	add("inbox://err", "err", "", "GET /docs/err")
 	add("inbox://panic", "panic", "", "GET /docs/panic")
 	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "inbox://emails/{id}", Name: "email", Title: "An email", MIMEType: "application/json"},
-		"GET /emails/{id}", mux, mcp.Complete("id", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		"GET /emails/{id}", mux, mcp.WithCompletion("id", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 			return []string{value + "1", value + "2"}, nil
 		}))
 	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "inbox://search/{q}/{page}", Name: "search"}, "GET /search", mux)
@@ -110,7 +110,7 @@ func newRPFixture(t testing.TB, opts ...mcp.HandlerOption) *rpFixture {
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
 			return text(fmt.Sprintf("arg1=%s arg2=%s n=%d", args["arg1"], args["arg2"], len(args))), nil
 		},
-		mcp.Complete("arg1", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		mcp.WithCompletion("arg1", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 			var out []string
 			for i := range 150 {
 				out = append(out, fmt.Sprintf("%s%03d%s", value, i, args["arg2"]))
@@ -572,7 +572,7 @@ func TestResources_Visibility(t *testing.T) {
 	srv.AddResource(mcp.Resource{URI: "v://secret", Name: "secret"}, "GET /d/secret", mux)
 	srv.AddResource(mcp.Resource{URI: "v://scoped", Name: "scoped"}, "GET /d/scoped", mux, mcp.RequireScopes("docs:read"))
 	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://hidden/{x}", Name: "hidden"}, "GET /d/{x}", mux,
-		mcp.Complete("x", func(context.Context, string, map[string]string) ([]string, error) { return []string{"a"}, nil }))
+		mcp.WithCompletion("x", func(context.Context, string, map[string]string) ([]string, error) { return []string{"a"}, nil }))
 	srv.AddPrompt(mcp.Prompt{Name: "secret_prompt"}, func(context.Context, map[string]string) (*mcp.PromptResult, error) {
 		return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text("x")}}}, nil
 	})

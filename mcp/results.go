@@ -12,48 +12,6 @@ import (
 // a route's answer), so they are appended as they are rather than encoded
 // again. Every result starts with the era's stamp.
 
-// listResult is one page of a */list method.
-type listResult[T listed] struct {
-	stamp  seam.Stamp
-	member string // "tools", "resources", "resourceTemplates", "prompts"
-	// The page is all[from:to], or, when the list is filtered, the items
-	// of all at picked: positions, not copies of the items' definitions.
-	all      []T
-	from, to int
-	picked   []int32
-	filtered bool
-	shape    int
-	next     string
-}
-
-func (r *listResult[T]) Stamp() *seam.Stamp { return &r.stamp }
-
-func (r *listResult[T]) AppendJSON(dst []byte) []byte {
-	dst = append(dst, '{')
-	dst, comma := r.stamp.AppendMembers(dst)
-	dst = seam.Comma(dst, comma)
-	dst = append(dst, '"')
-	dst = append(dst, r.member...)
-	dst = append(dst, `":[`...)
-	if r.filtered {
-		for i, at := range r.picked {
-			dst = seam.Comma(dst, i > 0)
-			dst = append(dst, r.all[at].shape(r.shape)...)
-		}
-	} else {
-		for i := r.from; i < r.to; i++ {
-			dst = seam.Comma(dst, i > r.from)
-			dst = append(dst, r.all[i].shape(r.shape)...)
-		}
-	}
-	dst = append(dst, ']')
-	if r.next != "" {
-		dst = append(dst, `,"nextCursor":`...)
-		dst = appendString(dst, r.next)
-	}
-	return append(dst, '}')
-}
-
 // toolResult is a CallToolResult.
 type toolResult struct {
 	stamp      seam.Stamp
@@ -199,5 +157,3 @@ func (r *emptyResult) AppendJSON(dst []byte) []byte {
 	dst, _ = r.stamp.AppendMembers(dst)
 	return append(dst, '}')
 }
-
-func (s *Server) ping(*request) (seam.Result, error) { return &emptyResult{}, nil }

@@ -7,7 +7,7 @@ import "strconv"
 // retry's digest reads all of them before the state is opened, before the
 // method validates anything: without this bound a retry of ~1 MB holding
 // hundreds of thousands of values cost what its digest cost, whether or
-// not its state opened (issue 21). The body is bounded before it is even
+// not its state opened (design record 019). The body is bounded before it is even
 // parsed (Limits.BodyBytes); this bounds what it may hold.
 func (r *request) boundArguments(args []byte) error {
 	max := r.handler.cfg.limits.ArgumentValues

@@ -69,7 +69,7 @@ func (s *retryServer) do(c rt) (*httptest.ResponseRecorder, func()) {
 }
 
 // bigArguments is ~960 KB of arguments holding one \u escape and 480,000
-// values: issue 21's retry, which cost 52–62 times its size to digest.
+// values: the retry of design record 019, which cost 52–62 times its size to digest.
 func bigArguments() string {
 	return `{"v":[` + strings.Repeat("0,", 479_999) + `0],"s":"\u0041"}`
 }

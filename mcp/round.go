@@ -25,14 +25,6 @@ func invalidState() *Error {
 	return e
 }
 
-func invalidInputResponses(key string) *Error {
-	if len(key) > maxInputKey {
-		key = key[:maxInputKey]
-	}
-	return NewError(CodeInvalidParams, "Invalid inputResponses").
-		WithData(map[string]string{"reason": "invalid_input_responses", "key": key})
-}
-
 // roundState is the plaintext of a requestState: which flow minted it,
 // which keys it asked for (answers to other keys are ignored), and the
 // handler's payload.
@@ -44,19 +36,6 @@ type roundState struct {
 	// Instance binds a confirmation to the process-local guard that
 	// enforces its single use (see boundHere); "" with a shared guard.
 	Instance string `json:"i,omitempty"`
-}
-
-// openedState is a roundState read back. Keys stays the raw object, read
-// by kind, so that opening a state builds no map: the second round of a
-// confirmed call should cost little more than the call.
-type openedState struct {
-	purpose string
-	keys    []byte // {"key":"kind",...}
-	payload []byte
-
-	// instance is the guard instance a confirmation is bound to, nil for
-	// none.
-	instance []byte
 }
 
 // parseRoundState reads the plaintext an earlier round minted. It is
@@ -120,36 +99,6 @@ func parseRoundState(b []byte) (openedState, bool) {
 		}
 	}
 	return st, version && st.purpose != ""
-}
-
-// kind returns the kind of input the state asked for under key.
-func (st *openedState) kind(key string) (string, bool) {
-	raw, ok := jsonrpc.Lookup(st.keys, key)
-	if !ok {
-		return "", false
-	}
-	// The kinds are few: name them without a copy.
-	for _, k := range [...]string{"elicitation", "sampling", "roots"} {
-		if len(raw) == len(k)+2 && string(raw[1:len(raw)-1]) == k {
-			return k, true
-		}
-	}
-	s, _ := jsonrpc.String(raw)
-	return s, true
-}
-
-// asked reports whether the state asked for key as an input of kind.
-func (rd *round) asked(key, kind string) bool {
-	k, ok := rd.state.kind(key)
-	return ok && k == kind
-}
-
-// round is an opened state with the answers of the retry.
-type round struct {
-	state     openedState
-	nonce     []byte
-	until     time.Time       // the last instant the state opens (expiry plus the sealer's skew)
-	responses json.RawMessage // inputResponses as sent (nil when absent)
 }
 
 // newCall describes req to the handler that serves target. What it holds
@@ -216,52 +165,6 @@ func (r *request) inputRequired(purpose string, payload []byte, reqs []InputRequ
 		res.Requests = append(b, '}')
 	}
 	return res, nil
-}
-
-// answer returns the retry's response to key if this round's state asked
-// for it, validated for its kind. ok is false when the key was not asked
-// or not answered.
-func (rd *round) answer(key string) (json.RawMessage, bool, error) {
-	kind, asked := rd.state.kind(key)
-	if !asked || rd.responses == nil {
-		return nil, false, nil
-	}
-	v, ok := jsonrpc.Lookup(rd.responses, key)
-	if !ok {
-		return nil, false, nil
-	}
-	if !validResponse(kind, v) {
-		return nil, false, invalidInputResponses(key)
-	}
-	return v, true, nil
-}
-
-// validResponse checks the shape of an answer: an ElicitResult
-// {action, content?}, a CreateMessageResult {role, content, model} or a
-// ListRootsResult {roots: [...]}.
-func validResponse(kind string, v []byte) bool {
-	if !isObject(v) {
-		return false
-	}
-	switch kind {
-	case "elicitation":
-		a, _ := jsonrpc.Lookup(v, "action")
-		if !jsonrpc.StringIs(a, "accept") && !jsonrpc.StringIs(a, "decline") && !jsonrpc.StringIs(a, "cancel") {
-			return false
-		}
-		if c, ok := jsonrpc.Lookup(v, "content"); ok && !isObject(c) && string(c) != "null" {
-			return false
-		}
-		return true
-	case "sampling":
-		role, ok := jsonrpc.Lookup(v, "role")
-		content, ok2 := jsonrpc.Lookup(v, "content")
-		return ok && ok2 && len(role) > 0 && role[0] == '"' && len(content) > 0 && (content[0] == '{' || content[0] == '[')
-	case "roots":
-		roots, ok := jsonrpc.Lookup(v, "roots")
-		return ok && len(roots) > 0 && roots[0] == '['
-	}
-	return false
 }
 
 // attachRound gives call the opened state of a retry and the answers to
@@ -376,4 +279,53 @@ func needsInputRevision(v Version) *Error {
 	return NewError(CodeInvalidRequest, "This request needs input from the client, which a server can only ask for over MCP "+
 		string(Version20260728)+"; this client speaks "+string(v)+". Connect with a client that supports "+string(Version20260728)+".").
 		WithData(map[string]string{"reason": "input_requires_newer_revision", "requiredVersion": string(Version20260728)})
+}
+
+// SetRound implements seam.Core: it takes a requestState the era opened and verified,
+// with the retry's inputResponses. The era calls it before dispatch; state
+// is the State of the seam.InputRequired it sealed, until the last instant
+// the sealer would open it. inputResponses that are present but not an
+// object are refused here.
+func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
+	if state == nil {
+		return r.setAnswers(inputResponses)
+	}
+	rs, ok := parseRoundState(state)
+	if !ok {
+		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
+		return invalidState()
+	}
+	if inputResponses != nil && !isObject(inputResponses) {
+		return invalidInputResponses("")
+	}
+	r.roundBuf = round{state: rs, nonce: nonce, until: until, responses: inputResponses}
+	r.round = &r.roundBuf
+	return nil
+}
+
+// setAnswers takes the inputResponses of a request that carries
+// no requestState. A tool's handler still sees them (a server
+// that keeps no state between rounds may not need one), but they never
+// count as an answer to a question the server asked: a destructive tool's
+// confirmation ignores them.
+func (r *request) setAnswers(inputResponses []byte) error {
+	if inputResponses == nil {
+		return nil
+	}
+	if !isObject(inputResponses) {
+		return invalidInputResponses("")
+	}
+	r.loose = inputResponses
+	return nil
+}
+
+// confirms reports whether calls of t wait for the user's confirmation.
+func (t *tool) confirms() bool {
+	return t.def.Annotations.Destructive && !t.def.Annotations.ReadOnly && !t.opts.noConfirm
+}
+
+// legacyAsks reports whether this 2025 call can be asked for input: it can
+// stream and its session declared something the server may ask for.
+func (r *request) legacyAsks() bool {
+	return r.notify != nil && r.notify.legacy && r.capBits&(CapElicitationForm|CapElicitationURL|CapSampling|CapRoots) != 0
 }

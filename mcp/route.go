@@ -1,16 +1,13 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
@@ -76,38 +73,6 @@ type inner struct {
 	values      []pathValue
 }
 
-// routeContext is the context of an in-process request: the MCP request's
-// cancellation and deadline, and none of its values. The MCP request was
-// routed by the host's router to the endpoint, and routers keep their
-// routing state in the context (chi's route context, gorilla's vars): a
-// route called with the endpoint's context would be routed, or read its
-// parameters, as if it were POST /mcp. Values the host wants its routes to
-// see are carried by WithRouteRequest. It answers the library's own keys
-// itself (the in-process mark, the Call), so building it costs one
-// allocation.
-type routeContext struct {
-	context.Context
-	call *Call
-}
-
-// AfterFunc lets a context the route derives (WithCancel, WithTimeout)
-// hear of the MCP request's end without a goroutine of its own: the
-// context package asks its parent for this method when Value does not
-// lead it to a cancelable parent, as it does not here.
-func (c *routeContext) AfterFunc(f func()) func() bool { return context.AfterFunc(c.Context, f) }
-
-func (c *routeContext) Value(key any) any {
-	switch key.(type) {
-	case inProcessKey:
-		return true
-	case callKey:
-		return c.call
-	}
-	return nil
-}
-
-type inProcessKey struct{}
-
 // InProcess reports whether r is an in-process request the endpoint made
 // to run a tool, read a resource or render a prompt. Such a request carries
 // no credential: the endpoint has verified the caller, whose identity is in
@@ -118,21 +83,6 @@ type inProcessKey struct{}
 // write.
 func InProcess(r *http.Request) bool {
 	return r.Context().Value(inProcessKey{}) != nil
-}
-
-// WithRouteRequest sets a function that prepares every in-process request
-// before its route runs: it gets the MCP request (outer, whose context
-// holds the host's own values, such as a tracing span or a request id) and
-// the request the route will get (inner: the verified principal and
-// workspace and the Call in its context, no Authorization, no cookies), and
-// returns the request to run — inner or a copy of it (Request.WithContext,
-// Request.Clone) with the host's identity in the form its own middleware
-// expects, or with values copied from outer. It must not return nil.
-func WithRouteRequest(prepare func(outer, inner *http.Request) *http.Request) HandlerOption {
-	if prepare == nil {
-		panic("mcp: WithRouteRequest needs a function")
-	}
-	return handlerOptionFunc(func(c *handlerConfig) { c.routeRequest = prepare })
 }
 
 // newInner builds the request a route gets, as net/http's server would
@@ -187,9 +137,6 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	}
 	return r, nil
 }
-
-// innerBody is an in-process request's body.
-type innerBody struct{ bytes.Reader }
 
 func (*innerBody) Close() error { return nil }
 
@@ -312,65 +259,6 @@ func scalarText(raw []byte) (string, bool) {
 	}
 	return "", false
 }
-
-// recorder is the in-memory ResponseWriter a route writes to. Writes after
-// the route returned (from a goroutine it left behind) are refused, so they
-// can neither race with reading the response nor change it.
-type recorder struct {
-	header http.Header
-	status int
-	buf    bytes.Buffer
-	limit  int64
-	over   bool
-	// silent: the route returned without writing (its status is 200 by
-	// default); interrupted: it did so, or aborted, once its request had
-	// ended (runRoute).
-	silent, interrupted bool
-
-	mu     sync.Mutex
-	closed bool
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(code int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.closed && r.status == 0 && code >= 200 {
-		r.status = code
-	}
-}
-
-func (r *recorder) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return 0, errClosed
-	}
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	if int64(r.buf.Len()+len(p)) > r.limit {
-		r.over = true
-		return 0, errTooLarge
-	}
-	return r.buf.Write(p)
-}
-
-// close ends the response: later writes fail.
-func (r *recorder) close() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closed = true
-	if r.status == 0 {
-		r.status, r.silent = http.StatusOK, true
-	}
-}
-
-var (
-	errTooLarge = errors.New("mcp: tool response over the size limit")
-	errClosed   = errors.New("mcp: write after the route returned")
-)
 
 // mediaType is the media type of a route's Content-Type, lowercased, its
 // parameters dropped ("" when absent or malformed). Common values are read

@@ -42,7 +42,7 @@ func TestSchemaObjects(t *testing.T) {
 			s.AddTool(mcp.Tool{Name: "t", OutputSchema: json.RawMessage(`{"type":"object","$defs":{"Never":false}}`)}, "GET /t", h)
 		}, "mcp: tool t: outputSchema.$defs.Never: a $defs entry must be an object"},
 		{"function tool", func(s *mcp.Server) {
-			mcp.AddFunc(s, mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"},"b":true}}`)},
+			mcp.AddToolFunc(s, mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"},"b":true}}`)},
 				func(context.Context, struct {
 					A string `json:"a"`
 				}) (struct{}, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -260,4 +261,66 @@ func (s *Server) parseCursor(kind, c string, n int) (int, bool) {
 		return 0, false
 	}
 	return off, true
+}
+
+// hasCompletions reports whether any completion source is registered.
+func (s *Server) hasCompletions() bool {
+	for _, p := range s.prompts {
+		if len(p.opts.completions) > 0 {
+			return true
+		}
+	}
+	for _, t := range s.templates {
+		if len(t.opts.completions) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkViews makes sure every tool's view is registered: hosts read it
+// with resources/read before they render a result.
+func (s *Server) checkViews() error {
+	var errs []error
+	for _, t := range s.tools {
+		if t.def.UI == nil || t.def.UI.ResourceURI == "" {
+			continue
+		}
+		if r := s.byURI[t.def.UI.ResourceURI]; r == nil || !r.view {
+			errs = append(errs, fmt.Errorf("mcp: tool %s: its view %s is not a registered resource", t.def.Name, t.def.UI.ResourceURI))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// done ends a registration: a refusal is collected on a staging view and
+// panics otherwise, with the message the Add* methods always panicked with.
+func (s *Server) done(err error) {
+	if err == nil {
+		return
+	}
+	if s.staged {
+		s.mu.Lock()
+		s.errs = append(s.errs, err)
+		s.mu.Unlock()
+		return
+	}
+	panic(err.Error())
+}
+
+// has reports whether found holds for s or, on a staging view, for the
+// server it stages for (whose lock s's caller does not hold). s.mu is held.
+func (s *Server) has(found func(*Server) bool) bool {
+	if found(s) {
+		return true
+	}
+	for p := s.parent; p != nil; p = p.parent {
+		p.mu.Lock()
+		ok := found(p)
+		p.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
 }

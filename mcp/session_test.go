@@ -32,7 +32,7 @@ func sessionRing(t testing.TB, secret byte) *mrtr.Ring {
 func sessionServer(t testing.TB, era2025Opts []era2025.Option, opts ...mcp.HandlerOption) string {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Implementation{Name: "sessions", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "caps", Description: "Echoes the client capabilities."},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "caps", Description: "Echoes the client capabilities."},
 		func(ctx context.Context, in struct{}) (map[string]any, error) {
 			c := mcp.CallFromContext(ctx)
 			return map[string]any{"caps": string(c.ClientCapabilities()), "elicit": c.Supports(mcp.CapElicitationForm)}, nil

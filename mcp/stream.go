@@ -6,32 +6,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
-
-// WithStreaming lets a request that opts in receive the notifications its
-// handler emits while it runs — progress when the request carries
-// _meta.progressToken, log messages when a 2026-07-28 request names a
-// _meta log level — as a text/event-stream response that ends with the
-// request's own response. Requests that do not opt in, or whose Accept
-// does not admit text/event-stream, always get one JSON object, as does
-// every request without this option (the default). A stream never
-// carries a server-to-client request. A 2026-07-28 subscriptions/listen
-// for task status notifications is a stream whatever this option says:
-// the client asked for nothing else (tasklisten.go).
-func WithStreaming() HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
-}
-
-// notifier sends the notifications of one request, turning its response
-// into an event stream on the first one.
-type notifier struct {
-	w        *streamWriter
-	token    json.RawMessage // progressToken, nil when progress was not asked
-	minLevel int             // lowest level to send; -1 when logs were not asked
-	legacy   bool            // a 2025 call that may be asked for input (legacyinput.go)
-}
 
 // streamWriter is the response of a request that may stream. Its lock
 // orders the notifications a handler (or its goroutines) sends against
@@ -89,18 +67,6 @@ func acceptsEventStream(r *http.Request) bool {
 		}
 	}
 	return false
-}
-
-// send writes one notification as an event, starting the stream first.
-// It reports false when the response was already written.
-func (n *notifier) send(method string, params []byte) bool {
-	b := make([]byte, 0, len(params)+64)
-	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
-	b = append(b, `,"params":`...)
-	b = append(b, params...)
-	b = append(b, '}')
-	return n.w.notify(b)
 }
 
 // notify writes a notification event unless the response is finished.
@@ -210,4 +176,12 @@ func (c *Call) Log(level LogLevel, data any) bool {
 		return false
 	}
 	return n.send("notifications/message", b)
+}
+
+var protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
+
+// hasMeta reports whether params has a _meta member.
+func (r *request) hasMeta() bool {
+	_, ok := r.Param("_meta")
+	return ok
 }

@@ -10,11 +10,9 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/task"
 )
-
-// tasksExtension is the extension's name in capabilities.extensions.
-const tasksExtension = "io.modelcontextprotocol/tasks"
 
 // Task defaults and bounds.
 const (
@@ -87,21 +85,6 @@ func WithTask(c task.Config) ItemOption {
 	return itemOptionFunc(func(o *itemOptions) { o.task = sp })
 }
 
-// taskSpec is a tool's WithTask configuration, checked.
-type taskSpec struct {
-	support              task.Support
-	status               route
-	cancel, update       route
-	hasCancel, hasUpdate bool
-	ttl, poll            time.Duration
-	accepted             func(http.Header, []byte) (map[string]string, bool)
-	read                 func(int, http.Header, []byte) (task.Job, error)
-	statusTool           string // the generated status tool's name, "" for none
-	// idWildcard is the status route's one wildcard, which an id in a 202
-	// body fills ("" when the route has more than one).
-	idWildcard string
-}
-
 // maxJobReference bounds the route values a task id seals (the id must
 // stay under mrtr.MaxMintBytes and fit a header).
 const maxJobReference = 1 << 10
@@ -167,24 +150,6 @@ func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool, pan
 		return nil, false, nil
 	}
 	return map[string]string{sp.idWildcard: v}, true, nil
-}
-
-// taskPayload is what a task id seals besides its binding: the tool, the
-// job's route values, and the task's clock.
-type taskPayload struct {
-	Tool    string            `json:"t"`
-	Values  map[string]string `json:"v"`
-	Created int64             `json:"c"` // Unix milliseconds
-	TTL     int64             `json:"l"` // milliseconds
-	Poll    int64             `json:"p"` // milliseconds
-}
-
-// openTask is the task a tasks/* request names, opened.
-type openTask struct {
-	tool      *tool
-	values    map[string]string
-	created   time.Time
-	ttl, poll time.Duration
 }
 
 // acceptsTask reports whether this call may become a task: a tool with
@@ -335,15 +300,6 @@ func (req *request) detailTask(id string) (*taskResult, task.Job, error) {
 	return res, job, nil
 }
 
-// updatedAt is a task's lastUpdatedAt: the job's, unless the status route
-// gave none or one before the task was created, then now.
-func (ot *openTask) updatedAt(job task.Job) time.Time {
-	if job.UpdatedAt.IsZero() || job.UpdatedAt.Before(ot.created) {
-		return time.Now()
-	}
-	return job.UpdatedAt
-}
-
 // readJob reads the opened task's job through its status route.
 func (req *request) readJob() (task.Job, error) {
 	ot := req.task
@@ -464,13 +420,6 @@ func (s *Server) updateTask(req *request) (seam.Result, error) {
 	return nil, errInternal()
 }
 
-// missingTasksExtension refuses a tasks/* request of a client that did
-// not declare the extension, before its id is looked at.
-func missingTasksExtension() *Error {
-	return NewError(CodeMissingRequiredClientCapabilities, "The tasks methods need the "+tasksExtension+" extension").
-		WithData(map[string]any{"requiredCapabilities": requiredCapabilities(capTasks)})
-}
-
 // taskResult is a tasks/get answer: the task, with its result, error or
 // input requests as its status has them.
 type taskResult struct {
@@ -514,4 +463,27 @@ var taskMethods = []*methodRow{
 	// Only its task notifications (tasklisten.go); any other listen is
 	// answered as a method the server lacks, as before.
 	{name: "subscriptions/listen", capability: seam.CapTasks, serve: (*Server).listenTasks},
+}
+
+// SetTask implements seam.Core: it takes the opened payload of a task id. A task whose tool is gone, no longer
+// runs as a task, or is no longer the caller's to use is unknown.
+func (r *request) SetTask(payload []byte) error {
+	var p taskPayload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return unknownTask()
+	}
+	t := r.server.byName[p.Tool]
+	if t == nil || t.opts.task == nil || (t.appOnly && r.capBits&capUI == 0) || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
+		return unknownTask()
+	}
+	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
+		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}
+	// The sealer accepts an id up to its skew past its expiry; the task
+	// itself lives its TTL (a job store keeps the job that long, no
+	// longer), so it is unknown from then on.
+	if !time.Now().Before(ot.created.Add(ot.ttl)) {
+		return unknownTask()
+	}
+	r.task = ot
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/mcp/apps"
 )
@@ -66,32 +67,10 @@ type tool struct {
 	pathParams map[string]bool
 	queryArgs  nameSet // arguments sent in the query whatever the method
 	opts       itemOptions
-	fn         *funcTool // AddFunc's function, instead of route and handler
+	fn         *funcTool // AddToolFunc's function, instead of route and handler
 	meta       []byte    // the rendered _meta, nil without one
 	appOnly    bool      // UI's visibility is apps.App alone
 	statusOf   *tool     // a task's generated status tool: the task's tool (taskstatus.go)
-}
-
-// Placement says where a tool's arguments go in its route's request, for
-// routes that take some arguments in the query and others in the body, or a
-// body that is not a JSON object of the remaining arguments. The default,
-// without WithPlacement: path wildcards in the path, every other argument in
-// the query for GET, HEAD and DELETE and in a JSON object body otherwise.
-// With a Placement, arguments go to the body on every method but GET and
-// HEAD (whose arguments all go to the query).
-type Placement struct {
-	// Query names arguments sent in the query string whatever the method.
-	Query []string
-	// Body names the one argument whose value is the whole JSON body (an
-	// array, a string, an object...); every other argument that is not a
-	// wildcard then goes to the query. "" makes the body an object of the
-	// arguments placed nowhere else.
-	Body string
-	// Form sends the remaining arguments as an
-	// application/x-www-form-urlencoded body instead of JSON: strings,
-	// numbers and booleans as text, arrays as repeated fields, objects as
-	// JSON text.
-	Form bool
 }
 
 // WithPlacement places a tool's arguments as p says. AddTool panics when p
@@ -214,7 +193,7 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 		o.applyItem(&entry.opts)
 	}
 	if entry.opts.completions != nil {
-		return fail("Complete applies to prompts and resource templates, not tools")
+		return fail("WithCompletion applies to prompts and resource templates, not tools")
 	}
 	required := map[string]bool{}
 	if req, ok := inDoc["required"].([]any); ok {
@@ -369,15 +348,20 @@ func (t *tool) setMeta() error {
 	return nil
 }
 
-// compact returns doc without insignificant space (already validated).
-func compact(doc []byte) []byte {
-	if doc == nil {
-		return nil
+type nameSet map[string]bool
+
+// toolNamed finds the tool a raw JSON name names. The name is matched
+// against the registry without being copied out of the body; ok is false
+// when raw is not a JSON string, t nil when no tool has the name.
+func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, "", false
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(doc))
-	if err := json.Compact(&buf, doc); err != nil {
-		panic(err) // validated before
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		if t := s.byName[string(inner)]; t != nil {
+			return t, t.def.Name, true
+		}
 	}
-	return buf.Bytes()
+	name, ok = jsonrpc.String(raw)
+	return s.byName[name], name, ok
 }

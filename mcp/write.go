@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
@@ -15,8 +14,6 @@ import (
 // The writers: every answer the endpoint sends, a result or an error, goes
 // out through here, as one JSON body or, while a request streams, as the
 // last event of its stream.
-
-var protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
 
 // writeError answers err for the request with raw id (nil when unknown).
 func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []byte, version Version, err error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // costDocuments are ~1 MB argument documents of the shapes a retry can
-// carry: many small values with one escape (issue 21: the escape sent the
+// carry: many small values with one escape (design record 019: the escape sent the
 // whole document through encoding/json at 52–62 times its size), and
 // members out of order whose names and values are full of escapes.
 func costDocuments() map[string][]byte {

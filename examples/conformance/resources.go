@@ -37,7 +37,7 @@ func addResources(srv *mcp.Server, mux *http.ServeMux) {
 		"GET /resources/watched", mux)
 	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "Template Resource",
 		Description: "A resource template with an id.", MIMEType: "application/json"}, "GET /resources/template/{id}", mux,
-		mcp.Complete("id", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		mcp.WithCompletion("id", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 			return prefixed(value, "123", "456", "789"), nil
 		}))
 }
@@ -68,7 +68,7 @@ func addPrompts(srv *mcp.Server) {
 		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
 			return messages(user(content.Text("Prompt with arguments: arg1='" + args["arg1"] + "', arg2='" + args["arg2"] + "'"))), nil
 		},
-		mcp.Complete("arg1", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		mcp.WithCompletion("arg1", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 			return prefixed(value, "testValue1", "testValue2", "test", "other"), nil
 		}))
 	srv.AddPrompt(mcp.Prompt{Name: "test_prompt_with_embedded_resource", Description: "A prompt embedding a resource.",

@@ -104,7 +104,7 @@ func newApp() http.Handler {
 	// The other way to write a tool: a Go function, its schemas from its
 	// types. It gets the same identity, scopes, validation and
 	// confirmation as a route; no HTTP request is built for it.
-	mcp.AddFunc(srv, mcp.Tool{
+	mcp.AddToolFunc(srv, mcp.Tool{
 		Name:        "notes_search",
 		Title:       "Search notes",
 		Description: "Returns the notes whose text contains a word.",

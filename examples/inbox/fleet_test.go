@@ -76,7 +76,7 @@ func confirmAcross(t *testing.T, a, b *testServer) (ran bool, answer *mcptest.Re
 // refused and nothing runs. With one ring but no -redis, each process
 // has its own in-memory replay guard, which cannot know what another
 // process (or this one before a restart) ran: the confirmation is asked
-// again and nothing runs (issue 21). TestReplicas runs it across replicas
+// again and nothing runs (design record 019). TestReplicas runs it across replicas
 // sharing Redis.
 func TestFleet_ConfirmationCrossesReplicas(t *testing.T) {
 	const public = "http://127.0.0.1:9/mcp" // what -public-url http://127.0.0.1:9 gives

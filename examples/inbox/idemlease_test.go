@@ -22,7 +22,7 @@ import (
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
-// Issue 31 item 1b: the Idempotency-Key claim is a lease renewed while
+// Design record 020: the Idempotency-Key claim is a lease renewed while
 // the route runs, in memory and in Redis.
 
 // idemStores returns a memory and a Redis store (the Redis one on a

@@ -40,7 +40,7 @@ func registerFromDocument(t *testing.T, srv *mcp.Server, h http.Handler, st *sto
 		return openapi.Override{Annotations: &mcp.Annotations{Destructive: true, Idempotent: idempotent}, Options: confirm}
 	}
 	complete := func(ids func(ws string) []string) mcp.ItemOption {
-		return mcp.Complete("id", func(ctx context.Context, value string, _ map[string]string) ([]string, error) {
+		return mcp.WithCompletion("id", func(ctx context.Context, value string, _ map[string]string) ([]string, error) {
 			return prefixed(ids(workspaceOf(ctx)), value), nil
 		})
 	}

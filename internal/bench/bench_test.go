@@ -200,3 +200,68 @@ func BenchmarkToolsCall(b *testing.B) {
 		}
 	}
 }
+
+// TestMandatory: the floor does the work every endpoint must, as mcpdual
+// does, so that reading one against the other is fair: the answer is
+// never cached and names its revision, a foreign Origin is refused, a
+// body over 1 MiB is refused before it is decoded.
+func TestMandatory(t *testing.T) {
+	for _, v := range []string{Floor, MCPDual, MCPDualFunc} {
+		for _, proto := range Protos() {
+			t.Run(v+"/"+proto, func(t *testing.T) {
+				h := newVariant(t, v)
+				rec := call(t, h, Headers(proto), AppendToolsCall(nil, proto, 1, "x"))
+				if got := rec.Header().Get("Cache-Control"); rec.Code != http.StatusOK || got != "no-store" {
+					t.Errorf("status %d, Cache-Control %q, want 200 and no-store", rec.Code, got)
+				}
+				if got := rec.Header().Get("MCP-Protocol-Version"); got != proto {
+					t.Errorf("MCP-Protocol-Version %q, want %q", got, proto)
+				}
+				for origin, want := range map[string]int{"http://127.0.0.1:6274": http.StatusOK, "http://localhost": http.StatusOK,
+					"https://evil.example": http.StatusForbidden, "null": http.StatusForbidden} {
+					hdr := Headers(proto)
+					hdr.Set("Origin", origin)
+					if rec := call(t, h, hdr, AppendToolsCall(nil, proto, 1, "x")); rec.Code != want {
+						t.Errorf("Origin %s: status %d, want %d", origin, rec.Code, want)
+					}
+				}
+				big := AppendToolsCall(nil, proto, 1, strings.Repeat("a", 1<<20))
+				if rec := call(t, h, Headers(proto), big); rec.Code != http.StatusRequestEntityTooLarge {
+					t.Errorf("%d-byte body: status %d, want 413", len(big), rec.Code)
+				}
+			})
+		}
+	}
+}
+
+// TestFloorAllocs holds the floor lean: it is the bar the library is read
+// against, so a regression that fattens it would flatter every ratio.
+// The counts are encoding/json's own (its decode state and scanner
+// stack, one string per decoded field, the *string of the argument) plus
+// nothing of the floor's.
+func TestFloorAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are read without the race detector, which makes pools drop items; .ci/bench.sh runs this test without it")
+	}
+	for proto, max := range map[string]float64{Proto2025: 13, Proto2026: 16} {
+		h := newVariant(t, Floor)
+		body := AppendToolsCall(nil, proto, 1, "hello-mcp")
+		rd := bytes.NewReader(body)
+		rc := io.NopCloser(rd)
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+		req.Header = Headers(proto)
+		w := &sink{h: http.Header{}}
+		h.ServeHTTP(w, req) // warm the pool
+		got := testing.AllocsPerRun(200, func() {
+			rd.Reset(body)
+			req.Body, req.ContentLength = rc, int64(len(body))
+			clear(w.h)
+			w.status = 0
+			w.body.Reset()
+			h.ServeHTTP(w, req)
+		})
+		if got > max {
+			t.Errorf("%s: the floor allocates %.0f times per call, budget %.0f", proto, got, max)
+		}
+	}
+}

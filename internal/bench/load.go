@@ -8,7 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,24 +28,33 @@ type LoadConfig struct {
 	Duration    time.Duration // measured window
 	MaxRequests int64         // cap on requests sent, warm-up and probe included
 	Text        string        // echoed text (plain ASCII, no JSON escapes)
+	// ServerPID, when not 0, is the server's process (on this machine):
+	// its user+system CPU time is read from /proc/<pid>/stat at the start
+	// and end of the measured window, and divided by the requests of the
+	// window, and its peak resident memory is read at the end.
+	ServerPID int
 }
 
 // LoadResult is what a run measured. Latencies are per request, seen by
 // the client, over the measured window only.
 type LoadResult struct {
-	Label      string  `json:"label"`
-	Proto      string  `json:"proto"`
-	Workers    int     `json:"workers"`
-	DurationS  float64 `json:"duration_s"`
-	Requests   int     `json:"requests"`
-	Capped     bool    `json:"capped"` // MaxRequests ended the run early
-	RPS        float64 `json:"rps"`
-	P50Us      float64 `json:"p50_us"`
-	P90Us      float64 `json:"p90_us"`
-	P99Us      float64 `json:"p99_us"`
-	MaxUs      float64 `json:"max_us"`
-	Errors     int64   `json:"errors"`
-	FirstError string  `json:"first_error,omitempty"`
+	Label     string  `json:"label"`
+	Proto     string  `json:"proto"`
+	Workers   int     `json:"workers"`
+	DurationS float64 `json:"duration_s"`
+	Requests  int     `json:"requests"`
+	Capped    bool    `json:"capped"` // MaxRequests ended the run early
+	RPS       float64 `json:"rps"`
+	P50Us     float64 `json:"p50_us"`
+	P90Us     float64 `json:"p90_us"`
+	P99Us     float64 `json:"p99_us"`
+	MaxUs     float64 `json:"max_us"`
+	Errors    int64   `json:"errors"`
+	// Server side, with LoadConfig.ServerPID: CPU per request in the
+	// window (µs, all the process's threads), and VmHWM (kB).
+	CPUUsPerReq float64 `json:"cpu_us_per_req,omitempty"`
+	PeakRSSKB   int64   `json:"peak_rss_kb,omitempty"`
+	FirstError  string  `json:"first_error,omitempty"`
 }
 
 // Load runs cfg. It returns an error, with the partial result, when any
@@ -69,6 +81,12 @@ func Load(cfg LoadConfig) (LoadResult, error) {
 	}
 	if cfg.Text == "" {
 		cfg.Text = "hello-mcp"
+	}
+	cpu0 := time.Duration(0)
+	if cfg.ServerPID != 0 {
+		if cpu0, err = ProcessCPU(cfg.ServerPID); err != nil {
+			return res, err
+		}
 	}
 
 	tr := &http.Transport{
@@ -124,7 +142,13 @@ func Load(cfg LoadConfig) (LoadResult, error) {
 	)
 	sent.Store(1)
 	var start time.Time
+	sampleCPU := func() {
+		if cfg.ServerPID != 0 {
+			cpu0, _ = ProcessCPU(cfg.ServerPID) // readable above, so still
+		}
+	}
 	if cfg.Warmup == 0 { // measure from the first request on
+		sampleCPU()
 		measure.Store(true)
 		start = time.Now()
 	}
@@ -165,6 +189,7 @@ func Load(cfg LoadConfig) (LoadResult, error) {
 	if cfg.Warmup > 0 {
 		select {
 		case <-time.After(cfg.Warmup):
+			sampleCPU()
 			measure.Store(true)
 			start = time.Now()
 		case <-halt:
@@ -177,6 +202,15 @@ func Load(cfg LoadConfig) (LoadResult, error) {
 	}
 	measure.Store(false)
 	elapsed := time.Since(start)
+	var cpu time.Duration
+	if cfg.ServerPID != 0 {
+		cpu1, err := ProcessCPU(cfg.ServerPID)
+		if err != nil {
+			return res, err
+		}
+		cpu = cpu1 - cpu0
+		res.PeakRSSKB, _ = PeakRSS(cfg.ServerPID)
+	}
 	stop.Store(true)
 	wg.Wait()
 
@@ -192,6 +226,9 @@ func Load(cfg LoadConfig) (LoadResult, error) {
 	res.RPS = float64(len(all)) / elapsed.Seconds()
 	res.P50Us, res.P90Us, res.P99Us, res.MaxUs = us(0.50), us(0.90), us(0.99), us(1)
 	res.Errors = errs.Load()
+	if cfg.ServerPID != 0 && len(all) > 0 {
+		res.CPUUsPerReq = float64(cpu.Nanoseconds()) / 1e3 / float64(len(all))
+	}
 	if firstErr != nil { // written before halt closed, read after wg.Wait
 		res.FirstError = firstErr.Error()
 		return res, firstErr
@@ -200,4 +237,50 @@ func Load(cfg LoadConfig) (LoadResult, error) {
 		return res, errors.New("no request completed in the measured window (is MaxRequests too small for the warm-up?)")
 	}
 	return res, nil
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on
+// every Linux architecture Go supports.
+const clockTicks = 100
+
+// ProcessCPU returns the user plus system CPU time pid has used, all its
+// threads included, from /proc/<pid>/stat (Linux only). Its resolution is
+// 10 ms, so a window must hold many of those for a per-request figure.
+func ProcessCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces:
+	// fields are counted after its closing one. utime and stime are
+	// fields 14 and 15, so the 12th and 13th after it.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(f))
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %v", pid, err)
+	}
+	return time.Duration(u+s) * time.Second / clockTicks, nil
+}
+
+// PeakRSS returns pid's peak resident set size in kB (VmHWM in
+// /proc/<pid>/status, Linux only).
+func PeakRSS(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status: no VmHWM", pid)
 }

@@ -1,36 +1,44 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark: mcpdual, go-sdk, mcp-go (without and with input
-# validation) and the net/http floor, in process and over loopback, then
-# one Markdown table on stdout (progress and raw lines on stderr).
+# Side-by-side benchmark: mcpdual (a route and a function tool), go-sdk,
+# mcp-go (without and with input validation), the net/http floor, and the
+# TypeScript SDK v2 server on Node; in process (the Go variants) and over
+# loopback HTTP (all), then the report of cmd/summarize on stdout (ratios
+# to the floor, tables, the cost of growing work); progress and raw lines
+# go to stderr.
 #
-#   ./run.sh [DURATION [WORKERS [REPEATS]]]   full run, defaults 5s 4 3
-#   ./run.sh quick                            CI smoke test: 1 repeat, short runs
+#   ./run.sh [DURATION [WORKERS [REPEATS]]]   full run, defaults 5s "16 64" 2
+#   ./run.sh quick                            CI: 1 repeat, 1 s runs, 16 workers
 #
-# Environment (arguments win): DURATION, WORKERS, REPEATS, WARMUP (1s),
-# BENCHTIME (go test -benchtime, 1s), MAX_REQUESTS per load run (2000000),
-# SERVER_CPUS (0) and LOAD_CPUS (1) for taskset, VARIANTS and PROTOS
-# (space-separated subsets), RESULTS (a file to keep the raw lines in).
+# Environment (arguments win): DURATION, WORKERS (space-separated counts),
+# REPEATS, WARMUP (1s), BENCHTIME (go test -benchtime, 1s), MAX_REQUESTS
+# per load run (2000000), SERVER_CPUS (0) and LOAD_CPUS (1) for taskset,
+# VARIANTS and PROTOS (space-separated subsets), SCALE (1: run
+# BenchmarkScale once per repeat; 0: not), RESULTS (a file to keep the raw
+# lines in).
 #
-# Repeats are the outer loop, so a slow spell of a shared machine spreads
-# over every variant instead of landing on one. Servers listen on
-# 127.0.0.1 only, and each is stopped by its PID (also on exit or Ctrl-C).
+# Repeats are the outer loop and the variants interleave inside it, so a
+# slow spell of a shared machine spreads over every variant instead of
+# landing on one. Servers listen on 127.0.0.1 only; each is stopped by its
+# PID (also on exit or Ctrl-C). The server's CPU per request is read from
+# /proc/<pid>/stat by cmd/load over the measured window.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 if [[ "${1:-}" == quick ]]; then
   shift
-  : "${DURATION:=1s}" "${WARMUP:=200ms}" "${REPEATS:=1}" "${BENCHTIME:=200ms}" "${MAX_REQUESTS:=200000}"
+  : "${DURATION:=1s}" "${WARMUP:=300ms}" "${REPEATS:=1}" "${BENCHTIME:=200ms}" "${MAX_REQUESTS:=200000}" "${WORKERS:=16}" "${SCALE:=0}"
 fi
 DURATION=${1:-${DURATION:-5s}}
-WORKERS=${2:-${WORKERS:-4}}
-REPEATS=${3:-${REPEATS:-3}}
+WORKERS=${2:-${WORKERS:-16 64}}
+REPEATS=${3:-${REPEATS:-2}}
 WARMUP=${WARMUP:-1s}
 BENCHTIME=${BENCHTIME:-1s}
 MAX_REQUESTS=${MAX_REQUESTS:-2000000}
 SERVER_CPUS=${SERVER_CPUS:-0}
 LOAD_CPUS=${LOAD_CPUS:-1}
-VARIANTS=${VARIANTS:-"mcpdual gosdk mcpgo mcpgo-validate floor"}
+VARIANTS=${VARIANTS:-"mcpdual mcpdual-func gosdk mcpgo mcpgo-validate floor ts-node"}
 PROTOS=${PROTOS:-"2025-06-18 2026-07-28"}
+SCALE=${SCALE:-1}
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/mcpdual-bench.XXXXXX")
 SERVER_PID=""
@@ -49,6 +57,12 @@ go build -o "$W/server" ./cmd/server
 go build -o "$W/load" ./cmd/load
 go build -o "$W/summarize" ./cmd/summarize
 go test -c -o "$W/bench.test" .
+NODE=""
+if [[ " $VARIANTS " == *" ts-node "* ]]; then
+  # Node 22 and the pinned packages of node/package-lock.json.
+  NODE=$(bash ../../.ci/node.sh)
+  (cd node && npm ci --no-audit --no-fund --loglevel=error >&2)
+fi
 
 # Server (and in-process benchmarks) on one CPU, load generator on another,
 # so that neither steals the other's time; Go sizes GOMAXPROCS to the
@@ -63,7 +77,11 @@ fi
 
 start_server() {
   rm -f "$W/server.out" # else the previous server's line may be read
-  "${PIN_SERVER[@]}" "$W/server" -variant "$1" -lifetime 15m >"$W/server.out" 2>"$W/server.err" &
+  if [[ "$1" == ts-node ]]; then
+    "${PIN_SERVER[@]}" "$NODE" node/server.mjs 900 >"$W/server.out" 2>"$W/server.err" &
+  else
+    "${PIN_SERVER[@]}" "$W/server" -variant "$1" -lifetime 15m >"$W/server.out" 2>"$W/server.err" &
+  fi
   SERVER_PID=$!
   local line
   for _ in $(seq 100); do
@@ -83,26 +101,39 @@ start_server() {
 
 RAW="$W/results.txt"
 protos_re=$(tr ' ' '|' <<<"$PROTOS")
+load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
+LOAD_START=$(load_avg)
 for r in $(seq "$REPEATS"); do
   echo "== repeat $r/$REPEATS: in process (-benchtime $BENCHTIME)" >&2
   for v in $VARIANTS; do
+    [[ "$v" == ts-node ]] && continue # another process: loopback only
     "${PIN_SERVER[@]}" "$W/bench.test" -test.run '^$' -test.bench "^BenchmarkToolsCall\$/^($protos_re)\$/^$v\$" \
       -test.benchmem -test.benchtime "$BENCHTIME" -test.count 1 >"$W/bench.out" ||
       { cat "$W/bench.out" >&2; exit 1; }
     grep '^BenchmarkToolsCall/' "$W/bench.out" | tee -a "$RAW" >&2
   done
-  echo "== repeat $r/$REPEATS: loopback ($WORKERS workers, $WARMUP warm-up, $DURATION, at most $MAX_REQUESTS requests)" >&2
-  for v in $VARIANTS; do
-    for p in $PROTOS; do
-      start_server "$v"
-      "${PIN_LOAD[@]}" "$W/load" -url "$URL" -proto "$p" -label "$v" -workers "$WORKERS" \
-        -warmup "$WARMUP" -duration "$DURATION" -max-requests "$MAX_REQUESTS" >>"$RAW"
-      stop_server
+  if [[ "$SCALE" == 1 ]]; then
+    "${PIN_SERVER[@]}" "$W/bench.test" -test.run '^$' -test.bench '^BenchmarkScale' \
+      -test.benchmem -test.benchtime "$BENCHTIME" -test.count 1 >"$W/bench.out" ||
+      { cat "$W/bench.out" >&2; exit 1; }
+    grep '^BenchmarkScale' "$W/bench.out" | tee -a "$RAW" >&2
+  fi
+  for n in $WORKERS; do
+    echo "== repeat $r/$REPEATS: loopback ($n workers, $WARMUP warm-up, $DURATION, at most $MAX_REQUESTS requests)" >&2
+    for v in $VARIANTS; do
+      for p in $PROTOS; do
+        start_server "$v"
+        "${PIN_LOAD[@]}" "$W/load" -url "$URL" -proto "$p" -label "$v" -workers "$n" -server-pid "$SERVER_PID" \
+          -warmup "$WARMUP" -duration "$DURATION" -max-requests "$MAX_REQUESTS" >>"$RAW"
+        stop_server
+      done
     done
   done
 done
 
 [[ -z "${RESULTS:-}" ]] || cp "$RAW" "$RESULTS"
-echo "$REPEATS interleaved repeats; in process: -benchtime $BENCHTIME; loopback: $WORKERS keep-alive workers, $WARMUP warm-up + $DURATION per run; pinning: $pinning; $(go version | cut -d' ' -f3); $(nproc) CPUs"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "$REPEATS interleaved repeats; in process: -benchtime $BENCHTIME; loopback: $WORKERS keep-alive workers, $WARMUP warm-up + $DURATION per run; pinning: $pinning"
+echo "machine: $(nproc) CPUs ($cpu), $(go version | cut -d' ' -f3)${NODE:+, Node $("$NODE" --version)}; load average $LOAD_START at the start, $(load_avg) at the end"
 echo
 "$W/summarize" "$RAW"

@@ -21,20 +21,25 @@ import (
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Variant names, as New, the commands and run.sh spell them.
 const (
-	MCPDual        = "mcpdual"        // this repository
+	MCPDual        = "mcpdual"        // this repository: a route registered with AddTool
+	MCPDualFunc    = "mcpdual-func"   // this repository: a Go function registered with AddFunc
 	GoSDK          = "gosdk"          // modelcontextprotocol/go-sdk v1.8.0, Stateless + JSONResponse
 	MCPGo          = "mcpgo"          // mark3labs/mcp-go v1.2.1, stateless, no input validation (its default)
 	MCPGoValidated = "mcpgo-validate" // the same plus WithInputSchemaValidation
 	Floor          = "floor"          // net/http + encoding/json by hand: a lower bound, not an SDK
+	TSNode         = "ts-node"        // @modelcontextprotocol/server v2 on Node (node/server.mjs); loopback only
 )
 
 // Variants lists every variant in report order.
-func Variants() []string { return []string{MCPDual, GoSDK, MCPGo, MCPGoValidated, Floor} }
+// TSNode is not among them: it is another process, served by node/server.mjs
+// and measured over loopback only.
+func Variants() []string { return []string{MCPDual, MCPDualFunc, GoSDK, MCPGo, MCPGoValidated, Floor} }
 
 // EchoSchema is the echo tool's input schema. Every variant registers these
 // exact bytes, so the validating ones check the same thing.
@@ -45,6 +50,8 @@ func New(variant string) (http.Handler, error) {
 	switch variant {
 	case MCPDual:
 		return newMCPDual(), nil
+	case MCPDualFunc:
+		return newMCPDualFunc(), nil
 	case GoSDK:
 		return newGoSDK(), nil
 	case MCPGo:
@@ -76,6 +83,17 @@ func newMCPDual() http.Handler {
 	})
 	srv := mcp.NewServer(mcp.Implementation{Name: "bench-mcpdual", Version: "1"})
 	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: json.RawMessage(EchoSchema)}, "POST /echo", mux)
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+}
+
+// newMCPDualFunc registers echo as a Go function: no HTTP request is built
+// for the call, and the answer is the function's own text block.
+func newMCPDualFunc() http.Handler {
+	srv := mcp.NewServer(mcp.Implementation{Name: "bench-mcpdual", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "echo", InputSchema: json.RawMessage(EchoSchema)},
+		func(_ context.Context, in echoIn) (*mcp.ToolResult, error) {
+			return &mcp.ToolResult{Content: []content.Block{content.Text(in.Text)}}, nil
+		})
 	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
 }
 

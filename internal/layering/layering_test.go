@@ -14,7 +14,7 @@ import (
 
 const module = "github.com/mcpdual/mcpdual/"
 
-// allowed is the import table of ../shared/design.md ("Module and packages"),
+// allowed is the import table of the design card ("Module and packages"),
 // with the packages added since recorded in internal/design. It is: for each package directory, the
 // module packages its non-test files may import. Test files are exempt, so
 // external tests may combine the eras.
@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 
 	// typeschema (design record 024): a core package since schemas come
 	// from types on the standard library alone; the engine is internal,
-	// and mcp uses it for AddFunc.
+	// and mcp uses it for AddToolFunc.
 	"internal/typeschema": {},
 	"mcp/typeschema":      {"internal/typeschema"},
 	// mcpcheck (design record 021): the kit's battery as a command.
@@ -48,10 +48,13 @@ var allowed = map[string][]string{
 	// apps (design record 026): MCP Apps' types, plain data; mcp checks
 	// and renders them.
 	"mcp/apps": {},
+	// storetest (design record 029): the contract suite of the stores'
+	// interfaces, for their implementations' tests.
+	"mcp/mcptest/storetest": {"mcp", "mcp/ratelimit"},
 }
 
 // examples may use the public packages only.
-var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/stdio", "mcp/typeschema", "mcp/apps"}
+var public = []string{"mcp", "era2025", "era2026", "headers", "mrtr", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "mcp/mcptest", "mcp/mcptest/storetest", "mcp/stdio", "mcp/typeschema", "mcp/apps"}
 
 // integrations are the public packages of the modules of their own, which
 // examples may also use.

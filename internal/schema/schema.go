@@ -61,16 +61,23 @@ func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
 	if err := jsonrpc.Validate(doc, jsonrpc.DefaultMaxDepth); err != nil {
 		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, doc); err != nil {
-		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	// Generated schemas (mcp/openapi's, a function tool's) arrive compact
+	// already: json.Compact, a second scan and a copy, is only for the
+	// others.
+	key := doc
+	if !isCompact(doc) {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, doc); err != nil {
+			return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+		}
+		key = compact.Bytes()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if hit, ok := c.docs[compact.String()]; ok {
+	if hit, ok := c.docs[string(key)]; ok {
 		return hit.s, hit.doc, nil
 	}
-	v, err := jsonrpc.Decode(compact.Bytes(), 0)
+	v, err := jsonrpc.Decode(key, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
@@ -88,8 +95,25 @@ func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
 			return nil, nil, err
 		}
 	}
-	c.docs[compact.String()] = cached{s, v}
+	c.docs[string(key)] = cached{s, v}
 	return s, v, nil
+}
+
+// isCompact reports whether a valid JSON text has no whitespace outside
+// its strings, which is what json.Compact would remove.
+func isCompact(doc []byte) bool {
+	in := false
+	for i := 0; i < len(doc); i++ {
+		switch c := doc[i]; {
+		case in && c == '\\':
+			i++ // the escaped byte, whatever it is
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 func compileIn(c *jsonschema.Compiler, loc string, v any) (*Schema, error) {

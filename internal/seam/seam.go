@@ -371,8 +371,9 @@ type Era interface {
 	// Target checks the routing headers once the method is known
 	// (2026-07-28: Mcp-Name, Mcp-Param-*).
 	Target(r *Request) error
-	// Open verifies and hands over state carried by the request
-	// (2026-07-28: requestState, task ids), in r.Round and r.Task.
+	// Open verifies state carried by the request (2026-07-28:
+	// requestState, task ids) and hands it to the core through
+	// r.Core.SetRound and r.Core.SetTask.
 	Open(r *Request) error
 	// Serve answers the methods whose row says Era.
 	Serve(r *Request) (Result, error)

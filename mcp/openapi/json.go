@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 )
 
 // The tool schemas are built as an ordered tree so that they keep the
@@ -13,33 +14,85 @@ import (
 
 type object struct {
 	keys []string
-	vals map[string]any
+	vals []any          // vals[i] is keys[i]'s
+	idx  map[string]int // key to index, once there are more than indexAt keys
 }
 
-func newObject() *object { return &object{vals: map[string]any{}} }
+// indexAt is where a linear search of the keys gives way to a map: most
+// schema objects have a handful of keywords, and a map each was most of
+// what converting GitHub's document allocated.
+const indexAt = 12
+
+func newObject() *object { return &object{} }
+
+func (o *object) find(k string) int {
+	if o.idx != nil {
+		if i, ok := o.idx[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, key := range o.keys {
+		if key == k {
+			return i
+		}
+	}
+	return -1
+}
 
 func (o *object) get(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
+	if i := o.find(k); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
+}
+
+// at is k's value, or nil.
+func (o *object) at(k string) any {
+	v, _ := o.get(k)
+	return v
 }
 
 // set replaces k's value in place, or appends k.
 func (o *object) set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
+	if i := o.find(k); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	o.vals[k] = v
+	o.keys, o.vals = append(o.keys, k), append(o.vals, v)
+	if o.idx != nil {
+		o.idx[k] = len(o.keys) - 1
+	} else if len(o.keys) > indexAt {
+		o.reindex()
+	}
+}
+
+func (o *object) reindex() {
+	o.idx = make(map[string]int, len(o.keys))
+	for i, k := range o.keys {
+		o.idx[k] = i
+	}
 }
 
 func (o *object) del(k string) {
-	if _, ok := o.vals[k]; !ok {
+	i := o.find(k)
+	if i < 0 {
 		return
 	}
-	delete(o.vals, k)
-	for i, key := range o.keys {
-		if key == k {
-			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-			return
+	o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+	o.vals = append(o.vals[:i:i], o.vals[i+1:]...)
+	if o.idx != nil {
+		o.reindex()
+	}
+}
+
+// rename puts v under key to in place of key from.
+func (o *object) rename(from, to string, v any) {
+	if i := o.find(from); i >= 0 {
+		o.keys[i], o.vals[i] = to, v
+		if o.idx != nil {
+			delete(o.idx, from)
+			o.idx[to] = i
 		}
 	}
 }
@@ -99,11 +152,21 @@ func appendPlain(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// marshal renders v compactly, in order.
+// marshal renders v compactly, in order. It renders into a scratch
+// buffer kept between calls and copies the result out once, instead of
+// growing each result from nothing: a tool's schema is kilobytes.
 func marshal(v any) []byte {
-	var b []byte
-	return appendJSON(b, v)
+	p := scratch.Get().(*[]byte)
+	b := appendJSON((*p)[:0], v)
+	out := bytes.Clone(b)
+	if cap(b) <= 1<<20 { // an outsized one is left to the collector
+		*p = b
+		scratch.Put(p)
+	}
+	return out
 }
+
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 func appendJSON(b []byte, v any) []byte {
 	switch v := v.(type) {
@@ -119,7 +182,7 @@ func appendJSON(b []byte, v any) []byte {
 				b = append(b, encodeString(k)...)
 			}
 			b = append(b, ':')
-			b = appendJSON(b, v.vals[k])
+			b = appendJSON(b, v.vals[i])
 		}
 		return append(b, '}')
 	case []any:

@@ -329,7 +329,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			}
 			// The wildcard needs a type (one the core fills a segment
 			// with, as srv checks).
-			if _, typed := s.vals["type"]; !typed {
+			if _, typed := s.get("type"); !typed {
 				unionType(s)
 			}
 			describe(in.doc, s, p, at, &err)
@@ -413,9 +413,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		}
 		switch {
 		case obj != nil:
-			bprops, _ := obj.vals["properties"].(*object)
+			bprops, _ := obj.at("properties").(*object)
 			var reqNames []string
-			if req, ok := obj.vals["required"].([]any); ok {
+			if req, ok := obj.at("required").([]any); ok {
 				for _, v := range req {
 					if s, ok := str(v); ok {
 						reqNames = append(reqNames, s)
@@ -424,7 +424,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 			}
 			if bprops != nil {
 				for _, k := range bprops.keys {
-					v := bprops.vals[k]
+					v := bprops.at(k)
 					arg := k
 					if _, taken := props.get(k); taken {
 						// A body property named like a parameter: the
@@ -462,7 +462,7 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 				}
 				required = append(required, encodeString(arg))
 			}
-			if ap, ok := obj.vals["additionalProperties"]; ok {
+			if ap, ok := obj.get("additionalProperties"); ok {
 				if raw, isRaw := ap.(json.RawMessage); !isRaw || string(raw) != "false" {
 					closed, additional = false, ap
 				}
@@ -601,7 +601,7 @@ func describe(d *document, s *object, p *parameter, at string, errp *error) {
 		}
 	}
 	if len(examples) > 0 {
-		if have, ok := s.vals["examples"].([]any); ok {
+		if have, ok := s.at("examples").([]any); ok {
 			examples = append(have, examples...)
 		}
 		s.set("examples", examples)
@@ -708,13 +708,13 @@ func pickBody(rb *requestBody) (string, *mediaType) {
 // patterns that refuse its readOnly properties (refused, see refuse) go
 // with them.
 func mergeable(s *object, refused []string) bool {
-	if typ, _ := str(s.vals["type"]); typ != "object" {
+	if typ, _ := str(s.at("type")); typ != "object" {
 		return false
 	}
 	for _, k := range s.keys {
 		switch k {
 		case "patternProperties":
-			if pp, _ := s.vals[k].(*object); pp == nil || len(refused) == 0 || pp.len() != len(refused) {
+			if pp, _ := s.at(k).(*object); pp == nil || len(refused) == 0 || pp.len() != len(refused) {
 				return false
 			}
 		case "type", "properties", "required", "additionalProperties", "title", "description", "examples", "deprecated":
@@ -846,7 +846,7 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 	if err != nil {
 		return nil, "", o.wrap(err)
 	}
-	if typ, _ := str(s.vals["type"]); typ != "object" {
+	if typ, _ := str(s.at("type")); typ != "object" {
 		return nil, fmt.Sprintf("no output schema: the %s answer is not a JSON object, which structured content must be", withJSON[0]), nil
 	}
 	defs, err := out.defs()
@@ -895,7 +895,7 @@ func hostError(err error) error {
 // it accepts and which a route wildcard needs.
 func unionType(s *object) {
 	for _, k := range []string{"oneOf", "anyOf"} {
-		alts, ok := s.vals[k].([]any)
+		alts, ok := s.at(k).([]any)
 		if !ok || len(alts) == 0 {
 			continue
 		}
@@ -917,7 +917,7 @@ func unionType(s *object) {
 // objVal returns member k of a converted schema, when it is an object.
 func objVal(v any, k string) any {
 	if o, ok := v.(*object); ok {
-		return o.vals[k]
+		return o.at(k)
 	}
 	return nil
 }

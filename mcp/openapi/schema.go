@@ -348,18 +348,6 @@ func containsNull(arr []any) bool {
 	return false
 }
 
-// rename puts v under key to in place of key from.
-func (o *object) rename(from, to string, v any) {
-	for i, k := range o.keys {
-		if k == from {
-			o.keys[i] = to
-			delete(o.vals, from)
-			o.vals[to] = v
-			return
-		}
-	}
-}
-
 // hidden reports whether a property is left out in c's direction: a
 // readOnly one in a request, a writeOnly one in an answer.
 func (c *converter) hidden(n *node) bool {

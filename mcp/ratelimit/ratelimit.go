@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math"
 	"net/http"
 	"net/netip"
@@ -177,8 +178,12 @@ func NewMemory(perSecond float64, burst int, opts ...Option) *Memory {
 }
 
 // Take implements Limiter. A cost above the burst can never be paid and is
-// refused with the time a full bucket would take.
+// refused with the time a full bucket would take; a negative cost, which
+// would add tokens, is an error.
 func (m *Memory) Take(_ context.Context, key string, cost int) (Decision, error) {
+	if cost < 0 {
+		return Decision{}, errNegativeCost
+	}
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -210,6 +215,8 @@ func (m *Memory) Take(_ context.Context, key string, cost int) (Decision, error)
 	d.Reset = now.Add(m.duration(m.burst - b.tokens))
 	return d, nil
 }
+
+var errNegativeCost = errors.New("ratelimit: negative cost")
 
 func (m *Memory) duration(tokens float64) time.Duration {
 	if tokens <= 0 {

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,113 +14,272 @@ import (
 
 // AnswerBus carries a 2025 client's answer to a question
 // (mcp.WithLegacyInput) from the replica its POST reaches to the replica
-// whose call waits for it, over Redis pub/sub. Each replica holds one
-// subscription connection; a waiting call subscribes to the channel of
-// its question's id, and an answer is published there. The first answer
-// to an id is delivered, once: a second one, or one with nobody
-// listening (the call ended, or the id was never asked), is refused.
+// whose call waits for it, over Redis pub/sub. A waiting call subscribes
+// to the channel of its question's id, and an answer is published there by
+// a script that also marks the id answered: the first answer that reaches
+// a listener is delivered, once; a second one is refused, and so is one
+// nobody listens to (the call ended, or the id was never asked), which
+// leaves the id unanswered.
+//
+// On a single Redis (or a Sentinel-managed one) each replica holds one
+// subscription connection for all its waiting calls. On a Redis Cluster
+// the bus uses sharded pub/sub (SSUBSCRIBE and SPUBLISH, Redis 7.0 or
+// later): a channel lives on the node that owns its slot, the one the
+// script runs on, so the count of listeners the script reads is the whole
+// cluster's, and a delivered answer is never reported undelivered. There
+// each waiting call holds a subscription connection of its own to that
+// node (at most mcp.LegacyInput's Total per replica); should its slot move
+// while it waits (a resharding), the node ends the subscription and the
+// call ends as declined when its wait does — nothing runs.
 type AnswerBus struct {
-	cfg config
-	rdb redis.UniversalClient
+	cfg     config
+	rdb     redis.UniversalClient
+	cluster *redis.ClusterClient // non-nil: sharded pub/sub, a subscription per call
 
 	mu     sync.Mutex
-	ps     *redis.PubSub
-	subs   map[string]chan []byte // channel -> the call waiting on it
+	ps     *redis.PubSub      // a single Redis: the one subscription connection
+	subs   map[string]*waiter // channel -> the call waiting on it
+	calls  map[*redis.PubSub]struct{}
 	closed bool
+}
+
+// waiter is one call waiting on a channel.
+type waiter struct {
+	answers chan []byte
+	ready   chan struct{} // closed when Redis confirmed the subscription
+	once    sync.Once
+}
+
+func (w *waiter) subscribed() { w.once.Do(func() { close(w.ready) }) }
+
+func (w *waiter) deliver(answer []byte) {
+	select {
+	case w.answers <- answer:
+	default: // answered already
+	}
 }
 
 var _ mcp.AnswerBus = (*AnswerBus)(nil)
 
-// NewAnswerBus returns an AnswerBus on rdb; give every replica one over
-// the same Redis (and prefix). Close it when the handler is done. It
-// needs one Redis (or a Sentinel-managed one): on a Redis Cluster the
-// count of listeners PUBLISH returns is one node's, so a delivered answer
-// could be reported as undelivered; NewAnswerBus panics on a
-// *redis.ClusterClient.
+// NewAnswerBus returns an AnswerBus on rdb, a single Redis (*redis.Client,
+// also Sentinel-managed) or a Redis Cluster (*redis.ClusterClient); give
+// every replica one over the same Redis (and prefix). Close it when the
+// handler is done. It panics on a *redis.Ring, whose shards do not share
+// channels, and on a prefix with an unclosed or empty "{", which would
+// become the hash tag of part of a name and split a channel from its mark
+// across a cluster's slots.
 func NewAnswerBus(rdb redis.UniversalClient, opts ...Option) *AnswerBus {
 	if rdb == nil {
 		panic("redisstore: NewAnswerBus needs a Redis client")
 	}
-	if _, cluster := rdb.(*redis.ClusterClient); cluster {
-		panic("redisstore: NewAnswerBus needs a single Redis or Sentinel, not a Cluster")
+	if _, ring := rdb.(*redis.Ring); ring {
+		panic("redisstore: NewAnswerBus needs a single Redis, Sentinel or a Cluster, not a Ring")
 	}
-	b := &AnswerBus{cfg: newConfig(opts), rdb: rdb, subs: map[string]chan []byte{}}
+	b := &AnswerBus{cfg: newConfig(opts), rdb: rdb, subs: map[string]*waiter{}, calls: map[*redis.PubSub]struct{}{}}
 	if b.cfg.failOpen != nil {
 		panic("redisstore: FailOpen applies to a Limiter only; an answer bus cannot deliver without Redis")
 	}
+	if !tagSafe(b.cfg.prefix) {
+		panic("redisstore: NewAnswerBus needs a prefix whose first \"{\", if any, closes with a \"}\" around at least one character")
+	}
+	b.cluster, _ = rdb.(*redis.ClusterClient)
 	return b
 }
 
-func (b *AnswerBus) channel(id string) string { return b.cfg.prefix + "answer:" + id }
+// tagSafe reports whether prefix leaves the hash tag of a name to what
+// follows it, or holds a whole tag of its own (then every name shares it):
+// Redis hashes the text between a name's first "{" and the first "}"
+// after it, when there is some.
+func tagSafe(prefix string) bool {
+	open := strings.IndexByte(prefix, '{')
+	if open < 0 {
+		return true
+	}
+	end := strings.IndexByte(prefix[open+1:], '}')
+	return end > 0
+}
+
+// channel and mark name id's channel and its answered mark. The id is
+// their hash tag: both sit in one slot of a cluster, so the script that
+// checks the mark and publishes runs on the node that holds the channel.
+func (b *AnswerBus) channel(id string) string { return b.cfg.prefix + "answer:{" + id + "}" }
+func (b *AnswerBus) mark(id string) string    { return b.cfg.prefix + "answered:{" + id + "}" }
 
 // answeredTTL is how long an id is remembered as answered: longer than
 // any call may wait for it.
 const answeredTTL = 10 * time.Minute
 
-// publishScript: KEYS[1] marks the id answered, ARGV[1] the channel,
-// ARGV[2] the answer, ARGV[3] the mark's life in ms. The first answer is
-// published and its count of listeners returned; any later one, 0.
+// publishScript: KEYS[1] the answered mark, ARGV[1] the channel, ARGV[2]
+// the answer, ARGV[3] the mark's life in ms, ARGV[4] PUBLISH or SPUBLISH.
+// An id already answered gets 0; otherwise the answer is published, and
+// the id marked answered only when someone received it, so an answer that
+// found nobody (it came before the call listened, or after) spends
+// nothing.
 var publishScript = redis.NewScript(`
-if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[3]) then
-  return redis.call('PUBLISH', ARGV[1], ARGV[2])
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
 end
-return 0
+local n = redis.call(ARGV[4], ARGV[1], ARGV[2])
+if n > 0 then
+  redis.call('SET', KEYS[1], '1', 'PX', ARGV[3])
+end
+return n
 `)
 
-// Subscribe implements mcp.AnswerBus.
+var errClosed = errors.New("redisstore: the answer bus is closed")
+
+// Subscribe implements mcp.AnswerBus. It returns once Redis has confirmed
+// the subscription, so an answer published after it returns arrives.
 func (b *AnswerBus) Subscribe(ctx context.Context, id string) (<-chan []byte, func(), error) {
+	if b.cluster != nil {
+		return b.subscribeSharded(ctx, id)
+	}
 	name := b.channel(id)
-	ch := make(chan []byte, 1)
+	w := &waiter{answers: make(chan []byte, 1), ready: make(chan struct{})}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return nil, nil, errors.New("redisstore: the answer bus is closed")
+		return nil, nil, errClosed
 	}
 	if b.ps == nil {
 		// One connection for every call this replica has waiting; its
-		// reader hands each message to the call on its channel.
+		// reader hands each message to the call on its channel, and each
+		// confirmation to the call subscribing.
 		b.ps = b.rdb.Subscribe(context.Background()) // the bus's own, not the first request's
-		go b.deliver(b.ps.Channel())
+		go b.read(b.ps.ChannelWithSubscriptions())
 	}
 	ps := b.ps
-	b.subs[name] = ch
+	b.subs[name] = w
 	b.mu.Unlock()
 	drop := func() {
 		b.mu.Lock()
-		if b.subs[name] == ch {
+		if b.subs[name] == w {
 			delete(b.subs, name)
 		}
 		b.mu.Unlock()
 	}
-	if _, err := call(ctx, &b.cfg, func(ctx context.Context) (struct{}, error) { return struct{}{}, ps.Subscribe(ctx, name) }); err != nil {
-		drop()
-		return nil, nil, b.cfg.fail("subscribe", err)
-	}
-	stop := func() {
-		drop()
+	unsubscribe := func() {
 		_, _ = call(context.Background(), &b.cfg, func(ctx context.Context) (struct{}, error) { return struct{}{}, ps.Unsubscribe(ctx, name) })
 	}
-	return ch, stop, nil
+	_, err := call(ctx, &b.cfg, func(ctx context.Context) (struct{}, error) {
+		if err := ps.Subscribe(ctx, name); err != nil {
+			return struct{}{}, err
+		}
+		// SUBSCRIBE is only written: wait for Redis to confirm it.
+		select {
+		case <-w.ready:
+			return struct{}{}, nil
+		case <-ctx.Done():
+			return struct{}{}, ctx.Err()
+		}
+	})
+	if err != nil {
+		drop()
+		unsubscribe()
+		return nil, nil, b.cfg.fail("subscribe", err)
+	}
+	var once sync.Once
+	return w.answers, func() { once.Do(func() { drop(); unsubscribe() }) }, nil
 }
 
-func (b *AnswerBus) deliver(msgs <-chan *redis.Message) {
+// read hands what the shared connection receives to the waiting calls.
+func (b *AnswerBus) read(msgs <-chan any) {
 	for m := range msgs {
+		var name string
+		switch m := m.(type) {
+		case *redis.Subscription:
+			name = m.Channel
+		case *redis.Message:
+			name = m.Channel
+		default:
+			continue
+		}
 		b.mu.Lock()
-		ch := b.subs[m.Channel]
+		w := b.subs[name]
 		b.mu.Unlock()
-		if ch != nil {
-			select {
-			case ch <- []byte(m.Payload):
-			default: // answered already
+		if w == nil {
+			continue
+		}
+		switch m := m.(type) {
+		case *redis.Subscription:
+			if m.Kind == "subscribe" {
+				w.subscribed()
 			}
+		case *redis.Message:
+			w.deliver([]byte(m.Payload))
 		}
 	}
 }
 
+// subscribeSharded subscribes one call on a cluster, on a connection of
+// its own to the node that owns the channel's slot.
+func (b *AnswerBus) subscribeSharded(ctx context.Context, id string) (<-chan []byte, func(), error) {
+	name := b.channel(id)
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, nil, errClosed
+	}
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
+	defer cancel()
+	ps := b.cluster.SSubscribe(ctx, name)
+	confirmed := make(chan error, 1)
+	go func() {
+		// SSUBSCRIBE is only written: its confirmation is the first
+		// message on the connection.
+		m, err := ps.Receive(ctx)
+		if s, ok := m.(*redis.Subscription); err == nil && (!ok || s.Kind != "ssubscribe" || s.Channel != name) {
+			err = errors.New("unexpected answer to SSUBSCRIBE")
+		}
+		confirmed <- err
+	}()
+	var err error
+	select {
+	case err = <-confirmed:
+	case <-ctx.Done():
+		err = ctx.Err()
+		ps.Close() // ends the Receive
+		<-confirmed
+	}
+	if err != nil {
+		ps.Close()
+		return nil, nil, b.cfg.fail("subscribe", err)
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		ps.Close()
+		return nil, nil, errClosed
+	}
+	b.calls[ps] = struct{}{}
+	b.mu.Unlock()
+	w := &waiter{answers: make(chan []byte, 1)}
+	go func() {
+		for m := range ps.Channel() {
+			w.deliver([]byte(m.Payload))
+		}
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			b.mu.Lock()
+			delete(b.calls, ps)
+			b.mu.Unlock()
+			ps.Close()
+		})
+	}
+	return w.answers, stop, nil
+}
+
 // Publish implements mcp.AnswerBus.
 func (b *AnswerBus) Publish(ctx context.Context, id string, answer []byte) (bool, error) {
+	publish := "PUBLISH"
+	if b.cluster != nil {
+		publish = "SPUBLISH"
+	}
 	n, err := call(ctx, &b.cfg, func(ctx context.Context) (int64, error) {
-		return publishScript.Run(ctx, b.rdb, []string{b.cfg.prefix + "answered:" + id}, b.channel(id), answer, answeredTTL.Milliseconds()).Int64()
+		return publishScript.Run(ctx, b.rdb, []string{b.mark(id)}, b.channel(id), answer, answeredTTL.Milliseconds(), publish).Int64()
 	})
 	if err != nil {
 		return false, b.cfg.fail("publish", err)
@@ -127,12 +287,16 @@ func (b *AnswerBus) Publish(ctx context.Context, id string, answer []byte) (bool
 	return n > 0, nil
 }
 
-// Close ends the bus's subscription connection: calls still waiting get
+// Close ends the bus's subscription connections: calls still waiting get
 // no answer and end when their wait does.
 func (b *AnswerBus) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.closed = true
+	for ps := range b.calls {
+		ps.Close()
+	}
+	clear(b.calls)
 	if b.ps == nil {
 		return nil
 	}

@@ -5,12 +5,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -20,52 +23,164 @@ import (
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
-// TestAnswerBus_OnceAcrossClients: an answer published through one
-// replica's bus reaches the call waiting on another's, once; a second
-// answer, one to an id nobody waits for and one after the wait ended are
-// refused.
-func TestAnswerBus_OnceAcrossClients(t *testing.T) {
+// TestAnswerBus_Names: an id's channel and answered mark carry the id as
+// their hash tag, so on a cluster both sit in one slot, on the node the
+// publishing script runs on; the channel has a listener exactly while a
+// call waits (on the cluster a sharded one, on its slot's node); a
+// delivered answer marks the id for ten minutes, an undelivered one not at
+// all; Close ends what still waits, and the bus refuses new waits.
+func TestAnswerBus_Names(t *testing.T) {
 	t.Parallel()
-	p := testPrefix(t)
-	waiter := redisstore.NewAnswerBus(newClient(t, sharedAddr), redisstore.WithPrefix(p), redisstore.WithTimeout(2*time.Second))
-	other := redisstore.NewAnswerBus(newClient(t, sharedAddr), redisstore.WithPrefix(p), redisstore.WithTimeout(2*time.Second))
-	t.Cleanup(func() { waiter.Close(); other.Close() })
+	for _, d := range deployments {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			p := d.prefix(t)
+			rdb := d.client(t)
+			waiter := redisstore.NewAnswerBus(d.client(t), redisstore.WithPrefix(p), patient)
+			defer waiter.Close()
+			other := redisstore.NewAnswerBus(rdb, redisstore.WithPrefix(p), patient)
+			defer other.Close()
+			ctx := context.Background()
+			channel, mark := p+"answer:{q1}", p+"answered:{q1}"
+			// listeners counts the subscribers of channel where it lives.
+			listeners := func() int64 {
+				t.Helper()
+				var n map[string]int64
+				var err error
+				if cc, ok := rdb.(*redis.ClusterClient); ok {
+					var node *redis.Client
+					if node, err = cc.MasterForKey(ctx, channel); err == nil {
+						n, err = node.PubSubShardNumSub(ctx, channel).Result()
+					}
+				} else {
+					n, err = rdb.PubSubNumSub(ctx, channel).Result()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n[channel]
+			}
+			if cc, ok := rdb.(*redis.ClusterClient); ok {
+				a, _ := cc.ClusterKeySlot(ctx, channel).Result()
+				b, _ := cc.ClusterKeySlot(ctx, mark).Result()
+				if a != b {
+					t.Errorf("channel in slot %d, mark in slot %d", a, b)
+				}
+			}
+			if ok, err := other.Publish(ctx, "q1", []byte(`early`)); ok || err != nil {
+				t.Fatalf("an answer before the wait: %v %v", ok, err)
+			}
+			if n, _ := rdb.Exists(ctx, mark).Result(); n != 0 {
+				t.Error("an undelivered answer marked the id answered")
+			}
+			ch, stop, err := waiter.Subscribe(ctx, "q1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := listeners(); n != 1 {
+				t.Errorf("%d listeners on %s while a call waits, want 1", n, channel)
+			}
+			if ok, err := other.Publish(ctx, "q1", []byte(`answer`)); !ok || err != nil {
+				t.Fatalf("publish: %v %v", ok, err)
+			}
+			if got := <-ch; string(got) != "answer" {
+				t.Errorf("got %q", got)
+			}
+			if ttl, err := rdb.PTTL(ctx, mark).Result(); err != nil || ttl <= 9*time.Minute || ttl > 10*time.Minute {
+				t.Errorf("the answered mark %s has TTL %v (%v), want about 10 minutes", mark, ttl, err)
+			}
+			stop()
+			eventually(t, "the listener gone after stop", func() error {
+				if n := listeners(); n != 0 {
+					return fmt.Errorf("%d listeners", n)
+				}
+				return nil
+			})
+			if _, _, err := waiter.Subscribe(ctx, "q1"); err != nil {
+				t.Fatal(err)
+			}
+			if err := waiter.Close(); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "the listener gone after Close", func() error {
+				if n := listeners(); n != 0 {
+					return fmt.Errorf("%d listeners", n)
+				}
+				return nil
+			})
+			if _, _, err := waiter.Subscribe(ctx, "q2"); err == nil {
+				t.Error("a closed bus subscribed")
+			}
+		})
+	}
+}
+
+// TestAnswerBus_Outage: with Redis hung or stopped, Subscribe and Publish
+// fail within the timeout (a Subscribe waits for Redis to confirm, so a
+// hung server cannot leave a call listening to nothing), and the bus
+// works again once Redis is back.
+func TestAnswerBus_Outage(t *testing.T) {
+	t.Parallel()
+	srv := ownRedis(t)
+	const timeout = 200 * time.Millisecond
+	b := redisstore.NewAnswerBus(newClient(t, srv.addr), redisstore.WithTimeout(timeout))
+	defer b.Close()
 	ctx := context.Background()
-	ch, stop, err := waiter.Subscribe(ctx, "q1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ok, err := other.Publish(ctx, "q1", []byte(`first`))
-	if err != nil || !ok {
-		t.Fatalf("publish: %v %v", ok, err)
-	}
-	select {
-	case got := <-ch:
-		if string(got) != "first" {
-			t.Errorf("got %q", got)
+	works := func() error {
+		ch, stop, err := b.Subscribe(ctx, "up")
+		if err != nil {
+			return err
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no answer delivered")
+		defer stop()
+		if ok, err := b.Publish(ctx, "up", []byte("x")); !ok || err != nil {
+			return fmt.Errorf("publish: %v %v", ok, err)
+		}
+		<-ch
+		return nil
 	}
-	if ok, err := other.Publish(ctx, "q1", []byte(`second`)); ok || err != nil {
-		t.Errorf("second answer: %v %v, want refused", ok, err)
+	eventually(t, "the bus before the outage", works)
+	check := func(what string) {
+		t.Helper()
+		start := time.Now()
+		if _, _, err := b.Subscribe(ctx, "down"); err == nil || time.Since(start) > timeout+overrun || !strings.HasPrefix(err.Error(), "redisstore: subscribe: ") {
+			t.Errorf("%s: Subscribe: %v after %v", what, err, time.Since(start))
+		}
+		start = time.Now()
+		if ok, err := b.Publish(ctx, "down", []byte("x")); ok || err == nil || time.Since(start) > timeout+overrun {
+			t.Errorf("%s: Publish: %v %v after %v", what, ok, err, time.Since(start))
+		}
 	}
-	if ok, err := other.Publish(ctx, "nobody", []byte(`x`)); ok || err != nil {
-		t.Errorf("unknown id: %v %v, want refused", ok, err)
-	}
-	_, stop2, err := waiter.Subscribe(ctx, "q2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop2()
-	stop()
-	if ok, err := other.Publish(ctx, "q2", []byte(`late`)); ok || err != nil {
-		t.Errorf("late answer: %v %v, want refused", ok, err)
-	}
-	select {
-	case got := <-ch:
-		t.Errorf("a second answer arrived: %q", got)
-	default:
+	srv.pause()
+	t.Cleanup(srv.resume)
+	check("hung")
+	srv.resume()
+	srv.stop()
+	check("stopped")
+	srv.restart(t)
+	eventually(t, "the bus after a restart", works)
+}
+
+// TestAnswerBus_TaggedPrefix: a prefix that holds a hash tag of its own
+// puts every channel and mark in its slot, which works as well.
+func TestAnswerBus_TaggedPrefix(t *testing.T) {
+	t.Parallel()
+	p := clusterPrefix(t) + "{tenant}:"
+	waiter := redisstore.NewAnswerBus(newClusterClient(t), redisstore.WithPrefix(p), patient)
+	defer waiter.Close()
+	other := redisstore.NewAnswerBus(newClusterClient(t), redisstore.WithPrefix(p), patient)
+	defer other.Close()
+	ctx := context.Background()
+	for _, id := range []string{"a", "b", "c"} {
+		ch, stop, err := waiter.Subscribe(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := other.Publish(ctx, id, []byte(id)); !ok || err != nil {
+			t.Errorf("%s: %v %v", id, ok, err)
+		} else if got := <-ch; string(got) != id {
+			t.Errorf("%s: got %q", id, got)
+		}
+		stop()
 	}
 }
 
@@ -75,7 +190,16 @@ func TestAnswerBus_OnceAcrossClients(t *testing.T) {
 // The route runs once, with an Idempotency-Key; a decline runs nothing.
 func TestHTTP_LegacyConfirmOtherReplica(t *testing.T) {
 	t.Parallel()
-	p := testPrefix(t)
+	for _, d := range deployments {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			legacyConfirmOtherReplica(t, d)
+		})
+	}
+}
+
+func legacyConfirmOtherReplica(t *testing.T, d deployment) {
+	p := d.prefix(t)
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	ring, err := mrtr.NewRing(mrtr.Key{ID: "k1", Secret: secret})
@@ -96,11 +220,11 @@ func TestHTTP_LegacyConfirmOtherReplica(t *testing.T) {
 		srv := mcp.NewServer(mcp.Implementation{Name: "fleet", Version: "1.0.0"})
 		srv.AddTool(mcp.Tool{Name: "delete_item", Annotations: mcp.Annotations{Destructive: true},
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "DELETE /items/{id}", mux)
-		bus := redisstore.NewAnswerBus(newClient(t, sharedAddr), redisstore.WithPrefix(p), redisstore.WithTimeout(2*time.Second))
+		bus := redisstore.NewAnswerBus(d.client(t), redisstore.WithPrefix(p), redisstore.WithTimeout(2*time.Second))
 		t.Cleanup(func() { bus.Close() })
 		h := mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))), era2025.New(era2025.WithSessions(mrtr.NewSealer(ring), 0))},
 			mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(verify), Resource: resource})),
-			mcp.WithReplayGuard(redisstore.NewReplayGuard(newClient(t, sharedAddr), redisstore.WithPrefix(p), patient)),
+			mcp.WithReplayGuard(redisstore.NewReplayGuard(d.client(t), redisstore.WithPrefix(p), patient)),
 			mcp.WithLegacyInput(mcp.LegacyInput{Bus: bus, Wait: 5 * time.Second}))
 		ts := httptest.NewServer(h)
 		t.Cleanup(ts.Close)

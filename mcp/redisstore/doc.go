@@ -1,18 +1,25 @@
 // Package redisstore keeps the state that an MCP endpoint's replicas must
 // share in Redis: rate-limit budgets ([Limiter], for mcp.WithRateLimit and
-// mcp.WithClientRateLimit) and single-use confirmations of destructive tools
-// ([ReplayGuard], for mcp.WithReplayGuard). With them, any number of
-// replicas enforce one budget per caller and run a confirmed tool once,
-// whichever replica each request lands on.
+// mcp.WithClientRateLimit), single-use confirmations of destructive tools
+// ([ReplayGuard], for mcp.WithReplayGuard) and the answers 2025 clients
+// give to questions asked on another replica ([AnswerBus], for
+// mcp.WithLegacyInput). With them, any number of replicas enforce one
+// budget per caller, run a confirmed tool once and hand an answer to the
+// call that waits for it, whichever replica each request lands on. Each
+// keeps the contract its interface states, checked by the suite of package
+// mcp/mcptest/storetest on a single Redis and on a Redis Cluster.
 //
 // It is a module of its own, so that a host that does not use Redis does
 // not download a Redis client with the library.
 //
 // # Clients
 //
-// Both types take a go-redis client the host builds and closes (a
-// *redis.Client, *redis.ClusterClient or *redis.Ring) and are safe for
-// concurrent use. Build it with ContextTimeoutEnabled set, as [ParseURL]
+// Every type takes a go-redis client the host builds and closes and is
+// safe for concurrent use. A *redis.Client (also Sentinel-managed, from
+// redis.NewFailoverClient) and a *redis.ClusterClient serve all three; a
+// *redis.Ring serves the Limiter and the ReplayGuard, whose scripts touch
+// one key each, but not the AnswerBus (NewAnswerBus panics), since a
+// Ring's shards do not share channels. Build it with ContextTimeoutEnabled set, as [ParseURL]
 // does: this package bounds every call by its own timeout either way, but
 // only a client that honours contexts also frees the connection at that
 // moment instead of after its socket timeout.
@@ -20,8 +27,8 @@
 // # Fail closed
 //
 // When Redis does not answer within the timeout (200 ms unless
-// [WithTimeout] says otherwise), or answers with an error, both types
-// return an error. The endpoint then answers 503 with Retry-After: no
+// [WithTimeout] says otherwise), or answers with an error, every type
+// returns an error. The endpoint then answers 503 with Retry-After: no
 // request passes unmetered and no destructive tool runs on an unverified
 // confirmation. A limiter may instead admit requests during an outage
 // ([FailOpen]), trading the limit for availability; a replay guard never
@@ -46,6 +53,10 @@
 //	                          workspace, tool, arguments), for ten minutes
 //	                          (mcp.LastRunTTL): a confirmation question for
 //	                          the same call says it ran
+//	<prefix>answered:{<id>}   a question whose answer was delivered, for ten
+//	                          minutes: a second answer is refused
+//
+// and the answer bus publishes on the channel <prefix>answer:{<id>}.
 //
 // <digest> is the base64url SHA-256 of the endpoint's limiter key, so that
 // issuers, subjects and client addresses never appear in the keyspace and
@@ -56,6 +67,34 @@
 // have the same prefix and parameters, and a second limiter in the same
 // process (mcp.WithClientRateLimit beside mcp.WithRateLimit) needs a prefix
 // of its own, since both may use the client address as the key.
+//
+// # Redis Cluster
+//
+// Every script touches one slot. The limiter's and the guard's scripts
+// touch one key each (the guard keeps a run under ran:<call> in a command
+// of its own). The answer bus's script checks an id's answered mark and
+// publishes its answer in one step, so the mark and the channel carry the
+// id as their hash tag ("{<id>}") and sit in one slot; on a cluster the
+// bus uses sharded pub/sub (SSUBSCRIBE and SPUBLISH, Redis 7.0 or later),
+// whose channel lives on the node that owns that slot, so the count of
+// listeners the script reads — whether an answer was delivered — is the
+// whole cluster's, not one node's as with PUBLISH. A prefix may hold a
+// hash tag of its own ("svc{mcp}:"): every name then shares its slot.
+// NewAnswerBus panics on a prefix whose first "{" is not closed around at
+// least one character, which would take the tag from part of a name.
+//
+// # Rolling upgrade from names without braces
+//
+// Only the answer bus's names changed: earlier versions used answer:<id>
+// and answered:<id>, without the braces; rate: and confirm: keys are as they
+// were, and budgets and confirmations carry over a rolling upgrade. While
+// replicas of both versions run, an answer that reaches a replica of the
+// other version than the one its call waits on is not delivered: the
+// client is told 400 (not waited for), and the call ends declined when its
+// wait does, running nothing; the client asks again. Calls whose answer
+// reaches a replica of their own version are unaffected. An upgrade in a
+// quiet moment, or a wait (mcp.LegacyInput.Wait) long enough for both
+// halves of a call to reach new replicas, avoids even that.
 //
 // # Algorithm
 //

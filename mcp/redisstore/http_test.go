@@ -448,7 +448,7 @@ func TestHTTP_Outage(t *testing.T) {
 	}
 }
 
-// TestHTTP_LastRunAcrossReplicas (issue 31 item 8): once a confirmed call
+// TestHTTP_LastRunAcrossReplicas (design record 025, the last run): once a confirmed call
 // ran on one replica, a new question for the same call on another says
 // when it ran and what its route answered; another caller's question, or
 // another call's, says nothing.
@@ -476,7 +476,7 @@ func TestHTTP_LastRunAcrossReplicas(t *testing.T) {
 	}
 }
 
-// TestHTTP_InterruptedReleased (issue 31 item 1a): a confirmed call whose
+// TestHTTP_InterruptedReleased (design record 019, an interrupted call): a confirmed call whose
 // request ends while its route waits (the route gives up, writing
 // nothing) is answered confirmation_interrupted and recorded nowhere: the
 // Redis lease is released, so the retry on the other replica runs the

@@ -9,7 +9,6 @@ import (
 	"math"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,34 +75,6 @@ func TestLimiter_SharedBudget(t *testing.T) {
 	}
 }
 
-// TestLimiter_Cost spends several units at once, as ratelimit.Memory does.
-func TestLimiter_Cost(t *testing.T) {
-	t.Parallel()
-	l := redisstore.NewLimiter(newClient(t, sharedAddr), 1, 5, redisstore.WithPrefix(testPrefix(t)), patient)
-	if d := take(t, l, "k", 3); !d.Allowed || d.Remaining != 2 || !near(time.Until(d.Reset), 3*time.Second, slack) {
-		t.Errorf("cost 3 of 5: %+v", d)
-	}
-	// Two units left: three are refused, and the answer says so.
-	d := take(t, l, "k", 3)
-	if d.Allowed || d.Remaining != 2 || !near(d.RetryAfter, time.Second, slack) || !near(time.Until(d.Reset), 3*time.Second, slack) {
-		t.Errorf("cost 3 of 2: %+v", d)
-	}
-	if d := take(t, l, "k", 2); !d.Allowed || d.Remaining != 0 {
-		t.Errorf("cost 2 of 2: %+v", d)
-	}
-	// More than the burst can never be paid: the wait reported is a full
-	// refill, like ratelimit.Memory.
-	if d := take(t, l, "k", 6); d.Allowed || !near(d.RetryAfter, 5*time.Second, slack) {
-		t.Errorf("cost 6 of burst 5: %+v", d)
-	}
-	if d := take(t, l, "k", 0); !d.Allowed || d.Remaining != 0 {
-		t.Errorf("cost 0: %+v", d)
-	}
-	if _, err := l.Take(context.Background(), "k", -1); err == nil {
-		t.Error("a negative cost was accepted")
-	}
-}
-
 // TestLimiter_Remaining: the units left are exact at rates whose emission
 // interval is not exact in binary, where the script's own truncated count
 // loses a unit (at 10 per second it always did).
@@ -125,34 +96,6 @@ func TestLimiter_Remaining(t *testing.T) {
 				t.Fatalf("rate %v: want %d remaining, got %+v", rate, want, d)
 			}
 		}
-	}
-}
-
-// TestLimiter_Concurrent: takes racing on two replicas never overspend,
-// since each take is one script.
-func TestLimiter_Concurrent(t *testing.T) {
-	t.Parallel()
-	p := testPrefix(t)
-	replicas := []*redisstore.Limiter{
-		redisstore.NewLimiter(newClient(t, sharedAddr), 0.01, 10, redisstore.WithPrefix(p), patient),
-		redisstore.NewLimiter(newClient(t, sharedAddr), 0.01, 10, redisstore.WithPrefix(p), patient),
-	}
-	var allowed atomic.Int64
-	var wg sync.WaitGroup
-	for i := range 40 {
-		wg.Go(func() {
-			d, err := replicas[i%2].Take(context.Background(), "k", 1)
-			if err != nil {
-				t.Error(err)
-			}
-			if d.Allowed {
-				allowed.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	if n := allowed.Load(); n != 10 {
-		t.Errorf("%d of 40 racing takes allowed, want the burst of 10", n)
 	}
 }
 
@@ -327,6 +270,8 @@ func TestOptions_Panic(t *testing.T) {
 	t.Parallel()
 	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr})
 	defer rdb.Close()
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": sharedAddr}})
+	defer ring.Close()
 	for name, f := range map[string]func(){
 		"empty prefix":     func() { redisstore.WithPrefix("") },
 		"zero timeout":     func() { redisstore.WithTimeout(0) },
@@ -337,6 +282,13 @@ func TestOptions_Panic(t *testing.T) {
 		"zero burst":       func() { redisstore.NewLimiter(rdb, 1, 0) },
 		"guard, no client": func() { redisstore.NewReplayGuard(nil) },
 		"guard, FailOpen":  func() { redisstore.NewReplayGuard(rdb, redisstore.FailOpen(nil)) },
+		"bus, no client":   func() { redisstore.NewAnswerBus(nil) },
+		"bus, FailOpen":    func() { redisstore.NewAnswerBus(rdb, redisstore.FailOpen(nil)) },
+		"bus, a Ring": func() {
+			redisstore.NewAnswerBus(redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": sharedAddr}}))
+		},
+		"bus, open {":   func() { redisstore.NewAnswerBus(rdb, redisstore.WithPrefix("svc{a:")) },
+		"bus, empty {}": func() { redisstore.NewAnswerBus(rdb, redisstore.WithPrefix("svc{}:")) },
 	} {
 		func() {
 			defer func() {

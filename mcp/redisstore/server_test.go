@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,11 +39,20 @@ func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
 	// The outage tests start servers of their own even when
-	// MCPDUAL_REDIS_ADDR is set, so the binary is needed either way.
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: no redis-server on PATH: "+installHint)
+	// MCPDUAL_REDIS_ADDR is set, and so does the cluster's harness, so
+	// the binaries are needed either way.
+	for _, bin := range []string{"redis-server", "redis-cli"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL: no "+bin+" on PATH: "+installHint)
+			return 1
+		}
+	}
+	stopCluster, err := startTestCluster()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: the test cluster:", err)
 		return 1
 	}
+	defer stopCluster()
 	if addr := os.Getenv("MCPDUAL_REDIS_ADDR"); addr != "" {
 		if err := checkLoopback(addr); err != nil {
 			fmt.Fprintln(os.Stderr, "FAIL: MCPDUAL_REDIS_ADDR:", err)
@@ -235,9 +245,7 @@ func newClient(t testing.TB, addr string) *redis.Client {
 // its keys at the end of the test.
 func testPrefix(t testing.TB) string {
 	t.Helper()
-	b := make([]byte, 6)
-	rand.Read(b)
-	p := "mcpdualtest:" + hex.EncodeToString(b) + ":"
+	p := newPrefix()
 	t.Cleanup(func() {
 		c := redis.NewClient(&redis.Options{Addr: sharedAddr})
 		defer c.Close()
@@ -251,8 +259,33 @@ func testPrefix(t testing.TB) string {
 	return p
 }
 
-// scan lists the keys under prefix, in at most 100 rounds.
+// newPrefix returns a key prefix no other test or run uses.
+func newPrefix() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return "mcpdualtest:" + hex.EncodeToString(b) + ":"
+}
+
+// scan lists the keys under prefix, in at most 100 rounds per node: on a
+// cluster, of every master.
 func scan(ctx context.Context, c redis.UniversalClient, prefix string) ([]string, error) {
+	cc, ok := c.(*redis.ClusterClient)
+	if !ok {
+		return scanNode(ctx, c, prefix)
+	}
+	var mu sync.Mutex
+	var keys []string
+	err := cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+		k, err := scanNode(ctx, node, prefix)
+		mu.Lock()
+		keys = append(keys, k...)
+		mu.Unlock()
+		return err
+	})
+	return keys, err
+}
+
+func scanNode(ctx context.Context, c redis.UniversalClient, prefix string) ([]string, error) {
 	var keys []string
 	var cursor uint64
 	for range 100 {

@@ -111,7 +111,7 @@ func newFixture(t *testing.T, opts ...mcp.HandlerOption) *fixture {
 	srv.AddTool(mcp.Tool{Name: "delete_item", Title: "Delete an item", Description: "Deletes an item.",
 		InputSchema: obj(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
 		Annotations: mcp.Annotations{Destructive: true}}, "DELETE /items/{id}", mux, mcp.RequireScopes("items:write"))
-	mcp.AddFunc(srv, mcp.Tool{Name: "summarize", Description: "Asks the client's model."},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "summarize", Description: "Asks the client's model."},
 		func(ctx context.Context, in struct{}) (map[string]string, error) {
 			c := mcp.CallFromContext(ctx)
 			if v, ok := c.InputResponse("llm"); ok {

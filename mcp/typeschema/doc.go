@@ -1,6 +1,6 @@
 // Package typeschema builds a tool's input or output schema from a Go
 // type: the struct a route decodes its request into, or encodes its answer
-// from, already says what the schema should. mcp.AddFunc uses the same
+// from, already says what the schema should. mcp.AddToolFunc uses the same
 // rules for a function's argument and result types.
 //
 //	srv.AddTool(mcp.Tool{
@@ -24,7 +24,7 @@
 //     out).
 //   - Types: bool "boolean"; integers "integer" (unsigned ones with
 //     "minimum": 0, 8- to 32-bit ones with their range); floats "number"; strings "string"; []byte a base64
-//     "string"; slices and arrays "array" (never null: mcp.AddFunc sends
+//     "string"; slices and arrays "array" (never null: mcp.AddToolFunc sends
 //     a nil slice as []); maps with string, integer or text keys "object"
 //     with "additionalProperties"; time.Time a "date-time" string;
 //     json.RawMessage, interfaces and types with their own MarshalJSON

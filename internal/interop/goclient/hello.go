@@ -10,7 +10,7 @@ import (
 )
 
 // helloSessions calls examples/hello's function tool, notes_search (a Go
-// function registered with mcp.AddFunc, its schemas derived from its
+// function registered with mcp.AddToolFunc, its schemas derived from its
 // types), through the go-sdk client in each revision: the tool is listed
 // with its input schema (and its output schema where the revision has
 // one), a call answers with structuredContent from 2025-06-18 on and with

@@ -1,5 +1,5 @@
 // The published TypeScript SDK v1 client (@modelcontextprotocol/sdk)
-// confirming a destructive tool in the middle of the call (issue 24),
+// confirming a destructive tool in the middle of the call (design record 025),
 // against an examples/inbox started with -legacy-input: one process, or
 // replicas behind a balancer. The client declares elicitation on
 // initialize, keeps the sealed Mcp-Session-Id (StreamableHTTPClientTransport

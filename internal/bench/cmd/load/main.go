@@ -25,13 +25,14 @@ func main() {
 	flag.DurationVar(&cfg.Warmup, "warmup", time.Second, "unmeasured lead-in")
 	flag.DurationVar(&cfg.Duration, "duration", 5*time.Second, "measured window")
 	flag.Int64Var(&cfg.MaxRequests, "max-requests", 2_000_000, "stop after this many requests, warm-up included")
+	flag.IntVar(&cfg.ServerPID, "server-pid", 0, "the server's PID, for its CPU per request and peak RSS (0: not measured)")
 	label := flag.String("label", "", "variant name carried into the RESULT line")
 	flag.Parse()
 
 	res, err := bench.Load(cfg)
 	res.Label = *label
-	fmt.Fprintf(os.Stderr, "load %-14s %s  %8.0f req/s  p50 %.0fµs  p90 %.0fµs  p99 %.0fµs  max %.0fµs  n=%d capped=%t errors=%d\n",
-		res.Label, res.Proto, res.RPS, res.P50Us, res.P90Us, res.P99Us, res.MaxUs, res.Requests, res.Capped, res.Errors)
+	fmt.Fprintf(os.Stderr, "load %-14s %s w=%d  %8.0f req/s  p50 %.0fµs  p90 %.0fµs  p99 %.0fµs  max %.0fµs  cpu %.1fµs/req  rss %d kB  n=%d capped=%t errors=%d\n",
+		res.Label, res.Proto, res.Workers, res.RPS, res.P50Us, res.P90Us, res.P99Us, res.MaxUs, res.CPUUsPerReq, res.PeakRSSKB, res.Requests, res.Capped, res.Errors)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "load %s %s: %v\n", res.Label, cfg.Proto, err)
 		os.Exit(1)

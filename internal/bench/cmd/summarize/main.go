@@ -1,11 +1,14 @@
-// Command summarize turns what run.sh collected (the benchmark lines of
-// go test -benchmem and the RESULT lines of cmd/load) into one Markdown
-// table: per revision and variant, the median and [min–max] of the
-// repeats, and the medians' ratios to the floor and to mcpdual.
+// Command summarize reads what run.sh collected (the lines of go test
+// -bench -benchmem and the RESULT lines of cmd/load) and prints the
+// report in Markdown: the ratios to the floor first, then the in-process
+// table, the loopback table per worker count, and the cost of growing work
+// (BenchmarkScale). Cells are the median of the repeats with [min–max]
+// when they differ; ratios divide medians.
 //
 //	summarize results.txt   (or the lines on stdin)
 //
-// Other lines are ignored, so a whole log can be fed to it.
+// Other lines are ignored, so a whole log can be fed to it. It reads
+// numbers and prints them; nothing here is a pass or fail.
 package main
 
 import (
@@ -23,15 +26,20 @@ import (
 	"github.com/mcpdual/mcpdual/internal/bench"
 )
 
-// benchLine matches "BenchmarkToolsCall/<proto>/<variant>[-N] iters ns B allocs".
-// The variant comes last in the name, so the optional -N (GOMAXPROCS) can
-// only be a suffix of it.
-var benchLine = regexp.MustCompile(`^BenchmarkToolsCall/(\S+)/(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) B/op\s+([\d.]+) allocs/op`)
+// benchLine matches "Benchmark<Name>/<sub…>[-N] iters ns B allocs". The
+// variant or case comes last in every name, so the optional -N
+// (GOMAXPROCS) can only be its suffix.
+var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+[\d.]+ MB/s)?\s+([\d.]+) B/op\s+([\d.]+) allocs/op`)
 
-type key struct{ proto, variant string }
+// inproc is one benchmark's samples, one per repeat.
+type inproc struct{ us, bytes, allocs []float64 }
 
-// samples holds one value per repeat for each measure.
-type samples struct{ us, bytes, allocs, rps, p50 []float64 }
+type wireKey struct {
+	proto, variant string
+	workers        int
+}
+
+type wire struct{ rps, p50, p99, cpu, rss []float64 }
 
 func main() {
 	var in io.Reader = os.Stdin
@@ -47,70 +55,161 @@ func main() {
 		}
 		in = io.MultiReader(rs...)
 	}
-	data := map[key]*samples{}
-	get := func(k key) *samples {
-		if data[k] == nil {
-			data[k] = &samples{}
-		}
-		return data[k]
-	}
+	benches := map[string]*inproc{}
+	var benchOrder []string
+	wires := map[wireKey]*wire{}
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		line := sc.Text()
 		if m := benchLine.FindStringSubmatch(line); m != nil {
-			s := get(key{m[1], m[2]})
-			s.us = append(s.us, num(m[3])/1e3)
-			s.bytes = append(s.bytes, num(m[4]))
-			s.allocs = append(s.allocs, num(m[5]))
+			b := benches[m[1]]
+			if b == nil {
+				b = &inproc{}
+				benches[m[1]] = b
+				benchOrder = append(benchOrder, m[1])
+			}
+			b.us = append(b.us, num(m[2])/1e3)
+			b.bytes = append(b.bytes, num(m[3]))
+			b.allocs = append(b.allocs, num(m[4]))
 		} else if js, ok := strings.CutPrefix(line, "RESULT "); ok {
 			var r bench.LoadResult
 			if err := json.Unmarshal([]byte(js), &r); err != nil {
 				log.Fatalf("%q: %v", line, err)
 			}
-			s := get(key{r.Proto, r.Label})
-			s.rps = append(s.rps, r.RPS)
-			s.p50 = append(s.p50, r.P50Us)
+			k := wireKey{r.Proto, r.Label, r.Workers}
+			if wires[k] == nil {
+				wires[k] = &wire{}
+			}
+			w := wires[k]
+			w.rps, w.p50, w.p99 = append(w.rps, r.RPS), append(w.p50, r.P50Us), append(w.p99, r.P99Us)
+			if r.CPUUsPerReq > 0 {
+				w.cpu = append(w.cpu, r.CPUUsPerReq)
+			}
+			if r.PeakRSSKB > 0 {
+				w.rss = append(w.rss, float64(r.PeakRSSKB)/1024)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		log.Fatal(err)
 	}
-	if len(data) == 0 {
+	if len(benches) == 0 && len(wires) == 0 {
 		log.Fatal("no benchmark or RESULT lines in the input")
 	}
-
-	fmt.Println("| protocol | variant | µs/op | B/op | allocs/op | req/s | p50 µs | µs/op ÷ floor | µs/op ÷ mcpdual | req/s ÷ floor | req/s ÷ mcpdual |")
-	fmt.Println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-	for _, k := range order(data) {
-		s, floor, dual := data[k], data[key{k.proto, bench.Floor}], data[key{k.proto, bench.MCPDual}]
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k.proto, k.variant,
-			cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0), cell(s.rps, 0), cell(s.p50, 0),
-			ratio(s, floor, func(s *samples) []float64 { return s.us }),
-			ratio(s, dual, func(s *samples) []float64 { return s.us }),
-			ratio(s, floor, func(s *samples) []float64 { return s.rps }),
-			ratio(s, dual, func(s *samples) []float64 { return s.rps }))
+	call := func(proto, v string) *inproc { return benches["ToolsCall/"+proto+"/"+v] }
+	variants := append(bench.Variants(), bench.TSNode)
+	var workers []int
+	for k := range wires {
+		if !slices.Contains(workers, k.workers) {
+			workers = append(workers, k.workers)
+		}
 	}
-}
+	slices.Sort(workers)
 
-// order lists the keys in report order: revisions, then variants, as the
-// bench package lists them; anything else after, sorted.
-func order(data map[key]*samples) []key {
-	var ks []key
+	fmt.Println("### Ratios to the floor")
+	fmt.Println()
+	fmt.Println("| measure | " + strings.Join(bench.Protos(), " | ") + " |")
+	fmt.Println("|---|" + strings.Repeat("--:|", len(bench.Protos())))
+	row := func(name string, f func(proto string) string) {
+		cells := []string{name}
+		for _, p := range bench.Protos() {
+			cells = append(cells, f(p))
+		}
+		fmt.Println("| " + strings.Join(cells, " | ") + " |")
+	}
+	for _, v := range []string{bench.MCPDual, bench.MCPDualFunc} {
+		row("in process, "+v+" ÷ floor: time (allocations)", func(p string) string {
+			s, f := call(p, v), call(p, bench.Floor)
+			if s == nil || f == nil {
+				return "–"
+			}
+			return fmt.Sprintf("%.2f× (%s vs %s µs; %s vs %s)", median(s.us)/median(f.us),
+				group(median(s.us), 1), group(median(f.us), 1), group(median(s.allocs), 0), group(median(f.allocs), 0))
+		})
+	}
+	for _, n := range workers {
+		for _, m := range []struct {
+			name string
+			get  func(*wire) []float64
+		}{{"server CPU per request", func(w *wire) []float64 { return w.cpu }}, {"req/s", func(w *wire) []float64 { return w.rps }}, {"p99", func(w *wire) []float64 { return w.p99 }}} {
+			row(fmt.Sprintf("HTTP %d workers, mcpdual ÷ floor: %s", n, m.name), func(p string) string {
+				s, f := wires[wireKey{p, bench.MCPDual, n}], wires[wireKey{p, bench.Floor, n}]
+				if s == nil || f == nil || len(m.get(s)) == 0 || len(m.get(f)) == 0 {
+					return "–"
+				}
+				return fmt.Sprintf("%.2f× (%s vs %s)", median(m.get(s))/median(m.get(f)), group(median(m.get(s)), 1), group(median(m.get(f)), 1))
+			})
+		}
+		row(fmt.Sprintf("HTTP %d workers, req/s: mcpdual ÷ gosdk / mcpgo / ts-node", n), func(p string) string {
+			d := wires[wireKey{p, bench.MCPDual, n}]
+			if d == nil {
+				return "–"
+			}
+			var parts []string
+			for _, v := range []string{bench.GoSDK, bench.MCPGo, bench.TSNode} {
+				if o := wires[wireKey{p, v, n}]; o != nil {
+					parts = append(parts, fmt.Sprintf("%.1f×", median(d.rps)/median(o.rps)))
+				} else {
+					parts = append(parts, "–")
+				}
+			}
+			return strings.Join(parts, " / ")
+		})
+	}
+
+	fmt.Println()
+	fmt.Println("### In process (one tools/call of echo, server side only)")
+	fmt.Println()
+	fmt.Println("| protocol | variant | µs/op | B/op | allocs/op | µs/op ÷ floor | allocs − floor |")
+	fmt.Println("|---|---|--:|--:|--:|--:|--:|")
 	for _, p := range bench.Protos() {
-		for _, v := range bench.Variants() {
-			if data[key{p, v}] != nil {
-				ks = append(ks, key{p, v})
+		f := call(p, bench.Floor)
+		for _, v := range variants {
+			s := call(p, v)
+			if s == nil {
+				continue
+			}
+			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", p, v, cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0),
+				ratio(s.us, f, func(b *inproc) []float64 { return b.us }), diff(s.allocs, f))
+		}
+	}
+
+	for _, n := range workers {
+		fmt.Println()
+		fmt.Printf("### Loopback HTTP, %d workers (server on one pinned core)\n\n", n)
+		fmt.Println("| protocol | variant | req/s | p50 µs | p99 µs | server CPU µs/req | peak RSS MB | CPU ÷ floor | req/s ÷ floor |")
+		fmt.Println("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+		for _, p := range bench.Protos() {
+			f := wires[wireKey{p, bench.Floor, n}]
+			for _, v := range variants {
+				w := wires[wireKey{p, v, n}]
+				if w == nil {
+					continue
+				}
+				fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, v, cell(w.rps, 0), cell(w.p50, 0), cell(w.p99, 0),
+					cell(w.cpu, 1), cell(w.rss, 0), wratio(w.cpu, f, func(w *wire) []float64 { return w.cpu }),
+					wratio(w.rps, f, func(w *wire) []float64 { return w.rps }))
 			}
 		}
 	}
-	var rest []key
-	for k := range data {
-		if !slices.Contains(ks, k) {
-			rest = append(rest, k)
+
+	var scale []string
+	for _, name := range benchOrder {
+		if strings.HasPrefix(name, "Scale") {
+			scale = append(scale, name)
 		}
 	}
-	slices.SortFunc(rest, func(a, b key) int { return strings.Compare(a.proto+"/"+a.variant, b.proto+"/"+b.variant) })
-	return append(ks, rest...)
+	if len(scale) > 0 {
+		fmt.Println()
+		fmt.Println("### How cost grows with the work (mcpdual, in process)")
+		fmt.Println()
+		fmt.Println("| case | µs/op | B/op | allocs/op |")
+		fmt.Println("|---|--:|--:|--:|")
+		for _, name := range scale {
+			s := benches[name]
+			fmt.Printf("| %s | %s | %s | %s |\n", strings.TrimPrefix(name, "Scale/"), cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0))
+		}
+	}
 }
 
 func num(s string) float64 {
@@ -135,18 +234,31 @@ func cell(xs []float64, decimals int) string {
 		return "–"
 	}
 	lo, hi := slices.Min(xs), slices.Max(xs)
-	if lo == hi {
+	if group(lo, decimals) == group(hi, decimals) {
 		return group(lo, decimals)
 	}
 	return fmt.Sprintf("%s [%s–%s]", group(median(xs), decimals), group(lo, decimals), group(hi, decimals))
 }
 
-// ratio divides the medians of one measure.
-func ratio(s, base *samples, measure func(*samples) []float64) string {
-	if base == nil || len(measure(s)) == 0 || len(measure(base)) == 0 {
+func ratio(xs []float64, base *inproc, measure func(*inproc) []float64) string {
+	if base == nil || len(xs) == 0 || len(measure(base)) == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%.2f×", median(measure(s))/median(measure(base)))
+	return fmt.Sprintf("%.2f×", median(xs)/median(measure(base)))
+}
+
+func wratio(xs []float64, base *wire, measure func(*wire) []float64) string {
+	if base == nil || len(xs) == 0 || len(measure(base)) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", median(xs)/median(measure(base)))
+}
+
+func diff(allocs []float64, base *inproc) string {
+	if base == nil || len(allocs) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%+.0f", median(allocs)-median(base.allocs))
 }
 
 // group formats x with thousands separators, for columns read at a glance.

@@ -65,9 +65,9 @@ type output struct {
 
 func main() {
 	srv := mcp.NewServer(mcp.Implementation{Name: "strict", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "everything", Description: "Every typeschema rule."},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "everything", Description: "Every typeschema rule."},
 		func(ctx context.Context, in input) (output, error) { return output{}, nil })
-	mcp.AddFunc(srv, mcp.Tool{Name: "tree", Description: "A recursive root."},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "tree", Description: "A recursive root."},
 		func(ctx context.Context, in node) (node, error) { return in, nil })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

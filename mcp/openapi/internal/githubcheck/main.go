@@ -1,7 +1,7 @@
 // Command githubcheck registers GitHub's whole OpenAPI document (the npm
 // package @octokit/openapi, api.github.com.json) with default options, as
 // .ci/openapi-github.sh runs it. A document nobody here wrote, and the
-// largest public one at hand, it checks what issue 25 asks of the
+// largest public one at hand, it checks what design record 023 asks of the
 // package:
 //
 //	githubcheck -measure -spec api.github.com.json

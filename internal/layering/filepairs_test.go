@@ -1,0 +1,115 @@
+package layering_test
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// maxMutualPairs bounds the pairs of package mcp's non-test files that
+// use names declared in each other (design record 030). Lower it when a
+// change removes pairs; never raise it: a new pair means a file reaches
+// back into a stage that already reaches into it.
+const maxMutualPairs = 15
+
+// maxFileLines bounds every non-test file of package mcp, so that fewer
+// pairs are not bought by merging files.
+const maxFileLines = 700
+
+// TestFilePairs type-checks package mcp's non-test files and counts the
+// mutual pairs: file A uses a package-level name, a method or a field
+// declared in file B, and B uses one declared in A.
+func TestFilePairs(t *testing.T) {
+	const dir = "../../mcp"
+	pairs, lines := mutualPairs(t, dir)
+	for name, n := range lines {
+		if n > maxFileLines {
+			t.Errorf("mcp/%s has %d lines; at most %d (split it by idea)", name, n, maxFileLines)
+		}
+	}
+	t.Logf("package mcp: %d mutual file pairs (bound %d)", len(pairs), maxMutualPairs)
+	if len(pairs) > maxMutualPairs {
+		t.Errorf("package mcp has %d mutual file pairs, above the bound %d:\n%s", len(pairs), maxMutualPairs, strings.Join(pairs, "\n"))
+	}
+	if testing.Verbose() && len(pairs) <= maxMutualPairs {
+		for _, p := range pairs {
+			t.Log(p)
+		}
+	}
+}
+
+// mutualPairs returns the sorted mutual pairs ("a.go <-> b.go") of the
+// package in dir and the line count of each non-test file.
+func mutualPairs(t *testing.T, dir string) ([]string, map[string]int) {
+	t.Helper()
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	lines := map[string]int{}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+		lines[name] = fset.File(f.Pos()).LineCount()
+	}
+	if len(files) < 10 {
+		t.Fatalf("found only %d files in %s: the walk is broken", len(files), dir)
+	}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	pkg, err := conf.Check("github.com/mcpdual/mcpdual/mcp", fset, files, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := map[[2]string]bool{} // {user, declarer}
+	for id, obj := range info.Uses {
+		if obj.Pkg() != pkg || !declaredAtTop(obj) {
+			continue
+		}
+		user := filepath.Base(fset.Position(id.Pos()).Filename)
+		decl := filepath.Base(fset.Position(obj.Pos()).Filename)
+		if user != decl {
+			uses[[2]string{user, decl}] = true
+		}
+	}
+	var pairs []string
+	for u := range uses {
+		if u[0] < u[1] && uses[[2]string{u[1], u[0]}] {
+			pairs = append(pairs, u[0]+" <-> "+u[1])
+		}
+	}
+	slices.Sort(pairs)
+	return pairs, lines
+}
+
+// declaredAtTop reports whether obj is a package-level name, a method or a
+// struct field (a local variable or a parameter is not a file's export).
+func declaredAtTop(obj types.Object) bool {
+	switch o := obj.(type) {
+	case *types.Var:
+		if o.IsField() {
+			return true
+		}
+	case *types.Func:
+		if sig, ok := o.Type().(*types.Signature); ok && sig.Recv() != nil {
+			return true
+		}
+	}
+	return obj.Parent() == obj.Pkg().Scope()
+}

@@ -1,0 +1,246 @@
+package mcp
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/observe"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
+)
+
+// Handler is the MCP endpoint: one http.Handler that serves every era it was
+// given, statelessly. It keeps no session state: a 2025 session id, which
+// era2025.WithSessions issues, is sealed and carries all it stands for, so
+// any replica can answer any request. A Handler is safe for concurrent use.
+//
+// For each POST it checks Host and Origin, reads the body once under the
+// size limit, scans it strictly, picks the era from the body (params._meta
+// names a 2026-07-28 revision; otherwise MCP-Protocol-Version or the default
+// 2025-06-18 selects the handshake era) and lets that era answer.
+type Handler struct {
+	server    *Server
+	supported []string // every served revision, newest first
+	byVersion map[Version]*revision
+	dflt      Version     // revision assumed when nothing names one ("" if none)
+	info      seam.Server // what every era is told about the endpoint
+	audience  string      // what sealed state is bound to
+	cfg       handlerConfig
+	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (access.go)
+	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
+	taskScopes map[string][]string
+	// listens bounds the open task listen streams (listens.go).
+	listens *listens
+}
+
+type handlerConfig struct {
+	limits  Limits
+	admit   *admission // nil when Concurrent is 0
+	hosts   allowList
+	origins allowList
+	logger  *slog.Logger
+
+	auth        *auth.Authenticator
+	limiter     ratelimit.Limiter // per principal (per client when there is no auth)
+	clientLimit ratelimit.Limiter // per client address, before authentication
+	clientKey   func(*http.Request) string
+	replay      ReplayGuard
+	replayOff   string // why single-use confirmations are off ("" when on)
+	lease       time.Duration
+	streaming   bool
+	legacy      *legacyInput // nil without WithLegacyInput (legacyinput.go)
+	noBatches   bool         // WithoutBatches (batch.go)
+
+	routeRequest func(outer, inner *http.Request) *http.Request
+	observer     observe.Observer
+}
+
+// HandlerOption configures a Handler.
+type HandlerOption interface{ applyHandler(*handlerConfig) }
+
+type handlerOptionFunc func(*handlerConfig)
+
+func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
+
+// WithLogger sets where internal errors are logged (default slog.Default).
+// Nothing logged there is ever sent to a client.
+func WithLogger(l *slog.Logger) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.logger = l })
+}
+
+// WithAuth makes every request, of every method and era, carry a bearer
+// token that a verifies, before its body is read. The verified principal
+// (and, when a is configured with workspaces, the workspace) reaches tool
+// handlers through their request's context (auth.FromContext,
+// auth.WorkspaceFromContext); the Authorization header never does. Lists
+// show only what the caller may use and are then private to the caller.
+// Serve the Protected Resource Metadata (auth.NewMetadataHandler) beside
+// the endpoint, outside it.
+func WithAuth(a *auth.Authenticator) HandlerOption {
+	if a == nil {
+		panic("mcp: WithAuth needs an Authenticator")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.auth = a })
+}
+
+// WithRateLimit meters every request through l, keyed by the verified
+// principal (by client address without WithAuth), at a cost of one.
+// Every response then carries X-RateLimit-Limit, X-RateLimit-Remaining and
+// X-RateLimit-Reset (epoch seconds); a refused request is answered 429
+// with Retry-After. server/discover draws from a budget of its own under
+// the same limiter, so it is never limited tighter than other methods and
+// exhausting the budget with calls does not break discovery. A limiter
+// error is answered 503: traffic is never let through unmetered.
+func WithRateLimit(l ratelimit.Limiter) HandlerOption {
+	if l == nil {
+		panic("mcp: WithRateLimit needs a Limiter")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.limiter = l })
+}
+
+// WithClientRateLimit meters requests per client before authentication, so
+// a flood of bad tokens cannot load the token verifier. key names the
+// client; nil means the IP address of RemoteAddr (behind a proxy, supply a
+// key that reads the address the proxy vouches for). The same key names
+// unauthenticated callers for WithRateLimit. IPv6 clients are keyed by
+// their /64 (see ratelimit.ClientKey and ratelimit.IPv6Prefix). With
+// WithAuth, a request without an Authorization header is answered 401 (with
+// the challenge) without asking l, which then cannot turn it into a 429 or,
+// when l's store is down, a 503: such a request never reaches the verifier.
+func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
+	if l == nil {
+		panic("mcp: WithClientRateLimit needs a Limiter")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) {
+		c.clientLimit = l
+		if key != nil {
+			c.clientKey = key
+		}
+	})
+}
+
+// WithoutBatches refuses every JSON-RPC batch with 400, in every revision
+// (the reference server's contract). By default an endpoint that serves
+// revision 2025-03-26 accepts a 2025-03-26 client's batches, as that
+// revision requires.
+func WithoutBatches() HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.noBatches = true })
+}
+
+// WithLimits sets the endpoint's limits (see Limits for the defaults).
+func WithLimits(l Limits) HandlerOption {
+	if l.BodyBytes < 0 || l.Concurrent < 0 || l.PerCaller < 0 || l.ResponseBytes < 0 || l.ArgumentValues < 0 {
+		panic("mcp: WithLimits needs limits >= 0")
+	}
+	if l.PerCaller > 0 && l.Concurrent == 0 {
+		panic("mcp: WithLimits: PerCaller needs Concurrent")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) {
+		if l.BodyBytes > 0 {
+			c.limits.BodyBytes = l.BodyBytes
+		}
+		if l.ResponseBytes > 0 {
+			c.limits.ResponseBytes = l.ResponseBytes
+		}
+		if l.ArgumentValues > 0 {
+			c.limits.ArgumentValues = l.ArgumentValues
+		}
+		c.limits.Concurrent, c.limits.PerCaller = l.Concurrent, l.PerCaller
+	})
+}
+
+// WithObserver sets who is told about every request the endpoint serves
+// and every route it calls in process (see package observe): an access
+// log (observe.AccessLog), OpenTelemetry, the host's own metrics. Without
+// one the endpoint builds no event and allocates nothing for it.
+func WithObserver(o observe.Observer) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.observer = o })
+}
+
+// WithAllowedHosts replaces the default Host allow-list (loopback names on
+// any port) with exact host[:port] values, such as "api.example.com" or
+// "mcp.example.com:8443". "*" admits any Host; use it only behind a proxy
+// that checks Host itself. A request with another Host is answered 403: the
+// check defeats DNS rebinding.
+func WithAllowedHosts(hosts ...string) HandlerOption {
+	l := newAllowList(hosts)
+	return handlerOptionFunc(func(c *handlerConfig) { c.hosts = l })
+}
+
+// WithAllowedOrigins replaces the default Origin allow-list (http and https
+// origins on loopback names, any port) with exact origins such as
+// "https://app.example.com": scheme, host and port must all match, after
+// lowercasing scheme and host and dropping a default port (so
+// "HTTPS://App.example.com:443" is that origin, and ":8443" is another).
+// Requests without Origin (non-browser clients) are always admitted;
+// "null", a duplicated Origin, an unparsable one or one not listed is 403.
+// It panics on an entry that is not an http or https origin.
+func WithAllowedOrigins(origins ...string) HandlerOption {
+	l := allowList{exact: map[string]bool{}}
+	for _, o := range origins {
+		if o == "*" {
+			l.any = true
+			continue
+		}
+		n, ok := normalizeOrigin(strings.TrimSuffix(o, "/"))
+		if !ok {
+			panic("mcp: invalid origin " + o)
+		}
+		l.exact[n] = true
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.origins = l })
+}
+
+// WithReplayGuard sets the guard that makes confirmations single-use
+// (default: one in memory, per process).
+func WithReplayGuard(g ReplayGuard) HandlerOption {
+	if g == nil {
+		panic("mcp: WithReplayGuard needs a guard; use WithoutReplayGuard to turn it off")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.replay, c.replayOff = g, "" })
+}
+
+// WithoutReplayGuard turns single-use confirmations off, for a host whose
+// destructive routes all deduplicate on the Idempotency-Key they receive
+// (a replay of one confirmation carries the same key). reason says why; it
+// is logged when the handler is built, so the choice stays visible. It
+// panics on an empty reason.
+func WithoutReplayGuard(reason string) HandlerOption {
+	if reason == "" {
+		panic("mcp: WithoutReplayGuard needs a reason")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.replay, c.replayOff = nil, reason })
+}
+
+// WithRouteRequest sets a function that prepares every in-process request
+// before its route runs: it gets the MCP request (outer, whose context
+// holds the host's own values, such as a tracing span or a request id) and
+// the request the route will get (inner: the verified principal and
+// workspace and the Call in its context, no Authorization, no cookies), and
+// returns the request to run — inner or a copy of it (Request.WithContext,
+// Request.Clone) with the host's identity in the form its own middleware
+// expects, or with values copied from outer. It must not return nil.
+func WithRouteRequest(prepare func(outer, inner *http.Request) *http.Request) HandlerOption {
+	if prepare == nil {
+		panic("mcp: WithRouteRequest needs a function")
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.routeRequest = prepare })
+}
+
+// WithStreaming lets a request that opts in receive the notifications its
+// handler emits while it runs — progress when the request carries
+// _meta.progressToken, log messages when a 2026-07-28 request names a
+// _meta log level — as a text/event-stream response that ends with the
+// request's own response. Requests that do not opt in, or whose Accept
+// does not admit text/event-stream, always get one JSON object, as does
+// every request without this option (the default). A stream never
+// carries a server-to-client request. A 2026-07-28 subscriptions/listen
+// for task status notifications is a stream whatever this option says:
+// the client asked for nothing else (tasklisten.go).
+func WithStreaming() HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
+}
