@@ -285,3 +285,54 @@ func TestSetupFleet(t *testing.T) {
 		t.Error("the report quotes the secret")
 	}
 }
+
+// TestWork_CancelWins: a worker whose job was cancelled (on any replica)
+// neither finishes it when its time is up nor waits out its time: it
+// stops at its next look.
+func TestWork_CancelWins(t *testing.T) {
+	for name, store := range map[string]jobStore{"memory": newMemJobs(), "redis": fleet{rdb: testRedis(t)}.jobs()} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			rn := &runner{store: store, poll: time.Millisecond}
+			cancel := func(j *job) error { j.Status = "cancelled"; return nil }
+			finished := func(j *job) { j.complete("finished") }
+
+			// Time up at once, after the cancel: the cancel stays.
+			j := &job{ID: newJobID(), Status: "working"}
+			if err := store.put(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.change(ctx, j.ID, cancel); err != nil {
+				t.Fatal(err)
+			}
+			rn.work(j.ID, 0, finished)
+			if got, _ := store.get(ctx, j.ID); got.Status != "cancelled" || got.Result != nil {
+				t.Fatalf("after the worker's time: %s %s", got.Status, got.Result)
+			}
+
+			// An hour's job, cancelled: work returns (it would block the
+			// test for an hour otherwise) and the job stays cancelled.
+			j = &job{ID: newJobID(), Status: "working"}
+			if err := store.put(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.change(ctx, j.ID, cancel); err != nil {
+				t.Fatal(err)
+			}
+			rn.work(j.ID, time.Hour, finished)
+			if got, _ := store.get(ctx, j.ID); got.Status != "cancelled" {
+				t.Fatalf("a cancelled hour's job: %s", got.Status)
+			}
+
+			// Not cancelled: finished when its time is up.
+			j = &job{ID: newJobID(), Status: "working"}
+			if err := store.put(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+			rn.work(j.ID, 0, finished)
+			if got, _ := store.get(ctx, j.ID); got.Status != "completed" || string(got.Result) != `"finished"` {
+				t.Fatalf("a job left alone: %s %s", got.Status, got.Result)
+			}
+		})
+	}
+}
