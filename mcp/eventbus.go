@@ -30,7 +30,9 @@ import (
 //     every replica, this one included; nothing is replayed to a later
 //     subscription. Events one caller publishes one after another arrive
 //     in that order. An event is 1 to 8192 bytes; Publish refuses others
-//     with an error and delivers nothing.
+//     with an error and delivers nothing. Publish does not keep event
+//     (the caller may reuse it); subscriptions may share what they
+//     receive, and must not change it.
 //   - Publish never waits for a subscriber: a subscription that falls
 //     behind (at least 16 unread events are held, never more than 1024)
 //     is ended, and its reader learns it lost events.
@@ -293,6 +295,7 @@ func (b *memoryEventBus) Publish(_ context.Context, event []byte) error {
 	if len(event) == 0 || len(event) > maxBusEvent {
 		return errBusEventSize
 	}
+	event = append([]byte(nil), event...) // the publisher may reuse its buffer
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {

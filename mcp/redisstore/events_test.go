@@ -170,8 +170,9 @@ func TestEventBus_Outage(t *testing.T) {
 	var ch <-chan []byte
 	var stop func() error
 	eventually(t, "the bus before the outage", func() (err error) { ch, stop, err = open(); return err })
-	// ended checks that the open subscription ends with an error within
-	// a heartbeat, the timeout and the overrun.
+	// ended checks that the open subscription ends with an error (in a
+	// heartbeat and the timeout; the test waits far longer, so that it
+	// fails only on a subscription that would wait forever).
 	ended := func(what string) {
 		t.Helper()
 		select {
@@ -179,7 +180,7 @@ func TestEventBus_Outage(t *testing.T) {
 			if ok {
 				t.Errorf("%s: an event arrived", what)
 			}
-		case <-time.After(time.Second + timeout + 2*overrun):
+		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: the subscription did not end", what)
 		}
 		if err := stop(); err == nil || !strings.HasPrefix(err.Error(), "redisstore: subscription: ") {

@@ -25,8 +25,9 @@ const (
 // publishers and subscribers spread over the fleet's replicas:
 //
 //   - delivery: an event published once Subscribe returned reaches every
-//     subscription, on every replica (the publisher's too), whole, once;
-//     one published before is not replayed.
+//     subscription, on every replica (the publisher's too), whole, once,
+//     unchanged when the publisher reuses its bytes; one published before
+//     is not replayed.
 //   - order: the events of one publisher arrive in the order published,
 //     also while several publish at once.
 //   - size: 8192 bytes pass, bytes of any value; an empty event and one of
@@ -56,7 +57,9 @@ func EventBus(t *testing.T, open func(t *testing.T) Fleet[mcp.EventBus]) {
 		for i := range 2 * len(fl.Replicas) {
 			subs = append(subs, subscribeEvents(t, replica(fl, i)))
 		}
-		publishEvent(t, pub, []byte("first"))
+		buf := []byte("first")
+		publishEvent(t, pub, buf)
+		copy(buf, "reuse") // Publish does not keep the caller's bytes
 		publishEvent(t, replica(fl, 1), []byte("second"))
 		for i, s := range subs {
 			s.want(t, fmt.Sprintf("subscription %d", i), "first", "second")
