@@ -4,9 +4,14 @@
 #   1. --requirements 2026-07-28                 every scored scenario must pass
 #   2. --requirements 2025-11-25                 with the listed expected failures
 #   3. --suite all --spec-version 2025-06-18     with the listed expected failures
+# each twice: against one fixture process, then against a fleet of three
+# replicas behind nginx (round robin: consecutive requests of one client
+# reach different replicas) sharing one Redis and one key ring
+# (.ci/fixture.sh's start_fleet). Both pass the same gates, and the fleet
+# must give every scenario the state the single process gave it.
 # Node 22 and the suite come from the npm registry into a cache
-# (MCPDUAL_CONFORMANCE_CACHE, default ~/.cache/mcpdual-conformance). The
-# fixture is started on a free loopback port and stopped by its PID.
+# (MCPDUAL_CONFORMANCE_CACHE, default ~/.cache/mcpdual-conformance). Every
+# process is started on a free loopback port and stopped by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,14 +31,16 @@ if [ ! -f "$CLI" ]; then
   npm install --prefix "$CACHE/suite-$SUITE_VERSION" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/conformance@$SUITE_VERSION"
 fi
 
-# --- The fixture, on a port the system picks, stopped by PID on exit.
 source .ci/fixture.sh
 CLEANUP_DIRS+=("$WORK")
-start_fixture "$WORK" -access-log
-ACCESS_LOG="$WORK/conformance.log"
 
-# leg NAME [suite arguments...]: runs the suite once, prints one line per
-# scenario from its checks.json files, and a closing "N passed, N failed".
+# The fixture is a module of its own (go-redis stays out of the library's
+# go.mod), which the root's go vet does not reach.
+go -C examples/conformance vet ./...
+
+# leg NAME [suite arguments...]: runs the suite once against $URL, prints
+# one line per scenario from its checks.json files, and a closing "N
+# passed, N failed".
 leg() {
   local name="$1"; shift
   local out="$WORK/$name"
@@ -76,28 +83,71 @@ JS
   fi
 }
 
-leg 2026-07-28 --requirements 2026-07-28 | tee "$WORK/2026.txt"
-grep -qx '37 passed, 0 failed' "$WORK/2026.txt" || { echo "conformance: the 2026-07-28 leg must pass all 37 scored scenarios" >&2; exit 1; }
-# The tasks extension's scenarios are not scored; every one must pass all
-# the same (design record 015), except tasks-status-notifications, which the suite
-# always skips (its harness is unfinished).
-tasks_bad="$(grep -E '^(PASS|FAIL|WARN|SKIP) tasks-' "$WORK/2026.txt" | grep -v '^PASS ' | grep -v '^SKIP tasks-status-notifications ' || true)"
-tasks_ok="$(grep -c '^PASS tasks-' "$WORK/2026.txt" || true)"
-if [ -n "$tasks_bad" ] || [ "$tasks_ok" -ne 9 ]; then
-  echo "conformance: every tasks-* scenario must pass (got $tasks_ok of 9):" >&2
-  echo "$tasks_bad" >&2
+# legs TARGET LOG...: the three legs against $URL, with their gates; LOG
+# are the access logs of the processes behind $URL. Each leg's lines go to
+# $WORK/TARGET-LEG.txt as well.
+legs() {
+  local target="$1"; shift
+  local logs=("$@") before=() i
+  leg "$target-2026-07-28" --requirements 2026-07-28 | tee "$WORK/$target-2026-07-28.txt"
+  grep -qx '37 passed, 0 failed' "$WORK/$target-2026-07-28.txt" || { echo "conformance ($target): the 2026-07-28 leg must pass all 37 scored scenarios" >&2; return 1; }
+  # The tasks extension's scenarios are not scored; every one must pass all
+  # the same (design record 015), except tasks-status-notifications, which the suite
+  # always skips (its harness is unfinished).
+  local tasks_bad tasks_ok
+  tasks_bad="$(grep -E '^(PASS|FAIL|WARN|SKIP) tasks-' "$WORK/$target-2026-07-28.txt" | grep -v '^PASS ' | grep -v '^SKIP tasks-status-notifications ' || true)"
+  tasks_ok="$(grep -c '^PASS tasks-' "$WORK/$target-2026-07-28.txt" || true)"
+  if [ -n "$tasks_bad" ] || [ "$tasks_ok" -ne 9 ]; then
+    echo "conformance ($target): every tasks-* scenario must pass (got $tasks_ok of 9):" >&2
+    echo "$tasks_bad" >&2
+    return 1
+  fi
+  echo "tasks-*: $tasks_ok of 9 scenarios passed (tasks-status-notifications skipped by the suite)"
+
+  for i in "${!logs[@]}"; do before[i]=$(wc -l < "${logs[i]}"); done
+  leg "$target-2025-11-25" --requirements 2025-11-25 --expected-failures "$PWD/examples/conformance/testdata/expected-failures-2025-11-25.yml" | tee "$WORK/$target-2025-11-25.txt"
+  # The leg must really speak 2025-11-25: its sessions' initialize requests,
+  # as the access logs record them, negotiated that revision.
+  local negotiated
+  negotiated="$(for i in "${!logs[@]}"; do tail -n +"$((before[i] + 1))" "${logs[i]}"; done | grep '"method":"initialize"' | grep -o '"version":"[0-9-]*"' | sort | uniq -c || true)"
+  echo "2025-11-25 leg, initialize by negotiated revision:"
+  echo "$negotiated"
+  echo "$negotiated" | grep -q '"version":"2025-11-25"' || { echo "conformance ($target): no session of the 2025-11-25 leg negotiated 2025-11-25" >&2; return 1; }
+  leg "$target-2025-06-18" --suite all --spec-version 2025-06-18 --expected-failures "$PWD/examples/conformance/testdata/expected-failures-2025-06-18.yml" | tee "$WORK/$target-2025-06-18.txt"
+}
+
+# states TARGET: every scenario's state, per leg, for the comparison.
+states() {
+  local l
+  for l in 2026-07-28 2025-11-25 2025-06-18; do
+    grep -E '^(PASS|FAIL|WARN|SKIP) ' "$WORK/$1-$l.txt" | cut -d' ' -f1-2 | sed "s/^/$l /"
+  done
+}
+
+# --- One fixture process, on a port the system picks.
+mkdir -p "$WORK/single-run"
+start_fixture "$WORK/single-run" -access-log
+echo
+echo "==== one fixture process at $URL"
+legs single "$WORK/single-run/conformance.log"
+
+# --- Three replicas behind nginx, one Redis, one key ring.
+echo
+echo "==== a fleet: three fixture replicas behind nginx, one Redis, one key ring"
+mkdir -p "$WORK/fleet-run"
+start_fleet "$WORK/fleet-run" 3 -access-log
+legs fleet "${FLEET_LOGS[@]}"
+# Round robin really spread the legs: every replica served requests.
+for log in "${FLEET_LOGS[@]}"; do
+  served=$(grep -c '"method":' "$log" || true)
+  echo "$(basename "$log" .log): $served MCP requests"
+  [ "$served" -gt 0 ] || { echo "conformance (fleet): $(basename "$log" .log) served no request" >&2; exit 1; }
+done
+# The fleet gives every scenario the state one process gave it.
+if ! diff <(states single) <(states fleet) > "$WORK/states.diff"; then
+  echo "conformance: the fleet's scenarios differ from one process's (< single, > fleet):" >&2
+  cat "$WORK/states.diff" >&2
   exit 1
 fi
-echo "tasks-*: $tasks_ok of 9 scenarios passed (tasks-status-notifications skipped by the suite)"
-
-before=$(wc -l < "$ACCESS_LOG")
-leg 2025-11-25 --requirements 2025-11-25 --expected-failures "$PWD/examples/conformance/testdata/expected-failures-2025-11-25.yml"
-# The leg must really speak 2025-11-25: its sessions' initialize requests,
-# as the fixture's access log records them, negotiated that revision.
-negotiated="$(tail -n +"$((before + 1))" "$ACCESS_LOG" | grep '"method":"initialize"' | grep -o '"version":"[0-9-]*"' | sort | uniq -c || true)"
-echo "2025-11-25 leg, initialize by negotiated revision:"
-echo "$negotiated"
-echo "$negotiated" | grep -q '"version":"2025-11-25"' || { echo "conformance: no session of the 2025-11-25 leg negotiated 2025-11-25" >&2; exit 1; }
-leg 2025-06-18 --suite all --spec-version 2025-06-18 --expected-failures "$PWD/examples/conformance/testdata/expected-failures-2025-06-18.yml"
 echo
-echo "== conformance: every leg as expected"
+echo "== conformance: every leg as expected, on one process and on the fleet"

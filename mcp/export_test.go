@@ -49,3 +49,15 @@ func NewMemoryGuardAtForTest(max int, now func() time.Time) ReplayGuard {
 // NewMemoryBusForTest returns the default in-process AnswerBus, for the
 // store contract suite.
 func NewMemoryBusForTest() AnswerBus { return newMemoryBus() }
+
+// NewMemoryEventBusForTest returns the default in-process EventBus, for
+// the store contract suite.
+func NewMemoryEventBusForTest() EventBus { return newMemoryEventBus() }
+
+// NewMemorySessionStoreForTest returns the default in-memory SessionStore
+// holding at most max sessions, on a clock of the test's.
+func NewMemorySessionStoreForTest(max int, now func() time.Time) SessionStore {
+	s := newMemorySessionStore(max)
+	s.now = now
+	return s
+}

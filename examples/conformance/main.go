@@ -1,16 +1,25 @@
 // Command conformance is the fixture the official MCP conformance suite
 // runs against: every tool, resource, template, prompt and completion the
-// suite's scenarios name, on one endpoint serving 2026-07-28, 2025-06-18
-// and 2025-03-26, built only on the public API.
+// suite's scenarios name, on one endpoint serving 2026-07-28, 2025-11-25,
+// 2025-06-18 and 2025-03-26, built only on the public API. It is a module
+// of its own (its -redis pulls in go-redis, which the library's go.mod
+// never requires).
 //
-//	go run ./examples/conformance -addr 127.0.0.1:3001
+//	go -C examples/conformance run . -addr 127.0.0.1:3001
 //
 // MCP is served at /mcp, and at /mcp-2025-03-26 for revision 2025-03-26
 // only (for clients that always ask for a newer one). The library keeps no
 // state; the fixture's only state is the small job runner behind its task
 // tools (tasks.go), as a host's jobs live in its own store. Scenarios that
-// need a session or a server-to-client request in the middle of a call are
-// listed, with their reasons, in testdata/expected-failures-*.yml.
+// need a session push are listed, with their reasons, in
+// testdata/expected-failures-*.yml.
+//
+// It runs as a fleet of replicas behind a balancer, as CI runs it
+// (.ci/conformance.sh): every replica gets the same CONFORMANCE_STATE_KEYS
+// (a key ring in the text form of mrtr.ParseKeys, as examples/inbox's
+// INBOX_STATE_KEYS), the same -redis redis://… (the jobs, the replay
+// guard, the rate limiter and the answer bus of the 2025 clients' answers)
+// and -public-url, the balancer's URL. fleet.go says what each is for.
 //
 // With -access-log it writes one JSON line per MCP request to stderr; CI
 // reads from it which revision each session negotiated.
@@ -33,7 +42,6 @@ import (
 	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
-	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/content"
 	"github.com/mcpdual/mcpdual/mcp/observe"
@@ -42,6 +50,8 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:3001", "listen address (loopback)")
 	accessLog := flag.Bool("access-log", false, "write one JSON line per MCP request to stderr (CI reads which revision each session negotiated)")
+	publicURL := flag.String("public-url", "", "the URL clients reach the fixture at, such as a balancer's (http://host:port, no path); a name that is not loopback is admitted as a Host")
+	redisURL := flag.String("redis", "", "redis://[:password@]host:port/db shared by every replica: jobs, used confirmations, rate budgets and 2025 answers in flight")
 	flag.Parse()
 	var opts []mcp.HandlerOption
 	if *accessLog {
@@ -51,7 +61,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := &http.Server{Handler: newApp(opts...), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+	fl, report, err := setupFleet(ln.Addr(), *publicURL, *redisURL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer fl.close()
+	for _, line := range report {
+		fmt.Fprintln(os.Stderr, line)
+	}
+	srv := &http.Server{Handler: newApp(fl, opts...), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -97,20 +115,21 @@ func tool(srv *mcp.Server, mux *http.ServeMux, name, description string, input j
 	srv.AddTool(mcp.Tool{Name: name, Description: description, InputSchema: input}, route, mux)
 }
 
-func newApp(opts ...mcp.HandlerOption) http.Handler {
+// newApp builds the fixture; fleet{} keeps everything in this process.
+func newApp(fl fleet, opts ...mcp.HandlerOption) http.Handler {
 	mux := http.NewServeMux()
 	srv := mcp.NewServer(mcp.Implementation{Name: "mcpdual-conformance", Title: "mcpdual conformance fixture", Version: "1.0.0"},
 		mcp.WithInstructions("Conformance fixture for the official MCP suite."))
 	addTools(srv, mux)
 	addInputTools(srv, mux)
-	addTaskTools(srv, mux)
+	addTaskTools(srv, mux, fl.jobs())
 	addResources(srv, mux)
 	addPrompts(srv)
-	sessions, legacy := legacyInput() // legacy.go
-	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New(sessions)}, append(opts, mcp.WithStreaming(), legacy)...))
+	opts = append(append(opts, fl.handlerOptions()...), mcp.WithStreaming())
+	mux.Handle("/mcp", mcp.NewHandler(srv, fl.eras(), append(opts, fl.legacyInput())...)) // legacy.go
 	// The same server for clients that can only be steered to revision
 	// 2025-03-26 by a server that offers nothing newer.
-	mux.Handle("/mcp-2025-03-26", mcp.NewHandler(srv, []mcp.Era{era2025.New(era2025.WithVersions(mcp.Version20250326))}, append(opts, mcp.WithStreaming())...))
+	mux.Handle("/mcp-2025-03-26", mcp.NewHandler(srv, []mcp.Era{era2025.New(era2025.WithVersions(mcp.Version20250326))}, opts...))
 	return mux
 }
 

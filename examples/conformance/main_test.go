@@ -15,7 +15,7 @@ import (
 // scenarios call, in both eras: a missing one makes a scenario "not
 // testable".
 func TestInventory(t *testing.T) {
-	ts := httptest.NewServer(newApp())
+	ts := httptest.NewServer(newApp(fleet{}))
 	defer ts.Close()
 	want := map[string][]string{
 		"tools": {"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types",
@@ -83,5 +83,5 @@ func TestInventory(t *testing.T) {
 // 2025 clients mid-call (legacy.go); the profile allows it, being
 // optional.
 func TestBattery(t *testing.T) {
-	mcptest.Run(t, newApp(), mcptest.Strict())
+	mcptest.Run(t, newApp(fleet{}), mcptest.Strict())
 }

@@ -17,14 +17,7 @@ import (
 // pinned by mcp/redisstore's tests).
 func (d *fleetDriver) legacyInput(t *testing.T) {
 	post := func(hdr map[string]string, body string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, d.url+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+fleetWriter.token)
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		resp, err := fleetHTTP.Do(req)
+		resp, err := writerPost(d.url, hdr, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,16 +71,7 @@ func (d *fleetDriver) legacyInput(t *testing.T) {
 // does not wait out its bound.
 func (d *fleetDriver) legacyAnswerResent(t *testing.T) {
 	dropped := dropConnections(t)
-	post := func(base string, hdr map[string]string, body string) (*http.Response, error) {
-		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+fleetWriter.token)
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		return fleetHTTP.Do(req)
-	}
+	post := writerPost
 	mustPost := func(hdr map[string]string, body string) *http.Response {
 		for range 5 { // the writer's small fleet budget may be spent for a moment
 			resp, err := post(d.url, hdr, body)
@@ -156,4 +140,20 @@ func dropConnections(t *testing.T) string {
 		}
 	}()
 	return "http://" + ln.Addr().String()
+}
+
+// writerPost POSTs body to base's MCP endpoint as the fleet's writer,
+// with hdr, asking for JSON or an event stream.
+func writerPost(base string, hdr map[string]string, body string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+fleetWriter.token)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return fleetHTTP.Do(req)
 }

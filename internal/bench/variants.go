@@ -90,7 +90,7 @@ func newMCPDual() http.Handler {
 // for the call, and the answer is the function's own text block.
 func newMCPDualFunc() http.Handler {
 	srv := mcp.NewServer(mcp.Implementation{Name: "bench-mcpdual", Version: "1"})
-	mcp.AddFunc(srv, mcp.Tool{Name: "echo", InputSchema: json.RawMessage(EchoSchema)},
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "echo", InputSchema: json.RawMessage(EchoSchema)},
 		func(_ context.Context, in echoIn) (*mcp.ToolResult, error) {
 			return &mcp.ToolResult{Content: []content.Block{content.Text(in.Text)}}, nil
 		})

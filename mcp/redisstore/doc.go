@@ -3,7 +3,10 @@
 // mcp.WithClientRateLimit), single-use confirmations of destructive tools
 // ([ReplayGuard], for mcp.WithReplayGuard) and the answers 2025 clients
 // give to questions asked on another replica ([AnswerBus], for
-// mcp.WithLegacyInput). With them, any number of replicas enforce one
+// mcp.WithLegacyInput), and, for change notifications across a fleet,
+// the events every replica must see ([EventBus], an mcp.EventBus) and what
+// a 2025 session changed after initialize ([SessionStore], an
+// mcp.SessionStore). With them, any number of replicas enforce one
 // budget per caller, run a confirmed tool once and hand an answer to the
 // call that waits for it, whichever replica each request lands on. Each
 // keeps the contract its interface states, checked by the suite of package
@@ -16,10 +19,11 @@
 //
 // Every type takes a go-redis client the host builds and closes and is
 // safe for concurrent use. A *redis.Client (also Sentinel-managed, from
-// redis.NewFailoverClient) and a *redis.ClusterClient serve all three; a
-// *redis.Ring serves the Limiter and the ReplayGuard, whose scripts touch
-// one key each, but not the AnswerBus (NewAnswerBus panics), since a
-// Ring's shards do not share channels. Build it with ContextTimeoutEnabled set, as [ParseURL]
+// redis.NewFailoverClient) and a *redis.ClusterClient serve all five; a
+// *redis.Ring serves the Limiter, the ReplayGuard and the SessionStore,
+// whose scripts touch one key each, but not the AnswerBus nor the
+// EventBus (their constructors panic), since a Ring's shards do not share
+// channels. Build it with ContextTimeoutEnabled set, as [ParseURL]
 // does: this package bounds every call by its own timeout either way, but
 // only a client that honours contexts also frees the connection at that
 // moment instead of after its socket timeout.
@@ -56,7 +60,14 @@
 //	<prefix>answered:{<id>}   a question whose answer was delivered, for ten
 //	                          minutes: a second answer is refused
 //
-// and the answer bus publishes on the channel <prefix>answer:{<id>}.
+//	<prefix>session:{<key>}   what a 2025 session changed after initialize: a hash
+//	                          of "l" (its logging level) and "u:<uri>" (each
+//	                          resource it subscribed to), expiring when the
+//	                          session does; <key> is the endpoint's digest of
+//	                          the session id, never the id
+//
+// and the answer bus publishes on the channel <prefix>answer:{<id>}, the
+// event bus on <prefix>events.
 //
 // <digest> is the base64url SHA-256 of the endpoint's limiter key, so that
 // issuers, subjects and client addresses never appear in the keyspace and
@@ -82,9 +93,15 @@
 // hash tag of its own ("svc{mcp}:"): every name then shares its slot.
 // NewAnswerBus panics on a prefix whose first "{" is not closed around at
 // least one character, which would take the tag from part of a name.
+// A session's state is one key, tagged with its digest, so a script that
+// checks a session's bound and adds to it runs on one node. The event bus
+// has a single channel and no script; on a cluster it is sharded as well
+// (SPUBLISH reaches the subscribers of the channel's node, where every
+// replica subscribes), so all events pass through the node that owns it.
 //
 // # Rolling upgrade from names without braces
 //
+// The event bus and the session store are new, with no earlier names.
 // Only the answer bus's names changed: earlier versions used answer:<id>
 // and answered:<id>, without the braces; rate: and confirm: keys are as they
 // were, and budgets and confirmations carry over a rolling upgrade. While

@@ -322,4 +322,4 @@ var patient = redisstore.WithTimeout(5 * time.Second)
 // overrun is how late past its timeout a call may return on a loaded
 // machine; far below go-redis's own socket timeout of 3 s, which is what
 // a call would take without the bound.
-const overrun = 500 * time.Millisecond
+const overrun = 1500 * time.Millisecond

@@ -1,6 +1,7 @@
 // Package storetest is the contract every implementation of the endpoint's
 // shared stores must keep: mcp.ReplayGuard ([ReplayGuard]), mcp.AnswerBus
-// ([AnswerBus]) and ratelimit.Limiter ([Limiter]). A store's own tests call
+// ([AnswerBus]), ratelimit.Limiter ([Limiter]), mcp.EventBus ([EventBus])
+// and mcp.SessionStore ([SessionStore]). A store's own tests call
 // the suite with a function that opens fresh, empty instances; the
 // in-memory defaults of package mcp and every store of mcp/redisstore run
 // it, and a host writing a store of its own (a database, another cache)
