@@ -30,7 +30,7 @@ type Handler struct {
 	info      seam.Server // what every era is told about the endpoint
 	audience  string      // what sealed state is bound to
 	cfg       handlerConfig
-	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (access.go)
+	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (auth.go)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
 	taskScopes map[string][]string
 	// listens bounds the open task listen streams (listens.go).

@@ -118,3 +118,8 @@ func (h *Handler) unsupported(requested string) *Error {
 	return reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 		WithData(unsupportedData{Supported: h.supported, Requested: requested})
 }
+
+// setVersion sets the revision in use, in both its forms.
+func (r *request) setVersion(v Version) {
+	r.version, r.Request.Version = v, string(v)
+}

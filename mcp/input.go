@@ -28,8 +28,6 @@ const (
 	capTasks Capability = 1 << 7
 )
 
-func isObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
-
 // requiredCapabilities renders the missing capabilities as a
 // ClientCapabilities object, the form -32021's data.requiredCapabilities
 // takes.

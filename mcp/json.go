@@ -19,3 +19,5 @@ func object(fields ...string) []byte {
 	}
 	return append(b, '}')
 }
+
+func isObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }

@@ -46,7 +46,7 @@ type envelope struct {
 	values    headerValues    // the header values this request's responses own
 }
 
-// accessCache is what access (access.go) learns once and answers again:
+// accessCache is what access (visibility.go, rate.go) learns once and answers again:
 // the workspace, the tool the caller may see, the caller's rate key.
 type accessCache struct {
 	tool      *tool  // the tool toolName names, if the caller may see it
@@ -79,11 +79,6 @@ type roundPart struct {
 	confirmation string
 	// claim is the replay guard's lease on a confirmed call while it runs.
 	claim *claimed
-}
-
-// setVersion sets the revision in use, in both its forms.
-func (r *request) setVersion(v Version) {
-	r.version, r.Request.Version = v, string(v)
 }
 
 // ctx is the request's context, for logs and hooks.
