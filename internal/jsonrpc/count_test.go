@@ -1,4 +1,4 @@
-package mcp
+package jsonrpc_test
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
 
-// TestCountValues: the count that bounds a retry before its digest is the
-// one jsonrpc.Decode bounds a call's arguments by.
+// TestCountValues: the count that bounds a retry before its digest (package
+// mcp) is the one Decode bounds a call's arguments by.
 func TestCountValues(t *testing.T) {
 	for _, doc := range []string{
 		`{}`, `[]`, `{"a":1}`, `{"a":[]}`, `{"a":{},"b":[ ],"c":"x"}`,
@@ -18,7 +18,7 @@ func TestCountValues(t *testing.T) {
 		`{ "a" : [ { } , [ ] , "," ] }`,
 		`{"v":[` + strings.Repeat("0,", 99) + `0]}`,
 	} {
-		n := countValues([]byte(doc), 1<<30)
+		n := jsonrpc.CountValues([]byte(doc), 1<<30)
 		if _, err := jsonrpc.Decode([]byte(doc), n); err != nil {
 			t.Errorf("%s: counted %d, Decode refuses that bound: %v", doc, n, err)
 		}
@@ -27,7 +27,7 @@ func TestCountValues(t *testing.T) {
 		}
 		// Stops once past the bound.
 		if n > 2 {
-			if got := countValues([]byte(doc), 1); got != 2 {
+			if got := jsonrpc.CountValues([]byte(doc), 1); got != 2 {
 				t.Errorf("%s: with bound 1 counted %d, want 2 (stop past the bound)", doc, got)
 			}
 		}
