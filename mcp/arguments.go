@@ -13,7 +13,7 @@ import (
 // path safely.
 func (t *tool) place(call *Call) (inner, string) {
 	args := call.args
-	path, values, bad := t.route.fill(func(name string) (string, bool) {
+	path, values, bad := t.route.Fill(func(name string) (string, bool) {
 		v, _ := jsonrpc.Lookup(args, name)
 		return scalarText(v)
 	})
@@ -24,9 +24,9 @@ func (t *tool) place(call *Call) (inner, string) {
 	var query string
 	contentType := "application/json"
 	p := t.opts.placement
-	hasBody := t.route.method != http.MethodGet && t.route.method != http.MethodHead
+	hasBody := t.route.Method != http.MethodGet && t.route.Method != http.MethodHead
 	switch {
-	case p == nil && hasBody && t.route.method != http.MethodDelete:
+	case p == nil && hasBody && t.route.Method != http.MethodDelete:
 		body = t.bodyOf(args)
 	case p == nil, !hasBody:
 		query = t.query(args, t.inQuery)
@@ -42,7 +42,7 @@ func (t *tool) place(call *Call) (inner, string) {
 		query = t.query(args, t.queryArgs.has)
 		body = t.bodyOf(args)
 	}
-	return inner{pattern: t.route.pattern, method: t.route.method, path: path, query: query, body: body, contentType: contentType, values: values}, ""
+	return inner{pattern: t.route.Text, method: t.route.Method, path: path, query: query, body: body, contentType: contentType, values: values}, ""
 }
 
 const formType = "application/x-www-form-urlencoded"

@@ -89,16 +89,16 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	}
 	in.async = taskable || follow
 	rec, p := req.runRoute(t.handler, call, in)
-	if rec.interrupted {
+	if rec.Interrupted {
 		return req.interrupted(t, call)
 	}
 	if call.idemKey != "" {
-		outcome := "status " + strconv.Itoa(rec.status)
+		outcome := "status " + strconv.Itoa(rec.Status)
 		if p != nil {
 			outcome = "panicked"
 		}
 		req.audit(t, call, "executed, "+outcome)
-		req.claim.record(rec.status, p != nil)
+		req.claim.record(rec.Status, p != nil)
 	}
 	if p != nil {
 		req.logError("mcp: tool handler panicked", "tool", name, "panic", p)
@@ -107,7 +107,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if call.pending {
 		return req.pendingTool(t, call)
 	}
-	if (taskable || follow) && rec.status == http.StatusAccepted && !rec.over {
+	if (taskable || follow) && rec.Status == http.StatusAccepted && !rec.Over {
 		return req.createTask(t, rec, follow)
 	}
 	return t.result(req, rec, features)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
@@ -55,7 +56,7 @@ type PromptFunc func(ctx context.Context, args map[string]string) (*PromptResult
 type prompt struct {
 	def     Prompt
 	render  PromptFunc
-	route   route // with handler, for AddPromptRoute
+	route   inproc.Pattern // with handler, for AddPromptRoute
 	handler http.Handler
 	opts    itemOptions
 	shapes  [nShapes]json.RawMessage
@@ -85,12 +86,12 @@ func (s *Server) addPromptRoute(p Prompt, route string, h http.Handler, opts []I
 	if h == nil {
 		return errors.New("mcp: prompt " + p.Name + ": nil handler")
 	}
-	rt, err := parseRoute(route)
-	if err != nil || rt.method != http.MethodGet {
+	rt, err := inproc.Parse(route)
+	if err != nil || rt.Method != http.MethodGet {
 		return fmt.Errorf("mcp: prompt %s: route %q must be a GET route without errors (%v)", p.Name, route, err)
 	}
-	for _, seg := range rt.segments {
-		if seg.wildcard {
+	for _, seg := range rt.Segments {
+		if seg.Wildcard {
 			return errors.New("mcp: prompt " + p.Name + ": a prompt route has no wildcards; arguments go to the query")
 		}
 	}
@@ -318,8 +319,8 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 	for k, v := range args {
 		q.Set(k, v)
 	}
-	path, _, _ := p.route.fill(nil) // no wildcards
-	rec, v := req.runRoute(p.handler, call, inner{pattern: p.route.pattern, method: http.MethodGet, path: path, query: q.Encode()})
+	path, _, _ := p.route.Fill(nil) // no wildcards
+	rec, v := req.runRoute(p.handler, call, inner{pattern: p.route.Text, method: http.MethodGet, path: path, query: q.Encode()})
 	if v != nil {
 		req.logError("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
 		return nil, errInternal()
@@ -327,15 +328,15 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 	switch {
 	case call.pending:
 		return nil, nil
-	case rec.status == http.StatusNotFound:
+	case rec.Status == http.StatusNotFound:
 		return nil, unknownPrompt(p.def.Name)
-	case rec.status >= 400 && rec.status < 500:
-		return nil, NewError(CodeInvalidParams, "The prompt could not be rendered").WithData(map[string]any{"name": p.def.Name, "status": rec.status})
-	case rec.over || rec.status < 200 || rec.status >= 300:
-		req.logError("mcp: prompt route failed", "prompt", p.def.Name, "status", rec.status)
+	case rec.Status >= 400 && rec.Status < 500:
+		return nil, NewError(CodeInvalidParams, "The prompt could not be rendered").WithData(map[string]any{"name": p.def.Name, "status": rec.Status})
+	case rec.Over || rec.Status < 200 || rec.Status >= 300:
+		req.logError("mcp: prompt route failed", "prompt", p.def.Name, "status", rec.Status)
 		return nil, errInternal()
 	}
-	body := rec.buf.Bytes()
+	body := rec.Body.Bytes()
 	var doc struct {
 		Description string `json:"description"`
 		Messages    []struct {

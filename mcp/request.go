@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -61,11 +62,11 @@ type accessCache struct {
 // callPart is the call a request makes (calltool.go, route.go): the Call,
 // the route's request and what it wrote, the result.
 type callPart struct {
-	call      Call         // the one call a request makes
-	toolRes   toolResult   // and its result, when it is a tool's
-	rec       recorder     // what the route it runs wrote
-	routeCtx  routeContext // the context of that route's request
-	innerBody innerBody    // and its body
+	call      Call            // the one call a request makes
+	toolRes   toolResult      // and its result, when it is a tool's
+	rec       inproc.Recorder // what the route it runs wrote
+	routeCtx  routeContext    // the context of that route's request
+	innerBody innerBody       // and its body
 }
 
 // roundPart is the round of a retry and a confirmation's course (round.go,

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/apps"
@@ -62,7 +63,7 @@ type ResourceTemplate struct {
 
 type resource struct {
 	def     Resource
-	route   route
+	route   inproc.Pattern
 	handler http.Handler
 	opts    itemOptions
 	shapes  [nShapes]json.RawMessage
@@ -73,7 +74,7 @@ type resource struct {
 
 type template struct {
 	def     ResourceTemplate
-	route   route
+	route   inproc.Pattern
 	handler http.Handler
 	opts    itemOptions
 	match   *regexp.Regexp
@@ -118,8 +119,8 @@ func (s *Server) addResource(r Resource, route string, h http.Handler, opts []It
 	if err != nil {
 		return err
 	}
-	for _, seg := range rt.segments {
-		if seg.wildcard {
+	for _, seg := range rt.Segments {
+		if seg.Wildcard {
 			return errors.New("mcp: resource " + r.URI + ": a fixed resource's route has no wildcards; use AddResourceTemplate")
 		}
 	}
@@ -186,12 +187,12 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 	for _, v := range vars {
 		isVar[v] = true
 	}
-	for _, seg := range rt.segments {
-		if seg.wildcard {
-			if !isVar[seg.text] {
-				return fmt.Errorf("mcp: resource template %q: route wildcard {%s} is not a template variable", t.URITemplate, seg.text)
+	for _, seg := range rt.Segments {
+		if seg.Wildcard {
+			if !isVar[seg.Text] {
+				return fmt.Errorf("mcp: resource template %q: route wildcard {%s} is not a template variable", t.URITemplate, seg.Text)
 			}
-			e.inPath[seg.text] = true
+			e.inPath[seg.Text] = true
 		}
 	}
 	if e.opts, err = applyItemOptions(opts, "resource template "+t.URITemplate, isVar); err != nil {
@@ -227,13 +228,13 @@ func (s *Server) templateTaken(uriTemplate string) error {
 	return nil
 }
 
-func getRoute(what, pattern string) (route, error) {
-	rt, err := parseRoute(pattern)
+func getRoute(what, pattern string) (inproc.Pattern, error) {
+	rt, err := inproc.Parse(pattern)
 	if err != nil {
-		return route{}, fmt.Errorf("mcp: %s: route %q: %v", what, pattern, err)
+		return inproc.Pattern{}, fmt.Errorf("mcp: %s: route %q: %v", what, pattern, err)
 	}
-	if rt.method != http.MethodGet {
-		return route{}, fmt.Errorf("mcp: %s: route %q: resources are read with GET", what, pattern)
+	if rt.Method != http.MethodGet {
+		return inproc.Pattern{}, fmt.Errorf("mcp: %s: route %q: resources are read with GET", what, pattern)
 	}
 	return rt, nil
 }
@@ -391,8 +392,8 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 		if r.view {
 			view = r
 		}
-		in.path, _, _ = r.route.fill(nil) // no wildcards
-		in.pattern = r.route.pattern
+		in.path, _, _ = r.route.Fill(nil) // no wildcards
+		in.pattern = r.route.Text
 	} else {
 		for _, t := range s.templates {
 			vals, ok := t.matchURI(uri)
@@ -456,8 +457,8 @@ func (t *template) matchURI(uri string) (map[string]string, bool) {
 // request builds the route request for decoded variables: path wildcards
 // escaped per segment, the other variables in the query.
 func (t *template) request(vals map[string]string) (inner, json.RawMessage) {
-	// matchURI has refused every value fill could refuse.
-	path, values, _ := t.route.fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok })
+	// matchURI has refused every value Fill could refuse.
+	path, values, _ := t.route.Fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok })
 	q := url.Values{}
 	fields := make([]string, 0, 2*len(t.vars))
 	for _, name := range t.vars {
@@ -466,27 +467,27 @@ func (t *template) request(vals map[string]string) (inner, json.RawMessage) {
 		}
 		fields = append(fields, name, vals[name])
 	}
-	return inner{pattern: t.route.pattern, method: http.MethodGet, path: path, query: q.Encode(), values: values}, object(fields...)
+	return inner{pattern: t.route.Text, method: http.MethodGet, path: path, query: q.Encode(), values: values}, object(fields...)
 }
 
 // contents turns a route's answer into a read result; meta is the item's
 // _meta, for the one content a body becomes; view is the MCP Apps view
 // read, nil for another resource.
-func (s *Server) contents(req *request, uri string, rec *recorder, meta []byte, view *resource) (seam.Result, error) {
+func (s *Server) contents(req *request, uri string, rec *inproc.Recorder, meta []byte, view *resource) (seam.Result, error) {
 	switch {
-	case rec.over:
-		req.logError("mcp: resource response over the size limit", "uri", uri, "limit", rec.limit)
+	case rec.Over:
+		req.logError("mcp: resource response over the size limit", "uri", uri, "limit", rec.Limit)
 		return nil, errInternal()
-	case rec.status == http.StatusUnauthorized, rec.status == http.StatusForbidden, rec.status == http.StatusNotFound, rec.status == http.StatusGone:
+	case rec.Status == http.StatusUnauthorized, rec.Status == http.StatusForbidden, rec.Status == http.StatusNotFound, rec.Status == http.StatusGone:
 		return nil, resourceNotFound(req, uri)
-	case rec.status >= 400 && rec.status < 500:
-		return nil, NewError(CodeInvalidParams, "The resource could not be read").WithData(map[string]any{"uri": uri, "status": rec.status})
-	case rec.status < 200 || rec.status >= 300:
-		req.logError("mcp: resource route failed", "uri", uri, "status", rec.status)
+	case rec.Status >= 400 && rec.Status < 500:
+		return nil, NewError(CodeInvalidParams, "The resource could not be read").WithData(map[string]any{"uri": uri, "status": rec.Status})
+	case rec.Status < 200 || rec.Status >= 300:
+		req.logError("mcp: resource route failed", "uri", uri, "status", rec.Status)
 		return nil, errInternal()
 	}
-	body := rec.buf.Bytes()
-	mt := mediaType(rec.header)
+	body := rec.Body.Bytes()
+	mt := mediaType(rec.Headers)
 	if view != nil {
 		if err := viewContent(req, uri, mt, &view.misread); err != nil {
 			return nil, err

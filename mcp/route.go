@@ -2,64 +2,15 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
-
-// route is a parsed "METHOD /path/{wildcard}" pattern.
-type route struct {
-	pattern  string // as registered: "GET /api/v1/emails/{id}"
-	method   string
-	segments []segment
-	literal  string // the path, when it has no wildcard
-}
-
-type segment struct {
-	text     string // literal text, or the wildcard name
-	wildcard bool
-}
-
-func parseRoute(p string) (route, error) {
-	method, path, ok := strings.Cut(p, " ")
-	if !ok {
-		return route{}, fmt.Errorf(`want "METHOD /path"`)
-	}
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-	default:
-		return route{}, fmt.Errorf("unsupported method %q", method)
-	}
-	if !strings.HasPrefix(path, "/") {
-		return route{}, fmt.Errorf("path must start with /")
-	}
-	r := route{pattern: p, method: method}
-	seen := map[string]bool{}
-	for _, part := range strings.Split(path[1:], "/") {
-		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
-			name := part[1 : len(part)-1]
-			if name == "" || strings.ContainsAny(name, "{}.") || seen[name] {
-				return route{}, fmt.Errorf("invalid or repeated wildcard {%s}", name)
-			}
-			seen[name] = true
-			r.segments = append(r.segments, segment{text: name, wildcard: true})
-			continue
-		}
-		if strings.ContainsAny(part, "{}?#%") || part == "." || part == ".." {
-			return route{}, fmt.Errorf("invalid path segment %q", part)
-		}
-		r.segments = append(r.segments, segment{text: part})
-	}
-	if !strings.Contains(path, "{") {
-		r.literal = path
-	}
-	return r, nil
-}
 
 // inner describes the request a route gets for one call.
 type inner struct {
@@ -70,7 +21,7 @@ type inner struct {
 	query       string // encoded, "" for none
 	body        []byte
 	contentType string // with a body
-	values      []pathValue
+	values      []inproc.PathValue
 }
 
 // InProcess reports whether r is an in-process request the endpoint made
@@ -133,7 +84,7 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	}
 	r := base.WithContext(ctx)
 	for _, pv := range in.values {
-		r.SetPathValue(pv.name, pv.value)
+		r.SetPathValue(pv.Name, pv.Value)
 	}
 	return r, nil
 }
@@ -143,38 +94,38 @@ func (*innerBody) Close() error { return nil }
 // runRoute runs h on the in-process request for call and returns what it
 // wrote, or the value it panicked with (a failing WithRouteRequest
 // function counts as the route failing).
-func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *recorder, panicked any) {
+func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
 	rec = &req.rec
-	*rec = recorder{header: http.Header{}, limit: req.handler.cfg.limits.ResponseBytes}
+	*rec = inproc.Recorder{Headers: http.Header{}, Limit: req.handler.cfg.limits.ResponseBytes}
 	var observed func(status int)
 	var r *http.Request
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = p
 		}
-		rec.close()
+		rec.Close()
 		// A route that wrote nothing answers 200, as net/http says — unless
 		// its request had ended: the caller left, the call was cancelled
 		// or timed out, and the route gave up (returning, or aborting as
 		// net/http lets a handler abort). That is no answer at all.
-		if rec.silent && (panicked == nil || panicked == http.ErrAbortHandler) &&
+		if rec.Silent && (panicked == nil || panicked == http.ErrAbortHandler) &&
 			(req.HTTP.Context().Err() != nil || r != nil && r.Context().Err() != nil) {
-			rec.interrupted, panicked = true, nil
+			rec.Interrupted, panicked = true, nil
 		}
 		if observed != nil {
-			status := rec.status
+			status := rec.Status
 			if panicked != nil || status == 0 {
 				status = http.StatusInternalServerError
 			}
 			observed(status)
 		}
-		if panicked == nil && (rec.status == http.StatusUnauthorized || rec.status == http.StatusForbidden) && req.principal != nil {
-			req.handler.warnIdentity(req.ctx(), call, rec.status)
+		if panicked == nil && (rec.Status == http.StatusUnauthorized || rec.Status == http.StatusForbidden) && req.principal != nil {
+			req.handler.warnIdentity(req.ctx(), call, rec.Status)
 		}
 	}()
 	inner, err := req.newInner(call, in)
 	if err != nil {
-		panic(err) // fill escapes every segment: unreachable
+		panic(err) // Fill escapes every segment: unreachable
 	}
 	r = inner
 	if prepare := req.handler.cfg.routeRequest; prepare != nil {
@@ -198,48 +149,6 @@ func (h *Handler) warnIdentity(ctx context.Context, call *Call, status int) {
 	h.cfg.logger.WarnContext(ctx, "mcp: a route refused an authenticated in-process call: it did not see an identity it accepts; "+
 		"let its middleware accept mcp.InProcess requests, and map the principal with mcp.WithRouteRequest",
 		"method", call.method, "target", call.tool, "status", status)
-}
-
-type pathValue struct{ name, value string }
-
-// fill builds the route's path with each wildcard's value escaped as one
-// segment (value gives it by name). A value that is missing, empty, "." or
-// ".." could not name one item: fill returns the wildcard's name as bad.
-func (rt route) fill(value func(name string) (string, bool)) (path string, values []pathValue, bad string) {
-	if rt.literal != "" {
-		return rt.literal, nil, ""
-	}
-	var b strings.Builder
-	for _, seg := range rt.segments {
-		b.WriteByte('/')
-		if !seg.wildcard {
-			b.WriteString(seg.text)
-			continue
-		}
-		v, ok := value(seg.text)
-		if !ok || v == "" || v == "." || v == ".." {
-			return "", nil, seg.text
-		}
-		appendEscaped(&b, v)
-		values = append(values, pathValue{seg.text, v})
-	}
-	return b.String(), values, ""
-}
-
-// appendEscaped percent-encodes everything but RFC 3986 unreserved
-// characters, so "/", "%", "?" and "#" stay inside the one segment.
-func appendEscaped(b *strings.Builder, s string) {
-	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
 }
 
 // scalarText renders a string, number or boolean argument as text: a
@@ -278,41 +187,4 @@ func mediaType(h http.Header) string {
 		return ""
 	}
 	return mt
-}
-
-// wildcards returns the names of a route's wildcards.
-func (rt route) wildcards() map[string]bool {
-	names := map[string]bool{}
-	for _, s := range rt.segments {
-		if s.wildcard {
-			names[s.text] = true
-		}
-	}
-	return names
-}
-
-// match reads the wildcards' values from an escaped path the route would
-// build. The path may carry a prefix (the host mounts the routes under
-// one), so the route is matched against its last segments.
-func (rt route) match(escaped string) (map[string]string, bool) {
-	parts := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
-	if len(parts) < len(rt.segments) {
-		return nil, false
-	}
-	parts = parts[len(parts)-len(rt.segments):]
-	vals := map[string]string{}
-	for i, seg := range rt.segments {
-		v, err := url.PathUnescape(parts[i])
-		switch {
-		case err != nil:
-			return nil, false
-		case !seg.wildcard && v != seg.text:
-			return nil, false
-		case seg.wildcard && (v == "" || v == "." || v == ".."):
-			return nil, false
-		case seg.wildcard:
-			vals[seg.text] = v
-		}
-	}
-	return vals, true
 }

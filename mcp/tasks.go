@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
@@ -46,10 +47,10 @@ func WithTask(c task.Config) ItemOption {
 		panic("mcp: WithTask: Support must be task.Optional or task.Required")
 	}
 	var err error
-	if sp.status, err = parseRoute(c.Status); err != nil || sp.status.method != http.MethodGet {
+	if sp.status, err = inproc.Parse(c.Status); err != nil || sp.status.Method != http.MethodGet {
 		panic(fmt.Sprintf("mcp: WithTask: Status %q must be a GET route (%v)", c.Status, err))
 	}
-	names := sp.status.wildcards()
+	names := sp.status.Wildcards()
 	if len(names) == 0 {
 		panic(fmt.Sprintf("mcp: WithTask: Status %q needs a wildcard naming the job", c.Status))
 	}
@@ -58,18 +59,18 @@ func WithTask(c task.Config) ItemOption {
 			sp.idWildcard = n
 		}
 	}
-	other := func(what, pattern string) (route, bool) {
+	other := func(what, pattern string) (inproc.Pattern, bool) {
 		if pattern == "" {
-			return route{}, false
+			return inproc.Pattern{}, false
 		}
-		rt, err := parseRoute(pattern)
-		if err != nil || rt.method == http.MethodGet || rt.method == http.MethodHead {
+		rt, err := inproc.Parse(pattern)
+		if err != nil || rt.Method == http.MethodGet || rt.Method == http.MethodHead {
 			panic(fmt.Sprintf("mcp: WithTask: %s %q must be a POST, PUT, PATCH or DELETE route (%v)", what, pattern, err))
 		}
-		if len(rt.wildcards()) == 0 {
+		if len(rt.Wildcards()) == 0 {
 			panic(fmt.Sprintf("mcp: WithTask: %s %q needs a wildcard naming the job", what, pattern))
 		}
-		for n := range rt.wildcards() {
+		for n := range rt.Wildcards() {
 			if !names[n] {
 				panic(fmt.Sprintf("mcp: WithTask: %s %q has wildcard {%s}, which Status lacks", what, pattern, n))
 			}
@@ -94,7 +95,7 @@ const maxJobReference = 1 << 10
 // values name one job: every wildcard of the status route, each a valid
 // segment, together under maxJobReference bytes. panicked is the value
 // the tool's Accepted function panicked with (nil when it did not).
-func (sp *taskSpec) jobReference(rec *recorder) (vals map[string]string, ok bool, panicked any) {
+func (sp *taskSpec) jobReference(rec *inproc.Recorder) (vals map[string]string, ok bool, panicked any) {
 	vals, ok, panicked = sp.findJob(rec)
 	if !ok {
 		return nil, false, panicked
@@ -103,25 +104,25 @@ func (sp *taskSpec) jobReference(rec *recorder) (vals map[string]string, ok bool
 	for k, v := range vals {
 		size += len(k) + len(v)
 	}
-	if _, _, bad := sp.status.fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok }); bad != "" || size > maxJobReference {
+	if _, _, bad := sp.status.Fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok }); bad != "" || size > maxJobReference {
 		return nil, false, nil
 	}
 	return vals, true, nil
 }
 
-func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool, panicked any) {
+func (sp *taskSpec) findJob(rec *inproc.Recorder) (vals map[string]string, ok bool, panicked any) {
 	if sp.accepted != nil {
 		defer func() {
 			if p := recover(); p != nil {
 				vals, ok, panicked = nil, false, p
 			}
 		}()
-		vals, ok = sp.accepted(rec.header, rec.buf.Bytes())
+		vals, ok = sp.accepted(rec.Headers, rec.Body.Bytes())
 		return vals, ok, nil
 	}
-	if loc := rec.header.Get("Location"); loc != "" {
+	if loc := rec.Headers.Get("Location"); loc != "" {
 		if u, err := url.Parse(loc); err == nil {
-			if vals, ok := sp.status.match(u.EscapedPath()); ok {
+			if vals, ok := sp.status.Match(u.EscapedPath()); ok {
 				return vals, true, nil
 			}
 		}
@@ -129,7 +130,7 @@ func (sp *taskSpec) findJob(rec *recorder) (vals map[string]string, ok bool, pan
 	if sp.idWildcard == "" {
 		return nil, false, nil
 	}
-	body := rec.buf.Bytes()
+	body := rec.Body.Bytes()
 	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
 		return nil, false, nil
 	}
@@ -174,7 +175,7 @@ func taskRequired(f features, t *tool) (seam.Result, error) {
 // createTask turns a route's 202 answer into a task; follow: into the
 // tool result naming the job reference and the status tool, for a
 // client without the extension.
-func (r *request) createTask(t *tool, rec *recorder, follow bool) (seam.Result, error) {
+func (r *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam.Result, error) {
 	sp := t.opts.task
 	vals, ok, panicked := sp.jobReference(rec)
 	switch {
@@ -211,7 +212,7 @@ func (r *request) createTask(t *tool, rec *recorder, follow bool) (seam.Result, 
 					"tool", t.def.Name, "panic", p)
 			}
 		}()
-		if job, err := sp.read(rec.status, rec.header, rec.buf.Bytes()); err == nil && job.State.Valid() {
+		if job, err := sp.read(rec.Status, rec.Headers, rec.Body.Bytes()); err == nil && job.State.Valid() {
 			res.Status, res.Message = string(job.State), job.Message
 		}
 	}()
@@ -226,22 +227,22 @@ func unknownTask() *Error {
 // runTaskRoute runs one of a task's routes in process with the caller's
 // identity. It returns nil and the error to answer when the route
 // panicked or says the job does not exist.
-func (r *request) runTaskRoute(ot *openTask, rt route, body []byte) (*recorder, error) {
-	path, values, bad := rt.fill(func(name string) (string, bool) { v, ok := ot.values[name]; return v, ok })
+func (r *request) runTaskRoute(ot *openTask, rt inproc.Pattern, body []byte) (*inproc.Recorder, error) {
+	path, values, bad := rt.Fill(func(name string) (string, bool) { v, ok := ot.values[name]; return v, ok })
 	if bad != "" {
 		return nil, unknownTask()
 	}
-	in := inner{pattern: rt.pattern, method: rt.method, path: path, values: values}
+	in := inner{pattern: rt.Text, method: rt.Method, path: path, values: values}
 	if body != nil {
 		in.body, in.contentType = body, "application/json"
 	}
 	call := r.newCall(ot.tool.def.Name, json.RawMessage(`{}`))
 	rec, p := r.runRoute(ot.tool.handler, call, in)
 	if p != nil {
-		r.logError("mcp: task route panicked", "tool", ot.tool.def.Name, "route", rt.pattern, "panic", p)
+		r.logError("mcp: task route panicked", "tool", ot.tool.def.Name, "route", rt.Text, "panic", p)
 		return nil, errInternal()
 	}
-	if rec.status == http.StatusNotFound || rec.status == http.StatusGone {
+	if rec.Status == http.StatusNotFound || rec.Status == http.StatusGone {
 		return nil, unknownTask()
 	}
 	return rec, nil
@@ -308,10 +309,10 @@ func (req *request) readJob() (task.Job, error) {
 	if err != nil {
 		return task.Job{}, err
 	}
-	job, err := sp.read(rec.status, rec.header, rec.buf.Bytes())
+	job, err := sp.read(rec.Status, rec.Headers, rec.Body.Bytes())
 	if err != nil || !job.State.Valid() {
 		req.logError("mcp: a task's status route answered what cannot be read as a job", "tool", ot.tool.def.Name,
-			"status", rec.status, "err", err)
+			"status", rec.Status, "err", err)
 		return task.Job{}, errInternal()
 	}
 	return job, nil
@@ -328,8 +329,8 @@ func (req *request) jobResult(t *tool, job task.Job) (*toolResult, error) {
 	if job.IsError {
 		return textResult(text, true), nil
 	}
-	rec := &recorder{header: http.Header{"Content-Type": {mediaType}}, status: http.StatusOK, limit: req.handler.cfg.limits.ResponseBytes}
-	rec.buf.WriteString(text)
+	rec := &inproc.Recorder{Headers: http.Header{"Content-Type": {mediaType}}, Status: http.StatusOK, Limit: req.handler.cfg.limits.ResponseBytes}
+	rec.Body.WriteString(text)
 	return t.result(req, rec, req.rev.f)
 }
 
@@ -387,10 +388,10 @@ func (s *Server) cancelTask(req *request) (seam.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec.status/100 == 2 || rec.status == http.StatusConflict {
+	if rec.Status/100 == 2 || rec.Status == http.StatusConflict {
 		return &emptyResult{}, nil
 	}
-	req.logError("mcp: a task's cancel route failed", "tool", ot.tool.def.Name, "status", rec.status)
+	req.logError("mcp: a task's cancel route failed", "tool", ot.tool.def.Name, "status", rec.Status)
 	return nil, errInternal()
 }
 
@@ -411,12 +412,12 @@ func (s *Server) updateTask(req *request) (seam.Result, error) {
 		return nil, err
 	}
 	switch {
-	case rec.status/100 == 2:
+	case rec.Status/100 == 2:
 		return &emptyResult{}, nil
-	case rec.status == http.StatusBadRequest || rec.status == http.StatusUnprocessableEntity:
+	case rec.Status == http.StatusBadRequest || rec.Status == http.StatusUnprocessableEntity:
 		return nil, invalidInputResponses("")
 	}
-	req.logError("mcp: a task's update route failed", "tool", ot.tool.def.Name, "status", rec.status)
+	req.logError("mcp: a task's update route failed", "tool", ot.tool.def.Name, "status", rec.Status)
 	return nil, errInternal()
 }
 

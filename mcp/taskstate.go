@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
@@ -37,8 +38,8 @@ func (ot *openTask) updatedAt(job task.Job) time.Time {
 // taskSpec is a tool's WithTask configuration, checked.
 type taskSpec struct {
 	support              task.Support
-	status               route
-	cancel, update       route
+	status               inproc.Pattern
+	cancel, update       inproc.Pattern
 	hasCancel, hasUpdate bool
 	ttl, poll            time.Duration
 	accepted             func(http.Header, []byte) (map[string]string, bool)

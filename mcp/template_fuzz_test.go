@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mcpdual/mcpdual/internal/inproc"
 )
 
 // FuzzTemplateMatch feeds arbitrary URIs to a resource template: whatever
@@ -14,7 +16,7 @@ func FuzzTemplateMatch(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	rt, err := parseRoute("GET /api/emails/{id}/parts/{part}")
+	rt, err := inproc.Parse("GET /api/emails/{id}/parts/{part}")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -36,8 +38,8 @@ func FuzzTemplateMatch(f *testing.F) {
 		}
 		for i, s := range []string{segs[2], segs[4]} {
 			dec, err := url.PathUnescape(s)
-			if err != nil || dec != values[i].value || dec == "" || dec == "." || dec == ".." {
-				t.Fatalf("%q: segment %q for value %q", uri, s, values[i].value)
+			if err != nil || dec != values[i].Value || dec == "" || dec == "." || dec == ".." {
+				t.Fatalf("%q: segment %q for value %q", uri, s, values[i].Value)
 			}
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/mcp/apps"
@@ -61,7 +62,7 @@ type tool struct {
 	input      *schema.Schema
 	output     *schema.Schema
 	params     []headers.Param
-	route      route
+	route      inproc.Pattern
 	handler    http.Handler
 	shapes     [nShapes]json.RawMessage // the definition in each revision's shape
 	pathParams map[string]bool
@@ -184,7 +185,7 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 	if err != nil {
 		return err
 	}
-	rt, err := parseRoute(route)
+	rt, err := inproc.Parse(route)
 	if err != nil {
 		return fail("route %q: %v", route, err)
 	}
@@ -204,15 +205,15 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 		}
 	}
 	props, _ := inDoc["properties"].(map[string]any)
-	for _, seg := range rt.segments {
-		if !seg.wildcard {
+	for _, seg := range rt.Segments {
+		if !seg.Wildcard {
 			continue
 		}
-		prop, _ := props[seg.text].(map[string]any)
-		if !required[seg.text] || !scalarType(prop["type"]) {
-			return fail("route wildcard {%s} must be a required string, integer, number or boolean property of inputSchema", seg.text)
+		prop, _ := props[seg.Text].(map[string]any)
+		if !required[seg.Text] || !scalarType(prop["type"]) {
+			return fail("route wildcard {%s} must be a required string, integer, number or boolean property of inputSchema", seg.Text)
 		}
-		entry.pathParams[seg.text] = true
+		entry.pathParams[seg.Text] = true
 	}
 	if p := entry.opts.placement; p != nil {
 		entry.queryArgs = nameSet{}
@@ -225,8 +226,8 @@ func (s *Server) addTool(t Tool, route string, h http.Handler, opts []ItemOption
 		if p.Body != "" && (props[p.Body] == nil || entry.pathParams[p.Body]) {
 			return fail("Placement.Body %q must be a property of inputSchema that is not a route wildcard", p.Body)
 		}
-		if (p.Body != "" || p.Form) && (rt.method == http.MethodGet || rt.method == http.MethodHead) {
-			return fail("Placement.Body and Placement.Form need a route whose method has a body, not %s", rt.method)
+		if (p.Body != "" || p.Form) && (rt.Method == http.MethodGet || rt.Method == http.MethodHead) {
+			return fail("Placement.Body and Placement.Form need a route whose method has a body, not %s", rt.Method)
 		}
 		if p.Body != "" && p.Form {
 			return fail("Placement.Body and Placement.Form exclude each other")

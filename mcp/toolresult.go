@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
 
@@ -21,12 +22,12 @@ func textResult(text string, isError bool) *toolResult {
 }
 
 // result maps the handler's response onto a CallToolResult.
-func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, error) {
-	status := rec.status
-	if rec.over {
+func (t *tool) result(req *request, rec *inproc.Recorder, f features) (*toolResult, error) {
+	status := rec.Status
+	if rec.Over {
 		return req.tooLarge(t), nil
 	}
-	body := rec.buf.Bytes()
+	body := rec.Body.Bytes()
 	switch {
 	case status >= 200 && status < 300:
 	case status >= 400 && status < 500:
@@ -40,7 +41,7 @@ func (t *tool) result(req *request, rec *recorder, f features) (*toolResult, err
 		req.logError("mcp: tool route failed", "tool", t.def.Name, "status", status)
 		return textResult(internalToolError, true), nil
 	}
-	mt := mediaType(rec.header)
+	mt := mediaType(rec.Headers)
 	switch {
 	case mt == ToolResultMediaType:
 		res, ok := ownResult(body, f)

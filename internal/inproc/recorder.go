@@ -1,0 +1,67 @@
+package inproc
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"sync"
+)
+
+// Recorder is the in-memory ResponseWriter a route writes to. Writes after
+// the route returned (from a goroutine it left behind) are refused, so they
+// can neither race with reading the response nor change it.
+type Recorder struct {
+	Headers http.Header
+	Status  int          // 0 until written
+	Body    bytes.Buffer // what the route wrote, at most Limit bytes
+	Limit   int64
+	Over    bool // a write went past Limit (and was refused)
+	// Silent: the route returned without writing (its status is 200 by
+	// default); Interrupted: it did so, or aborted, once its request had
+	// ended (package mcp's runRoute sets it).
+	Silent, Interrupted bool
+
+	mu     sync.Mutex
+	closed bool
+}
+
+func (r *Recorder) Header() http.Header { return r.Headers }
+
+func (r *Recorder) WriteHeader(code int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed && r.Status == 0 && code >= 200 {
+		r.Status = code
+	}
+}
+
+func (r *Recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, ErrClosed
+	}
+	if r.Status == 0 {
+		r.Status = http.StatusOK
+	}
+	if int64(r.Body.Len()+len(p)) > r.Limit {
+		r.Over = true
+		return 0, ErrTooLarge
+	}
+	return r.Body.Write(p)
+}
+
+// Close ends the response: later writes fail.
+func (r *Recorder) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.Status == 0 {
+		r.Status, r.Silent = http.StatusOK, true
+	}
+}
+
+var (
+	ErrTooLarge = errors.New("mcp: tool response over the size limit")
+	ErrClosed   = errors.New("mcp: write after the route returned")
+)
