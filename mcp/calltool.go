@@ -65,10 +65,15 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if t.statusOf != nil {
 		return req.followTask(t)
 	}
-	taskable := req.acceptsTask(t)
-	follow := !taskable && req.followsTask(t)
-	if sp := t.opts.task; sp != nil && sp.support == task.Required && !taskable && !follow {
-		return taskRequired(features, t)
+	// The task stage, for a task's tool only: the call may become a task
+	// (tasks.go), or a job its status tool follows (taskstatus.go).
+	var taskable, follow bool
+	if sp := t.opts.task; sp != nil {
+		taskable = req.acceptsTask(t)
+		follow = !taskable && req.followsTask(t)
+		if sp.support == task.Required && !taskable && !follow {
+			return taskRequired(features, t)
+		}
 	}
 	call := req.newCall(name, args)
 	if t.confirms() {

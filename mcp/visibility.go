@@ -54,7 +54,7 @@ func (r *request) visibleTool(name string) *tool {
 		return r.tool
 	}
 	t := r.server.byName[name]
-	if t != nil && r.hiddenTool(t) {
+	if t != nil && r.server.hiding != 0 && r.hiddenTool(t) {
 		t = nil // an extension hides it (an app-only tool, a status tool)
 	}
 	if t != nil {
