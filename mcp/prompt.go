@@ -134,7 +134,7 @@ func (s *Server) addPrompt(e *prompt, opts []ItemOption) error {
 }
 
 func renderPrompt(p Prompt, shape int) json.RawMessage {
-	modern := shape >= shape20250618
+	modern := shape >= shapeTitles
 	f := []string{"name", p.Name}
 	if modern && p.Title != "" {
 		f = append(f, "title", p.Title)
@@ -144,7 +144,7 @@ func renderPrompt(p Prompt, shape int) json.RawMessage {
 	}
 	b := object(f...)
 	if len(p.Arguments) == 0 {
-		if shape >= shape20251125 && len(p.Icons) > 0 {
+		if shape >= shapeIcons && len(p.Icons) > 0 {
 			b = append(appendIcons(b[:len(b)-1], p.Icons), '}')
 		}
 		return b
@@ -166,7 +166,7 @@ func renderPrompt(p Prompt, shape int) json.RawMessage {
 		b = append(b, ab...)
 	}
 	b = append(b, ']')
-	if shape >= shape20251125 {
+	if shape >= shapeIcons {
 		b = appendIcons(b, p.Icons)
 	}
 	return append(b, '}')

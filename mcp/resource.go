@@ -284,7 +284,7 @@ func compileTemplate(t string) (*regexp.Regexp, []string, error) {
 
 func renderResource(r Resource, meta []byte, shape int) json.RawMessage {
 	f := []string{"uri", r.URI, "name", r.Name}
-	if shape >= shape20250618 && r.Title != "" {
+	if shape >= shapeTitles && r.Title != "" {
 		f = append(f, "title", r.Title)
 	}
 	if r.Description != "" {
@@ -299,10 +299,10 @@ func renderResource(r Resource, meta []byte, shape int) json.RawMessage {
 		b = append(b, `,"size":`...)
 		b = strconv.AppendInt(b, r.Size, 10)
 	}
-	if shape >= shape20251125 {
+	if shape >= shapeIcons {
 		b = appendIcons(b, r.Icons)
 	}
-	if shape >= shape20250618 && meta != nil {
+	if shape >= shapeTitles && meta != nil {
 		b = append(b, `,"_meta":`...)
 		b = append(b, meta...)
 	}
@@ -311,7 +311,7 @@ func renderResource(r Resource, meta []byte, shape int) json.RawMessage {
 
 func renderTemplate(t ResourceTemplate, meta []byte, shape int) json.RawMessage {
 	f := []string{"uriTemplate", t.URITemplate, "name", t.Name}
-	if shape >= shape20250618 && t.Title != "" {
+	if shape >= shapeTitles && t.Title != "" {
 		f = append(f, "title", t.Title)
 	}
 	if t.Description != "" {
@@ -321,10 +321,10 @@ func renderTemplate(t ResourceTemplate, meta []byte, shape int) json.RawMessage 
 		f = append(f, "mimeType", t.MIMEType)
 	}
 	b := object(f...)
-	if shape >= shape20251125 && len(t.Icons) > 0 {
+	if shape >= shapeIcons && len(t.Icons) > 0 {
 		b = append(appendIcons(b[:len(b)-1], t.Icons), '}')
 	}
-	if shape >= shape20250618 && meta != nil {
+	if shape >= shapeTitles && meta != nil {
 		b = append(append(append(b[:len(b)-1], `,"_meta":`...), meta...), '}')
 	}
 	return b
@@ -512,7 +512,7 @@ func (s *Server) contents(req *request, uri string, rec *inproc.Recorder, meta [
 		fields = append(fields, "blob", base64.StdEncoding.EncodeToString(body))
 	}
 	c := append([]byte{'['}, object(fields...)...)
-	if meta != nil && req.rev.f.shape >= shape20250618 {
+	if meta != nil && req.rev.f.shape >= shapeTitles {
 		c = append(append(append(c[:len(c)-1], `,"_meta":`...), meta...), '}')
 	}
 	return &readResult{contents: append(c, ']')}, nil

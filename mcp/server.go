@@ -85,13 +85,13 @@ func checkIcons(what string, icons []Icon) error {
 func (i Implementation) render(shape int) []byte {
 	b := []byte(`{"name":`)
 	b = appendString(b, i.Name)
-	if shape >= shape20250618 && i.Title != "" {
+	if shape >= shapeTitles && i.Title != "" {
 		b = append(b, `,"title":`...)
 		b = appendString(b, i.Title)
 	}
 	b = append(b, `,"version":`...)
 	b = appendString(b, i.Version)
-	if shape >= shape20251125 {
+	if shape >= shapeIcons {
 		if i.Description != "" {
 			b = append(b, `,"description":`...)
 			b = appendString(b, i.Description)

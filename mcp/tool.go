@@ -287,7 +287,7 @@ func scalarType(typ any) bool {
 // renderTool renders a definition once, at registration, in shape; the
 // schemas come compact.
 func renderTool(t *Tool, input, output, meta []byte, shape int) json.RawMessage {
-	modern := shape >= shape20250618
+	modern := shape >= shapeTitles
 	b := make([]byte, 0, 128+len(t.Name)+len(t.Title)+len(t.Description)+len(input)+len(output))
 	b = append(b, `{"name":`...)
 	b = appendString(b, t.Name)
@@ -321,7 +321,7 @@ func renderTool(t *Tool, input, output, meta []byte, shape int) json.RawMessage 
 	b = append(b, `,"openWorldHint":`...)
 	b = strconv.AppendBool(b, a.OpenWorld)
 	b = append(b, '}')
-	if shape >= shape20251125 {
+	if shape >= shapeIcons {
 		b = appendIcons(b, t.Icons)
 	}
 	if modern && meta != nil {

@@ -46,11 +46,12 @@ type features struct {
 	resourceNotFound Code
 }
 
-// The shapes definitions are rendered in, by what they carry.
+// The shapes definitions are rendered in, named for what they add (the
+// first revisions to carry it: 2025-03-26, 2025-06-18, 2025-11-25).
 const (
-	shape20250326 = iota // no titles, no outputSchema
-	shape20250618        // titles and outputSchema
-	shape20251125        // and icons
+	shapePlain  = iota // no titles, no outputSchema
+	shapeTitles        // titles and outputSchema
+	shapeIcons         // and icons
 	nShapes
 )
 
@@ -62,11 +63,11 @@ func featuresOf(p *seam.Profile) features {
 		resourceNotFound: Code(p.ResourceNotFound)}
 	switch {
 	case p.Icons:
-		f.shape = shape20251125
+		f.shape = shapeIcons
 	case p.Titles || p.OutputSchema:
-		f.shape = shape20250618
+		f.shape = shapeTitles
 	default:
-		f.shape = shape20250326
+		f.shape = shapePlain
 	}
 	return f
 }
