@@ -56,7 +56,7 @@ type handlerConfig struct {
 	localGuard string
 	lease      time.Duration
 	streaming  bool
-	legacy     *legacyInput // nil without WithLegacyInput (legacyinput.go)
+	legacy     *legacyInput // nil without WithLegacyInput
 	noBatches  bool         // WithoutBatches (batch.go)
 
 	routeRequest func(outer, inner *http.Request) *http.Request

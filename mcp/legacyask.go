@@ -12,7 +12,7 @@ import (
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
-// The ask loop of input for 2025 clients (WithLegacyInput, legacyinput.go):
+// The ask loop of input for 2025 clients (WithLegacyInput, endpoint.go):
 // the questions go out on the tools/call's response stream, the answers
 // come back through the AnswerBus, and the method runs again with them as
 // the round of a retry.
