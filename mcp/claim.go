@@ -167,7 +167,7 @@ func alreadyRan(f features, summary []byte) *toolResult {
 	}
 	text += ". Call the tool again to get a new confirmation if the user wants to repeat it."
 	res := textResult(text, true)
-	if f.outputSchema {
+	if f.OutputSchema {
 		res.structured = json.RawMessage(append(structured, `,"retryable":false}`...))
 	}
 	return res

@@ -83,7 +83,7 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 		return nil, err
 	}
 	others := map[string]string{}
-	if req.rev.f.completionContext {
+	if req.rev.f.CompletionContext {
 		if c, ok := req.Param("context"); ok && isObject(c) {
 			a, _ := jsonrpc.Lookup(c, "arguments")
 			m, err := stringMap(a, "context.arguments")

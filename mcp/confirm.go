@@ -54,7 +54,7 @@ const confirmKey = "confirm"
 // confirmed and may run (with call.idemKey set).
 func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error) {
 	f := req.rev.f
-	if !call.canAsk || (!f.inputRequests && req.capBits&CapElicitationForm == 0) {
+	if !call.canAsk || (!f.InputRequests && req.capBits&CapElicitationForm == 0) {
 		req.confirmation = "required"
 		return notExecuted(f, "confirmation_required", "Not executed (confirmation_required): "+t.def.Name+" changes or deletes data and needs the user's confirmation, "+
 			req.confirmHow()+" Do not retry this call as it is; ask the user to do it in the application, "+
@@ -183,7 +183,7 @@ const maxQuestion = 500
 // given: what is true depends on whether this endpoint asks 2025 clients
 // (WithLegacyInput) and on what this client declared.
 func (req *request) confirmHow() string {
-	if req.rev.f.inputRequests || req.handler.cfg.legacy == nil {
+	if req.rev.f.InputRequests || req.handler.cfg.legacy == nil {
 		return "which needs a client that declares form elicitation, on MCP 2026-07-28."
 	}
 	if req.capBits&CapElicitationForm != 0 && req.local != nil {
@@ -202,7 +202,7 @@ func (req *request) confirmHow() string {
 // why, where the revision has it.
 func notExecuted(f features, outcome, text string) *toolResult {
 	res := textResult(text, true)
-	if f.outputSchema {
+	if f.OutputSchema {
 		res.structured = json.RawMessage(`{"outcome":"` + outcome + `","executed":false,"retryable":false}`)
 	}
 	return res

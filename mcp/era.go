@@ -66,7 +66,7 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 		if !ok {
 			return nil, h.unsupported(cv)
 		}
-		if !rev.f.envelope {
+		if !rev.f.Envelope {
 			return nil, reject(CodeInvalidParams, "Invalid params: revision "+cv+" is negotiated with initialize, not named in _meta")
 		}
 		return rev, nil
@@ -84,7 +84,7 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 			}
 			return nil, h.unsupported(hv)
 		}
-		if rev.f.envelope {
+		if rev.f.Envelope {
 			return nil, reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
 				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
 		}

@@ -263,7 +263,7 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 		return textResult(internalToolError, true), nil
 	}
 	req.toolRes = toolResult{text: out, isText: true}
-	if f.outputSchema {
+	if f.OutputSchema {
 		req.toolRes.structured = out
 	}
 	return &req.toolRes, nil
@@ -314,13 +314,13 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, c.JSON(!f.resourceLinks)...)
+		b = append(b, c.JSON(!f.ResourceLinks)...)
 	}
 	if int64(len(b)) > req.handler.cfg.limits.ResponseBytes {
 		return req.tooLarge(t), nil
 	}
 	res := &toolResult{content: append(b, ']'), isError: r.IsError}
-	if r.StructuredContent != nil && f.outputSchema {
+	if r.StructuredContent != nil && f.OutputSchema {
 		s, err := json.Marshal(r.StructuredContent)
 		if err != nil || !isObject(s) || jsonrpc.Validate(s, jsonrpc.DefaultMaxDepth) != nil {
 			req.logError("mcp: tool function's StructuredContent is not a JSON object", "tool", t.def.Name, "err", err)

@@ -23,7 +23,7 @@ import (
 // stream (the stream starts only when a question is sent): the notifier of
 // tools/call's row. It returns nil when the call cannot be asked this way.
 func (h *Handler) legacyNotifier(w http.ResponseWriter, req *request) *notifier {
-	if h.cfg.legacy == nil || req.rev.f.envelope || req.rev.f.inputRequests ||
+	if h.cfg.legacy == nil || req.rev.f.Envelope || req.rev.f.InputRequests ||
 		!acceptsEventStream(req.HTTP) {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (h *Handler) legacyNotifier(w http.ResponseWriter, req *request) *notifier 
 // session, and the transport keeps what a sealed Mcp-Session-Id carries
 // over HTTP.
 func localSession(req *request) {
-	if loc := req.local; loc != nil && loc.Capabilities != nil && !req.rev.f.envelope {
+	if loc := req.local; loc != nil && loc.Capabilities != nil && !req.rev.f.Envelope {
 		req.ClientCapabilities = loc.Capabilities
 	}
 }

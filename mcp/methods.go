@@ -84,7 +84,7 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		req.setVersion(Version(sr.Version)) // initialize negotiates it
 	case row.serve != nil:
 		res, err = row.serve(h.server, req)
-		if ir, asks := res.(*seam.InputRequired); asks && err == nil && !req.rev.f.inputRequests {
+		if ir, asks := res.(*seam.InputRequired); asks && err == nil && !req.rev.f.InputRequests {
 			// Input for a 2025 client (legacyask.go): the questions go out
 			// on the response stream, and each answer is a retry of the
 			// method with the round it makes.

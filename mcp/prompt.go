@@ -295,7 +295,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 		}
 		b := append([]byte(`{"role":`), appendString(nil, string(m.Role))...)
 		b = append(b, `,"content":`...)
-		b = append(b, m.Content.JSON(!f.resourceLinks)...)
+		b = append(b, m.Content.JSON(!f.ResourceLinks)...)
 		out.messages = append(out.messages, append(b, '}'))
 	}
 	return out, nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
 // TestMemoryGuard: the two phases of the in-memory guard. A claim holds a
@@ -110,7 +112,7 @@ func TestMemoryGuard_LeaseOutlivesUntil(t *testing.T) {
 // TestAlreadyRan: the answer to a retry of a confirmation that ran reads
 // the recorded summary, and nothing else of what storage returns.
 func TestAlreadyRan(t *testing.T) {
-	f := features{outputSchema: true} // a revision with structured results, as 2026-07-28
+	f := features{Profile: &seam.Profile{OutputSchema: true}} // a revision with structured results, as 2026-07-28
 	at := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 	for _, tc := range []struct{ summary, text, structured string }{
 		{outcomeSummary(204, false, false, at), "the tool ran and its service answered status 204 at 2026-12-01T15:00:00Z",

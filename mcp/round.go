@@ -106,7 +106,7 @@ func parseRoundState(b []byte) (openedState, bool) {
 // the Call beyond the request.
 func (r *request) newCall(target string, args json.RawMessage) *Call {
 	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.ClientCapabilities, capBits: r.capBits,
-		args: args, canAsk: r.rev.f.inputRequests || r.legacyAsks(), notify: r.notify}
+		args: args, canAsk: r.rev.f.InputRequests || r.legacyAsks(), notify: r.notify}
 	return &r.call
 }
 
@@ -244,7 +244,7 @@ func (req *request) pendingTool(t *tool, call *Call) (seam.Result, error) {
 	if err == errHandlerBug {
 		return textResult("The tool failed with an internal error.", true), nil
 	}
-	if err != nil && !req.rev.f.inputRequests {
+	if err != nil && !req.rev.f.InputRequests {
 		// A 2025 client asked over its stream (WithLegacyInput) that did
 		// not declare what this question needs: what it got before.
 		return textResult("The tool "+t.def.Name+" needs input from the user or the client that this client did not declare it can give; the call did not complete.", true), nil

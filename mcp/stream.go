@@ -38,7 +38,7 @@ func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
 	if tok, ok := req.MetaParam("progressToken"); ok && jsonrpc.CheckID(tok) == "" {
 		n.token = tok
 	}
-	if req.rev.f.envelope {
+	if req.rev.f.Envelope {
 		if lv, ok := req.MetaParam(metaLogLevel); ok {
 			if s, isStr := jsonrpc.String(lv); isStr {
 				if l, known := seam.LogLevels[s]; known {

@@ -42,7 +42,7 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 // listenNotifier gives a 2026-07-28 subscriptions/listen over HTTP that
 // accepts an event stream its response stream. It returns nil otherwise.
 func (h *Handler) listenNotifier(w http.ResponseWriter, req *request) *notifier {
-	if req.local != nil || !req.rev.f.envelope || !acceptsEventStream(req.HTTP) {
+	if req.local != nil || !req.rev.f.Envelope || !acceptsEventStream(req.HTTP) {
 		return nil
 	}
 	if n := req.notify; n != nil {

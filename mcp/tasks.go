@@ -157,14 +157,14 @@ func (sp *taskSpec) findJob(rec *inproc.Recorder) (vals map[string]string, ok bo
 // WithTask, on 2026-07-28, for a client that declared the extension in
 // this request.
 func (r *request) acceptsTask(t *tool) bool {
-	return t.opts.task != nil && r.rev.f.inputRequests && r.capBits&capTasks != 0
+	return t.opts.task != nil && r.rev.f.InputRequests && r.capBits&capTasks != 0
 }
 
 // taskRequired answers a call of a tool that runs only as a task from a
 // client that cannot take one: a revision with input requests refuses the
 // missing capability (-32021); the others cannot say so but in the result.
 func taskRequired(f features, t *tool) (seam.Result, error) {
-	if f.inputRequests {
+	if f.InputRequests {
 		return nil, NewError(CodeMissingRequiredClientCapabilities, t.def.Name+" runs only as a task: declare the "+tasksExtension+" extension").
 			WithData(map[string]any{"requiredCapabilities": requiredCapabilities(capTasks)})
 	}
@@ -197,7 +197,7 @@ func (r *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam.R
 	if follow {
 		// structuredContent only where results carry it, and not against
 		// an output schema that describes the job's result, not this.
-		res.StatusTool, res.Structured = sp.statusTool, r.rev.f.outputSchema && t.output == nil
+		res.StatusTool, res.Structured = sp.statusTool, r.rev.f.OutputSchema && t.output == nil
 	}
 	// The 202 body often is the job already; its status is the task's
 	// first, when it reads as one. Read was written for the status
@@ -505,7 +505,7 @@ func init() {
 			}
 			return 0, false, nil
 		},
-		hides:  func(req *request) bool { return !req.rev.f.sealsTasks },
-		hidden: func(req *request, t *tool) bool { return t.statusOf != nil && !req.rev.f.sealsTasks },
+		hides:  func(req *request) bool { return !req.rev.f.SealsTasks },
+		hidden: func(req *request, t *tool) bool { return t.statusOf != nil && !req.rev.f.SealsTasks },
 	})
 }

@@ -64,7 +64,7 @@ func (s *Server) addStatusTool(parent *tool) error {
 // and the era seals job references in this revision.
 func (r *request) followsTask(t *tool) bool {
 	sp := t.opts.task
-	return sp != nil && sp.statusTool != "" && r.rev.f.sealsTasks
+	return sp != nil && sp.statusTool != "" && r.rev.f.SealsTasks
 }
 
 // statusReference hands the era the job reference of a status tool's
@@ -75,7 +75,7 @@ func (r *request) followsTask(t *tool) bool {
 // see or use (unknown tool, or the scope challenge), not "Unknown task",
 // which would say the tool exists.
 func (r *request) statusReference() {
-	if !r.rev.f.sealsTasks {
+	if !r.rev.f.SealsTasks {
 		return
 	}
 	raw, _ := r.Param("name")
@@ -127,7 +127,7 @@ func (r *request) followTask(st *tool) (seam.Result, error) {
 	text += ". Call " + st.def.Name + " again with the same taskId in about " +
 		strconv.FormatFloat(ot.poll.Seconds(), 'f', -1, 64) + " s."
 	res := textResult(text, false)
-	if r.rev.f.outputSchema {
+	if r.rev.f.OutputSchema {
 		b := append([]byte(nil), '{')
 		b = seam.AppendTask(b, r.TaskID, string(job.State), job.Message, ot.created, ot.updatedAt(job), ot.ttl, ot.poll)
 		res.structured = append(b, '}')

@@ -71,7 +71,7 @@ func (t *tool) result(req *request, rec *inproc.Recorder, f features) (*toolResu
 	// written to again.
 	req.toolRes = toolResult{text: bytes.TrimRight(body, "\r\n"), isText: true}
 	res := &req.toolRes
-	if t.output != nil && f.outputSchema {
+	if t.output != nil && f.OutputSchema {
 		// The host's own output, not bounded like arguments: its depth is
 		// checked before it is decoded.
 		if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
@@ -107,7 +107,7 @@ func ownResult(body []byte, f features) (*toolResult, bool) {
 			return nil, false
 		}
 	}
-	if v, ok := jsonrpc.Lookup(body, "structuredContent"); ok && f.outputSchema && string(v) != "null" {
+	if v, ok := jsonrpc.Lookup(body, "structuredContent"); ok && f.OutputSchema && string(v) != "null" {
 		res.structured = v
 	}
 	return res, true

@@ -20,25 +20,12 @@ const (
 )
 
 // features is a revision's profile (seam.Profile, the era's data) as the
-// core reads it on every request: what the wire allows in what the server
-// sends, and how the revision interacts.
+// core reads it on every request: the profile itself (what the wire
+// allows in what the server sends, how the revision interacts; read
+// through, not copied field by field) and what the core derives from it
+// once.
 type features struct {
-	titles        bool // "title" on tools, prompts, resources and Implementation
-	outputSchema  bool // "outputSchema" on tools, "structuredContent" on results
-	resourceLinks bool // "resource_link" content blocks
-	icons         bool // "icons" on definitions; description and websiteUrl on Implementation
-	// completionContext: completion/complete carries the other arguments
-	// in params.context.
-	completionContext bool
-	// envelope: a request names the revision, and its log level, in _meta.
-	envelope bool
-	// inputRequests: the server may ask the client for input
-	// (input_required), refuse a call for a client capability it lacks
-	// (-32021), and run a call as a task.
-	inputRequests bool
-	// sealsTasks: the era seals job references for clients without the
-	// tasks extension, so tasks' status tools are served.
-	sealsTasks bool
+	*seam.Profile
 	// shape indexes the definitions rendered at registration: each
 	// revision with another set of the members above has its own.
 	shape int
@@ -57,10 +44,8 @@ const (
 
 // featuresOf reads a profile.
 func featuresOf(p *seam.Profile) features {
-	f := features{titles: p.Titles, outputSchema: p.OutputSchema, resourceLinks: p.ResourceLinks, icons: p.Icons,
-		completionContext: p.CompletionContext, envelope: p.Envelope, inputRequests: p.InputRequests,
-		sealsTasks:       p.SealsTasks,
-		resourceNotFound: Code(p.ResourceNotFound)}
+	own := *p // the core's copy: what an era returned is read once
+	f := features{Profile: &own, resourceNotFound: Code(p.ResourceNotFound)}
 	switch {
 	case p.Icons:
 		f.shape = shapeIcons
