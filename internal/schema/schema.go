@@ -72,6 +72,13 @@ func NewCache() *Cache {
 // compact form), with the decoded document, which the caller may read
 // but not keep writing to.
 func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hit, ok := c.docs[string(doc)]; ok {
+		// The same bytes as a document checked before: valid, and
+		// compact. mcp/openapi hands every document over twice.
+		return c.hit(hit)
+	}
 	if err := jsonrpc.Validate(doc, jsonrpc.DefaultMaxDepth); err != nil {
 		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
@@ -79,32 +86,15 @@ func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
 	// already: json.Compact, a second scan and a copy, is only for the
 	// others.
 	key := doc
-	if !isCompact(doc) {
+	if !jsonrpc.IsCompact(doc) {
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, doc); err != nil {
 			return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 		}
 		key = compact.Bytes()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if hit, ok := c.docs[string(key)]; ok {
-		if hit.decoded != nil {
-			return hit, hit.decoded, nil
-		}
-		v, err := decodeText(hit.doc)
-		if err != nil {
-			return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
-		}
-		// A small document seen twice (an id argument, a list filter)
-		// is likely shared by many tools: its decoded form is kept, to
-		// be decoded once. A large one is decoded again: every document
-		// is seen twice when mcp/openapi checks a tool before it
-		// registers it, and GitHub's kept decoded would be 10 MB.
-		if len(hit.doc) <= keepDecoded {
-			hit.decoded = v
-		}
-		return hit, v, nil
+		return c.hit(hit)
 	}
 	text := string(key) // the one copy: the cache's key, the document kept and what v's strings share
 	v, err := decodeText(text)
@@ -122,6 +112,27 @@ func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
 		}
 	}
 	c.docs[text] = s
+	return s, v, nil
+}
+
+// hit returns what a document compiled before made, with its decoded
+// form. c.mu is held.
+func (c *Cache) hit(s *Schema) (*Schema, any, error) {
+	if s.decoded != nil {
+		return s, s.decoded, nil
+	}
+	v, err := decodeText(s.doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	// A small document seen twice (an id argument, a list filter) is
+	// likely shared by many tools: its decoded form is kept, to be
+	// decoded once. A large one is decoded again: every document is seen
+	// twice when mcp/openapi checks a tool before it registers it, and
+	// GitHub's kept decoded would be 10 MB.
+	if len(s.doc) <= keepDecoded {
+		s.decoded = v
+	}
 	return s, v, nil
 }
 
@@ -165,23 +176,6 @@ func (s *Schema) compile() {
 		s.s, err = compileIn(newCompiler(), "urn:mcpdual:schema", v)
 	}
 	s.err = err
-}
-
-// isCompact reports whether a valid JSON text has no whitespace outside
-// its strings, which is what json.Compact would remove.
-func isCompact(doc []byte) bool {
-	in := false
-	for i := 0; i < len(doc); i++ {
-		switch c := doc[i]; {
-		case in && c == '\\':
-			i++ // the escaped byte, whatever it is
-		case c == '"':
-			in = !in
-		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return false
-		}
-	}
-	return true
 }
 
 func compileIn(c *jsonschema.Compiler, loc string, v any) (*jsonschema.Schema, error) {
