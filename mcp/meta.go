@@ -41,6 +41,9 @@ func compact(doc []byte) []byte {
 	if doc == nil {
 		return nil
 	}
+	if jsonrpc.IsCompact(doc) {
+		return bytes.Clone(doc) // a copy all the same, without json.Compact's scan
+	}
 	var buf bytes.Buffer
 	buf.Grow(len(doc))
 	if err := json.Compact(&buf, doc); err != nil {

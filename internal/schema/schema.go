@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -20,44 +21,64 @@ import (
 
 var printer = message.NewPrinter(language.English)
 
-// Schema is a compiled JSON Schema. It is safe for concurrent use.
+// Schema is a JSON Schema, compiled at registration or, when the document
+// is plain (see plain), on first use. It is safe for concurrent use.
 type Schema struct {
-	s *jsonschema.Schema
+	once sync.Once
+	doc  string // the compact document, for the compilation on first use
+	s    *jsonschema.Schema
+	err  error // the compilation's, on first use: never, for a plain document
+
+	decoded any // the decoded document of a small one, once a second tool uses it (Cache.Compile)
 }
 
-// Compile decodes and compiles one schema document.
+// Compile decodes and compiles one schema document, at once.
 func Compile(doc []byte) (*Schema, error) {
-	s, _, err := NewCache().Compile(doc)
+	c := NewCache()
+	c.eager = true
+	s, _, err := c.Compile(doc)
 	return s, err
 }
 
 // Cache compiles schema documents, each distinct document once: tools
 // that share a schema (an id argument, a list filter) share its compiled
-// form, and every document is checked against the 2020-12 metaschema,
-// which dominates what compiling costs, only the first time. It is safe
-// for concurrent use.
+// form. A plain document (the kind a generator writes: mcp/openapi's, a
+// function tool's) is checked here and compiled on first use; any other
+// is compiled, and so checked against the 2020-12 metaschema, at once.
+// Registering GitHub's 1,220 operations thus no longer compiles 2,400
+// schemas nobody may call (design record 031), and no decoded copy of a
+// document is kept: only its compact text until it is compiled. It is
+// safe for concurrent use.
 type Cache struct {
-	mu   sync.Mutex
-	docs map[string]cached
-	c    *jsonschema.Compiler // shared: the metaschema is compiled once
-	n    int
+	mu       sync.Mutex
+	docs     map[string]*Schema
+	patterns map[string]bool      // regular expressions seen, and whether they compile
+	c        *jsonschema.Compiler // shared by the documents compiled at once
+	n        int
+	eager    bool // compile every document at once (Compile, the function)
 }
 
-type cached struct {
-	s   *Schema
-	doc any
-}
+// keepDecoded is the size of the largest document whose decoded form a
+// cache keeps once it is used twice.
+const keepDecoded = 512
 
 // NewCache returns an empty cache.
 func NewCache() *Cache {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	return &Cache{docs: map[string]cached{}, c: c}
+	return &Cache{docs: map[string]*Schema{}, patterns: map[string]bool{}}
 }
 
-// Compile compiles doc, or returns what an earlier call compiled from the
-// same document (compared in compact form), with the decoded document.
+// Compile checks doc, compiles it now or arranges to on first use, or
+// returns what an earlier call made from the same document (compared in
+// compact form), with the decoded document, which the caller may read
+// but not keep writing to.
 func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hit, ok := c.docs[string(doc)]; ok {
+		// The same bytes as a document checked before: valid, and
+		// compact. mcp/openapi hands every document over twice.
+		return c.hit(hit)
+	}
 	if err := jsonrpc.Validate(doc, jsonrpc.DefaultMaxDepth); err != nil {
 		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
@@ -65,66 +86,103 @@ func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
 	// already: json.Compact, a second scan and a copy, is only for the
 	// others.
 	key := doc
-	if !isCompact(doc) {
+	if !jsonrpc.IsCompact(doc) {
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, doc); err != nil {
 			return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 		}
 		key = compact.Bytes()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if hit, ok := c.docs[string(key)]; ok {
-		return hit.s, hit.doc, nil
+		return c.hit(hit)
 	}
-	v, err := jsonrpc.Decode(key, 0)
+	text := string(key) // the one copy: the cache's key, the document kept and what v's strings share
+	v, err := decodeText(text)
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
-	if _, ok := v.(map[string]any); !ok {
+	m, ok := v.(map[string]any)
+	if !ok {
 		return nil, nil, errors.New("schema must be a JSON object")
 	}
-	c.n++
-	s, err := compileIn(c.c, "urn:mcpdual:schema:"+strconv.Itoa(c.n), v)
-	if err != nil {
-		// A document may clash with another in the shared compiler
-		// (two of them declaring one $id); alone, it may still compile.
-		alone := jsonschema.NewCompiler()
-		alone.DefaultDraft(jsonschema.Draft2020)
-		if s, err = compileIn(alone, "urn:mcpdual:schema", v); err != nil {
+	s := &Schema{doc: text}
+	if c.eager || !plain(m, c.patterns) {
+		if err := c.compileNow(s, v); err != nil {
 			return nil, nil, err
 		}
 	}
-	c.docs[string(key)] = cached{s, v}
+	c.docs[text] = s
 	return s, v, nil
 }
 
-// isCompact reports whether a valid JSON text has no whitespace outside
-// its strings, which is what json.Compact would remove.
-func isCompact(doc []byte) bool {
-	in := false
-	for i := 0; i < len(doc); i++ {
-		switch c := doc[i]; {
-		case in && c == '\\':
-			i++ // the escaped byte, whatever it is
-		case c == '"':
-			in = !in
-		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return false
-		}
+// hit returns what a document compiled before made, with its decoded
+// form. c.mu is held.
+func (c *Cache) hit(s *Schema) (*Schema, any, error) {
+	if s.decoded != nil {
+		return s, s.decoded, nil
 	}
-	return true
+	v, err := decodeText(s.doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	// A small document seen twice (an id argument, a list filter) is
+	// likely shared by many tools: its decoded form is kept, to be
+	// decoded once. A large one is decoded again: every document is seen
+	// twice when mcp/openapi checks a tool before it registers it, and
+	// GitHub's kept decoded would be 10 MB.
+	if len(s.doc) <= keepDecoded {
+		s.decoded = v
+	}
+	return s, v, nil
 }
 
-func compileIn(c *jsonschema.Compiler, loc string, v any) (*Schema, error) {
+// compileNow compiles v, s's decoded document, in the shared compiler or,
+// when it clashes with another document there, alone. c.mu is held.
+func (c *Cache) compileNow(s *Schema, v any) error {
+	if c.c == nil {
+		c.c = newCompiler()
+	}
+	c.n++
+	compiled, err := compileIn(c.c, "urn:mcpdual:schema:"+strconv.Itoa(c.n), v)
+	if err != nil {
+		// A document may clash with another in the shared compiler
+		// (two of them declaring one $id); alone, it may still compile.
+		if compiled, err = compileIn(newCompiler(), "urn:mcpdual:schema", v); err != nil {
+			return err
+		}
+	}
+	s.once.Do(func() { s.s = compiled })
+	return nil
+}
+
+func newCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	return c
+}
+
+// decodeText decodes a document the cache keeps: its strings share text,
+// which never changes.
+func decodeText(text string) (any, error) {
+	return jsonrpc.DecodeShared(unsafe.Slice(unsafe.StringData(text), len(text)), 0)
+}
+
+// compile compiles a plain document on first use, in a compiler of its
+// own (no $id, nothing to share), so that nothing but the compiled schema
+// stays behind.
+func (s *Schema) compile() {
+	v, err := decodeText(s.doc)
+	if err == nil {
+		s.s, err = compileIn(newCompiler(), "urn:mcpdual:schema", v)
+	}
+	s.err = err
+}
+
+func compileIn(c *jsonschema.Compiler, loc string, v any) (*jsonschema.Schema, error) {
 	if err := c.AddResource(loc, v); err != nil {
 		return nil, err
 	}
-	s, err := c.Compile(loc)
-	if err != nil {
-		return nil, err
-	}
-	return &Schema{s: s}, nil
+	return c.Compile(loc)
 }
 
 // Decode decodes a JSON text that has already passed jsonrpc.Validate or
@@ -151,6 +209,12 @@ const maxMessage = 200
 // rendered, so the cost of a value with many violations is the
 // validator's, not ours.
 func (s *Schema) Validate(v any, max int) []string {
+	s.once.Do(s.compile)
+	if s.err != nil {
+		// Only a flaw in plain lets a document that does not compile
+		// through registration; the call is refused, never let through.
+		return []string{cut("the schema does not compile: "+s.err.Error(), maxMessage)}
+	}
 	err := s.s.Validate(v)
 	if err == nil {
 		return nil

@@ -254,8 +254,17 @@ type jsonParser struct {
 	b     []byte
 	i     int
 	count int // values read, keys included
-	// Scalars repeat ("string", "object", true): one node each is shared.
-	common map[string]*node
+	// Short scalars repeat ("string", "object", true, small numbers,
+	// every key): one node each is shared, found without a copy of its
+	// bytes.
+	strs map[string]*node
+	nums map[string]*node
+	lits [3]*node // true, false, null
+	// The members read of the mappings and sequences open: each gets its
+	// Content in one allocation of its size when it closes, instead of a
+	// slice grown by doubling (GitHub's document: a third of the tree's
+	// bytes, and garbage).
+	stack []*node
 }
 
 func (p *jsonParser) fail(msg string) error {
@@ -295,6 +304,8 @@ func (p *jsonParser) value(depth int) (*node, error) {
 			p.i++
 			return n, nil
 		}
+		base := len(p.stack)
+		defer func() { p.stack = p.stack[:base] }()
 		var idx map[string]bool
 		for {
 			var k string
@@ -304,11 +315,12 @@ func (p *jsonParser) value(depth int) (*node, error) {
 					return nil, p.fail("a key must be a string")
 				}
 				at := p.i
-				var err error
-				if k, err = p.str(); err != nil {
+				key, err := p.strNode()
+				if err != nil {
 					return nil, err
 				}
-				if duplicate(n.Content, k, &idx) {
+				k = key.Value
+				if duplicate(p.stack[base:], k, &idx) {
 					// Readers disagree on which one counts (the first
 					// here, the last in JavaScript): neither is taken.
 					return nil, &docError{at: "offset " + strconv.Itoa(at), msg: fmt.Sprintf("the key %q appears twice", k)}
@@ -319,16 +331,16 @@ func (p *jsonParser) value(depth int) (*node, error) {
 				}
 				p.i++
 				p.count++
-				n.Content = append(n.Content, p.scalar("!!str", k))
+				p.stack = append(p.stack, key)
 			}
 			v, err := p.value(depth + 1)
 			if err != nil {
 				if n.Kind == sequenceNode {
-					return nil, within(err, strconv.Itoa(len(n.Content)))
+					return nil, within(err, strconv.Itoa(len(p.stack)-base))
 				}
 				return nil, within(err, k)
 			}
-			n.Content = append(n.Content, v)
+			p.stack = append(p.stack, v)
 			p.space()
 			if p.i >= len(p.b) {
 				return nil, p.fail("unexpected end")
@@ -341,19 +353,19 @@ func (p *jsonParser) value(depth int) (*node, error) {
 				return nil, p.fail("',' or the end of the value expected")
 			}
 			p.i++
+			n.Content = append([]*node(nil), p.stack[base:]...)
 			return n, nil
 		}
 	case c == '"':
-		s, err := p.str()
-		if err != nil {
-			return nil, err
-		}
-		return p.scalar("!!str", s), nil
+		return p.strNode()
 	case c == 't' || c == 'f' || c == 'n':
-		for _, lit := range [...]struct{ text, tag string }{{"true", "!!bool"}, {"false", "!!bool"}, {"null", "!!null"}} {
+		for i, lit := range [...]struct{ text, tag string }{{"true", "!!bool"}, {"false", "!!bool"}, {"null", "!!null"}} {
 			if len(p.b)-p.i >= len(lit.text) && string(p.b[p.i:p.i+len(lit.text)]) == lit.text {
 				p.i += len(lit.text)
-				return p.scalar(lit.tag, lit.text), nil
+				if p.lits[i] == nil {
+					p.lits[i] = &node{Kind: scalarNode, Tag: lit.tag, Value: lit.text}
+				}
+				return p.lits[i], nil
 			}
 		}
 		return nil, p.fail("invalid literal")
@@ -369,30 +381,57 @@ func (p *jsonParser) value(depth int) (*node, error) {
 			}
 			p.i++
 		}
-		if !json.Valid(p.b[start:p.i]) {
+		num := p.b[start:p.i]
+		if n, ok := p.nums[string(num)]; ok { // the tag follows from the text
+			return n, nil
+		}
+		if !json.Valid(num) {
 			p.i = start
 			return nil, p.fail("invalid value")
 		}
-		return p.scalar(tag, string(p.b[start:p.i])), nil
+		n := &node{Kind: scalarNode, Tag: tag, Value: string(num)}
+		if len(num) <= 24 {
+			if p.nums == nil {
+				p.nums = map[string]*node{}
+			}
+			p.nums[n.Value] = n
+		}
+		return n, nil
 	}
 }
 
-// scalar returns a scalar node, shared with every other one alike when
-// the text is short (type names, formats, flags, small numbers).
-func (p *jsonParser) scalar(tag, text string) *node {
-	if len(text) > 24 {
-		return &node{Kind: scalarNode, Tag: tag, Value: text}
+// strNode reads a JSON string at p.i as a scalar node: a short one
+// without escapes is looked up before its bytes are copied, so that the
+// keys and type names a document repeats cost nothing after the first.
+func (p *jsonParser) strNode() (*node, error) {
+	if end := p.i + 1; end < len(p.b) {
+		for j := end; j < len(p.b) && j-end <= 24; j++ {
+			c := p.b[j]
+			if c == '"' {
+				if n, ok := p.strs[string(p.b[end:j])]; ok {
+					p.i = j + 1
+					return n, nil
+				}
+				break
+			}
+			if c == '\\' || c < 0x20 {
+				break
+			}
+		}
 	}
-	if p.common == nil {
-		p.common = map[string]*node{}
+	s, err := p.str()
+	if err != nil {
+		return nil, err
 	}
-	key := tag + text
-	if n, ok := p.common[key]; ok {
-		return n
+	if len(s) > 24 {
+		return &node{Kind: scalarNode, Tag: "!!str", Value: s}, nil
 	}
-	n := &node{Kind: scalarNode, Tag: tag, Value: text}
-	p.common[key] = n
-	return n
+	if p.strs == nil {
+		p.strs = map[string]*node{}
+	}
+	n := &node{Kind: scalarNode, Tag: "!!str", Value: s}
+	p.strs[s] = n
+	return n, nil
 }
 
 // str reads a JSON string at p.i.
