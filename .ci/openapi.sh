@@ -13,7 +13,7 @@ for m in mcp/openapi examples/inbox; do
 done
 
 FUZZTIME="${MCPDUAL_FUZZTIME:-5s}"
-for target in FuzzReadJSON FuzzReadYAML; do
+for target in FuzzReadJSON FuzzReadYAML FuzzParseJSON; do
   echo "== mcp/openapi $target ($FUZZTIME)"
   # A failing input is written under mcp/openapi/testdata/fuzz: commit it
   # with the fix, as a regression seed.
