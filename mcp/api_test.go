@@ -12,7 +12,7 @@ import (
 
 // maxExported bounds package mcp's public API: what a host calls, nothing
 // that only the eras need (they reach the core through internal/seam).
-// Issue 34 (change notifications on a fleet) moved it from 130 to 140
+// The change-notifications round (record 032) moved it from 130 to 140
 // for that round's names, no further (design record 032).
 const maxExported = 140
 

@@ -143,7 +143,6 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		err error
 	}
 	var entries []entry
-	var built []*tool
 	for _, o := range r.order(ops) {
 		if !r.selected(o) {
 			report.Skipped = append(report.Skipped, o.skipped("not selected"))
@@ -152,7 +151,6 @@ func Register(srv *mcp.Server, spec []byte, h http.Handler, opts ...Option) (*Re
 		t, err := r.buildTool(o, overrides[o])
 		if err == nil {
 			t.handler = r.handlerFor(t, h)
-			built = append(built, t)
 		}
 		entries = append(entries, entry{o, t, err})
 	}
