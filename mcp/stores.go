@@ -196,7 +196,9 @@ func (g *memoryGuard) Complete(_ context.Context, nonce []byte, token string, ou
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	c := g.used[string(nonce)]
-	if call != "" && outcome != nil {
+	// An empty outcome is no outcome, as for the Redis guard: a release.
+	ran := len(outcome) > 0
+	if call != "" && ran {
 		// The route ran, whoever holds the lease now.
 		owner := ""
 		if c != nil {
@@ -207,7 +209,7 @@ func (g *memoryGuard) Complete(_ context.Context, nonce []byte, token string, ou
 	switch {
 	case c == nil || c.outcome != nil || token == "" || c.token != token:
 		// Another call took the lease over and will record its own.
-	case outcome == nil:
+	case !ran:
 		// Interrupted: no outcome. The entry stays (it still counts, and
 		// expires as before); its lease is free for the next claim.
 		c.token, c.leaseEnd = "", time.Time{}

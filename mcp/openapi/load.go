@@ -39,7 +39,9 @@ const (
 	maxConverted  = 1 << 23
 )
 
-// errTooLarge ends Register: the document, not an operation, is at fault.
+// errTooLarge stops one operation's conversion when the document's budget
+// is spent; Register then fails with tooLarge (the document, not the
+// operation, is at fault).
 var errTooLarge = errors.New("the document converts to too many values")
 
 // spend counts one value the conversion makes at ptr.

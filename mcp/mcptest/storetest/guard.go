@@ -188,6 +188,24 @@ func ReplayGuard(t *testing.T, open func(t *testing.T) Fleet[mcp.ReplayGuard]) {
 		wantOutcome(t, "a claim after the second holder completed", a, "alice", n, until, `{"executed":true}`)
 	})
 
+	run("EmptyOutcomeReleases", func(t *testing.T, fl Fleet[mcp.ReplayGuard], clock Clock, _ bool) {
+		a, b := replica(fl, 0), replica(fl, 1)
+		n, until := newNonce(), clock.Now().Add(time.Hour)
+		call := callName("empty")
+		tok := mustClaim(t, a, "alice", n, until, longLease)
+		// An empty, non-nil outcome is no outcome either: every guard
+		// reads it as a release, never as a recorded result.
+		if err := a.Complete(ctx, n, tok, []byte{}, until, call); err != nil {
+			t.Fatalf("Complete: %v", err)
+		}
+		if tok2 := mustClaim(t, b, "alice", n, until, longLease); tok2 == tok {
+			t.Errorf("the claim after an empty outcome got the released token %q", tok)
+		}
+		if out, err := b.LastRun(ctx, call); out != nil || err != nil {
+			t.Errorf("LastRun after an empty outcome: %q, %v; want no run", out, err)
+		}
+	})
+
 	run("Until", func(t *testing.T, fl Fleet[mcp.ReplayGuard], clock Clock, _ bool) {
 		a, b := replica(fl, 0), replica(fl, 1)
 		// Complete's until outlives the Claim's: the outcome is kept to
