@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -680,5 +681,27 @@ func TestCheck_ForeignOrigin(t *testing.T) {
 	}
 	if r := statuses(open, Strict())["http/foreign-origin"]; r.Status != Failed {
 		t.Errorf("strict: %+v", r)
+	}
+}
+
+// TestSameOrigin: an origin is scheme, host and port, the scheme's default
+// port whether written or not; case does not matter.
+func TestSameOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://x/mcp", "https://x:443/other", true},
+		{"http://127.0.0.1:80/mcp", "http://127.0.0.1/mcp", true},
+		{"https://X/mcp", "https://x/mcp", true},
+		{"https://x/mcp", "http://x/mcp", false},
+		{"http://127.0.0.1:8080/mcp", "http://127.0.0.1:8081/mcp", false},
+		{"https://x/mcp", "https://y/mcp", false},
+	} {
+		a, _ := url.Parse(tc.a)
+		b, _ := url.Parse(tc.b)
+		if got := sameOrigin(a, b); got != tc.same {
+			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
 	}
 }
