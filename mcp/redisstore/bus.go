@@ -224,25 +224,7 @@ func (b *AnswerBus) subscribeSharded(ctx context.Context, id string) (<-chan []b
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
 	defer cancel()
 	ps := b.cluster.SSubscribe(ctx, name)
-	confirmed := make(chan error, 1)
-	go func() {
-		// SSUBSCRIBE is only written: its confirmation is the first
-		// message on the connection.
-		m, err := ps.Receive(ctx)
-		if s, ok := m.(*redis.Subscription); err == nil && (!ok || s.Kind != "ssubscribe" || s.Channel != name) {
-			err = errors.New("unexpected answer to SSUBSCRIBE")
-		}
-		confirmed <- err
-	}()
-	var err error
-	select {
-	case err = <-confirmed:
-	case <-ctx.Done():
-		err = ctx.Err()
-		ps.Close() // ends the Receive
-		<-confirmed
-	}
-	if err != nil {
+	if err := awaitSubscribed(ctx, ps, name); err != nil {
 		ps.Close()
 		return nil, nil, b.cfg.fail("subscribe", err)
 	}
@@ -301,4 +283,27 @@ func (b *AnswerBus) Close() error {
 		return nil
 	}
 	return b.ps.Close()
+}
+
+// awaitSubscribed waits, until ctx is done, for Redis to confirm that ps
+// subscribed to channel: (S)SUBSCRIBE is only written, and its
+// confirmation is the first message on the connection. When ctx ends
+// first, ps is closed, which ends the read.
+func awaitSubscribed(ctx context.Context, ps *redis.PubSub, channel string) error {
+	confirmed := make(chan error, 1)
+	go func() {
+		m, err := ps.Receive(ctx)
+		if s, ok := m.(*redis.Subscription); err == nil && (!ok || s.Channel != channel || s.Kind != "subscribe" && s.Kind != "ssubscribe") {
+			err = errors.New("unexpected answer to SUBSCRIBE")
+		}
+		confirmed <- err
+	}()
+	select {
+	case err := <-confirmed:
+		return err
+	case <-ctx.Done():
+		ps.Close() // ends the Receive
+		<-confirmed
+		return ctx.Err()
+	}
 }

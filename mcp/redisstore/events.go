@@ -168,24 +168,7 @@ func (b *EventBus) open(c *eventConn) {
 	} else {
 		c.ps = b.rdb.Subscribe(ctx, b.channel())
 	}
-	confirmed := make(chan error, 1)
-	go func() {
-		// (S)SUBSCRIBE is only written: its confirmation is the first
-		// message on the connection.
-		m, err := c.ps.Receive(ctx)
-		if s, ok := m.(*redis.Subscription); err == nil && (!ok || s.Channel != b.channel() || s.Kind != "subscribe" && s.Kind != "ssubscribe") {
-			err = errors.New("unexpected answer to SUBSCRIBE")
-		}
-		confirmed <- err
-	}()
-	var err error
-	select {
-	case err = <-confirmed:
-	case <-ctx.Done():
-		err = ctx.Err()
-		c.ps.Close() // ends the Receive
-		<-confirmed
-	}
+	err := awaitSubscribed(ctx, c.ps, b.channel())
 	cancel()
 	if err != nil {
 		b.fail(c, err)
