@@ -43,23 +43,7 @@ func TestAnswerBus_Names(t *testing.T) {
 			ctx := context.Background()
 			channel, mark := p+"answer:{q1}", p+"answered:{q1}"
 			// listeners counts the subscribers of channel where it lives.
-			listeners := func() int64 {
-				t.Helper()
-				var n map[string]int64
-				var err error
-				if cc, ok := rdb.(*redis.ClusterClient); ok {
-					var node *redis.Client
-					if node, err = cc.MasterForKey(ctx, channel); err == nil {
-						n, err = node.PubSubShardNumSub(ctx, channel).Result()
-					}
-				} else {
-					n, err = rdb.PubSubNumSub(ctx, channel).Result()
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				return n[channel]
-			}
+			listeners := func() int64 { t.Helper(); return subscribers(t, ctx, rdb, channel) }
 			if cc, ok := rdb.(*redis.ClusterClient); ok {
 				a, _ := cc.ClusterKeySlot(ctx, channel).Result()
 				b, _ := cc.ClusterKeySlot(ctx, mark).Result()

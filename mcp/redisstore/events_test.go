@@ -66,23 +66,7 @@ func TestEventBus_Names(t *testing.T) {
 			rdb := d.client(t)
 			channel := p + "events"
 			ctx := context.Background()
-			listeners := func() int64 {
-				t.Helper()
-				var n map[string]int64
-				var err error
-				if cc, ok := rdb.(*redis.ClusterClient); ok {
-					var node *redis.Client
-					if node, err = cc.MasterForKey(ctx, channel); err == nil {
-						n, err = node.PubSubShardNumSub(ctx, channel).Result()
-					}
-				} else {
-					n, err = rdb.PubSubNumSub(ctx, channel).Result()
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				return n[channel]
-			}
+			listeners := func() int64 { t.Helper(); return subscribers(t, ctx, rdb, channel) }
 			a := redisstore.NewEventBus(d.client(t), redisstore.WithPrefix(p), patient)
 			defer a.Close()
 			b := redisstore.NewEventBus(d.client(t), redisstore.WithPrefix(p), patient)

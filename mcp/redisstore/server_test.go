@@ -323,3 +323,24 @@ var patient = redisstore.WithTimeout(5 * time.Second)
 // machine; far below go-redis's own socket timeout of 3 s, which is what
 // a call would take without the bound.
 const overrun = 1500 * time.Millisecond
+
+// subscribers counts the subscribers of channel where it lives: on the
+// node that owns its slot (sharded pub/sub) on a cluster, on the server
+// otherwise.
+func subscribers(t testing.TB, ctx context.Context, rdb redis.UniversalClient, channel string) int64 {
+	t.Helper()
+	var n map[string]int64
+	var err error
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
+		var node *redis.Client
+		if node, err = cc.MasterForKey(ctx, channel); err == nil {
+			n, err = node.PubSubShardNumSub(ctx, channel).Result()
+		}
+	} else {
+		n, err = rdb.PubSubNumSub(ctx, channel).Result()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n[channel]
+}
