@@ -94,10 +94,16 @@ start_fleet() {
   pid=$!
   STARTED_PIDS+=("$pid")
   fleet_wait_for redis "$pid" "$redis_port" "$dir/redis.log"
+  local pong=""
   for _ in $(seq 1 50); do
-    [ "$(redis-cli -h 127.0.0.1 -p "$redis_port" ping 2>/dev/null)" = PONG ] && break
+    pong=$(redis-cli -h 127.0.0.1 -p "$redis_port" ping 2>/dev/null) && [ "$pong" = PONG ] && break
     sleep 0.1
   done
+  if [ "$pong" != PONG ]; then
+    echo "redis-server on 127.0.0.1:$redis_port does not answer PING; its log:" >&2
+    tail -n 20 "$dir/redis.log" >&2 || true
+    return 1
+  fi
   echo "== $(redis-server --version | cut -d' ' -f1-3) at 127.0.0.1:$redis_port"
 
   # One 32-byte secret for every replica; it stays in a file of DIR and

@@ -25,15 +25,19 @@ import (
 // Design record 020: the Idempotency-Key claim is a lease renewed while
 // the route runs, in memory and in Redis.
 
-// idemStores returns a memory and a Redis store (the Redis one on a
-// database of its own), each with the given lease.
-func idemStores(t *testing.T, lease time.Duration) map[string]idemStore {
-	t.Helper()
-	m := newMemoryIdem()
-	m.lease = lease
-	r := newRedisIdem(testRedis(t), "test:")
-	r.lease = lease
-	return map[string]idemStore{"memory": m, "redis": r}
+// idemStores opens a memory and a Redis store (the Redis one on a
+// database of its own), each with the given lease. Each is opened in its
+// own subtest, so a machine without redis-server skips the Redis case
+// only, never the memory one.
+func idemStores(lease time.Duration) map[string]func(*testing.T) idemStore {
+	return map[string]func(*testing.T) idemStore{
+		"memory": func(*testing.T) idemStore { m := newMemoryIdem(); m.lease = lease; return m },
+		"redis": func(t *testing.T) idemStore {
+			r := newRedisIdem(testRedis(t), "test:")
+			r.lease = lease
+			return r
+		},
+	}
 }
 
 // writerCtx is a request context of a caller allowed to write, in ws1.
@@ -53,8 +57,9 @@ func keyedRequest(ctx context.Context, key string) *http.Request {
 // waiting for it then takes the key over and runs; the dead run's late
 // answer changes nothing.
 func TestIdemLease_DeadRunTakenOver(t *testing.T) {
-	for name, s := range idemStores(t, 300*time.Millisecond) {
+	for name, open := range idemStores(300 * time.Millisecond) {
 		t.Run(name, func(t *testing.T) {
+			s := open(t)
 			ctx := context.Background()
 			fp := [32]byte{7}
 			dead, err := s.begin(ctx, "alice", "k-dead", fp)
@@ -87,8 +92,9 @@ func TestIdemLease_DeadRunTakenOver(t *testing.T) {
 // meanwhile waits, and gets the first answer; the route runs once.
 func TestIdemLease_LiveRunKeepsIt(t *testing.T) {
 	// Leases long enough that a loaded machine still renews in time.
-	for name, s := range idemStores(t, 500*time.Millisecond) {
+	for name, open := range idemStores(500 * time.Millisecond) {
 		t.Run(name, func(t *testing.T) {
+			s := open(t)
 			m := &idempotency{store: s}
 			var runs atomic.Int64
 			started := make(chan struct{})
@@ -119,8 +125,9 @@ func TestIdemLease_LiveRunKeepsIt(t *testing.T) {
 // writing because its request ended stores nothing (not the recorder's
 // default 200) and writes nothing; the next request with the key runs.
 func TestIdemLease_InterruptedFreesTheKey(t *testing.T) {
-	for name, s := range idemStores(t, idemLease) {
+	for name, open := range idemStores(idemLease) {
 		t.Run(name, func(t *testing.T) {
+			s := open(t)
 			m := &idempotency{store: s}
 			var runs, completed atomic.Int64
 			ctx, cancel := context.WithCancel(writerCtx())
