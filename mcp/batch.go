@@ -109,7 +109,6 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	sub := r.Clone(r.Context())
 	sub.Body = io.NopCloser(bytes.NewReader(m))
 	sub.ContentLength = int64(len(m))
-	sub.Header = r.Header.Clone()
 	sub.Header.Set(headers.ProtocolVersion, string(Version20250326))
 	sub.Header.Set("Accept", "application/json") // one JSON answer per member: no member streams
 	sub.Header.Del("Content-Length")
@@ -128,14 +127,7 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	// In a batch every response names the member it answers: its id, or
 	// null when the member's id could not be read.
 	if json.Unmarshal(resp, &got) == nil && got.ID == nil && got.Error != nil {
-		id := probe.ID
-		if id == nil {
-			id = json.RawMessage("null")
-		}
-		out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-		out = append(out, `,"error":`...)
-		out = append(out, got.Error...)
-		return append(out, '}')
+		return errorResponse(probe.ID, got.Error)
 	}
 	return resp
 }
@@ -143,16 +135,22 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 // memberError is the JSON-RPC error response to a batch member refused
 // before it is served.
 func memberError(id json.RawMessage, code Code, msg string) []byte {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
 	e, _ := json.Marshal(struct {
 		Code    Code   `json:"code"`
 		Message string `json:"message"`
 	}{code, msg})
+	return errorResponse(id, e)
+}
+
+// errorResponse is the JSON-RPC error response carrying errJSON for id,
+// null when the id could not be read.
+func errorResponse(id, errJSON json.RawMessage) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
 	out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
 	out = append(out, `,"error":`...)
-	out = append(out, e...)
+	out = append(out, errJSON...)
 	return append(out, '}')
 }
 

@@ -81,9 +81,15 @@ func (t *tool) result(req *request, rec *inproc.Recorder, f features) (*toolResu
 		if !req.outputValid(t, body) {
 			return textResult(internalToolError, true), nil
 		}
-		var c bytes.Buffer
-		_ = json.Compact(&c, body)
-		res.structured = c.Bytes()
+		// The recorder's buffer is not written again: a compact body (what
+		// encoders write) is used as it is, with no third pass over it.
+		if jsonrpc.IsCompact(body) {
+			res.structured = body
+		} else {
+			var c bytes.Buffer
+			_ = json.Compact(&c, body)
+			res.structured = c.Bytes()
+		}
 	}
 	return res, nil
 }
