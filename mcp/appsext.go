@@ -73,7 +73,7 @@ const capUI Capability = 1 << 6
 // there); a type written with escapes is not recognised, which only hides
 // app-only tools.
 func declaresUI(ui []byte) bool {
-	if !isObject(ui) {
+	if !jsonrpc.IsObject(ui) {
 		return false
 	}
 	types, ok := jsonrpc.Lookup(ui, "mimeTypes")

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -102,37 +101,4 @@ func (h *Handler) logRefusal(ctx context.Context, f *auth.Failure, now time.Time
 		}
 	}
 	h.cfg.logger.ErrorContext(ctx, "mcp: request refused", "reason", f.Reason, "err", f.Unwrap())
-}
-
-// scopeError returns the 403 challenge when the caller's token lacks a
-// scope the method or the item needs, listing all of them in one
-// challenge.
-func (r *request) scopeError(itemScopes []string) *Error {
-	a := r.handler.cfg.auth
-	if a == nil || len(itemScopes) == 0 {
-		return nil
-	}
-	if a.Satisfies(r.principal, itemScopes) {
-		return nil
-	}
-	all := append(slices.Clone(a.MethodScopes(r.msg.Method)), itemScopes...)
-	slices.Sort(all)
-	return r.handler.failure(r.ctx(), a.InsufficientScope(slices.Compact(all)))
-}
-
-// usable reports whether the caller's token grants scopes.
-func (r *request) usable(scopes []string) bool {
-	a := r.handler.cfg.auth
-	return a == nil || a.Satisfies(r.principal, scopes)
-}
-
-// identityContext adds the verified identity to ctx for a tool handler.
-func (r *request) identityContext(ctx context.Context) context.Context {
-	if r.principal != nil {
-		ctx = auth.NewContext(ctx, r.principal)
-	}
-	if r.wsDone && r.wsErr == nil && r.ws != "" {
-		ctx = auth.NewWorkspaceContext(ctx, r.ws)
-	}
-	return ctx
 }

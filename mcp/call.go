@@ -105,7 +105,7 @@ func (c *Call) Elicitation(key string) (ElicitResult, bool) {
 	a, _ := jsonrpc.Lookup(v, "action")
 	action, _ := jsonrpc.String(a)
 	res := ElicitResult{Action: ElicitAction(action)}
-	if content, ok := jsonrpc.Lookup(v, "content"); ok && isObject(content) {
+	if content, ok := jsonrpc.Lookup(v, "content"); ok && jsonrpc.IsObject(content) {
 		res.Content = content
 	}
 	return res, true

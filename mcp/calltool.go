@@ -143,5 +143,5 @@ func unknownTool(name string) *Error {
 var toolMethods = []*methodRow{
 	{name: "tools/list", Method: seam.Method{Cacheable: true}, capability: seam.CapTools, serve: (*Server).listTools},
 	{name: "tools/call", Method: seam.Method{InputRequired: true, Member: "name", Arguments: true}, capability: seam.CapTools, serve: (*Server).callTool,
-		notifier: (*Handler).legacyNotifier},
+		asksLegacy: true},
 }

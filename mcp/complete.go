@@ -34,7 +34,7 @@ const maxCompletions = 100
 func (s *Server) complete(req *request) (seam.Result, error) {
 	ref, _ := req.Param("ref")
 	argument, _ := req.Param("argument")
-	if !isObject(ref) || !isObject(argument) {
+	if !jsonrpc.IsObject(ref) || !jsonrpc.IsObject(argument) {
 		return nil, NewError(CodeInvalidParams, "Invalid params: ref and argument must be objects")
 	}
 	typ, _ := jsonrpc.Lookup(ref, "type")
@@ -84,7 +84,7 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 	}
 	others := map[string]string{}
 	if req.rev.f.CompletionContext {
-		if c, ok := req.Param("context"); ok && isObject(c) {
+		if c, ok := req.Param("context"); ok && jsonrpc.IsObject(c) {
 			a, _ := jsonrpc.Lookup(c, "arguments")
 			m, err := stringMap(a, "context.arguments")
 			if err != nil {

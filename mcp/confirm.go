@@ -108,7 +108,7 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 	content, _ := jsonrpc.Lookup(answer, "content")
 	v, _ := jsonrpc.Lookup(content, confirmKey)
 	switch {
-	case content == nil || !isObject(content):
+	case content == nil || !jsonrpc.IsObject(content):
 		return nil, invalidInputResponses(confirmKey)
 	case string(v) == "false":
 		req.confirmation = "declined"

@@ -3,10 +3,10 @@ package mcp
 import (
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpdual/mcpdual/internal/origin"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/observe"
@@ -40,8 +40,8 @@ type Handler struct {
 type handlerConfig struct {
 	limits  Limits
 	admit   *admission // nil when Concurrent is 0
-	hosts   allowList
-	origins allowList
+	hosts   origin.List
+	origins origin.List
 	logger  *slog.Logger
 
 	auth        *auth.Authenticator
@@ -171,7 +171,7 @@ func WithObserver(o observe.Observer) HandlerOption {
 // that checks Host itself. A request with another Host is answered 403: the
 // check defeats DNS rebinding.
 func WithAllowedHosts(hosts ...string) HandlerOption {
-	l := newAllowList(hosts)
+	l := origin.Hosts(hosts)
 	return handlerOptionFunc(func(c *handlerConfig) { c.hosts = l })
 }
 
@@ -184,17 +184,9 @@ func WithAllowedHosts(hosts ...string) HandlerOption {
 // "null", a duplicated Origin, an unparsable one or one not listed is 403.
 // It panics on an entry that is not an http or https origin.
 func WithAllowedOrigins(origins ...string) HandlerOption {
-	l := allowList{exact: map[string]bool{}}
-	for _, o := range origins {
-		if o == "*" {
-			l.any = true
-			continue
-		}
-		n, ok := normalizeOrigin(strings.TrimSuffix(o, "/"))
-		if !ok {
-			panic("mcp: invalid origin " + o)
-		}
-		l.exact[n] = true
+	l, bad := origin.Origins(origins)
+	if bad != "" {
+		panic("mcp: invalid origin " + bad)
 	}
 	return handlerOptionFunc(func(c *handlerConfig) { c.origins = l })
 }

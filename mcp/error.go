@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -105,9 +106,9 @@ func (e *Error) httpStatus(statuses map[int]int) int {
 // appendJSON renders the error object (the value of "error").
 func (e *Error) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"code":`...)
-	dst = appendInt(dst, int64(e.code))
+	dst = jsonrpc.AppendInt(dst, int64(e.code))
 	dst = append(dst, `,"message":`...)
-	dst = appendString(dst, e.message)
+	dst = jsonrpc.AppendString(dst, e.message)
 	if e.data != nil {
 		b, err := json.Marshal(e.data)
 		if err == nil {

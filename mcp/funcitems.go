@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -213,9 +214,9 @@ func AddTemplateFunc[Vars, Out any](s *Server, t ResourceTemplate, read func(ctx
 		}
 		c := []byte{'['}
 		if isBlob {
-			c = append(c, object("uri", uri, "mimeType", mime, "blob", base64.StdEncoding.EncodeToString(blob))...)
+			c = append(c, jsonrpc.Object("uri", uri, "mimeType", mime, "blob", base64.StdEncoding.EncodeToString(blob))...)
 		} else {
-			c = append(c, object("uri", uri, "mimeType", mime, "text", text)...)
+			c = append(c, jsonrpc.Object("uri", uri, "mimeType", mime, "text", text)...)
 		}
 		return append(c, ']'), nil
 	}

@@ -322,7 +322,7 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 	res := &toolResult{content: append(b, ']'), isError: r.IsError}
 	if r.StructuredContent != nil && f.OutputSchema {
 		s, err := json.Marshal(r.StructuredContent)
-		if err != nil || !isObject(s) || jsonrpc.Validate(s, jsonrpc.DefaultMaxDepth) != nil {
+		if err != nil || !jsonrpc.IsObject(s) || jsonrpc.Validate(s, jsonrpc.DefaultMaxDepth) != nil {
 			req.logError("mcp: tool function's StructuredContent is not a JSON object", "tool", t.def.Name, "err", err)
 			return textResult(internalToolError, true), nil
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/local"
+	"github.com/mcpdual/mcpdual/internal/origin"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/observe"
@@ -33,8 +34,8 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	h := &Handler{server: srv, byVersion: map[Version]*revision{}}
 	h.cfg = handlerConfig{
 		limits:    defaultLimits(),
-		hosts:     loopbackOnly(),
-		origins:   loopbackOnly(),
+		hosts:     origin.Loopback(),
+		origins:   origin.Loopback(),
 		logger:    slog.Default(),
 		clientKey: remoteIP,
 	}
@@ -276,13 +277,22 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if loc != nil {
 		localSession(req) // legacyinput.go
 	}
-	if n := h.newNotifier(w, req); n != nil {
-		req.notify, w = n, n.w
+	if h.cfg.streaming {
+		if n := h.newNotifier(w, req); n != nil {
+			req.notify, w = n, n.w
+		}
 	}
-	if row := req.row; row != nil && row.notifier != nil {
+	if row := req.row; row != nil {
 		// What the method's row brings: the stream of a 2025 call that
 		// may ask (legacyinput.go), of a listen (tasklisten.go).
-		if n := row.notifier(h, w, req); n != nil {
+		var n *notifier
+		switch {
+		case row.asksLegacy && h.cfg.legacy != nil && !rev.f.Envelope && !rev.f.InputRequests:
+			n = h.legacyNotifier(w, req)
+		case row.notifier != nil:
+			n = row.notifier(h, w, req)
+		}
+		if n != nil {
 			req.notify, w = n, n.w
 		}
 	}
@@ -301,7 +311,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, msg.ID, req.version, serr)
 		return
 	}
-	sessionHeader(hdr, req)
+	sessionHeader(hdr, req.SessionID)
 	h.writeResult(w, msg.ID, req.version, result, &req.values)
 }
 
@@ -382,7 +392,7 @@ func parseError(e *jsonrpc.Error) *Error {
 }
 
 func (h *Handler) checkOrigin(r *http.Request) *Error {
-	if !h.cfg.hosts.allowHost(r.Host) {
+	if !h.cfg.hosts.AllowHost(r.Host) {
 		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: host not allowed").
 			WithData(map[string]string{"reason": "host_not_allowed"})
 	}
@@ -390,7 +400,7 @@ func (h *Handler) checkOrigin(r *http.Request) *Error {
 	if len(origins) == 0 {
 		return nil
 	}
-	if len(origins) > 1 || origins[0] == "null" || !h.cfg.origins.allowOrigin(origins[0]) {
+	if len(origins) > 1 || origins[0] == "null" || !h.cfg.origins.AllowOrigin(origins[0]) {
 		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: origin not allowed").
 			WithData(map[string]string{"reason": "origin_not_allowed"})
 	}

@@ -75,7 +75,7 @@ type InputRequest struct {
 // tokens); use ElicitURL for those.
 func ElicitForm(key, message string, requestedSchema json.RawMessage) InputRequest {
 	r := InputRequest{key: key, kind: "elicitation", method: "elicitation/create", needs: CapElicitationForm}
-	if !isObject(requestedSchema) || jsonrpc.Validate(requestedSchema, jsonrpc.DefaultMaxDepth) != nil {
+	if !jsonrpc.IsObject(requestedSchema) || jsonrpc.Validate(requestedSchema, jsonrpc.DefaultMaxDepth) != nil {
 		r.err = errors.New("requestedSchema must be a JSON object")
 		return r
 	}

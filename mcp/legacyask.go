@@ -149,9 +149,9 @@ func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (j
 		}
 		defer stop()
 		msg := []byte(`{"jsonrpc":"2.0","id":`)
-		msg = appendString(msg, id)
+		msg = jsonrpc.AppendString(msg, id)
 		msg = append(msg, `,"method":`...)
-		msg = appendString(msg, m)
+		msg = jsonrpc.AppendString(msg, m)
 		if params != nil {
 			msg = append(msg, `,"params":`...)
 			msg = append(msg, legacyParams(req.version, m, params)...)
@@ -195,7 +195,7 @@ func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (j
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendString(out, q.key)
+		out = jsonrpc.AppendString(out, q.key)
 		out = append(out, ':')
 		out = append(out, v...)
 	}

@@ -20,11 +20,12 @@ import (
 // answer.go, the AnswerBus with its in-memory default stores.go.
 
 // legacyNotifier makes a 2025 call that may be asked for input able to
-// stream (the stream starts only when a question is sent): the notifier of
-// tools/call's row. It returns nil when the call cannot be asked this way.
+// stream (the stream starts only when a question is sent), for a method
+// whose row asks (methodRow.asksLegacy), with WithLegacyInput, in a
+// revision without input_required (the caller checks those). It returns
+// nil when the call cannot be asked this way.
 func (h *Handler) legacyNotifier(w http.ResponseWriter, req *request) *notifier {
-	if h.cfg.legacy == nil || req.rev.f.Envelope || req.rev.f.InputRequests ||
-		!acceptsEventStream(req.HTTP) {
+	if !acceptsEventStream(req.HTTP) {
 		return nil
 	}
 	if loc := req.local; loc != nil {

@@ -146,7 +146,7 @@ func (r *listResult[T]) AppendJSON(dst []byte) []byte {
 	dst = append(dst, ']')
 	if r.next != "" {
 		dst = append(dst, `,"nextCursor":`...)
-		dst = appendString(dst, r.next)
+		dst = jsonrpc.AppendString(dst, r.next)
 	}
 	return append(dst, '}')
 }

@@ -14,7 +14,7 @@ import (
 func itemMeta(meta json.RawMessage, ui []byte) ([]byte, error) {
 	var b []byte
 	if meta != nil {
-		if !isObject(bytes.TrimSpace(meta)) || jsonrpc.Validate(meta, jsonrpc.DefaultMaxDepth) != nil {
+		if !jsonrpc.IsObject(bytes.TrimSpace(meta)) || jsonrpc.Validate(meta, jsonrpc.DefaultMaxDepth) != nil {
 			return nil, errors.New("field Meta must be a JSON object")
 		}
 		b = compact(meta)

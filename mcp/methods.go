@@ -19,10 +19,12 @@ type methodRow struct {
 	// era: the era answers the method (seam.Era.Serve), not the core.
 	era bool
 	// notifier is how the method's response may become an event stream
-	// beyond progress and log notifications (nil: it does not): a 2025
-	// tools/call that may ask its client for input, a listen stream. It
-	// returns nil when this request cannot stream that way.
+	// beyond progress and log notifications (nil: it does not): a listen
+	// stream. It returns nil when this request cannot stream that way.
 	notifier func(h *Handler, w http.ResponseWriter, req *request) *notifier
+	// asksLegacy: the method may ask a 2025 client for input mid-call
+	// (WithLegacyInput), on its response's event stream (legacyinput.go).
+	asksLegacy bool
 	// ownBudget: the method draws from a rate budget of its own, so that
 	// spending every other request never breaks it (server/discover).
 	ownBudget bool
@@ -111,26 +113,26 @@ func capabilitiesOf(raw json.RawMessage) Capability {
 	if len(raw) == 0 || raw[0] != '{' {
 		return 0
 	}
-	if el, ok := jsonrpc.Lookup(raw, "elicitation"); ok && isObject(el) {
+	if el, ok := jsonrpc.Lookup(raw, "elicitation"); ok && jsonrpc.IsObject(el) {
 		_, form := jsonrpc.Lookup(el, "form")
 		url, hasURL := jsonrpc.Lookup(el, "url")
 		if form || !hasURL {
 			c |= CapElicitationForm
 		}
-		if hasURL && isObject(url) {
+		if hasURL && jsonrpc.IsObject(url) {
 			c |= CapElicitationURL
 		}
 	}
-	if s, ok := jsonrpc.Lookup(raw, "sampling"); ok && isObject(s) {
+	if s, ok := jsonrpc.Lookup(raw, "sampling"); ok && jsonrpc.IsObject(s) {
 		c |= CapSampling
-		if t, ok := jsonrpc.Lookup(s, "tools"); ok && isObject(t) {
+		if t, ok := jsonrpc.Lookup(s, "tools"); ok && jsonrpc.IsObject(t) {
 			c |= CapSamplingTools
 		}
 	}
-	if r, ok := jsonrpc.Lookup(raw, "roots"); ok && isObject(r) {
+	if r, ok := jsonrpc.Lookup(raw, "roots"); ok && jsonrpc.IsObject(r) {
 		c |= CapRoots
 	}
-	if ext, ok := jsonrpc.Lookup(raw, "extensions"); ok && isObject(ext) {
+	if ext, ok := jsonrpc.Lookup(raw, "extensions"); ok && jsonrpc.IsObject(ext) {
 		c |= declaredExtensions(ext) // tasks, MCP Apps (extension.go)
 	}
 	return c

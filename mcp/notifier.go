@@ -1,6 +1,10 @@
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+)
 
 // notifier sends the notifications of one request, turning its response
 // into an event stream on the first one.
@@ -16,7 +20,7 @@ type notifier struct {
 func (n *notifier) send(method string, params []byte) bool {
 	b := make([]byte, 0, len(params)+64)
 	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
+	b = jsonrpc.AppendString(b, method)
 	b = append(b, `,"params":`...)
 	b = append(b, params...)
 	b = append(b, '}')

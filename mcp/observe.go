@@ -67,7 +67,7 @@ func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 	if req.principal != nil {
 		ev.Principal = req.principal.Key()
 	}
-	if meta, ok := req.Param("_meta"); ok && isObject(meta) {
+	if meta, ok := req.Param("_meta"); ok && jsonrpc.IsObject(meta) {
 		ev.RawMeta = meta
 	}
 	ev.Target, ev.TargetKnown = h.server.targetOf(req)
@@ -110,13 +110,11 @@ func (s *Server) targetOf(req *request) (string, bool) {
 	return target, false
 }
 
-// observeRoute calls the observer around one in-process route call; it
-// returns the route's request and the function to call when it answered.
+// observeRoute calls the observer around one in-process route call, on an
+// endpoint that has one (the caller checks); it returns the route's
+// request and the function to call when it answered.
 func (req *request) observeRoute(r *http.Request, pattern, target string) (*http.Request, func(status int)) {
 	o := req.handler.cfg.observer
-	if o == nil {
-		return r, nil
-	}
 	ev := &observe.RouteEvent{Start: time.Now(), Method: r.Method, Pattern: pattern, Path: r.URL.Path, Target: target}
 	ctx, done := o.Route(req.HTTP.Context(), r.Context(), ev)
 	if ctx != r.Context() {

@@ -142,7 +142,7 @@ func renderPrompt(p Prompt, shape int) json.RawMessage {
 	if p.Description != "" {
 		f = append(f, "description", p.Description)
 	}
-	b := object(f...)
+	b := jsonrpc.Object(f...)
 	if len(p.Arguments) == 0 {
 		if shape >= shapeIcons && len(p.Icons) > 0 {
 			b = append(appendIcons(b[:len(b)-1], p.Icons), '}')
@@ -161,7 +161,7 @@ func renderPrompt(p Prompt, shape int) json.RawMessage {
 		if a.Description != "" {
 			af = append(af, "description", a.Description)
 		}
-		ab := object(af...)
+		ab := jsonrpc.Object(af...)
 		ab = append(ab[:len(ab)-1], fmt.Sprintf(`,"required":%t}`, a.Required)...)
 		b = append(b, ab...)
 	}
@@ -206,7 +206,7 @@ func stringMap(raw json.RawMessage, what string) (map[string]string, error) {
 	if raw == nil || string(raw) == "null" {
 		return m, nil
 	}
-	if !isObject(raw) {
+	if !jsonrpc.IsObject(raw) {
 		return nil, NewError(CodeInvalidParams, "Invalid params: "+what+" must be an object of strings")
 	}
 	it := jsonrpc.NewIter(raw)
@@ -293,7 +293,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 			req.logError("mcp: prompt message needs role user or assistant and content", "prompt", name)
 			return nil, errInternal()
 		}
-		b := append([]byte(`{"role":`), appendString(nil, string(m.Role))...)
+		b := append([]byte(`{"role":`), jsonrpc.AppendString(nil, string(m.Role))...)
 		b = append(b, `,"content":`...)
 		b = append(b, m.Content.JSON(!f.ResourceLinks)...)
 		out.messages = append(out.messages, append(b, '}'))

@@ -293,7 +293,7 @@ func renderResource(r Resource, meta []byte, shape int) json.RawMessage {
 	if r.MIMEType != "" {
 		f = append(f, "mimeType", r.MIMEType)
 	}
-	b := object(f...)
+	b := jsonrpc.Object(f...)
 	b = b[:len(b)-1]
 	if r.Size > 0 {
 		b = append(b, `,"size":`...)
@@ -320,7 +320,7 @@ func renderTemplate(t ResourceTemplate, meta []byte, shape int) json.RawMessage 
 	if t.MIMEType != "" {
 		f = append(f, "mimeType", t.MIMEType)
 	}
-	b := object(f...)
+	b := jsonrpc.Object(f...)
 	if shape >= shapeIcons && len(t.Icons) > 0 {
 		b = append(appendIcons(b[:len(b)-1], t.Icons), '}')
 	}
@@ -467,7 +467,7 @@ func (t *template) request(vals map[string]string) (inner, json.RawMessage) {
 		}
 		fields = append(fields, name, vals[name])
 	}
-	return inner{pattern: t.route.Text, method: http.MethodGet, path: path, query: q.Encode(), values: values}, object(fields...)
+	return inner{pattern: t.route.Text, method: http.MethodGet, path: path, query: q.Encode(), values: values}, jsonrpc.Object(fields...)
 }
 
 // contents turns a route's answer into a read result; meta is the item's
@@ -511,7 +511,7 @@ func (s *Server) contents(req *request, uri string, rec *inproc.Recorder, meta [
 	} else {
 		fields = append(fields, "blob", base64.StdEncoding.EncodeToString(body))
 	}
-	c := append([]byte{'['}, object(fields...)...)
+	c := append([]byte{'['}, jsonrpc.Object(fields...)...)
 	if meta != nil && req.rev.f.shape >= shapeTitles {
 		c = append(append(append(c[:len(c)-1], `,"_meta":`...), meta...), '}')
 	}

@@ -109,7 +109,7 @@ func (r *promptResult) AppendJSON(dst []byte) []byte {
 	if r.description != "" {
 		dst = seam.Comma(dst, comma)
 		dst = append(dst, `"description":`...)
-		dst = appendString(dst, r.description)
+		dst = jsonrpc.AppendString(dst, r.description)
 		comma = true
 	}
 	dst = seam.Comma(dst, comma)
@@ -138,7 +138,7 @@ func (r *completeResult) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `"completion":{"values":[`...)
 	for i, v := range r.values {
 		dst = seam.Comma(dst, i > 0)
-		dst = appendString(dst, v)
+		dst = jsonrpc.AppendString(dst, v)
 	}
 	dst = append(dst, `],"total":`...)
 	dst = strconv.AppendInt(dst, int64(r.total), 10)

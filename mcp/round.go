@@ -63,7 +63,7 @@ func parseRoundState(b []byte) (openedState, bool) {
 				st.purpose = purposeTool
 			}
 		case "k":
-			if !isObject(v) {
+			if !jsonrpc.IsObject(v) {
 				return st, false
 			}
 			kinds := jsonrpc.NewIter(v)
@@ -140,9 +140,9 @@ func (r *request) inputRequired(purpose string, payload []byte, reqs []InputRequ
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, q.key)
+		b = jsonrpc.AppendString(b, q.key)
 		b = append(b, `:{"method":`...)
-		b = appendString(b, q.method)
+		b = jsonrpc.AppendString(b, q.method)
 		if q.params != nil {
 			b = append(b, `,"params":`...)
 			b = append(b, q.params...)
@@ -182,7 +182,7 @@ func (req *request) attachRound(call *Call) error {
 			if !ok {
 				return nil
 			}
-			if !isObject(v) {
+			if !jsonrpc.IsObject(v) {
 				return invalidInputResponses(string(k))
 			}
 			call.answers[string(k)] = v
@@ -295,7 +295,7 @@ func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses 
 		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
 		return invalidState()
 	}
-	if inputResponses != nil && !isObject(inputResponses) {
+	if inputResponses != nil && !jsonrpc.IsObject(inputResponses) {
 		return invalidInputResponses("")
 	}
 	r.withRound(round{state: rs, nonce: nonce, until: until, responses: inputResponses})
@@ -321,7 +321,7 @@ func (r *request) setAnswers(inputResponses []byte) error {
 	if inputResponses == nil {
 		return nil
 	}
-	if !isObject(inputResponses) {
+	if !jsonrpc.IsObject(inputResponses) {
 		return invalidInputResponses("")
 	}
 	r.loose = inputResponses

@@ -80,7 +80,7 @@ func (st *openedState) kind(key string) (string, bool) {
 // {action, content?}, a CreateMessageResult {role, content, model} or a
 // ListRootsResult {roots: [...]}.
 func validResponse(kind string, v []byte) bool {
-	if !isObject(v) {
+	if !jsonrpc.IsObject(v) {
 		return false
 	}
 	switch kind {
@@ -89,7 +89,7 @@ func validResponse(kind string, v []byte) bool {
 		if !jsonrpc.StringIs(a, "accept") && !jsonrpc.StringIs(a, "decline") && !jsonrpc.StringIs(a, "cancel") {
 			return false
 		}
-		if c, ok := jsonrpc.Lookup(v, "content"); ok && !isObject(c) && string(c) != "null" {
+		if c, ok := jsonrpc.Lookup(v, "content"); ok && !jsonrpc.IsObject(c) && string(c) != "null" {
 			return false
 		}
 		return true

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
@@ -47,10 +48,10 @@ func appendIcons(dst []byte, icons []Icon) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"src":`...)
-		dst = appendString(dst, ic.Src)
+		dst = jsonrpc.AppendString(dst, ic.Src)
 		if ic.MIMEType != "" {
 			dst = append(dst, `,"mimeType":`...)
-			dst = appendString(dst, ic.MIMEType)
+			dst = jsonrpc.AppendString(dst, ic.MIMEType)
 		}
 		if len(ic.Sizes) > 0 {
 			dst = append(dst, `,"sizes":[`...)
@@ -58,13 +59,13 @@ func appendIcons(dst []byte, icons []Icon) []byte {
 				if j > 0 {
 					dst = append(dst, ',')
 				}
-				dst = appendString(dst, sz)
+				dst = jsonrpc.AppendString(dst, sz)
 			}
 			dst = append(dst, ']')
 		}
 		if ic.Theme != "" {
 			dst = append(dst, `,"theme":`...)
-			dst = appendString(dst, ic.Theme)
+			dst = jsonrpc.AppendString(dst, ic.Theme)
 		}
 		dst = append(dst, '}')
 	}
@@ -84,21 +85,21 @@ func checkIcons(what string, icons []Icon) error {
 // render renders the Implementation in shape.
 func (i Implementation) render(shape int) []byte {
 	b := []byte(`{"name":`)
-	b = appendString(b, i.Name)
+	b = jsonrpc.AppendString(b, i.Name)
 	if shape >= shapeTitles && i.Title != "" {
 		b = append(b, `,"title":`...)
-		b = appendString(b, i.Title)
+		b = jsonrpc.AppendString(b, i.Title)
 	}
 	b = append(b, `,"version":`...)
-	b = appendString(b, i.Version)
+	b = jsonrpc.AppendString(b, i.Version)
 	if shape >= shapeIcons {
 		if i.Description != "" {
 			b = append(b, `,"description":`...)
-			b = appendString(b, i.Description)
+			b = jsonrpc.AppendString(b, i.Description)
 		}
 		if i.WebsiteURL != "" {
 			b = append(b, `,"websiteUrl":`...)
-			b = appendString(b, i.WebsiteURL)
+			b = jsonrpc.AppendString(b, i.WebsiteURL)
 		}
 		b = appendIcons(b, i.Icons)
 	}

@@ -27,11 +27,11 @@ type streamWriter struct {
 	direct func(msg []byte)
 }
 
-// newNotifier decides whether req may stream: the endpoint allows it, the
-// client accepts event streams, and the request asked for progress or
-// logs. It returns nil otherwise.
+// newNotifier decides whether req may stream, on an endpoint that allows
+// it (WithStreaming; the caller checks): the client accepts event streams,
+// and the request asked for progress or logs. It returns nil otherwise.
 func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
-	if !h.cfg.streaming || !req.hasMeta() || !acceptsEventStream(req.HTTP) {
+	if !req.hasMeta() || !acceptsEventStream(req.HTTP) {
 		return nil
 	}
 	n := &notifier{minLevel: -1}

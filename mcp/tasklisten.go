@@ -55,7 +55,7 @@ func (h *Handler) listenNotifier(w http.ResponseWriter, req *request) *notifier 
 func (s *Server) listenTasks(req *request) (seam.Result, error) {
 	notes, _ := req.Param("notifications")
 	raw, asked := jsonrpc.Lookup(notes, "taskIds")
-	if req.local != nil || !asked || !isObject(notes) {
+	if req.local != nil || !asked || !jsonrpc.IsObject(notes) {
 		// Nothing this server delivers on a listen stream was asked (or
 		// the transport has no stream): as before this existed.
 		return nil, methodNotFound(req.msg.Method)
@@ -142,7 +142,7 @@ func (s *Server) listenTasks(req *request) (seam.Result, error) {
 		if i > 0 {
 			ack = append(ack, ',')
 		}
-		ack = appendString(ack, t.id)
+		ack = jsonrpc.AppendString(ack, t.id)
 	}
 	ack = append(ack, `]},"_meta":`...)
 	ack = append(ack, meta...)

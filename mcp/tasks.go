@@ -342,11 +342,11 @@ func inputRequestsJSON(reqs map[string]json.RawMessage) (_ []byte, needs Capabil
 		return nil, 0, false
 	}
 	for key, v := range reqs {
-		if key == "" || len(key) > maxInputKey || jsonrpc.Validate(v, jsonrpc.DefaultMaxDepth) != nil || !isObject(v) {
+		if key == "" || len(key) > maxInputKey || jsonrpc.Validate(v, jsonrpc.DefaultMaxDepth) != nil || !jsonrpc.IsObject(v) {
 			return nil, 0, false
 		}
 		params, has := jsonrpc.Lookup(v, "params")
-		if has && !isObject(params) {
+		if has && !jsonrpc.IsObject(params) {
 			return nil, 0, false
 		}
 		m, _ := jsonrpc.Lookup(v, "method")
@@ -401,7 +401,7 @@ func (s *Server) updateTask(req *request) (seam.Result, error) {
 	ot := req.task
 	sp := ot.tool.opts.task
 	responses, ok := req.Param("inputResponses")
-	if !ok || !isObject(responses) {
+	if !ok || !jsonrpc.IsObject(responses) {
 		return nil, NewError(CodeInvalidParams, "Invalid params: inputResponses must be an object")
 	}
 	if !sp.hasUpdate {
@@ -496,7 +496,7 @@ func init() {
 	registerExtension(&extension{
 		name:     tasksExtension,
 		bit:      capTasks,
-		declares: isObject,
+		declares: jsonrpc.IsObject,
 		freeze: func(s *Server) (seam.Capability, bool, error) {
 			for _, t := range s.tools {
 				if t.statusOf != nil {

@@ -290,14 +290,14 @@ func renderTool(t *Tool, input, output, meta []byte, shape int) json.RawMessage 
 	modern := shape >= shapeTitles
 	b := make([]byte, 0, 128+len(t.Name)+len(t.Title)+len(t.Description)+len(input)+len(output))
 	b = append(b, `{"name":`...)
-	b = appendString(b, t.Name)
+	b = jsonrpc.AppendString(b, t.Name)
 	if modern && t.Title != "" {
 		b = append(b, `,"title":`...)
-		b = appendString(b, t.Title)
+		b = jsonrpc.AppendString(b, t.Title)
 	}
 	if t.Description != "" {
 		b = append(b, `,"description":`...)
-		b = appendString(b, t.Description)
+		b = jsonrpc.AppendString(b, t.Description)
 	}
 	b = append(b, `,"inputSchema":`...)
 	b = append(b, input...)
@@ -309,7 +309,7 @@ func renderTool(t *Tool, input, output, meta []byte, shape int) json.RawMessage 
 	b = append(b, `,"annotations":{`...)
 	if a.Title != "" {
 		b = append(b, `"title":`...)
-		b = appendString(b, a.Title)
+		b = jsonrpc.AppendString(b, a.Title)
 		b = append(b, ',')
 	}
 	b = append(b, `"readOnlyHint":`...)

@@ -16,7 +16,7 @@ import (
 func textResult(text string, isError bool) *toolResult {
 	b := make([]byte, 0, len(text)+32)
 	b = append(b, `[{"type":"text","text":`...)
-	b = appendString(b, text)
+	b = jsonrpc.AppendString(b, text)
 	b = append(b, `}]`...)
 	return &toolResult{content: b, isError: isError}
 }
@@ -61,7 +61,7 @@ func (t *tool) result(req *request, rec *inproc.Recorder, f features) (*toolResu
 		b = append(b, `","data":"`...)
 		b = base64.StdEncoding.AppendEncode(b, body)
 		b = append(b, `","mimeType":`...)
-		b = appendString(b, mt)
+		b = jsonrpc.AppendString(b, mt)
 		b = append(b, `}]`...)
 		return &toolResult{content: b}, nil
 	}

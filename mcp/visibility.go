@@ -1,14 +1,18 @@
 package mcp
 
 import (
+	"context"
+	"slices"
+
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
-// What a caller may see: the workspace, the items the permission rule
-// lets it know, the routing headers and bindings that depend on them.
+// What a caller may see and use: the workspace, the items the permission
+// rule lets it know, the scopes an item needs, the identity a handler is
+// given, the routing headers and bindings that depend on them.
 
 // Workspace resolves the workspace the request acts on, once. Operations
 // that touch data call it (server/discover, initialize and ping never do):
@@ -109,4 +113,50 @@ func (t *tool) access() (string, string, []string) {
 		t = t.statusOf // a task's status tool is whoever may use the task's tool's
 	}
 	return auth.KindTool, t.def.Name, t.opts.scopes
+}
+
+// scopeError returns the 403 challenge when the caller's token lacks a
+// scope the method or the item needs, listing all of them in one
+// challenge.
+func (r *request) scopeError(itemScopes []string) *Error {
+	a := r.handler.cfg.auth
+	if a == nil || len(itemScopes) == 0 {
+		return nil
+	}
+	if a.Satisfies(r.principal, itemScopes) {
+		return nil
+	}
+	all := append(slices.Clone(a.MethodScopes(r.msg.Method)), itemScopes...)
+	slices.Sort(all)
+	return r.handler.failure(r.ctx(), a.InsufficientScope(slices.Compact(all)))
+}
+
+// usable reports whether the caller's token grants scopes.
+func (r *request) usable(scopes []string) bool {
+	a := r.handler.cfg.auth
+	return a == nil || a.Satisfies(r.principal, scopes)
+}
+
+// identityContext adds the verified identity to ctx for a tool handler.
+func (r *request) identityContext(ctx context.Context) context.Context {
+	if r.principal != nil {
+		ctx = auth.NewContext(ctx, r.principal)
+	}
+	if r.wsDone && r.wsErr == nil && r.ws != "" {
+		ctx = auth.NewWorkspaceContext(ctx, r.ws)
+	}
+	return ctx
+}
+
+// Sealed 2025 sessions (era2025.WithSessions): the era seals and opens the
+// id; the core binds it to the caller and sends it on initialize's answer.
+// A DELETE stays 405: a sealed session cannot end before it expires
+// without state somewhere, and the transport lets a server refuse
+// explicit termination that way (the client forgets the id).
+
+// SessionBinding implements seam.Core: a session belongs to the caller and
+// this server, whatever workspace, method or revision a later request
+// names.
+func (r *request) SessionBinding() seam.Binding {
+	return seam.Binding{Principal: r.principal.Key(), Audience: r.handler.audience}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
@@ -21,8 +22,10 @@ func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, id []by
 	if !known {
 		h.cfg.logger.ErrorContext(ctx, "mcp: internal error", "err", err)
 	}
-	if ev := eventOf(w); ev != nil {
-		ev.Code, ev.Message = int(e.code), e.message
+	if h.cfg.observer != nil {
+		if ev := eventOf(w); ev != nil {
+			ev.Code, ev.Message = int(e.code), e.message
+		}
 	}
 	bp := bufPool.Get().(*[]byte)
 	buf := append((*bp)[:0], `{"jsonrpc":"2.0",`...)
@@ -62,10 +65,12 @@ func putBuf(bp *[]byte, buf []byte) {
 }
 
 func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version, result seam.Result, values *headerValues) {
-	if ev := eventOf(w); ev != nil {
-		ev.ResultType = result.Stamp().ResultType
-		if r, ok := result.(*toolResult); ok {
-			ev.ToolError = r.isError
+	if h.cfg.observer != nil {
+		if ev := eventOf(w); ev != nil {
+			ev.ResultType = result.Stamp().ResultType
+			if r, ok := result.(*toolResult); ok {
+				ev.ToolError = r.isError
+			}
 		}
 	}
 	if r, ok := result.(*toolResult); ok && r.isText && len(r.text) > streamAbove {
@@ -202,4 +207,12 @@ func lengthText(n int) string {
 	t := strconv.Itoa(n)
 	lengthTexts[n].Store(&t)
 	return t
+}
+
+// sessionHeader sends the session id initialize sealed, if any
+// (seam.Request.SessionID).
+func sessionHeader(hdr http.Header, id string) {
+	if id != "" {
+		hdr[headers.SessionID] = []string{id}
+	}
 }

@@ -265,3 +265,21 @@ func Members(obj []byte, dst []Member) []Member {
 		dst = append(dst, Member{k, v})
 	}
 }
+
+// Object renders a JSON object of string members, in the order given:
+// name, value, name, value.
+func Object(fields ...string) []byte {
+	b := []byte{'{'}
+	for i := 0; i+1 < len(fields); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, fields[i])
+		b = append(b, ':')
+		b = AppendString(b, fields[i+1])
+	}
+	return append(b, '}')
+}
+
+// IsObject reports whether v, a value the scanner accepted, is an object.
+func IsObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }

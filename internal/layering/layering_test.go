@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	// inproc (design record 030): the route pattern and the recorder of an
 	// in-process route call, leaves mcp uses.
 	"internal/inproc": {},
+	"internal/origin": {},
 	"mrtr":            {},
 	"mcp/auth":        {},
 	"mcp/content":     {"internal/jsonrpc"},
@@ -35,7 +36,7 @@ var allowed = map[string][]string{
 	"mcp/observe":     {"internal/jsonrpc"},
 	"mcp/task":        {},
 	"mcp/protocol":    {},
-	"mcp":             {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema", "mcp/apps", "internal/inproc"},
+	"mcp":             {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema", "mcp/apps", "internal/inproc", "internal/origin"},
 	"era2025":         {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"era2026":         {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":     {"mcp", "headers", "internal/jsonrpc", "internal/schema"},

@@ -1,4 +1,4 @@
-package mcp
+package origin
 
 import (
 	"strings"
@@ -14,21 +14,21 @@ func FuzzOrigin(f *testing.F) {
 		"null", "http://[::1]:80", "https://u@app.example.com", "https://app.example.com/", "https://app.example.com.evil.example", "javascript:x"} {
 		f.Add(s)
 	}
-	l := allowList{exact: map[string]bool{"https://app.example.com": true}}
+	l, _ := Origins([]string{"https://app.example.com"})
 	f.Fuzz(func(t *testing.T, origin string) {
-		n, ok := normalizeOrigin(origin)
+		n, ok := Normalize(origin)
 		if ok {
 			if !strings.HasPrefix(n, "http://") && !strings.HasPrefix(n, "https://") {
 				t.Fatalf("%q normalized to %q", origin, n)
 			}
-			if again, ok2 := normalizeOrigin(n); !ok2 || again != n {
+			if again, ok2 := Normalize(n); !ok2 || again != n {
 				t.Fatalf("%q -> %q -> %q", origin, n, again)
 			}
 			if strings.ContainsAny(strings.SplitN(n, "://", 2)[1], "/@?#") {
 				t.Fatalf("%q normalized to %q", origin, n)
 			}
 		}
-		if l.allowOrigin(origin) && n != "https://app.example.com" {
+		if l.AllowOrigin(origin) && n != "https://app.example.com" {
 			t.Fatalf("%q admitted as %q", origin, n)
 		}
 	})

@@ -1,4 +1,4 @@
-package mcp
+package origin
 
 import (
 	"net"
@@ -6,23 +6,23 @@ import (
 	"strings"
 )
 
-// allowList is an exact allow-list of hosts or origins. Entries match
+// List is an exact allow-list of hosts or origins. Entries match
 // exactly (lowercased); loopback mode instead admits any port on a
 // loopback name, which is what local development needs and no remote
 // page can reach through DNS rebinding.
-type allowList struct {
+type List struct {
 	any      bool
 	loopback bool
 	exact    map[string]bool
 }
 
-// loopbackOnly is the default for both lists.
-func loopbackOnly() allowList { return allowList{loopback: true} }
+// Loopback is the default for both lists.
+func Loopback() List { return List{loopback: true} }
 
-// normalizeOrigin returns the serialized origin scheme://host[:port] with
+// Normalize returns the serialized origin scheme://host[:port] with
 // scheme and host lowercased and the scheme's default port dropped; ok is
 // false for anything that is not an http or https origin.
-func normalizeOrigin(s string) (string, bool) {
+func Normalize(s string) (string, bool) {
 	u, err := url.Parse(s)
 	if err != nil || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || u.ForceQuery {
 		return "", false
@@ -48,8 +48,11 @@ func normalizeOrigin(s string) (string, bool) {
 	return scheme + "://" + host, true
 }
 
-func newAllowList(entries []string) allowList {
-	l := allowList{exact: map[string]bool{}}
+// Hosts is the list of exact host[:port] entries ("*": any). It panics on
+// an empty entry or one with white space or a slash, as a misconfigured
+// handler option must.
+func Hosts(entries []string) List {
+	l := List{exact: map[string]bool{}}
 	for _, e := range entries {
 		if e == "*" {
 			l.any = true
@@ -72,7 +75,26 @@ func isLoopbackName(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (l allowList) allowHost(hostport string) bool {
+// Origins is the list of exact origins ("*": any); bad is the first entry
+// that is not an http or https origin ("" when every one is).
+func Origins(entries []string) (l List, bad string) {
+	l = List{exact: map[string]bool{}}
+	for _, o := range entries {
+		if o == "*" {
+			l.any = true
+			continue
+		}
+		n, ok := Normalize(strings.TrimSuffix(o, "/"))
+		if !ok {
+			return List{}, o
+		}
+		l.exact[n] = true
+	}
+	return l, ""
+}
+
+// AllowHost reports whether a request's Host is admitted.
+func (l List) AllowHost(hostport string) bool {
 	if l.any {
 		return true
 	}
@@ -89,11 +111,12 @@ func (l allowList) allowHost(hostport string) bool {
 	return l.exact[strings.ToLower(hostport)]
 }
 
-func (l allowList) allowOrigin(origin string) bool {
+// AllowOrigin reports whether an Origin header's value is admitted.
+func (l List) AllowOrigin(origin string) bool {
 	if l.any {
 		return true
 	}
-	n, ok := normalizeOrigin(origin)
+	n, ok := Normalize(origin)
 	if !ok {
 		return false
 	}
