@@ -119,26 +119,32 @@ func (h *hooks) Profiles() []seam.Profile {
 	}
 	return out
 }
-func (h *hooks) Default() string                { return string(h.dflt) }
-func (h *hooks) Warnings() []string             { return nil }
-func (h *hooks) Envelope(r *seam.Request) error { return h.Era.openSession(r) }
-func (h *hooks) Target(*seam.Request) error     { return nil }
-func (h *hooks) Open(r *seam.Request) error     { return h.Era.openTask(r) }
+func (h *hooks) Default() string    { return string(h.dflt) }
+func (h *hooks) Warnings() []string { return nil }
+
+// Names: these revisions are negotiated, never named in the body.
+func (h *hooks) Names(*seam.Request) (string, bool, error) { return "", false, nil }
+func (h *hooks) Unnamed(string) error                      { return nil } // no revision here has an envelope
+func (h *hooks) Envelope(r *seam.Request) ([]byte, error)  { return h.Era.openSession(r) }
+func (h *hooks) Target(*seam.Request) error                { return nil }
+func (h *hooks) Open(r *seam.Request) error                { return h.Era.openTask(r) }
 func (h *hooks) Finish(r *seam.Request, res seam.Result) (seam.Result, error) {
 	return h.Era.finish(r, res)
 }
 
 // Serve answers the one method this era owns: initialize.
-func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return h.Era.initialize(r) }
+func (h *hooks) Serve(r *seam.Request) (seam.Result, seam.Negotiated, error) {
+	return h.Era.initialize(r)
+}
 
 // initialize negotiates: the requested revision when served, otherwise the
 // newest one this era serves. A client asking for 2026-07-28 here gets a
 // 2025 revision, since 2026-07-28 has no handshake.
-func (e *Era) initialize(req *seam.Request) (seam.Result, error) {
+func (e *Era) initialize(req *seam.Request) (seam.Result, seam.Negotiated, error) {
 	raw, ok := req.Param("protocolVersion")
 	asked, isStr := jsonrpc.String(raw)
 	if !ok || !isStr {
-		return nil, &seam.Failure{Code: seam.CodeInvalidParams, Message: "Invalid params: protocolVersion must be a string"}
+		return nil, seam.Negotiated{}, &seam.Failure{Code: seam.CodeInvalidParams, Message: "Invalid params: protocolVersion must be a string"}
 	}
 	v := e.versions[0]
 	for _, served := range e.versions {
@@ -146,10 +152,9 @@ func (e *Era) initialize(req *seam.Request) (seam.Result, error) {
 			v = served
 		}
 	}
-	req.Version = string(v)
-	e.issueSession(req, string(v))
 	return &initializeResult{version: string(v), caps: req.Server.Capabilities, info: req.Server.Info[string(v)],
-		instructions: req.Server.Instructions}, nil
+			instructions: req.Server.Instructions},
+		seam.Negotiated{Version: string(v), SessionID: e.issueSession(req, string(v))}, nil
 }
 
 // initializeResult is the InitializeResult.

@@ -89,12 +89,12 @@ func sessionCaps(raw []byte) []byte {
 	return out
 }
 
-// issueSession seals the session initialize negotiated into req.SessionID.
-// A failure is logged and the client gets no id: it is then served as a
+// issueSession seals the session initialize negotiated ("": none). A
+// failure is logged and the client gets no id: it is then served as a
 // stateless client.
-func (e *Era) issueSession(req *seam.Request, version string) {
+func (e *Era) issueSession(req *seam.Request, version string) string {
 	if e.sessions == nil || req.Local {
-		return
+		return ""
 	}
 	caps, _ := req.Param("capabilities")
 	payload := []byte(`{"v":`)
@@ -107,45 +107,43 @@ func (e *Era) issueSession(req *seam.Request, version string) {
 	id, _, err := e.sessions.SealFor(sessionBinding(req), payload, e.lifetime)
 	if err != nil {
 		req.Core.Log(slog.LevelError, "era2025: could not seal a session; the client is served without one", "err", err)
-		return
+		return ""
 	}
-	req.SessionID = id
+	return id
 }
 
-// openSession reads the Mcp-Session-Id of a request after initialize. It
-// hands the capabilities it carries to the core. The revision it names
+// openSession reads the Mcp-Session-Id of a request after initialize, and
+// returns the capabilities it carries (nil without a session). The revision it names
 // must be the one the request is in, since MCP-Protocol-Version names it
 // too; a request without that header (2025-03-26 sends none) is served in
 // the revision the core chose.
-func (e *Era) openSession(req *seam.Request) error {
+func (e *Era) openSession(req *seam.Request) ([]byte, error) {
 	if e.sessions == nil || req.Local || req.HTTP == nil {
-		return nil
+		return nil, nil
 	}
 	id, err := headers.Get(req.HTTP.Header, headers.SessionID)
 	switch {
 	case err == headers.ErrMissing:
-		return nil
+		return nil, nil
 	case err != nil:
-		return seam.HeaderMismatch(headers.SessionID, "duplicate", "Mcp-Session-Id header "+err.Error())
+		return nil, seam.HeaderMismatch(headers.SessionID, "duplicate", "Mcp-Session-Id header "+err.Error())
 	}
 	if m := req.Method; m != nil && m.Negotiates {
 		// A client that starts over may still send its old id.
-		return nil
+		return nil, nil
 	}
 	opened, oerr := e.open(req, id)
 	if oerr != nil {
-		return oerr
+		return nil, oerr
 	}
 	v, _ := jsonrpc.Lookup(opened, "v")
 	if s, _ := jsonrpc.String(v); s != req.Version && req.HTTP.Header.Get(headers.ProtocolVersion) != "" {
-		return seam.HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match the revision the session negotiated")
+		return nil, seam.HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match the revision the session negotiated")
 	}
 	if c, ok := jsonrpc.Lookup(opened, "c"); ok {
-		req.ClientCapabilities = c
-	} else {
-		req.ClientCapabilities = []byte("{}")
+		return c, nil
 	}
-	return nil
+	return []byte("{}"), nil
 }
 
 // open opens a session id for the caller, or answers 404.

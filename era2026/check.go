@@ -21,36 +21,68 @@ var metaKeys = []string{metaProtocolVersion, metaClientCapabilities, metaClientI
 
 var paramKeys = []string{"_meta", "name", "arguments", "uri", "cursor", "requestState", "inputResponses"}
 
+// namedVersion is the revision params._meta names, if it names one, which
+// MCP-Protocol-Version must repeat (a local message has no headers: _meta
+// alone names it).
+func namedVersion(req *seam.Request) (string, bool, error) {
+	claim, ok := req.MetaParam(metaProtocolVersion)
+	if !ok {
+		return "", false, nil
+	}
+	v, isStr := jsonrpc.String(claim)
+	if !isStr {
+		return "", false, seam.InvalidParams("Invalid params: _meta "+metaProtocolVersion+" must be a string", nil)
+	}
+	hv, err := headers.Get(req.HTTP.Header, headers.ProtocolVersion)
+	switch {
+	case err == headers.ErrMissing && req.Local:
+	case err == headers.ErrMissing:
+		return "", false, seam.HeaderMismatch(headers.ProtocolVersion, "missing", "MCP-Protocol-Version header is required")
+	case hv != v:
+		return "", false, seam.HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
+	}
+	return v, true, nil
+}
+
+// unnamed refuses a request that names this revision only in
+// MCP-Protocol-Version.
+func unnamed(version string) error {
+	return seam.InvalidParams("Invalid params: revision "+version+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities,
+		map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
+}
+
 // checkEnvelope validates what every request carries before its method is
 // looked up: the per-request envelope (clientCapabilities is required and
 // must be an object; clientInfo is optional; a logLevel must be a known
-// level) and Mcp-Method.
-func checkEnvelope(req *seam.Request) error {
+// level) and Mcp-Method. It returns the declared capabilities.
+func checkEnvelope(req *seam.Request) ([]byte, error) {
 	if got, want, found := req.CaseVariant(false, paramKeys); found {
-		return seam.InvalidParams("Invalid params: member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
+		return nil, seam.InvalidParams("Invalid params: member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
 	}
 	if got, want, found := req.CaseVariant(true, metaKeys); found {
-		return seam.InvalidParams("Invalid params: _meta member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
+		return nil, seam.InvalidParams("Invalid params: _meta member "+jsonrpc.QuoteName(got)+" differs from "+jsonrpc.QuoteName(want)+" only in case", nil)
 	}
 	caps, ok := req.MetaParam(metaClientCapabilities)
 	if !ok || len(caps) == 0 || caps[0] != '{' {
-		return seam.InvalidParams("Invalid params: _meta "+metaClientCapabilities+" is required and must be an object",
+		return nil, seam.InvalidParams("Invalid params: _meta "+metaClientCapabilities+" is required and must be an object",
 			map[string][]string{"missing": {"_meta." + metaClientCapabilities}})
 	}
-	req.ClientCapabilities = caps
 	if info, ok := req.MetaParam(metaClientInfo); ok && (len(info) == 0 || info[0] != '{') {
-		return seam.InvalidParams("Invalid params: _meta "+metaClientInfo+" must be an object", nil)
+		return nil, seam.InvalidParams("Invalid params: _meta "+metaClientInfo+" must be an object", nil)
 	}
 	if lv, ok := req.MetaParam(metaLogLevel); ok {
 		s, isStr := jsonrpc.String(lv)
 		if _, known := seam.LogLevels[s]; !isStr || !known {
-			return seam.InvalidParams("Invalid params: _meta "+metaLogLevel+" is not a log level", nil)
+			return nil, seam.InvalidParams("Invalid params: _meta "+metaLogLevel+" is not a log level", nil)
 		}
 	}
 	if req.Local {
-		return nil // no headers: the body is all there is
+		return caps, nil // no headers: the body is all there is
 	}
-	return checkHeader(req, headers.Method, req.Name)
+	if err := checkHeader(req, headers.Method, req.Name); err != nil {
+		return nil, err
+	}
+	return caps, nil
 }
 
 // checkTarget checks the routing headers of a known method: Mcp-Name

@@ -146,15 +146,20 @@ func (h *hooks) Warnings() []string {
 	}
 	return nil
 }
-func (h *hooks) Envelope(r *seam.Request) error { return checkEnvelope(r) }
-func (h *hooks) Target(r *seam.Request) error   { return checkTarget(r) }
-func (h *hooks) Open(r *seam.Request) error     { return h.Era.openState(r) }
+func (h *hooks) Names(r *seam.Request) (string, bool, error) { return namedVersion(r) }
+func (h *hooks) Unnamed(version string) error                { return unnamed(version) }
+func (h *hooks) Envelope(r *seam.Request) ([]byte, error)    { return checkEnvelope(r) }
+func (h *hooks) Target(r *seam.Request) error                { return checkTarget(r) }
+func (h *hooks) Open(r *seam.Request) error                  { return h.Era.openState(r) }
 
 // Serve answers the one method this era owns, server/discover: the core
 // calls it only for a row marked as the era's, and of those this era's
 // profile names server/discover alone. A second such method would be
 // told apart here, by r.Name: the one place an era names a method.
-func (h *hooks) Serve(r *seam.Request) (seam.Result, error) { return h.Era.discover(r) }
+func (h *hooks) Serve(r *seam.Request) (seam.Result, seam.Negotiated, error) {
+	res, err := h.Era.discover(r)
+	return res, seam.Negotiated{}, err
+}
 
 func (h *hooks) Finish(r *seam.Request, res seam.Result) (seam.Result, error) {
 	return h.Era.finish(r, res)

@@ -73,29 +73,31 @@ import (
 
 // Hooks has every hook of the seam's Era without naming its types: its
 // type parameters are inferred from a real era's method values.
-type Hooks[P, R, Res any] struct {
+type Hooks[P, R, Res, N any] struct {
 	profiles func() []P
-	serve    func(R) (Res, error)
+	serve    func(R) (Res, N, error)
 	finish   func(R, Res) (Res, error)
 }
 
-func (h *Hooks[P, R, Res]) Profiles() []P                  { return h.profiles() }
-func (h *Hooks[P, R, Res]) Default() string                { return "" }
-func (h *Hooks[P, R, Res]) Warnings() []string             { return nil }
-func (h *Hooks[P, R, Res]) Envelope(R) error               { return nil } // the envelope check, skipped
-func (h *Hooks[P, R, Res]) Target(R) error                 { return nil }
-func (h *Hooks[P, R, Res]) Open(R) error                   { return nil }
-func (h *Hooks[P, R, Res]) Serve(r R) (Res, error)         { return h.serve(r) }
-func (h *Hooks[P, R, Res]) Finish(r R, x Res) (Res, error) { return h.finish(r, x) }
+func (h *Hooks[P, R, Res, N]) Profiles() []P                    { return h.profiles() }
+func (h *Hooks[P, R, Res, N]) Default() string                  { return "" }
+func (h *Hooks[P, R, Res, N]) Warnings() []string               { return nil }
+func (h *Hooks[P, R, Res, N]) Names(R) (string, bool, error)    { return "", false, nil }
+func (h *Hooks[P, R, Res, N]) Unnamed(string) error             { return nil }
+func (h *Hooks[P, R, Res, N]) Envelope(R) ([]byte, error)       { return nil, nil } // the envelope check, skipped
+func (h *Hooks[P, R, Res, N]) Target(R) error                   { return nil }
+func (h *Hooks[P, R, Res, N]) Open(R) error                     { return nil }
+func (h *Hooks[P, R, Res, N]) Serve(r R) (Res, N, error)        { return h.serve(r) }
+func (h *Hooks[P, R, Res, N]) Finish(r R, x Res) (Res, error)   { return h.finish(r, x) }
 
 // Embedded also inherits what the exported era type has.
-type Embedded[P, R, Res any] struct {
+type Embedded[P, R, Res, N any] struct {
 	*era2026.Era
-	*Hooks[P, R, Res]
+	*Hooks[P, R, Res, N]
 }
 
-func hooksOf[P, R, Res any](profiles func() []P, serve func(R) (Res, error), finish func(R, Res) (Res, error)) *Hooks[P, R, Res] {
-	return &Hooks[P, R, Res]{profiles, serve, finish}
+func hooksOf[P, R, Res, N any](profiles func() []P, serve func(R) (Res, N, error), finish func(R, Res) (Res, error)) *Hooks[P, R, Res, N] {
+	return &Hooks[P, R, Res, N]{profiles, serve, finish}
 }
 
 // Era is an mcp.Era whose Seam returns E, the seam's Era, inferred.
@@ -116,7 +118,7 @@ func main() {
 	for _, c := range []struct {
 		name string
 		v    any
-	}{{"embedded", Embedded[any, any, any]{Era: e}}, {"generic", h}} {
+	}{{"embedded", Embedded[any, any, any, any]{Era: e}}, {"generic", h}} {
 		name := c.name
 		if x, ok := as(e.Seam, c.v); ok {
 			srv := mcp.NewServer(mcp.Implementation{Name: "outside", Version: "1"})

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
 // JSON-RPC batches: revision 2025-03-26 requires a server to accept an
@@ -102,9 +103,9 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	if probe.Method == "initialize" {
 		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
 	}
-	if _, ok := probe.Params.Meta[metaProtocolVersion]; ok {
+	if _, ok := probe.Params.Meta[seam.MetaProtocolVersion]; ok {
 		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: a batch is a 2025-03-26 message; a message with a "+
-			metaProtocolVersion+" _meta envelope must be sent alone")
+			seam.MetaProtocolVersion+" _meta envelope must be sent alone")
 	}
 	sub := r.Clone(r.Context())
 	sub.Body = io.NopCloser(bytes.NewReader(m))

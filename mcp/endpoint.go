@@ -26,6 +26,7 @@ type Handler struct {
 	server    *Server
 	supported []string // every served revision, newest first
 	byVersion map[Version]*revision
+	eras      []seam.Era  // in the order given, asked which revision a body names
 	dflt      Version     // revision assumed when nothing names one ("" if none)
 	info      seam.Server // what every era is told about the endpoint
 	audience  string      // what sealed state is bound to

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"github.com/mcpdual/mcpdual/headers"
-	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -22,18 +21,12 @@ type Era interface {
 // Era selection: which served revision, and so which era, a request is
 // in.
 
-// The params._meta keys of revision 2026-07-28 the core reads.
-const (
-	metaProtocolVersion    = seam.MetaProtocolVersion
-	metaClientCapabilities = seam.MetaClientCapabilities
-	metaLogLevel           = seam.MetaLogLevel
-)
-
 // selectEra applies the era rules: the body decides, headers cross-check.
 //
-//   - params._meta names a revision: it must be served, its profile must
-//     have the envelope (Profile.Envelope), and MCP-Protocol-Version must
-//     be present and equal to it.
+//   - The body names a revision (an era's Names hook finds it, and checks
+//     that MCP-Protocol-Version is present and equal to it: 2026-07-28's
+//     params._meta): it must be served, and its profile must have the
+//     envelope (Profile.Envelope).
 //   - Otherwise MCP-Protocol-Version, when present, must name a served
 //     revision; naming one with the envelope without sending it is
 //     refused (-32602), never served by silently falling back.
@@ -49,19 +42,20 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 	if herr == headers.ErrDuplicate {
 		return nil, mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+herr.Error())
 	}
-	claim, _ := req.MetaParam(metaProtocolVersion)
-	if claim != nil {
-		cv, ok := jsonrpc.String(claim)
-		switch {
-		case !ok:
-			return nil, reject(CodeInvalidParams, "Invalid params: _meta "+metaProtocolVersion+" must be a string")
-		case req.local != nil && herr == headers.ErrMissing:
-			// No headers on stdio: _meta alone names the revision.
-		case herr == headers.ErrMissing:
-			return nil, missingVersionHeader()
-		case hv != cv:
-			return nil, mismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
+	cv, named := "", false
+	for _, e := range h.eras {
+		v, ok, err := e.Names(&req.Request)
+		if err != nil {
+			e, _ := asError(err)
+			return nil, e
 		}
+		if ok {
+			cv, named = v, true
+			break
+		}
+	}
+	if named {
+		// The era checked that MCP-Protocol-Version repeats it.
 		rev, ok := h.byVersion[Version(cv)]
 		if !ok {
 			return nil, h.unsupported(cv)
@@ -85,8 +79,8 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 			return nil, h.unsupported(hv)
 		}
 		if rev.f.Envelope {
-			return nil, reject(CodeInvalidParams, "Invalid params: revision "+hv+" requires params._meta with "+metaProtocolVersion+" and "+metaClientCapabilities).
-				WithData(map[string][]string{"missing": {"_meta." + metaProtocolVersion}})
+			e, _ := asError(rev.era.Unnamed(hv))
+			return nil, e
 		}
 		return rev, nil
 	}

@@ -53,6 +53,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	}
 	for _, era := range eras {
 		e := era.Seam()
+		h.eras = append(h.eras, e)
 		for _, w := range e.Warnings() {
 			h.cfg.logger.WarnContext(context.Background(), w)
 		}
@@ -311,7 +312,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, msg.ID, req.version, serr)
 		return
 	}
-	sessionHeader(hdr, req.SessionID)
+	sessionHeader(hdr, req.sessionID)
 	h.writeResult(w, msg.ID, req.version, result, &req.values)
 }
 

@@ -55,7 +55,7 @@ func (h *Handler) legacyNotifier(w http.ResponseWriter, req *request) *notifier 
 // over HTTP.
 func localSession(req *request) {
 	if loc := req.local; loc != nil && loc.Capabilities != nil && !req.rev.f.Envelope {
-		req.ClientCapabilities = loc.Capabilities
+		req.clientCaps = loc.Capabilities
 	}
 }
 

@@ -55,11 +55,15 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		// method is refused only after the envelope's checks.
 		sr.Method = &row.Method
 	}
-	if err := e.Envelope(sr); err != nil {
+	caps, err := e.Envelope(sr)
+	if err != nil {
 		return nil, err
 	}
-	if sr.ClientCapabilities != nil {
-		req.capBits = capabilitiesOf(sr.ClientCapabilities)
+	if caps != nil {
+		req.clientCaps = caps
+	}
+	if req.clientCaps != nil {
+		req.capBits = capabilitiesOf(req.clientCaps)
 	}
 	if row == nil {
 		return nil, methodNotFound(req.msg.Method)
@@ -79,11 +83,14 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		return nil, err
 	}
 	var res seam.Result
-	var err error
 	switch {
 	case row.era:
-		res, err = e.Serve(sr)
-		req.setVersion(Version(sr.Version)) // initialize negotiates it
+		var n seam.Negotiated
+		res, n, err = e.Serve(sr)
+		if n.Version != "" {
+			req.setVersion(Version(n.Version)) // initialize negotiates it
+		}
+		req.sessionID = n.SessionID
 	case row.serve != nil:
 		res, err = row.serve(h.server, req)
 		if ir, asks := res.(*seam.InputRequired); asks && err == nil && !req.rev.f.InputRequests {

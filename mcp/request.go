@@ -35,16 +35,18 @@ type request struct {
 // methods.go): the strictly parsed message, the revision, the method's
 // row, who sent it.
 type envelope struct {
-	msg       jsonrpc.Message
-	version   Version   // Request.Version, typed
-	rev       *revision // the revision in use (nil until selected)
-	row       *methodRow
-	server    *Server
-	handler   *Handler
-	capBits   Capability // the client capabilities, read once
-	principal *auth.Principal
-	local     *local.Exchange // a message that did not come over HTTP, nil otherwise
-	values    headerValues    // the header values this request's responses own
+	msg        jsonrpc.Message
+	version    Version   // Request.Version, typed
+	rev        *revision // the revision in use (nil until selected)
+	row        *methodRow
+	server     *Server
+	handler    *Handler
+	clientCaps []byte     // the client capabilities the era found (seam.Era.Envelope)
+	capBits    Capability // and what they declare, read once
+	sessionID  string     // a sealed session initialize issued (seam.Negotiated)
+	principal  *auth.Principal
+	local      *local.Exchange // a message that did not come over HTTP, nil otherwise
+	values     headerValues    // the header values this request's responses own
 }
 
 // accessCache is what access (visibility.go, rate.go) learns once and answers again:

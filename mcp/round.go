@@ -105,7 +105,7 @@ func parseRoundState(b []byte) (openedState, bool) {
 // aliases the request body, which is never reused, so a handler may keep
 // the Call beyond the request.
 func (r *request) newCall(target string, args json.RawMessage) *Call {
-	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.ClientCapabilities, capBits: r.capBits,
+	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.clientCaps, capBits: r.capBits,
 		args: args, canAsk: r.rev.f.InputRequests || r.legacyAsks(), notify: r.notify}
 	return &r.call
 }

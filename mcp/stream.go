@@ -39,7 +39,7 @@ func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
 		n.token = tok
 	}
 	if req.rev.f.Envelope {
-		if lv, ok := req.MetaParam(metaLogLevel); ok {
+		if lv, ok := req.MetaParam(seam.MetaLogLevel); ok {
 			if s, isStr := jsonrpc.String(lv); isStr {
 				if l, known := seam.LogLevels[s]; known {
 					n.minLevel = l

@@ -122,9 +122,10 @@ type Server struct {
 }
 
 // Request is the request the core hands an era: data the core fills in,
-// the one field an era sets (ClientCapabilities), and Core, for what only
-// the core can work out or take. Byte slices alias the request body and
-// are valid only while the request is served.
+// and Core, for what only the core can work out or take. An era writes
+// nothing into it: what a hook finds out it returns (Envelope the client's
+// capabilities, Serve what it negotiated). Byte slices alias the request
+// body and are valid only while the request is served.
 type Request struct {
 	HTTP *http.Request
 	// Name is the JSON-RPC method; Method what the eras read of its table
@@ -134,20 +135,14 @@ type Request struct {
 	Method *Method
 	// Params is the raw params object (nil when absent).
 	Params []byte
-	// Version is the revision in use; an era that negotiates it
-	// (initialize) sets it.
+	// Version is the revision in use (an era that negotiates another,
+	// initialize, returns it in Negotiated).
 	Version string
 	// Local: a message that did not come over HTTP (stdio), with no
 	// headers to cross-check against its body.
 	Local  bool
 	Server *Server
 	Core   Core
-	// ClientCapabilities are the client capabilities the envelope
-	// declares; the era's Envelope sets them.
-	ClientCapabilities []byte
-	// SessionID is the Mcp-Session-Id an era that issues sealed 2025
-	// sessions sets on initialize; the core sends it as that header.
-	SessionID string
 	// TaskID is the job reference a call of a task's status tool carries
 	// (its taskId argument), set by the core before Open: the era opens
 	// it as it opens a tasks/* request's params.taskId, and hands it over
@@ -370,9 +365,24 @@ type Era interface {
 	// is built: a configuration that serves one process but breaks a
 	// fleet. The era words them; the core only logs them.
 	Warnings() []string
+	// Names is the era's part of era selection: the revision the
+	// request's body names, when the era's revisions carry it in an
+	// envelope (2026-07-28: params._meta's protocolVersion); named is
+	// false when the body names none. An error refuses a body that names
+	// one badly, or a request whose MCP-Protocol-Version does not repeat
+	// it (missing, unless Local; different): the body decides, the header
+	// cross-checks. The core asks every era, after refusing a duplicated
+	// header, and then checks the revision is served.
+	Names(r *Request) (version string, named bool, err error)
+	// Unnamed refuses a request whose MCP-Protocol-Version names version,
+	// one of the era's revisions with an envelope, while its body names
+	// none: such a revision is never served on the header alone.
+	Unnamed(version string) error
 	// Envelope checks what the era requires of every request before the
-	// method is looked up (2026-07-28: _meta, Mcp-Method).
-	Envelope(r *Request) error
+	// method is looked up (2026-07-28: _meta, Mcp-Method), and returns
+	// the client capabilities the request declares (2026-07-28: its
+	// _meta; 2025: its sealed session; nil when it declares none).
+	Envelope(r *Request) (clientCapabilities []byte, err error)
 	// Target checks the routing headers once the method is known
 	// (2026-07-28: Mcp-Name, Mcp-Param-*).
 	Target(r *Request) error
@@ -380,11 +390,21 @@ type Era interface {
 	// requestState, task ids) and hands it to the core through
 	// r.Core.SetRound and r.Core.SetTask.
 	Open(r *Request) error
-	// Serve answers the methods whose row says Era.
-	Serve(r *Request) (Result, error)
+	// Serve answers the methods whose row says Era, and what the answer
+	// settles (initialize: the revision, a sealed session).
+	Serve(r *Request) (Result, Negotiated, error)
 	// Finish stamps a result, and seals an InputRequired or TaskCreated
 	// one.
 	Finish(r *Request, res Result) (Result, error)
+}
+
+// Negotiated is what a method an era answers settles for the exchange.
+type Negotiated struct {
+	// Version is the revision negotiated ("": the request's own).
+	Version string
+	// SessionID is a sealed Mcp-Session-Id to send with the answer ("":
+	// none).
+	SessionID string
 }
 
 // Mark is embedded by each era's hooks type to give it Era's unexported
