@@ -114,6 +114,6 @@ func (h *Handler) unsupported(requested string) *Error {
 }
 
 // setVersion sets the revision in use, in both its forms.
-func (r *request) setVersion(v Version) {
-	r.version, r.Request.Version = v, string(v)
+func (req *request) setVersion(v Version) {
+	req.version, req.Request.Version = v, string(v)
 }

@@ -81,9 +81,9 @@ func (h *Handler) callerKey(r *http.Request, p *auth.Principal) string {
 
 // callerKey is Handler.callerKey for this request, made once: the
 // per-principal limit and the concurrency slot both key on it.
-func (r *request) callerKey() string {
-	if r.caller == "" {
-		r.caller = r.handler.callerKey(r.HTTP, r.principal)
+func (req *request) callerKey() string {
+	if req.caller == "" {
+		req.caller = req.handler.callerKey(req.HTTP, req.principal)
 	}
-	return r.caller
+	return req.caller
 }

@@ -85,14 +85,14 @@ type roundPart struct {
 }
 
 // ctx is the request's context, for logs and hooks.
-func (r *request) ctx() context.Context { return r.HTTP.Context() }
+func (req *request) ctx() context.Context { return req.HTTP.Context() }
 
 // logError logs an internal failure with the request's context.
-func (r *request) logError(msg string, args ...any) { r.Log(slog.LevelError, msg, args...) }
+func (req *request) logError(msg string, args ...any) { req.Log(slog.LevelError, msg, args...) }
 
 var _ seam.Core = (*request)(nil)
 
 // Log writes to the endpoint's log with the request's context.
-func (r *request) Log(level slog.Level, msg string, args ...any) {
-	r.handler.cfg.logger.Log(r.ctx(), level, msg, args...)
+func (req *request) Log(level slog.Level, msg string, args ...any) {
+	req.handler.cfg.logger.Log(req.ctx(), level, msg, args...)
 }

@@ -13,8 +13,8 @@ import (
 // hundreds of thousands of values cost what its digest cost, whether or
 // not its state opened (design record 019). The body is bounded before it is even
 // parsed (Limits.BodyBytes); this bounds what it may hold.
-func (r *request) boundArguments(args []byte) error {
-	max := r.handler.cfg.limits.ArgumentValues
+func (req *request) boundArguments(args []byte) error {
+	max := req.handler.cfg.limits.ArgumentValues
 	if max <= 0 || jsonrpc.CountValues(args, max) <= max {
 		return nil
 	}

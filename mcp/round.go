@@ -104,25 +104,25 @@ func parseRoundState(b []byte) (openedState, bool) {
 // newCall describes req to the handler that serves target. What it holds
 // aliases the request body, which is never reused, so a handler may keep
 // the Call beyond the request.
-func (r *request) newCall(target string, args json.RawMessage) *Call {
-	r.call = Call{method: r.msg.Method, tool: target, version: r.version, caps: r.clientCaps, capBits: r.capBits,
-		args: args, canAsk: r.rev.f.InputRequests || r.legacyAsks(), notify: r.notify}
-	return &r.call
+func (req *request) newCall(target string, args json.RawMessage) *Call {
+	req.call = Call{method: req.msg.Method, tool: target, version: req.version, caps: req.clientCaps, capBits: req.capBits,
+		args: args, canAsk: req.rev.f.InputRequests || req.legacyAsks(), notify: req.notify}
+	return &req.call
 }
 
 // inputRequired builds the interim result for reqs, checking that every
 // key is valid and unique and that the client declared every capability
 // the requests need. A missing capability is -32021 with
 // data.requiredCapabilities.
-func (r *request) inputRequired(purpose string, payload []byte, reqs []InputRequest, extra map[string]any) (*seam.InputRequired, error) {
+func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRequest, extra map[string]any) (*seam.InputRequired, error) {
 	if len(reqs) == 0 && payload == nil {
 		return nil, errors.New("mcp: an input-required answer needs an input request or a state")
 	}
-	have := r.capBits
+	have := req.capBits
 	var missing Capability
 	rs := roundState{V: 1, Purpose: purpose, Keys: map[string]string{}, Payload: payload}
 	if purpose == purposeConfirm {
-		rs.Instance = r.handler.guardInstance()
+		rs.Instance = req.handler.guardInstance()
 	}
 	b := []byte{'{'}
 	for i, q := range reqs {
@@ -286,19 +286,19 @@ func needsInputRevision(v Version) *Error {
 // is the State of the seam.InputRequired it sealed, until the last instant
 // the sealer would open it. inputResponses that are present but not an
 // object are refused here.
-func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
+func (req *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
 	if state == nil {
-		return r.setAnswers(inputResponses)
+		return req.setAnswers(inputResponses)
 	}
 	rs, ok := parseRoundState(state)
 	if !ok {
-		r.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
+		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_plaintext")
 		return invalidState()
 	}
 	if inputResponses != nil && !jsonrpc.IsObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	r.withRound(round{state: rs, nonce: nonce, until: until, responses: inputResponses})
+	req.withRound(round{state: rs, nonce: nonce, until: until, responses: inputResponses})
 	return nil
 }
 
@@ -306,10 +306,10 @@ func (r *request) SetRound(state, nonce []byte, until time.Time, inputResponses 
 // place besides the era's SetRound that gives a request a round (the 2025
 // ask loop's explicit retry, legacyask.go). The round lives in r, so a
 // retry allocates none.
-func (r *request) withRound(rd round) *request {
-	r.roundBuf = rd
-	r.round = &r.roundBuf
-	return r
+func (req *request) withRound(rd round) *request {
+	req.roundBuf = rd
+	req.round = &req.roundBuf
+	return req
 }
 
 // setAnswers takes the inputResponses of a request that carries
@@ -317,14 +317,14 @@ func (r *request) withRound(rd round) *request {
 // that keeps no state between rounds may not need one), but they never
 // count as an answer to a question the server asked: a destructive tool's
 // confirmation ignores them.
-func (r *request) setAnswers(inputResponses []byte) error {
+func (req *request) setAnswers(inputResponses []byte) error {
 	if inputResponses == nil {
 		return nil
 	}
 	if !jsonrpc.IsObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	r.loose = inputResponses
+	req.loose = inputResponses
 	return nil
 }
 
@@ -335,6 +335,6 @@ func (t *tool) confirms() bool {
 
 // legacyAsks reports whether this 2025 call can be asked for input: it can
 // stream and its session declared something the server may ask for.
-func (r *request) legacyAsks() bool {
-	return r.notify != nil && r.notify.legacy && r.capBits&(CapElicitationForm|CapElicitationURL|CapSampling|CapRoots) != 0
+func (req *request) legacyAsks() bool {
+	return req.notify != nil && req.notify.legacy && req.capBits&(CapElicitationForm|CapElicitationURL|CapSampling|CapRoots) != 0
 }

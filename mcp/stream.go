@@ -181,7 +181,7 @@ func (c *Call) Log(level LogLevel, data any) bool {
 var protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)
 
 // hasMeta reports whether params has a _meta member.
-func (r *request) hasMeta() bool {
-	_, ok := r.Param("_meta")
+func (req *request) hasMeta() bool {
+	_, ok := req.Param("_meta")
 	return ok
 }

@@ -156,8 +156,8 @@ func (sp *taskSpec) findJob(rec *inproc.Recorder) (vals map[string]string, ok bo
 // acceptsTask reports whether this call may become a task: a tool with
 // WithTask, on 2026-07-28, for a client that declared the extension in
 // this request.
-func (r *request) acceptsTask(t *tool) bool {
-	return t.opts.task != nil && r.rev.f.InputRequests && r.capBits&capTasks != 0
+func (req *request) acceptsTask(t *tool) bool {
+	return t.opts.task != nil && req.rev.f.InputRequests && req.capBits&capTasks != 0
 }
 
 // taskRequired answers a call of a tool that runs only as a task from a
@@ -175,15 +175,15 @@ func taskRequired(f features, t *tool) (seam.Result, error) {
 // createTask turns a route's 202 answer into a task; follow: into the
 // tool result naming the job reference and the status tool, for a
 // client without the extension.
-func (r *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam.Result, error) {
+func (req *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam.Result, error) {
 	sp := t.opts.task
 	vals, ok, panicked := sp.jobReference(rec)
 	switch {
 	case panicked != nil:
-		r.logError("mcp: the tool's task Accepted function panicked on the route's 202 answer", "tool", t.def.Name, "panic", panicked)
+		req.logError("mcp: the tool's task Accepted function panicked on the route's 202 answer", "tool", t.def.Name, "panic", panicked)
 		return textResult("The tool failed with an internal error.", true), nil
 	case !ok:
-		r.logError("mcp: a task route answered 202 without a job reference the status route can read (Location, or an id in the body, "+
+		req.logError("mcp: a task route answered 202 without a job reference the status route can read (Location, or an id in the body, "+
 			"filling every wildcard, under 1 KiB)", "tool", t.def.Name)
 		return textResult("The tool failed with an internal error.", true), nil
 	}
@@ -197,7 +197,7 @@ func (r *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam.R
 	if follow {
 		// structuredContent only where results carry it, and not against
 		// an output schema that describes the job's result, not this.
-		res.StatusTool, res.Structured = sp.statusTool, r.rev.f.OutputSchema && t.output == nil
+		res.StatusTool, res.Structured = sp.statusTool, req.rev.f.OutputSchema && t.output == nil
 	}
 	// The 202 body often is the job already; its status is the task's
 	// first, when it reads as one. Read was written for the status
@@ -208,7 +208,7 @@ func (r *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam.R
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				r.Log(slog.LevelWarn, "mcp: the tool's task Read function panicked on the route's 202 answer; the task starts as working",
+				req.Log(slog.LevelWarn, "mcp: the tool's task Read function panicked on the route's 202 answer; the task starts as working",
 					"tool", t.def.Name, "panic", p)
 			}
 		}()
@@ -227,7 +227,7 @@ func unknownTask() *Error {
 // runTaskRoute runs one of a task's routes in process with the caller's
 // identity. It returns nil and the error to answer when the route
 // panicked or says the job does not exist.
-func (r *request) runTaskRoute(ot *openTask, rt inproc.Pattern, body []byte) (*inproc.Recorder, error) {
+func (req *request) runTaskRoute(ot *openTask, rt inproc.Pattern, body []byte) (*inproc.Recorder, error) {
 	path, values, bad := rt.Fill(func(name string) (string, bool) { v, ok := ot.values[name]; return v, ok })
 	if bad != "" {
 		return nil, unknownTask()
@@ -236,10 +236,10 @@ func (r *request) runTaskRoute(ot *openTask, rt inproc.Pattern, body []byte) (*i
 	if body != nil {
 		in.body, in.contentType = body, "application/json"
 	}
-	call := r.newCall(ot.tool.def.Name, json.RawMessage(`{}`))
-	rec, p := r.runRoute(ot.tool.handler, call, in)
+	call := req.newCall(ot.tool.def.Name, json.RawMessage(`{}`))
+	rec, p := req.runRoute(ot.tool.handler, call, in)
 	if p != nil {
-		r.logError("mcp: task route panicked", "tool", ot.tool.def.Name, "route", rt.Text, "panic", p)
+		req.logError("mcp: task route panicked", "tool", ot.tool.def.Name, "route", rt.Text, "panic", p)
 		return nil, errInternal()
 	}
 	if rec.Status == http.StatusNotFound || rec.Status == http.StatusGone {
@@ -468,13 +468,13 @@ var taskMethods = []*methodRow{
 
 // SetTask implements seam.Core: it takes the opened payload of a task id. A task whose tool is gone, no longer
 // runs as a task, or is no longer the caller's to use is unknown.
-func (r *request) SetTask(payload []byte) error {
+func (req *request) SetTask(payload []byte) error {
 	var p taskPayload
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return unknownTask()
 	}
-	t := r.server.byName[p.Tool]
-	if t == nil || t.opts.task == nil || r.hiddenTool(t) || !r.visible(auth.KindTool, p.Tool) || !r.usable(t.opts.scopes) {
+	t := req.server.byName[p.Tool]
+	if t == nil || t.opts.task == nil || req.hiddenTool(t) || !req.visible(auth.KindTool, p.Tool) || !req.usable(t.opts.scopes) {
 		return unknownTask()
 	}
 	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
@@ -485,7 +485,7 @@ func (r *request) SetTask(payload []byte) error {
 	if !time.Now().Before(ot.created.Add(ot.ttl)) {
 		return unknownTask()
 	}
-	r.task = ot
+	req.task = ot
 	return nil
 }
 

@@ -62,9 +62,9 @@ func (s *Server) addStatusTool(parent *tool) error {
 // followsTask reports whether a call of t that answers 202 becomes a job
 // reference for a client that cannot take a task: t has a status tool
 // and the era seals job references in this revision.
-func (r *request) followsTask(t *tool) bool {
+func (req *request) followsTask(t *tool) bool {
 	sp := t.opts.task
-	return sp != nil && sp.statusTool != "" && r.rev.f.SealsTasks
+	return sp != nil && sp.statusTool != "" && req.rev.f.SealsTasks
 }
 
 // statusReference hands the era the job reference of a status tool's
@@ -74,40 +74,40 @@ func (r *request) followsTask(t *tool) bool {
 // no reference opened: callTool then answers as for any tool it cannot
 // see or use (unknown tool, or the scope challenge), not "Unknown task",
 // which would say the tool exists.
-func (r *request) statusReference() {
-	if !r.rev.f.SealsTasks {
+func (req *request) statusReference() {
+	if !req.rev.f.SealsTasks {
 		return
 	}
-	raw, _ := r.Param("name")
-	t, name, _ := r.server.toolNamed(raw)
+	raw, _ := req.Param("name")
+	t, name, _ := req.server.toolNamed(raw)
 	if t == nil || t.statusOf == nil {
 		return
 	}
-	if t = r.visibleTool(name); t == nil || !r.usable(t.opts.scopes) {
+	if t = req.visibleTool(name); t == nil || !req.usable(t.opts.scopes) {
 		return
 	}
-	args, _ := r.Param("arguments")
+	args, _ := req.Param("arguments")
 	v, ok := jsonrpc.Lookup(args, "taskId")
 	if id, isStr := jsonrpc.String(v); ok && isStr && id != "" {
-		r.TaskID = id
+		req.TaskID = id
 	}
 }
 
 // followTask answers a call of a status tool: the job the reference the
 // era opened names, read through the status route. A reference of
 // another tool's task is as unknown as a forged one.
-func (r *request) followTask(st *tool) (seam.Result, error) {
-	ot := r.task
+func (req *request) followTask(st *tool) (seam.Result, error) {
+	ot := req.task
 	if ot == nil || ot.tool != st.statusOf {
 		return nil, unknownTask()
 	}
-	job, err := r.readJob()
+	job, err := req.readJob()
 	if err != nil {
 		return nil, err
 	}
 	switch job.State {
 	case task.Completed:
-		return r.jobResult(ot.tool, job)
+		return req.jobResult(ot.tool, job)
 	case task.Failed:
 		msg := "The job failed."
 		if job.Error != nil && job.Error.Message != "" {
@@ -127,9 +127,9 @@ func (r *request) followTask(st *tool) (seam.Result, error) {
 	text += ". Call " + st.def.Name + " again with the same taskId in about " +
 		strconv.FormatFloat(ot.poll.Seconds(), 'f', -1, 64) + " s."
 	res := textResult(text, false)
-	if r.rev.f.OutputSchema {
+	if req.rev.f.OutputSchema {
 		b := append([]byte(nil), '{')
-		b = seam.AppendTask(b, r.TaskID, string(job.State), job.Message, ot.created, ot.updatedAt(job), ot.ttl, ot.poll)
+		b = seam.AppendTask(b, req.TaskID, string(job.State), job.Message, ot.created, ot.updatedAt(job), ot.ttl, ot.poll)
 		res.structured = append(b, '}')
 	}
 	return res, nil

@@ -18,61 +18,61 @@ import (
 // that touch data call it (server/discover, initialize and ping never do):
 // a missing or malformed X-Workspace-Id is 400, an unknown or forbidden one
 // 403. Without WithAuth it is always "".
-func (r *request) Workspace() (string, error) {
-	a := r.handler.cfg.auth
+func (req *request) Workspace() (string, error) {
+	a := req.handler.cfg.auth
 	if a == nil {
 		return "", nil
 	}
-	if !r.wsDone {
-		r.wsDone = true
-		id, f := a.ResolveWorkspace(r.HTTP.Context(), r.principal, r.HTTP)
+	if !req.wsDone {
+		req.wsDone = true
+		id, f := a.ResolveWorkspace(req.HTTP.Context(), req.principal, req.HTTP)
 		if f != nil {
-			r.wsErr = r.handler.failure(r.ctx(), f)
+			req.wsErr = req.handler.failure(req.ctx(), f)
 		}
-		r.ws = id
+		req.ws = id
 	}
-	if r.wsErr != nil {
-		return "", r.wsErr
+	if req.wsErr != nil {
+		return "", req.wsErr
 	}
-	return r.ws, nil
+	return req.ws, nil
 }
 
 // visible reports whether the caller may know that t exists: the
 // permission rule allows it. Something hidden is answered exactly like
 // something unknown.
-func (r *request) visible(kind, name string) bool {
-	a := r.handler.cfg.auth
+func (req *request) visible(kind, name string) bool {
+	a := req.handler.cfg.auth
 	if a == nil {
 		return true
 	}
-	ws, _ := r.Workspace()
-	return a.Permits(r.HTTP.Context(), auth.Access{Principal: r.principal, Workspace: ws, Kind: kind, Name: name})
+	ws, _ := req.Workspace()
+	return a.Permits(req.HTTP.Context(), auth.Access{Principal: req.principal, Workspace: ws, Kind: kind, Name: name})
 }
 
 // visibleTool returns the tool named name when the caller may know it
 // exists, nil otherwise. A 2026-07-28 tools/call needs it twice (its
 // Mcp-Param-* headers, then dispatch), and the permission rule may be a
 // database query: the answer is kept for the request.
-func (r *request) visibleTool(name string) *tool {
-	if r.toolKnown && r.toolName == name {
-		return r.tool
+func (req *request) visibleTool(name string) *tool {
+	if req.toolKnown && req.toolName == name {
+		return req.tool
 	}
-	t := r.server.byName[name]
-	if t != nil && r.server.hiding != 0 && r.hiddenTool(t) {
+	t := req.server.byName[name]
+	if t != nil && req.server.hiding != 0 && req.hiddenTool(t) {
 		t = nil // an extension hides it (an app-only tool, a status tool)
 	}
 	if t != nil {
-		if k, n, _ := t.access(); !r.visible(k, n) {
+		if k, n, _ := t.access(); !req.visible(k, n) {
 			t = nil
 		}
 	}
-	r.tool, r.toolName, r.toolKnown = t, name, true
+	req.tool, req.toolName, req.toolKnown = t, name, true
 	return t
 }
 
 // HeaderParams implements seam.Core.
-func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
-	t := r.visibleTool(tool)
+func (req *request) HeaderParams(tool string) ([]headers.Param, bool) {
+	t := req.visibleTool(tool)
 	if t == nil {
 		return nil, false
 	}
@@ -84,23 +84,23 @@ func (r *request) HeaderParams(tool string) ([]headers.Param, bool) {
 // credential on every round), which server, which revision, which
 // operation on which target, with which arguments. A task id belongs to
 // the caller and the server, whatever tasks/* method reads it.
-func (r *request) Binding(task bool) (seam.Binding, error) {
-	ws, err := r.Workspace()
+func (req *request) Binding(task bool) (seam.Binding, error) {
+	ws, err := req.Workspace()
 	if err != nil {
 		return seam.Binding{}, err
 	}
 	if task {
-		return seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-			Version: string(r.version), Method: tasksExtension}, nil
+		return seam.Binding{Principal: req.principal.Key(), Workspace: ws, Audience: req.handler.audience,
+			Version: string(req.version), Method: tasksExtension}, nil
 	}
-	b := seam.Binding{Principal: r.principal.Key(), Workspace: ws, Audience: r.handler.audience,
-		Version: string(r.version), Method: r.msg.Method}
-	if r.row != nil && r.row.Member != "" {
-		raw, _ := r.Param(r.row.Member)
+	b := seam.Binding{Principal: req.principal.Key(), Workspace: ws, Audience: req.handler.audience,
+		Version: string(req.version), Method: req.msg.Method}
+	if req.row != nil && req.row.Member != "" {
+		raw, _ := req.Param(req.row.Member)
 		b.Target, _ = jsonrpc.String(raw)
 	}
-	if args, ok := r.Param("arguments"); ok && !jsonrpc.IsNull(args) {
-		if err := r.boundArguments(args); err != nil {
+	if args, ok := req.Param("arguments"); ok && !jsonrpc.IsNull(args) {
+		if err := req.boundArguments(args); err != nil {
 			return seam.Binding{}, err
 		}
 		b.Arguments = args
@@ -118,32 +118,32 @@ func (t *tool) access() (string, string, []string) {
 // scopeError returns the 403 challenge when the caller's token lacks a
 // scope the method or the item needs, listing all of them in one
 // challenge.
-func (r *request) scopeError(itemScopes []string) *Error {
-	a := r.handler.cfg.auth
+func (req *request) scopeError(itemScopes []string) *Error {
+	a := req.handler.cfg.auth
 	if a == nil || len(itemScopes) == 0 {
 		return nil
 	}
-	if a.Satisfies(r.principal, itemScopes) {
+	if a.Satisfies(req.principal, itemScopes) {
 		return nil
 	}
-	all := append(slices.Clone(a.MethodScopes(r.msg.Method)), itemScopes...)
+	all := append(slices.Clone(a.MethodScopes(req.msg.Method)), itemScopes...)
 	slices.Sort(all)
-	return r.handler.failure(r.ctx(), a.InsufficientScope(slices.Compact(all)))
+	return req.handler.failure(req.ctx(), a.InsufficientScope(slices.Compact(all)))
 }
 
 // usable reports whether the caller's token grants scopes.
-func (r *request) usable(scopes []string) bool {
-	a := r.handler.cfg.auth
-	return a == nil || a.Satisfies(r.principal, scopes)
+func (req *request) usable(scopes []string) bool {
+	a := req.handler.cfg.auth
+	return a == nil || a.Satisfies(req.principal, scopes)
 }
 
 // identityContext adds the verified identity to ctx for a tool handler.
-func (r *request) identityContext(ctx context.Context) context.Context {
-	if r.principal != nil {
-		ctx = auth.NewContext(ctx, r.principal)
+func (req *request) identityContext(ctx context.Context) context.Context {
+	if req.principal != nil {
+		ctx = auth.NewContext(ctx, req.principal)
 	}
-	if r.wsDone && r.wsErr == nil && r.ws != "" {
-		ctx = auth.NewWorkspaceContext(ctx, r.ws)
+	if req.wsDone && req.wsErr == nil && req.ws != "" {
+		ctx = auth.NewWorkspaceContext(ctx, req.ws)
 	}
 	return ctx
 }
@@ -157,6 +157,6 @@ func (r *request) identityContext(ctx context.Context) context.Context {
 // SessionBinding implements seam.Core: a session belongs to the caller and
 // this server, whatever workspace, method or revision a later request
 // names.
-func (r *request) SessionBinding() seam.Binding {
-	return seam.Binding{Principal: r.principal.Key(), Audience: r.handler.audience}
+func (req *request) SessionBinding() seam.Binding {
+	return seam.Binding{Principal: req.principal.Key(), Audience: req.handler.audience}
 }
