@@ -41,6 +41,9 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if err := req.scopeError(t.opts.scopes); err != nil {
 		return nil, err
 	}
+	if rd := req.round; rd != nil && rd.state.def != nil && string(rd.state.def) != t.digest {
+		return nil, toolChanged(name) // a state made for an earlier definition (update.go)
+	}
 	args, ok := req.Param("arguments")
 	switch {
 	case !ok || string(args) == "null":

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/origin"
@@ -26,10 +27,11 @@ type Handler struct {
 	server    *Server
 	supported []string // every served revision, newest first
 	byVersion map[Version]*revision
-	eras      []seam.Era  // in the order given, asked which revision a body names
-	dflt      Version     // revision assumed when nothing names one ("" if none)
-	info      seam.Server // what every era is told about the endpoint
-	audience  string      // what sealed state is bound to
+	eras      []seam.Era                 // in the order given, asked which revision a body names
+	dflt      Version                    // revision assumed when nothing names one ("" if none)
+	view      atomic.Pointer[serverView] // what every era is told about the endpoint, per snapshot (viewOf)
+	extraCaps seam.Capability            // what the handler serves beyond its server's items (WithChangeNotifications)
+	audience  string                     // what sealed state is bound to
 	cfg       handlerConfig
 	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (auth.go)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
@@ -315,4 +317,11 @@ func WithLegacyInput(c LegacyInput) HandlerOption {
 type legacyInput struct {
 	LegacyInput
 	waiting *admission
+}
+
+// serverView is what a Handler derives from one snapshot of its Server:
+// what every era is told about the endpoint (seam.Server).
+type serverView struct {
+	snap *Server
+	info seam.Server
 }

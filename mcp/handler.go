@@ -91,23 +91,35 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 		}
 	}
 	srv.freeze((*Server).freezeExtensions)
-	h.info = seam.Server{Supported: h.supported, Capabilities: srv.caps, Instructions: srv.instructions,
-		Info: map[string][]byte{}}
-	for v, rev := range h.byVersion {
-		h.info.Info[string(v)] = srv.infoJSON[rev.f.shape]
+	h.viewOf(srv.current())
+	return h
+}
+
+// viewOf returns the view of snap, made once per snapshot: a request
+// compares one pointer, and only the first request after an Update
+// builds the next view (two at once both may; either is right).
+func (h *Handler) viewOf(snap *Server) *seam.Server {
+	if v := h.view.Load(); v != nil && v.snap == snap {
+		return &v.info
+	}
+	v := &serverView{snap: snap, info: seam.Server{Supported: h.supported, Capabilities: snap.caps | h.extraCaps,
+		Instructions: snap.instructions, Info: map[string][]byte{}}}
+	for ver, rev := range h.byVersion {
+		v.info.Info[string(ver)] = snap.infoJSON[rev.f.shape]
 	}
 	if a := h.cfg.auth; a != nil {
-		h.info.Personal = 1
+		v.info.Personal = 1
 		if a.HasWorkspaces() && a.Filters() {
-			h.info.Personal = 2
+			v.info.Personal = 2
 		}
 	}
-	if srv.hidesPerCaller && h.info.Personal == 0 {
+	if snap.hidesPerCaller && v.info.Personal == 0 {
 		// Which tools are listed depends on the caller (MCP Apps: its
 		// declared capabilities): no list may be shared between callers.
-		h.info.Personal = 1
+		v.info.Personal = 1
 	}
-	return h
+	h.view.Store(v)
+	return &v.info
 }
 
 // ServeHTTP implements http.Handler. The order of the checks decides which
@@ -197,8 +209,9 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	// One allocation holds the request and everything it needs while it
 	// is served: its parsed envelope, the Call, the route's request.
-	req := &request{envelope: envelope{server: h.server, handler: h, principal: principal, local: loc}}
-	req.HTTP, req.Server, req.Core, req.Local = r, &h.info, req, loc != nil
+	snap := h.server.current() // the registry this request reads to its end (update.go)
+	req := &request{envelope: envelope{server: snap, handler: h, principal: principal, local: loc}}
+	req.HTTP, req.Server, req.Core, req.Local = r, h.viewOf(snap), req, loc != nil
 	msg := &req.msg
 	var perr *jsonrpc.Error
 	if err == nil {
@@ -274,7 +287,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	req.setVersion(rev.version)
-	req.rev, req.row = rev, h.lookup(msg.Method, rev)
+	req.rev, req.row = rev, lookup(req, msg.Method, rev)
 	if loc != nil {
 		localSession(req) // legacyinput.go
 	}

@@ -35,9 +35,9 @@ type methodRow struct {
 // server's capabilities have it, or nil: a method the revision does not
 // have, or behind a capability the server does not advertise, does not
 // exist for the client.
-func (h *Handler) lookup(method string, rev *revision) *methodRow {
+func lookup(req *request, method string, rev *revision) *methodRow {
 	row := rev.methods[method]
-	if row == nil || (row.capability != 0 && h.server.caps&row.capability == 0) {
+	if row == nil || (row.capability != 0 && req.Server.Capabilities&row.capability == 0) {
 		return nil
 	}
 	return row
@@ -76,7 +76,7 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		// what it lacks, not that its id is unknown.
 		return nil, missingTasksExtension()
 	}
-	if h.server.statuses && row.Arguments {
+	if req.server.statuses && row.Arguments {
 		req.statusReference() // a task's status tool names its job (taskstatus.go)
 	}
 	if err := e.Open(sr); err != nil {
@@ -92,13 +92,13 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		}
 		req.sessionID = n.SessionID
 	case row.serve != nil:
-		res, err = row.serve(h.server, req)
+		res, err = row.serve(req.server, req)
 		if ir, asks := res.(*seam.InputRequired); asks && err == nil && !req.rev.f.InputRequests {
 			// Input for a 2025 client (legacyask.go): the questions go out
 			// on the response stream, and each answer is a retry of the
 			// method with the round it makes.
 			res, err = h.askLegacy(req, ir, func(rd round) (seam.Result, error) {
-				return row.serve(h.server, req.withRound(rd))
+				return row.serve(req.server, req.withRound(rd))
 			})
 		}
 	default:

@@ -70,7 +70,7 @@ func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 	if meta, ok := req.Param("_meta"); ok && jsonrpc.IsObject(meta) {
 		ev.RawMeta = meta
 	}
-	ev.Target, ev.TargetKnown = h.server.targetOf(req)
+	ev.Target, ev.TargetKnown = req.server.targetOf(req)
 	x.begun = true
 	ctx, done := h.cfg.observer.Request(req.HTTP.Context(), ev)
 	x.done = done

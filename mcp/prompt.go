@@ -108,7 +108,7 @@ func (s *Server) addPrompt(e *prompt, opts []ItemOption) error {
 	if !toolName.MatchString(p.Name) {
 		return fmt.Errorf("mcp: invalid prompt name %q: use 1-128 characters from A-Z a-z 0-9 and \"_-.\"", p.Name)
 	}
-	if s.has(func(s *Server) bool { return s.byPrompt[p.Name] != nil }) {
+	if s.has(auth.KindPrompt, p.Name, func(s *Server) bool { return s.byPrompt[p.Name] != nil }) {
 		return errors.New("mcp: prompt " + p.Name + " registered twice")
 	}
 	args := map[string]bool{}

@@ -35,9 +35,7 @@ func (s *Server) stage(add func(*Server), commit bool) error {
 	if err != nil {
 		return err
 	}
-	v := &Server{identity: s.identity, instructions: s.instructions, pageSize: s.pageSize,
-		schemas: s.schemas, byName: map[string]*tool{}, byURI: map[string]*resource{},
-		byPrompt: map[string]*prompt{}, staged: true, parent: s}
+	v := s.view(s)
 	add(v)
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -112,7 +112,7 @@ func (s *Server) addResource(r Resource, route string, h http.Handler, opts []It
 	if r.Name == "" || h == nil {
 		return errors.New("mcp: resource " + r.URI + " needs a name and a handler")
 	}
-	if s.has(func(s *Server) bool { return s.byURI[r.URI] != nil }) {
+	if s.has(auth.KindResource, r.URI, func(s *Server) bool { return s.byURI[r.URI] != nil }) {
 		return errors.New("mcp: resource " + r.URI + " registered twice")
 	}
 	rt, err := getRoute("resource "+r.URI, route)
@@ -222,7 +222,7 @@ func (s *Server) hasTemplate(uriTemplate string) bool {
 // templateTaken refuses uriTemplate when s, or on a staging view the
 // server it stages for, holds it already. s.mu is held.
 func (s *Server) templateTaken(uriTemplate string) error {
-	if s.has(func(s *Server) bool { return s.hasTemplate(uriTemplate) }) {
+	if s.has(auth.KindTemplate, uriTemplate, func(s *Server) bool { return s.hasTemplate(uriTemplate) }) {
 		return errors.New("mcp: resource template " + uriTemplate + " registered twice")
 	}
 	return nil

@@ -36,6 +36,9 @@ type roundState struct {
 	// Instance binds a confirmation to the process-local guard that
 	// enforces its single use (see boundHere); "" with a shared guard.
 	Instance string `json:"i,omitempty"`
+	// Def is the definition digest of the tool it was made for: a retry
+	// after the tool changed is refused (update.go).
+	Def string `json:"d,omitempty"`
 }
 
 // parseRoundState reads the plaintext an earlier round minted. It is
@@ -83,6 +86,12 @@ func parseRoundState(b []byte) (openedState, bool) {
 				return st, false
 			}
 			st.instance = v[1 : len(v)-1]
+		case "d":
+			// A digest is hex text: a string with no escape.
+			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+				return st, false
+			}
+			st.def = v[1 : len(v)-1]
 		case "p":
 			if jsonrpc.IsNull(v) {
 				continue
@@ -123,6 +132,9 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 	rs := roundState{V: 1, Purpose: purpose, Keys: map[string]string{}, Payload: payload}
 	if purpose == purposeConfirm {
 		rs.Instance = req.handler.guardInstance()
+	}
+	if t := req.tool; t != nil {
+		rs.Def = t.digest
 	}
 	b := []byte{'{'}
 	for i, q := range reqs {

@@ -58,6 +58,9 @@ type openedState struct {
 	// instance is the guard instance a confirmation is bound to, nil for
 	// none.
 	instance []byte
+	// def is the definition digest of the tool the state was made for,
+	// nil for none (update.go).
+	def []byte
 }
 
 // kind returns the kind of input the state asked for under key.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
@@ -107,9 +108,10 @@ func (i Implementation) render(shape int) []byte {
 }
 
 // Server holds what an MCP endpoint offers: its identity, instructions,
-// tools, resources, resource templates and prompts. Register everything before passing the Server to NewHandler, which
-// freezes it; registering afterwards panics. A frozen Server is safe for
-// concurrent use and may back several Handlers.
+// tools, resources, resource templates and prompts. Register everything
+// before passing the Server to NewHandler, which freezes it; registering
+// afterwards panics, and Update changes it instead (update.go). A frozen
+// Server is safe for concurrent use and may back several Handlers.
 type Server struct {
 	identity     Implementation
 	instructions string
@@ -136,12 +138,21 @@ type Server struct {
 	byPrompt    map[string]*prompt
 	fingerprint string
 
-	// staged is set on the staging view Register and Check hand their
-	// function: its Add* methods collect their errors in errs instead of
-	// panicking, and its name checks also consult parent.
-	staged bool
-	parent *Server
-	errs   []error
+	// staged is set on the staging view Register, Check and Update hand
+	// their function: its Add* methods collect their errors in errs
+	// instead of panicking, and its name checks also consult parent.
+	// removed: on Update's view, the items Remove took out (kind NUL
+	// name), which no longer count in parent.
+	staged  bool
+	parent  *Server
+	errs    []error
+	removed map[string]bool
+
+	// Once s serves (update.go): live is the newest snapshot Update made
+	// (nil: s itself), watchers hear of each, updateMu orders Updates.
+	live     atomic.Pointer[Server]
+	watchers []func(old, new *Server)
+	updateMu sync.Mutex
 }
 
 // ServerOption configures a Server.
@@ -192,15 +203,29 @@ func (s *Server) notFrozen(what string) error {
 // extensions checks the items and derives what the registered extensions
 // add (Server.freezeExtensions, extension.go).
 func (s *Server) freeze(extensions func(*Server) error) {
+	if err := s.freezeErr(extensions); err != nil {
+		panic(err.Error())
+	}
+}
+
+// freezeErr is freeze returning the extensions' refusal, with s left
+// unfrozen.
+func (s *Server) freezeErr(extensions func(*Server) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.frozen {
-		return
+		return nil
 	}
 	if err := extensions(s); err != nil {
-		panic(err.Error())
+		return err
 	}
 	s.frozen = true
+	for _, t := range s.tools {
+		if t.digest == "" {
+			// Only a tool no published snapshot holds yet lacks it.
+			t.digest = t.definitionDigest()
+		}
+	}
 	for i := range s.infoJSON {
 		s.infoJSON[i] = s.identity.render(i)
 	}
@@ -236,6 +261,7 @@ func (s *Server) freeze(extensions func(*Server) error) {
 		h.Write([]byte("p:" + p.def.Name + "\x00"))
 	}
 	s.fingerprint = hex.EncodeToString(h.Sum(nil)[:6])
+	return nil
 }
 
 // Cursors are opaque to clients: base64url of "kind|offset|fingerprint".
@@ -295,11 +321,21 @@ func (s *Server) done(err error) {
 	panic(err.Error())
 }
 
+// removedHere reports whether this staging view removed the item: its
+// parent's copy then no longer counts as registered. s.mu is held.
+func (s *Server) removedHere(kind, name string) bool {
+	return s.removed[kind+"\x00"+name]
+}
+
 // has reports whether found holds for s or, on a staging view, for the
-// server it stages for (whose lock s's caller does not hold). s.mu is held.
-func (s *Server) has(found func(*Server) bool) bool {
+// server it stages for (whose lock s's caller does not hold), unless the
+// view removed the item of kind named name. s.mu is held.
+func (s *Server) has(kind, name string, found func(*Server) bool) bool {
 	if found(s) {
 		return true
+	}
+	if s.removedHere(kind, name) {
+		return false
 	}
 	for p := s.parent; p != nil; p = p.parent {
 		p.mu.Lock()

@@ -13,9 +13,10 @@ import (
 type taskPayload struct {
 	Tool    string            `json:"t"`
 	Values  map[string]string `json:"v"`
-	Created int64             `json:"c"` // Unix milliseconds
-	TTL     int64             `json:"l"` // milliseconds
-	Poll    int64             `json:"p"` // milliseconds
+	Created int64             `json:"c"`           // Unix milliseconds
+	TTL     int64             `json:"l"`           // milliseconds
+	Poll    int64             `json:"p"`           // milliseconds
+	Def     string            `json:"d,omitempty"` // the tool's definition digest (update.go)
 }
 
 // openTask is the task a tasks/* request names, opened.

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,7 @@ import (
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/mcp/apps"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // Tool is the MCP definition of a tool.
@@ -72,6 +75,7 @@ type tool struct {
 	meta       []byte    // the rendered _meta, nil without one
 	appOnly    bool      // UI's visibility is apps.App alone
 	statusOf   *tool     // a task's generated status tool: the task's tool (taskstatus.go)
+	digest     string    // definitionDigest, set when the first snapshot holding it is frozen (update.go)
 }
 
 // WithPlacement places a tool's arguments as p says. AddTool panics when p
@@ -125,7 +129,7 @@ func (s *Server) toolBase(t Tool) (*tool, map[string]any, error) {
 	if !toolName.MatchString(t.Name) {
 		return nil, nil, fmt.Errorf("mcp: invalid tool name %q: use 1-128 characters from A-Z a-z 0-9 and \"_-.\"", t.Name)
 	}
-	if s.has(func(s *Server) bool { return s.byName[t.Name] != nil }) {
+	if s.has(auth.KindTool, t.Name, func(s *Server) bool { return s.byName[t.Name] != nil }) {
 		return nil, nil, errors.New("mcp: tool " + t.Name + " registered twice")
 	}
 	if err := checkIcons("tool "+t.Name, t.Icons); err != nil {
@@ -365,4 +369,29 @@ func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
 	}
 	name, ok = jsonrpc.String(raw)
 	return s.byName[name], name, ok
+}
+
+// definitionDigest is what a sealed state made for t binds of its definition: what
+// decides what a call does (its schemas, route, annotations, task
+// routes), not what only describes it (title, description, icons).
+func (t *tool) definitionDigest() string {
+	h := sha256.New()
+	field := func(b []byte) {
+		h.Write([]byte(strconv.Itoa(len(b))))
+		h.Write([]byte{':'})
+		h.Write(b)
+	}
+	field(compact(t.def.InputSchema))
+	field(compact(t.def.OutputSchema))
+	field([]byte(t.route.Text))
+	a := t.def.Annotations
+	field([]byte(strconv.FormatBool(a.ReadOnly) + strconv.FormatBool(a.Destructive) + strconv.FormatBool(a.Idempotent) +
+		strconv.FormatBool(a.OpenWorld) + strconv.FormatBool(t.opts.noConfirm)))
+	if sp := t.opts.task; sp != nil {
+		field([]byte(sp.status.Text + " " + sp.cancel.Text + " " + sp.update.Text + " " + sp.statusTool))
+	}
+	if t.statusOf != nil {
+		field([]byte(t.statusOf.definitionDigest()))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
