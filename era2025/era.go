@@ -104,7 +104,8 @@ var profiles = []seam.Profile{
 const codeResourceNotFound = -32002
 
 var methods = []string{"initialize", "notifications/initialized", "ping", "tools/list", "tools/call", "resources/list",
-	"resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete"}
+	"resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete",
+	"resources/subscribe", "resources/unsubscribe", "logging/setLevel"}
 
 func (h *hooks) Profiles() []seam.Profile {
 	var out []seam.Profile
@@ -125,7 +126,9 @@ func (h *hooks) Warnings() []string { return nil }
 // Names: these revisions are negotiated, never named in the body.
 func (h *hooks) Names(*seam.Request) (string, bool, error) { return "", false, nil }
 func (h *hooks) Unnamed(string) error                      { return nil } // no revision here has an envelope
-func (h *hooks) Envelope(r *seam.Request) ([]byte, error)  { return h.Era.openSession(r) }
+func (h *hooks) Envelope(r *seam.Request) (seam.Declared, error) {
+	return h.Era.openSession(r)
+}
 func (h *hooks) Target(*seam.Request) error                { return nil }
 func (h *hooks) Open(r *seam.Request) error                { return h.Era.openTask(r) }
 func (h *hooks) Finish(r *seam.Request, res seam.Result) (seam.Result, error) {
@@ -152,7 +155,13 @@ func (e *Era) initialize(req *seam.Request) (seam.Result, seam.Negotiated, error
 			v = served
 		}
 	}
-	return &initializeResult{version: string(v), caps: req.Server.Capabilities, info: req.Server.Info[string(v)],
+	caps := req.Server.Capabilities
+	if e.sessions == nil || req.Local {
+		// Pushed notifications need a session's GET stream (over stdio, the
+		// core's stream does not carry them either).
+		caps &^= seam.CapListChanged | seam.CapSubscribe | seam.CapLogging
+	}
+	return &initializeResult{version: string(v), caps: caps, info: req.Server.Info[string(v)],
 			instructions: req.Server.Instructions},
 		seam.Negotiated{Version: string(v), SessionID: e.issueSession(req, string(v))}, nil
 }
@@ -168,28 +177,40 @@ type initializeResult struct {
 
 func (r *initializeResult) Stamp() *seam.Stamp { return &r.stamp }
 
-// AppendJSON renders the result. A stateless server pushes nothing, so
-// subscribe and listChanged are said false outright: a client must not
-// wait for a notification that never comes.
+// AppendJSON renders the result. subscribe and listChanged are said
+// false outright unless the session's GET stream delivers them
+// (mcp.WithChangeNotifications with sessions): a client must not wait for
+// a notification that never comes.
 func (r *initializeResult) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"protocolVersion":`...)
 	dst = seam.AppendString(dst, r.version)
 	dst = append(dst, `,"capabilities":{`...)
 	n := len(dst)
+	changes, subscribe := "false", "false"
+	if r.caps&seam.CapListChanged != 0 {
+		changes = "true"
+	}
+	if r.caps&seam.CapSubscribe != 0 {
+		subscribe = "true"
+	}
 	if r.caps&seam.CapTools != 0 {
-		dst = append(dst, `"tools":{"listChanged":false}`...)
+		dst = append(dst, `"tools":{"listChanged":`+changes+`}`...)
 	}
 	if r.caps&seam.CapResources != 0 {
 		dst = seam.Comma(dst, len(dst) > n)
-		dst = append(dst, `"resources":{"subscribe":false,"listChanged":false}`...)
+		dst = append(dst, `"resources":{"subscribe":`+subscribe+`,"listChanged":`+changes+`}`...)
 	}
 	if r.caps&seam.CapPrompts != 0 {
 		dst = seam.Comma(dst, len(dst) > n)
-		dst = append(dst, `"prompts":{"listChanged":false}`...)
+		dst = append(dst, `"prompts":{"listChanged":`+changes+`}`...)
 	}
 	if r.caps&seam.CapCompletions != 0 {
 		dst = seam.Comma(dst, len(dst) > n)
 		dst = append(dst, `"completions":{}`...)
+	}
+	if r.caps&seam.CapLogging != 0 {
+		dst = seam.Comma(dst, len(dst) > n)
+		dst = append(dst, `"logging":{}`...)
 	}
 	dst = append(dst, `},"serverInfo":`...)
 	dst = append(dst, r.info...)

@@ -117,44 +117,45 @@ func (e *Era) issueSession(req *seam.Request, version string) string {
 // must be the one the request is in, since MCP-Protocol-Version names it
 // too; a request without that header (2025-03-26 sends none) is served in
 // the revision the core chose.
-func (e *Era) openSession(req *seam.Request) ([]byte, error) {
+func (e *Era) openSession(req *seam.Request) (seam.Declared, error) {
 	if e.sessions == nil || req.Local || req.HTTP == nil {
-		return nil, nil
+		return seam.Declared{}, nil
 	}
 	id, err := headers.Get(req.HTTP.Header, headers.SessionID)
 	switch {
 	case err == headers.ErrMissing:
-		return nil, nil
+		return seam.Declared{}, nil
 	case err != nil:
-		return nil, seam.HeaderMismatch(headers.SessionID, "duplicate", "Mcp-Session-Id header "+err.Error())
+		return seam.Declared{}, seam.HeaderMismatch(headers.SessionID, "duplicate", "Mcp-Session-Id header "+err.Error())
 	}
 	if m := req.Method; m != nil && m.Negotiates {
 		// A client that starts over may still send its old id.
-		return nil, nil
+		return seam.Declared{}, nil
 	}
-	opened, oerr := e.open(req, id)
+	opened, until, oerr := e.open(req, id)
 	if oerr != nil {
-		return nil, oerr
+		return seam.Declared{}, oerr
 	}
 	v, _ := jsonrpc.Lookup(opened, "v")
 	if s, _ := jsonrpc.String(v); s != req.Version && req.HTTP.Header.Get(headers.ProtocolVersion) != "" {
-		return nil, seam.HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match the revision the session negotiated")
+		return seam.Declared{}, seam.HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match the revision the session negotiated")
 	}
+	d := seam.Declared{ClientCapabilities: []byte("{}"), Session: id, SessionUntil: until}
 	if c, ok := jsonrpc.Lookup(opened, "c"); ok {
-		return c, nil
+		d.ClientCapabilities = c
 	}
-	return []byte("{}"), nil
+	return d, nil
 }
 
 // open opens a session id for the caller, or answers 404.
-func (e *Era) open(req *seam.Request, id string) ([]byte, error) {
+func (e *Era) open(req *seam.Request, id string) ([]byte, time.Time, error) {
 	opened, err := e.sessions.Open(sessionBinding(req), id)
 	if err != nil {
 		req.Core.Log(slog.LevelInfo, "era2025: session id refused", "reason", mrtr.Reason(err))
-		return nil, seam.SessionNotFound()
+		return nil, time.Time{}, seam.SessionNotFound()
 	}
 	if jsonrpc.Validate(opened.Payload, 8) != nil {
-		return nil, seam.SessionNotFound()
+		return nil, time.Time{}, seam.SessionNotFound()
 	}
-	return opened.Payload, nil
+	return opened.Payload, opened.Expires, nil
 }

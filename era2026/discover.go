@@ -29,15 +29,30 @@ func (r *discoverResult) AppendJSON(dst []byte) []byte {
 	}
 	dst = append(dst, `],"capabilities":{`...)
 	n := len(dst)
+	// listChanged and subscribe are announced exactly when listen
+	// delivers them (seam.CapListChanged, seam.CapSubscribe): a client
+	// that sees them may rely on subscriptions/listen for them.
+	changes, subscribe := r.caps&seam.CapListChanged != 0, r.caps&seam.CapSubscribe != 0
 	for _, c := range []struct {
-		bit  seam.Capability
-		name string
-	}{{seam.CapTools, "tools"}, {seam.CapResources, "resources"}, {seam.CapPrompts, "prompts"}, {seam.CapCompletions, "completions"}} {
+		bit       seam.Capability
+		name      string
+		changes   bool
+		subscribe bool
+	}{{seam.CapTools, "tools", changes, false}, {seam.CapResources, "resources", changes, subscribe},
+		{seam.CapPrompts, "prompts", changes, false}, {seam.CapCompletions, "completions", false, false}} {
 		if r.caps&c.bit != 0 {
 			dst = seam.Comma(dst, len(dst) > n)
 			dst = append(dst, '"')
 			dst = append(dst, c.name...)
-			dst = append(dst, `":{}`...)
+			dst = append(dst, `":{`...)
+			if c.subscribe {
+				dst = append(dst, `"subscribe":true`...)
+			}
+			if c.changes {
+				dst = seam.Comma(dst, c.subscribe)
+				dst = append(dst, `"listChanged":true`...)
+			}
+			dst = append(dst, '}')
 		}
 	}
 	if r.caps&(seam.CapTasks|seam.CapUI) != 0 {

@@ -148,7 +148,10 @@ func (h *hooks) Warnings() []string {
 }
 func (h *hooks) Names(r *seam.Request) (string, bool, error) { return namedVersion(r) }
 func (h *hooks) Unnamed(version string) error                { return unnamed(version) }
-func (h *hooks) Envelope(r *seam.Request) ([]byte, error)    { return checkEnvelope(r) }
+func (h *hooks) Envelope(r *seam.Request) (seam.Declared, error) {
+	caps, err := checkEnvelope(r)
+	return seam.Declared{ClientCapabilities: caps}, err
+}
 func (h *hooks) Target(r *seam.Request) error                { return checkTarget(r) }
 func (h *hooks) Open(r *seam.Request) error                  { return h.Era.openState(r) }
 

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -31,6 +32,7 @@ type Handler struct {
 	dflt      Version                    // revision assumed when nothing names one ("" if none)
 	view      atomic.Pointer[serverView] // what every era is told about the endpoint, per snapshot (viewOf)
 	extraCaps seam.Capability            // what the handler serves beyond its server's items (WithChangeNotifications)
+	notes     *notifications             // nil without WithChangeNotifications (notify.go)
 	audience  string                     // what sealed state is bound to
 	cfg       handlerConfig
 	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (auth.go)
@@ -61,6 +63,7 @@ type handlerConfig struct {
 	streaming  bool
 	legacy     *legacyInput // nil without WithLegacyInput
 	noBatches  bool         // WithoutBatches (batch.go)
+	notes      *ChangeNotifications
 
 	routeRequest func(outer, inner *http.Request) *http.Request
 	observer     observe.Observer
@@ -324,4 +327,79 @@ type legacyInput struct {
 type serverView struct {
 	snap *Server
 	info seam.Server
+}
+
+// ChangeNotifications configures WithChangeNotifications. The zero value
+// serves one process: an in-process bus and session store, and the
+// default bounds.
+type ChangeNotifications struct {
+	// Bus carries list changes, resource updates and fleet events to
+	// every replica (nil: this process only; redisstore.NewEventBus for a
+	// fleet).
+	Bus EventBus
+	// Sessions keeps what a 2025 session subscribed to and its log level
+	// (nil: in this process, at most 10,000 sessions;
+	// redisstore.NewSessionStore for a fleet).
+	Sessions SessionStore
+	// Streams bounds the open notification streams (listen streams
+	// asking for list changes or resources, 2025 GET streams) in all,
+	// StreamsPerCaller those of one caller (defaults 1024 and 8). They
+	// are slots of their own: a stream never holds one of
+	// Limits.Concurrent's.
+	Streams, StreamsPerCaller int
+	// URIsPerStream bounds the resources one listen stream subscribes to,
+	// and one 2025 session (default 32).
+	URIsPerStream int
+	// KeepAlive is how often a quiet stream sends an SSE comment, so that
+	// proxies keep it open (default 15 s).
+	KeepAlive time.Duration
+	// OnFleet receives every fleet event PublishFleet sends, on every
+	// replica, this one included, one at a time and in the order one
+	// replica published them. It should return quickly: events that
+	// arrive meanwhile wait (and past the bus's buffer are lost, and
+	// logged). A fleet applies the same Server.Update on every replica
+	// this way.
+	OnFleet func(ctx context.Context, name string, payload []byte)
+}
+
+// WithChangeNotifications serves change notifications: a 2026-07-28
+// subscriptions/listen stream may ask for toolsListChanged,
+// promptsListChanged, resourcesListChanged and resourceSubscriptions
+// (besides taskIds), and a 2025 client with a session (era2025.WithSessions)
+// opens a GET stream for them and may call resources/subscribe,
+// resources/unsubscribe and logging/setLevel (its tool calls' log
+// notifications then follow its level, with WithStreaming). The
+// capabilities say listChanged and subscribe only with this option.
+// Without it nothing is pushed, as the seed's stateless contract wants:
+// listen serves taskIds only, a GET is 405.
+//
+// A resource update reaches a stream only for a URI its caller may read:
+// when it subscribes the URI is read as resources/read reads it (the
+// route's own checks apply), and before each delivery the caller's
+// scopes, permission and workspace are checked again (no route runs); a
+// stream ends when its token expires or its workspace is withdrawn.
+// It panics on a negative bound.
+func WithChangeNotifications(n ChangeNotifications) HandlerOption {
+	if n.Streams < 0 || n.StreamsPerCaller < 0 || n.URIsPerStream < 0 || n.KeepAlive < 0 {
+		panic("mcp: WithChangeNotifications needs bounds of 0 (the default) or more")
+	}
+	if n.Streams == 0 {
+		n.Streams = 1024
+	}
+	if n.StreamsPerCaller == 0 {
+		n.StreamsPerCaller = 8
+	}
+	if n.URIsPerStream == 0 {
+		n.URIsPerStream = 32
+	}
+	if n.KeepAlive == 0 {
+		n.KeepAlive = 15 * time.Second
+	}
+	return handlerOptionFunc(func(c *handlerConfig) { c.notes = &n })
+}
+
+// notifications is a Handler's side of change notifications.
+type notifications struct {
+	ChangeNotifications
+	slots admission
 }

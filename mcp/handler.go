@@ -91,35 +91,9 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 		}
 	}
 	srv.freeze((*Server).freezeExtensions)
+	h.startNotifications(srv)
 	h.viewOf(srv.current())
 	return h
-}
-
-// viewOf returns the view of snap, made once per snapshot: a request
-// compares one pointer, and only the first request after an Update
-// builds the next view (two at once both may; either is right).
-func (h *Handler) viewOf(snap *Server) *seam.Server {
-	if v := h.view.Load(); v != nil && v.snap == snap {
-		return &v.info
-	}
-	v := &serverView{snap: snap, info: seam.Server{Supported: h.supported, Capabilities: snap.caps | h.extraCaps,
-		Instructions: snap.instructions, Info: map[string][]byte{}}}
-	for ver, rev := range h.byVersion {
-		v.info.Info[string(ver)] = snap.infoJSON[rev.f.shape]
-	}
-	if a := h.cfg.auth; a != nil {
-		v.info.Personal = 1
-		if a.HasWorkspaces() && a.Filters() {
-			v.info.Personal = 2
-		}
-	}
-	if snap.hidesPerCaller && v.info.Personal == 0 {
-		// Which tools are listed depends on the caller (MCP Apps: its
-		// declared capabilities): no list may be shared between callers.
-		v.info.Personal = 1
-	}
-	h.view.Store(v)
-	return &v.info
 }
 
 // ServeHTTP implements http.Handler. The order of the checks decides which
@@ -144,6 +118,14 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	loc := local.From(r.Context())
 	if x != nil && loc != nil {
 		x.ev.Transport, x.ev.ClientAddr = loc.Transport, ""
+	}
+	if r.Method == http.MethodGet && h.notes != nil && loc == nil {
+		if err := h.checkOrigin(r); err != nil {
+			h.writeError(r.Context(), w, nil, "", err)
+			return
+		}
+		h.servePush(w, r) // a 2025 session's notification stream (push.go)
+		return
 	}
 	if r.Method != http.MethodPost {
 		hdr["Allow"] = []string{"POST"}
@@ -209,9 +191,19 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	// One allocation holds the request and everything it needs while it
 	// is served: its parsed envelope, the Call, the route's request.
-	snap := h.server.current() // the registry this request reads to its end (update.go)
+	// The registry this request reads to its end, and what the eras are
+	// told of it (update.go: Server.current, Handler.viewOf, inlined).
+	snap := h.server.live.Load()
+	if snap == nil {
+		snap = h.server
+	}
 	req := &request{envelope: envelope{server: snap, handler: h, principal: principal, local: loc}}
-	req.HTTP, req.Server, req.Core, req.Local = r, h.viewOf(snap), req, loc != nil
+	req.HTTP, req.Core, req.Local = r, req, loc != nil
+	if v := h.view.Load(); v != nil && v.snap == snap {
+		req.Server = &v.info
+	} else {
+		req.Server = h.viewOf(snap)
+	}
 	msg := &req.msg
 	var perr *jsonrpc.Error
 	if err == nil {
@@ -292,7 +284,11 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		localSession(req) // legacyinput.go
 	}
 	if h.cfg.streaming {
-		if n := h.newNotifier(w, req); n != nil {
+		n := h.newNotifier(w, req)
+		if n == nil && h.notes != nil {
+			n = h.sessionNotifier(w, req) // a 2025 session's log level (push.go)
+		}
+		if n != nil {
 			req.notify, w = n, n.w
 		}
 	}
@@ -405,22 +401,6 @@ func parseError(e *jsonrpc.Error) *Error {
 	}
 }
 
-func (h *Handler) checkOrigin(r *http.Request) *Error {
-	if !h.cfg.hosts.AllowHost(r.Host) {
-		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: host not allowed").
-			WithData(map[string]string{"reason": "host_not_allowed"})
-	}
-	origins := r.Header.Values("Origin")
-	if len(origins) == 0 {
-		return nil
-	}
-	if len(origins) > 1 || origins[0] == "null" || !h.cfg.origins.AllowOrigin(origins[0]) {
-		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: origin not allowed").
-			WithData(map[string]string{"reason": "origin_not_allowed"})
-	}
-	return nil
-}
-
 // serveObserved serves r with its event, and makes sure the observer
 // hears of it even when it was refused before its method was read.
 func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
@@ -435,4 +415,22 @@ func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
 	if x.done != nil {
 		x.done()
 	}
+}
+
+// checkOrigin refuses a request whose Host or Origin the allow-lists
+// (WithAllowedHosts, WithAllowedOrigins) do not admit.
+func (h *Handler) checkOrigin(r *http.Request) *Error {
+	if !h.cfg.hosts.AllowHost(r.Host) {
+		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: host not allowed").
+			WithData(map[string]string{"reason": "host_not_allowed"})
+	}
+	origins := r.Header.Values("Origin")
+	if len(origins) == 0 {
+		return nil
+	}
+	if len(origins) > 1 || origins[0] == "null" || !h.cfg.origins.AllowOrigin(origins[0]) {
+		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: origin not allowed").
+			WithData(map[string]string{"reason": "origin_not_allowed"})
+	}
+	return nil
 }

@@ -25,6 +25,18 @@ func (l *listens) open(caller string) (*readBudget, *Error) {
 	if e := l.acquire(caller); e != nil {
 		return nil, e
 	}
+	return l.budget(caller), nil
+}
+
+func (l *listens) close(caller string, b *readBudget) {
+	l.dropBudget(caller, b)
+	l.release(caller)
+}
+
+// budget returns caller's read budget for a stream that holds a slot of
+// another kind (a notification stream that also follows tasks);
+// dropBudget gives it back.
+func (l *listens) budget(caller string) *readBudget {
 	l.budgetsMu.Lock()
 	defer l.budgetsMu.Unlock()
 	b := l.budgets[caller]
@@ -33,16 +45,15 @@ func (l *listens) open(caller string) (*readBudget, *Error) {
 		l.budgets[caller] = b
 	}
 	b.streams++
-	return b, nil
+	return b
 }
 
-func (l *listens) close(caller string, b *readBudget) {
+func (l *listens) dropBudget(caller string, b *readBudget) {
 	l.budgetsMu.Lock()
 	if b.streams--; b.streams == 0 {
 		delete(l.budgets, caller)
 	}
 	l.budgetsMu.Unlock()
-	l.release(caller)
 }
 
 // readBudget is a token bucket of status reads: perSecond a second, as

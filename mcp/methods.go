@@ -55,13 +55,14 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		// method is refused only after the envelope's checks.
 		sr.Method = &row.Method
 	}
-	caps, err := e.Envelope(sr)
+	d, err := e.Envelope(sr)
 	if err != nil {
 		return nil, err
 	}
-	if caps != nil {
-		req.clientCaps = caps
+	if d.ClientCapabilities != nil {
+		req.clientCaps = d.ClientCapabilities
 	}
+	req.session, req.sessionUntil = d.Session, d.SessionUntil
 	if req.clientCaps != nil {
 		req.capBits = capabilitiesOf(req.clientCaps)
 	}

@@ -9,7 +9,7 @@ import (
 // methodTable is every method the endpoint knows. Each family's rows sit
 // next to their handlers (toolMethods in calltool.go, resourceMethods in
 // resource.go, promptMethods in prompt.go, completionMethods in
-// complete.go, taskMethods in tasks.go); the methods of the handshake and
+// complete.go, taskMethods in tasks.go, pushMethods in push.go); the methods of the handshake and
 // those an era answers are here. Adding a method is its row and its
 // handler in one core file, and its name in the profile of each revision
 // that has it (the eras' data). The eras read the row (its routing member,
@@ -20,7 +20,7 @@ import (
 // (initialize, server/discover). A client keeps its own
 // knowledge of routing members: mcptest's is in its routingHeaders, which
 // TestMCPTest_RoutingMembers holds to this table.
-var methodTable = slices.Concat(protocolMethods, toolMethods, resourceMethods, promptMethods, completionMethods, taskMethods)
+var methodTable = slices.Concat(protocolMethods, toolMethods, resourceMethods, promptMethods, completionMethods, taskMethods, pushMethods)
 
 // protocolMethods are the handshake's and those an era answers.
 var protocolMethods = []*methodRow{

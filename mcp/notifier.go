@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
@@ -13,6 +14,10 @@ type notifier struct {
 	token    json.RawMessage // progressToken, nil when progress was not asked
 	minLevel int             // lowest level to send; -1 when logs were not asked
 	legacy   bool            // a 2025 call that may be asked for input (legacyinput.go)
+	// level, when set, gives minLevel at the first log: a 2025 session's
+	// level, which the store holds (push.go).
+	level     func() int
+	levelOnce sync.Once
 }
 
 // send writes one notification as an event, starting the stream first.

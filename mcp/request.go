@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -44,9 +45,13 @@ type envelope struct {
 	clientCaps []byte     // the client capabilities the era found (seam.Era.Envelope)
 	capBits    Capability // and what they declare, read once
 	sessionID  string     // a sealed session initialize issued (seam.Negotiated)
-	principal  *auth.Principal
-	local      *local.Exchange // a message that did not come over HTTP, nil otherwise
-	values     headerValues    // the header values this request's responses own
+	// session is the sealed 2025 session the request is in ("": none),
+	// as its era opened it, and until when it opens (seam.Declared).
+	session      string
+	sessionUntil time.Time
+	principal    *auth.Principal
+	local        *local.Exchange // a message that did not come over HTTP, nil otherwise
+	values       headerValues    // the header values this request's responses own
 }
 
 // accessCache is what access (visibility.go, rate.go) learns once and answers again:

@@ -373,6 +373,12 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	if !ok || !isStr || uri == "" {
 		return nil, NewError(CodeInvalidParams, "Invalid params: uri must be a string")
 	}
+	return s.readURI(req, uri)
+}
+
+// readURI reads uri for req: resources/read, and a subscription's check
+// that the caller may read what it subscribes to (listen.go, push.go).
+func (s *Server) readURI(req *request, uri string) (seam.Result, error) {
 	if _, err := req.Workspace(); err != nil {
 		return nil, err
 	}

@@ -84,6 +84,25 @@ func (s *streamWriter) notify(data []byte) bool {
 	return true
 }
 
+// keepAlive writes an SSE comment on a started stream, which no client
+// takes for a message and which keeps proxies from closing a quiet one.
+// It reports false when the response is finished.
+func (s *streamWriter) keepAlive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	if !s.started || s.direct != nil {
+		return true
+	}
+	writeDeadline(s.ResponseWriter)
+	if _, err := s.ResponseWriter.Write([]byte(": keep-alive\n\n")); err != nil {
+		return false
+	}
+	return http.NewResponseController(s.ResponseWriter).Flush() == nil
+}
+
 // finish writes the response: as the stream's last event when the stream
 // started, otherwise through write as one JSON object. Either way, no
 // notification follows it.
@@ -159,10 +178,14 @@ const (
 
 // Log sends a log message (notifications/message) at level with data, any
 // JSON value. It returns false, sending nothing, unless a 2026-07-28
-// request named a log level at or below level and the endpoint streams.
+// request named a log level at or below level, or a 2025 session set one
+// (WithChangeNotifications), and the endpoint streams.
 // Never log secrets: the client shows these to people.
 func (c *Call) Log(level LogLevel, data any) bool {
 	n := c.notify
+	if n != nil && n.level != nil {
+		n.levelOnce.Do(func() { n.minLevel = n.level() })
+	}
 	l, known := seam.LogLevels[string(level)]
 	if n == nil || n.minLevel < 0 || !known || l < n.minLevel {
 		return false

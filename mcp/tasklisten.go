@@ -27,7 +27,8 @@ import (
 // one of Limits.Concurrent: it mostly waits. Nothing outlives the stream: no
 // goroutine, no record. A listen without taskIds is answered as before
 // (the method does not exist here), so the list-change and resource
-// subscriptions the server does not serve stay refused as they were.
+// subscriptions the server does not serve stay refused as they were,
+// unless WithChangeNotifications serves them (listen.go).
 
 // listenLifetime is how long a stream stays open before it ends with its
 // result (the client listens again if it still cares): below the 60 s
@@ -51,15 +52,11 @@ func (h *Handler) listenNotifier(w http.ResponseWriter, req *request) *notifier 
 	return &notifier{minLevel: -1, w: &streamWriter{ResponseWriter: w, version: req.version}}
 }
 
-// listenTasks serves subscriptions/listen for task notifications.
-func (s *Server) listenTasks(req *request) (seam.Result, error) {
-	notes, _ := req.Param("notifications")
-	raw, asked := jsonrpc.Lookup(notes, "taskIds")
-	if req.local != nil || !asked || !jsonrpc.IsObject(notes) {
-		// Nothing this server delivers on a listen stream was asked (or
-		// the transport has no stream): as before this existed.
-		return nil, methodNotFound(req.msg.Method)
-	}
+// listenTasks checks a listen's taskIds and opens each as tasks/get
+// opens it: the tasks the stream follows, those that opened (the subset
+// the server honours, in the acknowledgement). When none opens, the
+// stream is refused as tasks/get refuses the first.
+func (s *Server) listenTasks(req *request, raw []byte) ([]*watched, error) {
 	if req.capBits&capTasks == 0 {
 		return nil, missingTasksExtension()
 	}
@@ -92,28 +89,6 @@ func (s *Server) listenTasks(req *request) (seam.Result, error) {
 	if len(ids) == 0 {
 		return nil, NewError(CodeInvalidParams, "Invalid params: notifications.taskIds names no task")
 	}
-	if req.notify == nil {
-		return nil, httpError(http.StatusNotAcceptable, CodeInvalidRequest, "subscriptions/listen answers with an event stream: accept text/event-stream")
-	}
-	caller := req.callerKey()
-	callerReads, e := h.listens.open(caller)
-	if e != nil {
-		return nil, e
-	}
-	defer h.listens.close(caller, callerReads)
-	// The stream holds a listen slot from now on, not a concurrency slot.
-	h.releaseSlot(req)
-	streamReads := newReadBudget(listenReadsPerStream)
-
-	// Each id opens as tasks/get opens it; an id that does not is left
-	// out of the acknowledgement (the subset the server honours). When
-	// none opens, the stream is refused as tasks/get refuses the first.
-	type watched struct {
-		id   string
-		ot   *openTask
-		next time.Time
-		last []byte // what the last notification said, nil before one
-	}
 	var tasks []*watched
 	var firstErr error
 	for _, id := range ids {
@@ -133,97 +108,82 @@ func (s *Server) listenTasks(req *request) (seam.Result, error) {
 		}
 		return nil, firstErr
 	}
-	subID := append([]byte(nil), req.msg.ID...)
-	meta := append([]byte(`{"`+metaSubscriptionID+`":`), subID...)
-	meta = append(meta, '}')
+	return tasks, nil
+}
 
-	ack := []byte(`{"notifications":{"taskIds":[`)
-	for i, t := range tasks {
-		if i > 0 {
-			ack = append(ack, ',')
-		}
-		ack = jsonrpc.AppendString(ack, t.id)
-	}
-	ack = append(ack, `]},"_meta":`...)
-	ack = append(ack, meta...)
-	ack = append(ack, '}')
-	req.notify.w.Header()["X-Accel-Buffering"] = []string{"no"}
-	if !req.notify.send("notifications/subscriptions/acknowledged", ack) {
-		return &listenEnd{id: subID}, nil
-	}
+// watched is a task a listen stream follows.
+type watched struct {
+	id   string
+	ot   *openTask
+	next time.Time
+	last []byte // what the last notification said, nil before one
+}
 
-	ctx := req.ctx()
-	end := time.NewTimer(listenLifetime)
-	defer end.Stop()
-	wake := time.NewTimer(0)
-	defer wake.Stop()
-	for len(tasks) > 0 {
-		select {
-		case <-ctx.Done():
-			// The client left: nothing more is read or sent.
-			return &listenEnd{id: subID}, nil
-		case <-end.C:
-			return &listenEnd{id: subID}, nil
-		case <-wake.C:
-		}
-		now := time.Now()
-		// The longest due first: a task the budgets held back is read
-		// before the others next time.
-		slices.SortStableFunc(tasks, func(a, b *watched) int { return a.next.Compare(b.next) })
-		var held time.Duration // until the budgets allow another read; 0 when they did
-		kept := tasks[:0]
-		for _, t := range tasks {
-			if now.Before(t.next) || held > 0 {
-				kept = append(kept, t)
-				continue
-			}
-			if !now.Before(t.ot.created.Add(t.ot.ttl)) {
-				continue // past its TTL, tasks/get no longer knows it either
-			}
-			if held = takeRead(now, streamReads, callerReads); held > 0 {
-				kept = append(kept, t)
-				continue
-			}
-			req.task = t.ot
-			res, job, err := req.detailTask(t.id)
-			req.task = nil
-			if err != nil {
-				// The job is gone, or cannot be read or shown to this
-				// client: tasks/get would say so; the stream stops
-				// following it.
-				req.Log(slog.LevelDebug, "mcp: a listen stream stopped following a task", "tool", t.ot.tool.def.Name, "err", err)
-				continue
-			}
-			sig := listenSignature(res, job)
-			if !bytes.Equal(sig, t.last) {
-				t.last = sig
-				res.stamp = seam.Stamp{Meta: meta}
-				if !req.notify.send("notifications/tasks", res.AppendJSON(nil)) {
-					return &listenEnd{id: subID}, nil
-				}
-			}
-			if job.State == task.Completed || job.State == task.Failed || job.State == task.Cancelled {
-				continue // a final status never changes
-			}
-			t.next = now.Add(max(t.ot.poll, minListenPoll))
+// taskReads are the budgets of a stream's status reads.
+type taskReads struct {
+	stream, caller *readBudget
+}
+
+// pollTasks reads the tasks that are due, within the budgets, and sends
+// notifications/tasks for each whose status changed. It returns the tasks
+// still followed, when it must run again (zero: never), and false when
+// the stream is finished (the client left).
+func (req *request) pollTasks(tasks []*watched, reads taskReads, meta []byte) ([]*watched, time.Time, bool) {
+	now := time.Now()
+	// The longest due first: a task the budgets held back is read
+	// before the others next time.
+	slices.SortStableFunc(tasks, func(a, b *watched) int { return a.next.Compare(b.next) })
+	var held time.Duration // until the budgets allow another read; 0 when they did
+	kept := tasks[:0]
+	for _, t := range tasks {
+		if now.Before(t.next) || held > 0 {
 			kept = append(kept, t)
+			continue
 		}
-		tasks = kept
-		if len(tasks) > 0 {
-			next := tasks[0].next
-			for _, t := range tasks[1:] {
-				if t.next.Before(next) {
-					next = t.next
-				}
+		if !now.Before(t.ot.created.Add(t.ot.ttl)) {
+			continue // past its TTL, tasks/get no longer knows it either
+		}
+		if held = takeRead(now, reads.stream, reads.caller); held > 0 {
+			kept = append(kept, t)
+			continue
+		}
+		req.task = t.ot
+		res, job, err := req.detailTask(t.id)
+		req.task = nil
+		if err != nil {
+			// The job is gone, or cannot be read or shown to this
+			// client: tasks/get would say so; the stream stops
+			// following it.
+			req.Log(slog.LevelDebug, "mcp: a listen stream stopped following a task", "tool", t.ot.tool.def.Name, "err", err)
+			continue
+		}
+		sig := listenSignature(res, job)
+		if !bytes.Equal(sig, t.last) {
+			t.last = sig
+			res.stamp = seam.Stamp{Meta: meta}
+			if !req.notify.send("notifications/tasks", res.AppendJSON(nil)) {
+				return nil, time.Time{}, false
 			}
-			if held > 0 {
-				next = now.Add(held) // a task is due and waits for the budgets
-			}
-			wake.Reset(time.Until(next))
+		}
+		if job.State == task.Completed || job.State == task.Failed || job.State == task.Cancelled {
+			continue // a final status never changes
+		}
+		t.next = now.Add(max(t.ot.poll, minListenPoll))
+		kept = append(kept, t)
+	}
+	if len(kept) == 0 {
+		return nil, time.Time{}, true
+	}
+	next := kept[0].next
+	for _, t := range kept[1:] {
+		if t.next.Before(next) {
+			next = t.next
 		}
 	}
-	// Every task reached a final status: nothing more will come.
-	return &listenEnd{id: subID}, nil
+	if held > 0 {
+		next = now.Add(held) // a task is due and waits for the budgets
+	}
+	return kept, next, true
 }
 
 // listenSignature is what a notification says that may change between

@@ -463,7 +463,7 @@ var taskMethods = []*methodRow{
 	{name: "tasks/cancel", Method: seam.Method{Member: "taskId", Task: true}, capability: seam.CapTasks, serve: (*Server).cancelTask},
 	// Only its task notifications (tasklisten.go); any other listen is
 	// answered as a method the server lacks, as before.
-	{name: "subscriptions/listen", capability: seam.CapTasks, serve: (*Server).listenTasks, notifier: (*Handler).listenNotifier},
+	{name: "subscriptions/listen", capability: seam.CapTasks | seam.CapListChanged, serve: (*Server).listen, notifier: (*Handler).listenNotifier},
 }
 
 // SetTask implements seam.Core: it takes the opened payload of a task id. A task whose tool is gone, no longer

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -248,4 +249,31 @@ func (n *Server) merge(v *Server) error {
 func toolChanged(name string) *Error {
 	return NewError(CodeInvalidParams, "The tool "+name+" changed since this request's state was made: call it again from the start").
 		WithData(map[string]string{"reason": "tool_changed"})
+}
+
+// viewOf returns the view of snap, made once per snapshot: a request
+// compares one pointer, and only the first request after an Update
+// builds the next view (two at once both may; either is right).
+func (h *Handler) viewOf(snap *Server) *seam.Server {
+	if v := h.view.Load(); v != nil && v.snap == snap {
+		return &v.info
+	}
+	v := &serverView{snap: snap, info: seam.Server{Supported: h.supported, Capabilities: snap.caps | h.extraCaps,
+		Instructions: snap.instructions, Info: map[string][]byte{}}}
+	for ver, rev := range h.byVersion {
+		v.info.Info[string(ver)] = snap.infoJSON[rev.f.shape]
+	}
+	if a := h.cfg.auth; a != nil {
+		v.info.Personal = 1
+		if a.HasWorkspaces() && a.Filters() {
+			v.info.Personal = 2
+		}
+	}
+	if snap.hidesPerCaller && v.info.Personal == 0 {
+		// Which tools are listed depends on the caller (MCP Apps: its
+		// declared capabilities): no list may be shared between callers.
+		v.info.Personal = 1
+	}
+	h.view.Store(v)
+	return &v.info
 }

@@ -15,7 +15,7 @@ import (
 
 // Capability is a server capability a method needs: without it the
 // method does not exist for the client (-32601).
-type Capability uint8
+type Capability uint16
 
 // Server capabilities.
 const (
@@ -28,6 +28,15 @@ const (
 	// io.modelcontextprotocol/ui extension, announced, never a method's
 	// gate).
 	CapUI
+	// CapListChanged: the endpoint tells clients that a list changed
+	// (2026-07-28: on subscriptions/listen; 2025: on a session's GET
+	// stream), and CapSubscribe that a subscribed resource was updated;
+	// CapLogging: a 2025 session sets its log level (logging/setLevel).
+	// Announced with the list or resources they concern; a 2025 era
+	// announces them only when it issues sessions.
+	CapListChanged
+	CapSubscribe
+	CapLogging
 )
 
 // Method is what an era needs to know about the method of a request: the
@@ -380,9 +389,9 @@ type Era interface {
 	Unnamed(version string) error
 	// Envelope checks what the era requires of every request before the
 	// method is looked up (2026-07-28: _meta, Mcp-Method), and returns
-	// the client capabilities the request declares (2026-07-28: its
-	// _meta; 2025: its sealed session; nil when it declares none).
-	Envelope(r *Request) (clientCapabilities []byte, err error)
+	// what the request declares: its client capabilities (2026-07-28: its
+	// _meta; 2025: its sealed session) and the session it is in.
+	Envelope(r *Request) (Declared, error)
 	// Target checks the routing headers once the method is known
 	// (2026-07-28: Mcp-Name, Mcp-Param-*).
 	Target(r *Request) error
@@ -396,6 +405,16 @@ type Era interface {
 	// Finish stamps a result, and seals an InputRequired or TaskCreated
 	// one.
 	Finish(r *Request, res Result) (Result, error)
+}
+
+// Declared is what a request declares, as its era's Envelope found it.
+type Declared struct {
+	// ClientCapabilities: nil when the request declares none.
+	ClientCapabilities []byte
+	// Session is the sealed Mcp-Session-Id the era opened for this
+	// request ("": none), valid until SessionUntil.
+	Session      string
+	SessionUntil time.Time
 }
 
 // Negotiated is what a method an era answers settles for the exchange.

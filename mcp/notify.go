@@ -1,0 +1,180 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mcpdual/mcpdual/internal/seam"
+)
+
+// Change notifications on a fleet (design record 033): what the endpoint
+// tells clients when a list changes or a resource is updated, on any
+// replica. A registry change (Server.Update) publishes the lists it
+// changed on the EventBus, with their epochs; a host announces a resource
+// update (NotifyResourceUpdated) or a fleet event (PublishFleet) the same
+// way. Every stream — a 2026-07-28 subscriptions/listen (listen.go), a
+// 2025 session's GET stream (push.go) — holds one subscription to the bus
+// and passes on what its client asked for and may see.
+
+// startNotifications sets h up to serve change notifications, when
+// configured: the stores, the capabilities, the registry's watcher and
+// the fleet's follower.
+func (h *Handler) startNotifications(srv *Server) {
+	c := h.cfg.notes
+	if c == nil {
+		return
+	}
+	n := &notifications{ChangeNotifications: *c,
+		slots: admission{limit: c.Streams, perCaller: c.StreamsPerCaller, held: map[string]int{}}}
+	if n.Bus == nil {
+		n.Bus = newMemoryEventBus()
+	}
+	if n.Sessions == nil {
+		n.Sessions = newMemorySessionStore(10_000)
+	}
+	h.notes = n
+	h.extraCaps |= seam.CapListChanged | seam.CapSubscribe | seam.CapLogging
+	srv.watch(h.publishChanges)
+	if n.OnFleet != nil {
+		go h.followFleet()
+	}
+}
+
+// publishTimeout bounds one publication a registry change makes.
+const publishTimeout = 5 * time.Second
+
+// publishChanges publishes, for each list that differs between two
+// snapshots, its list-changed event with the new list's epoch.
+func (h *Handler) publishChanges(old, next *Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	for _, k := range [...]eventKind{eventTools, eventPrompts, eventResources} {
+		e := next.epoch(k)
+		if e == old.epoch(k) {
+			continue
+		}
+		if err := h.publish(ctx, busEvent{Kind: k, Epoch: e}); err != nil {
+			h.cfg.logger.WarnContext(ctx, "mcp: a list change was not published: streams were not told", "list", string(k), "err", err)
+		}
+	}
+}
+
+// epoch is the epoch of one of s's lists (listEpoch), as the newest
+// revision's shape renders it.
+func (s *Server) epoch(k eventKind) uint64 {
+	var defs [][]byte
+	switch k {
+	case eventTools:
+		for _, t := range s.tools {
+			defs = append(defs, t.shapes[nShapes-1])
+		}
+	case eventPrompts:
+		for _, p := range s.prompts {
+			defs = append(defs, p.shapes[nShapes-1])
+		}
+	case eventResources:
+		for _, r := range s.resources {
+			defs = append(defs, r.shapes[nShapes-1])
+		}
+		defs = append(defs, nil) // resources, then templates
+		for _, t := range s.templates {
+			defs = append(defs, t.shapes[nShapes-1])
+		}
+	}
+	return listEpoch(defs...)
+}
+
+func (h *Handler) publish(ctx context.Context, e busEvent) error {
+	if h.notes == nil {
+		return errNoNotifications
+	}
+	b, err := e.encode()
+	if err != nil {
+		return err
+	}
+	return h.notes.Bus.Publish(ctx, b)
+}
+
+var errNoNotifications = errors.New("mcp: the handler has no WithChangeNotifications")
+
+// NotifyResourceUpdated tells every client subscribed to uri, on every
+// replica, that the resource changed (notifications/resources/updated);
+// the client reads it again if it cares. workspace names the workspace
+// the resource belongs to ("" when it belongs to none): only callers
+// acting in that workspace are told. It returns an error without
+// WithChangeNotifications, for a URI of more than 2048 bytes or a
+// workspace of more than 256, or when the bus does not take the event.
+func (h *Handler) NotifyResourceUpdated(ctx context.Context, workspace, uri string) error {
+	return h.publish(ctx, busEvent{Kind: eventUpdated, URI: uri, Workspace: workspace})
+}
+
+// PublishFleet sends a host's event to every replica's
+// ChangeNotifications.OnFleet, this one's included: name is 1 to 64
+// URL-safe characters, payload at most 4 KiB. A change made through one
+// replica (an administrator's call, a deployment hook) reaches them all
+// this way, so a fleet needs no second messaging system: each replica's
+// OnFleet applies the same Server.Update, and clients are told once per
+// change whichever replica they listen on. It returns an error without
+// WithChangeNotifications or when the bus does not take the event.
+func (h *Handler) PublishFleet(ctx context.Context, name string, payload []byte) error {
+	if payload == nil {
+		payload = []byte{}
+	}
+	return h.publish(ctx, busEvent{Kind: eventFleet, Name: name, Payload: payload})
+}
+
+// followFleet hands every fleet event to OnFleet, for the process's
+// life: a subscription that ends (an outage, falling behind) is logged
+// and opened again, at most once a second at first, then less often.
+func (h *Handler) followFleet() {
+	ctx := context.Background()
+	wait := time.Second
+	for {
+		events, stop, err := h.notes.Bus.Subscribe(ctx)
+		if err != nil {
+			h.cfg.logger.WarnContext(ctx, "mcp: cannot follow fleet events; trying again", "err", err, "in", wait)
+			time.Sleep(wait)
+			wait = min(2*wait, 30*time.Second)
+			continue
+		}
+		wait = time.Second
+		for b := range events {
+			e, err := decodeEvent(b)
+			if err != nil || e.Kind != eventFleet {
+				continue
+			}
+			h.onFleet(ctx, e)
+		}
+		if err := stop(); err != nil {
+			h.cfg.logger.WarnContext(ctx, "mcp: the fleet events' subscription ended; events may have been lost", "err", err)
+		}
+	}
+}
+
+// onFleet runs OnFleet, logging a panic instead of ending the follower.
+func (h *Handler) onFleet(ctx context.Context, e busEvent) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.cfg.logger.ErrorContext(ctx, "mcp: OnFleet panicked", "event", e.Name, "panic", p)
+		}
+	}()
+	h.notes.OnFleet(ctx, e.Name, e.Payload)
+}
+
+// streamWriteTimeout bounds one write to a notification stream: a client
+// that stops reading is dropped then, and its slot freed, whatever the
+// server's WriteTimeout (which a stream's deadline replaces).
+const streamWriteTimeout = 10 * time.Second
+
+// writeDeadline moves w's write deadline past the next write.
+func writeDeadline(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+}
+
+// logNote logs at debug what a stream dropped or why it ended.
+func (h *Handler) logNote(ctx context.Context, msg string, args ...any) {
+	h.cfg.logger.Log(ctx, slog.LevelDebug, msg, args...)
+}

@@ -1,0 +1,370 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mrtr"
+)
+
+// fleet is replicas of one service: each its own Server and Handler,
+// sharing one event bus and one session store, as a fleet shares Redis.
+type fleet struct {
+	bus      mcp.EventBus
+	sessions mcp.SessionStore
+	replicas []*replica
+	members  *membership
+}
+
+type replica struct {
+	srv  *mcp.Server
+	h    *mcp.Handler
+	url  string
+	mux  *http.ServeMux
+	logs *syncBuffer
+}
+
+// membership is who may act in which workspace, changed by tests.
+type membership struct {
+	mu      sync.Mutex
+	members map[string]map[string]bool // subject -> workspaces
+	denied  map[string]bool            // URIs the permission rule hides
+}
+
+func (m *membership) resolve(ctx context.Context, p *auth.Principal, requested string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ws := m.members[p.Subject]
+	if requested == "" {
+		return "", auth.ErrWorkspaceRequired
+	}
+	if !ws[requested] {
+		return "", auth.ErrWorkspaceForbidden
+	}
+	return requested, nil
+}
+
+func (m *membership) set(f func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f()
+}
+
+const noteLifetime = time.Hour
+
+func newFleet(t *testing.T, n int, extra ...mcp.HandlerOption) *fleet {
+	t.Helper()
+	f := &fleet{bus: mcp.NewMemoryEventBusForTest(), sessions: mcp.NewMemorySessionStoreForTest(100, time.Now),
+		members: &membership{members: map[string]map[string]bool{"alice": {"w1": true}, "bob": {"w2": true}}, denied: map[string]bool{}}}
+	ring, err := mrtr.NewRing(mrtr.Key{ID: "k1", Secret: []byte(strings.Repeat("s", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer := mrtr.NewSealer(ring)
+	for range n {
+		r := &replica{mux: http.NewServeMux(), logs: &syncBuffer{}}
+		r.mux.HandleFunc("GET /mail/{ws}/{box}", func(w http.ResponseWriter, req *http.Request) {
+			if ws, _ := auth.WorkspaceFromContext(req.Context()); ws != req.PathValue("ws") {
+				http.Error(w, "not yours", http.StatusNotFound)
+				return
+			}
+			io.WriteString(w, `{"mails":[]}`)
+		})
+		r.mux.HandleFunc("GET /a", func(w http.ResponseWriter, req *http.Request) { io.WriteString(w, "a") })
+		r.srv = mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1"})
+		r.srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", r.mux)
+		r.srv.AddResourceTemplate(mcp.ResourceTemplate{Name: "mailbox", URITemplate: "mail://{ws}/{box}", MIMEType: "application/json"}, "GET /mail/{ws}/{box}", r.mux)
+		r.srv.AddPrompt(mcp.Prompt{Name: "p"}, staticPrompt)
+		cfg := auth.Config{Verifier: auth.VerifierFunc(testVerifier), Resource: resourceURI, Workspaces: auth.WorkspaceFunc(f.members.resolve),
+			Permit: func(ctx context.Context, a auth.Access) bool {
+				f.members.mu.Lock()
+				defer f.members.mu.Unlock()
+				return !f.members.denied[a.Name]
+			}}
+		opts := append([]mcp.HandlerOption{mcp.WithLogger(slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+			mcp.WithAuth(auth.New(cfg)), mcp.WithStreaming(),
+			mcp.WithChangeNotifications(mcp.ChangeNotifications{Bus: f.bus, Sessions: f.sessions, StreamsPerCaller: 3, URIsPerStream: 2,
+				KeepAlive: 50 * time.Millisecond})}, extra...)
+		r.h = mcp.NewHandler(r.srv, []mcp.Era{era2026.New(era2026.WithSealer(sealer)), era2025.New(era2025.WithSessions(sealer, 0))}, opts...)
+		r.url = newTestServer(t, r.h)
+		f.replicas = append(f.replicas, r)
+	}
+	return f
+}
+
+func staticPrompt(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+	return &mcp.PromptResult{}, nil
+}
+
+// listen opens a 2026-07-28 listen on r as token in workspace, asking
+// notifications (raw JSON members), and reads its acknowledgement.
+func (r *replica) listen(t *testing.T, ctx context.Context, token, workspace, notifications string) (*listenStream, map[string]json.RawMessage) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + metaNoTasks + `,"notifications":{` + notifications + `}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("X-Workspace-Id", workspace)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	s := &listenStream{resp: resp, rd: bufio.NewReader(resp.Body)}
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b, _ := io.ReadAll(resp.Body)
+		return s, map[string]json.RawMessage{"status": json.RawMessage(resp.Status), "body": b}
+	}
+	return s, s.next(t)
+}
+
+// within reads the next message of s, or nil when none comes in d.
+func (s *listenStream) within(t *testing.T, d time.Duration) map[string]json.RawMessage {
+	t.Helper()
+	got := make(chan map[string]json.RawMessage, 1)
+	go func() { got <- s.next(t) }()
+	select {
+	case m := <-got:
+		return m
+	case <-time.After(d):
+		s.resp.Body.Close() // ends the reader
+		<-got
+		return nil
+	}
+}
+
+func method(m map[string]json.RawMessage) string {
+	var s string
+	json.Unmarshal(m["method"], &s)
+	return s
+}
+
+func (r *replica) addTool(t *testing.T, name string) {
+	t.Helper()
+	if err := r.srv.Update(func(s *mcp.Server) { s.AddTool(mcp.Tool{Name: name, InputSchema: objSchema}, "GET /a", r.mux) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNotify_ListChangedAcrossReplicas: a stream on one replica hears of
+// a change made on another, once however many replicas apply it, and
+// only the kinds it asked for; every message names the subscription.
+func TestNotify_ListChangedAcrossReplicas(t *testing.T) {
+	f := newFleet(t, 3)
+	ctx := t.Context()
+	tools, ack := f.replicas[0].listen(t, ctx, tokAlice, "w1", `"toolsListChanged":true,"taskIds":["x"]`)
+	if method(ack) != "notifications/subscriptions/acknowledged" || subscriptionOf(t, ack["params"]) != "7" {
+		t.Fatalf("ack: %s", ack)
+	}
+	var ap struct {
+		Notifications map[string]json.RawMessage `json:"notifications"`
+	}
+	json.Unmarshal(ack["params"], &ap)
+	if len(ap.Notifications) != 1 || string(ap.Notifications["toolsListChanged"]) != "true" {
+		t.Errorf("acknowledged %s, want toolsListChanged only (no task opened)", ack["params"])
+	}
+	prompts, _ := f.replicas[0].listen(t, ctx, tokAlice, "w1", `"promptsListChanged":true`)
+	// The same change on every replica: one notification.
+	for _, r := range f.replicas {
+		r.addTool(t, "b")
+	}
+	m := tools.within(t, 2*time.Second)
+	if method(m) != "notifications/tools/list_changed" || subscriptionOf(t, m["params"]) != "7" {
+		t.Fatalf("want tools/list_changed, got %s", m)
+	}
+	// A prompt change next: the tools stream is told nothing more, the
+	// prompts stream is told of the prompt change only.
+	for _, r := range f.replicas {
+		if err := r.srv.Update(func(s *mcp.Server) { s.Remove(auth.KindPrompt, "p") }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := prompts.within(t, 2*time.Second); method(m) != "notifications/prompts/list_changed" {
+		t.Fatalf("prompts stream: %s", m)
+	}
+	if m := tools.within(t, 300*time.Millisecond); m != nil {
+		t.Errorf("the tools stream got %s", m)
+	}
+	// The change undone is a change again.
+	f.replicas[1].addTool(t, "c")
+	if err := f.replicas[1].srv.Update(func(s *mcp.Server) { s.Remove(auth.KindTool, "c") }); err != nil {
+		t.Fatal(err)
+	}
+	tools2, _ := f.replicas[2].listen(t, ctx, tokAlice, "w1", `"toolsListChanged":true`)
+	f.replicas[1].addTool(t, "c")
+	if m := tools2.within(t, 2*time.Second); method(m) != "notifications/tools/list_changed" {
+		t.Fatalf("after a toggle: %s", m)
+	}
+}
+
+// TestNotify_ResourceUpdated: an update reaches the streams subscribed to
+// its URI in its workspace only; a URI the caller may not read is left
+// out of the acknowledgement; a caller whose permission or workspace is
+// withdrawn stops receiving.
+func TestNotify_ResourceUpdated(t *testing.T) {
+	f := newFleet(t, 2)
+	ctx := t.Context()
+	alice, ack := f.replicas[0].listen(t, ctx, tokAlice, "w1", `"resourceSubscriptions":["mail://w1/inbox","mail://w2/inbox"]`)
+	if !strings.Contains(string(ack["params"]), `"resourceSubscriptions":["mail://w1/inbox"]`) {
+		t.Fatalf("alice's ack: %s %s %s", ack["params"], ack["status"], ack["body"])
+	}
+	bob, ack := f.replicas[1].listen(t, ctx, tokBob, "w2", `"resourceSubscriptions":["mail://w2/inbox"]`)
+	if !strings.Contains(string(ack["params"]), `"resourceSubscriptions":["mail://w2/inbox"]`) {
+		t.Fatalf("bob's ack: %s", ack["params"])
+	}
+	// Published on a third party's replica: each hears of its own only.
+	if err := f.replicas[1].h.NotifyResourceUpdated(ctx, "w1", "mail://w1/inbox"); err != nil {
+		t.Fatal(err)
+	}
+	m := alice.within(t, 2*time.Second)
+	if method(m) != "notifications/resources/updated" || !strings.Contains(string(m["params"]), `"uri":"mail://w1/inbox"`) || subscriptionOf(t, m["params"]) != "7" {
+		t.Fatalf("alice: %s", m)
+	}
+	// Another tenant's update, even under a URI bob subscribed to, never
+	// reaches bob.
+	f.replicas[0].h.NotifyResourceUpdated(ctx, "w1", "mail://w2/inbox")
+	if m := bob.within(t, 300*time.Millisecond); m != nil {
+		t.Errorf("bob got another tenant's update: %s", m)
+	}
+	// A hidden URI is not delivered (a read of the stream that times out
+	// closes it: the next checks use another stream).
+	alice2, _ := f.replicas[1].listen(t, ctx, tokAlice, "w1", `"resourceSubscriptions":["mail://w1/other"]`)
+	f.members.set(func() { f.members.denied["mail://w1/inbox"] = true })
+	f.replicas[0].h.NotifyResourceUpdated(ctx, "w1", "mail://w1/inbox")
+	if m := alice.within(t, 300*time.Millisecond); m != nil {
+		t.Errorf("alice got an update of a URI she may no longer see: %s", m)
+	}
+	// A withdrawn workspace ends the stream.
+	f.members.set(func() { f.members.denied = map[string]bool{}; f.members.members["alice"] = map[string]bool{} })
+	f.replicas[0].h.NotifyResourceUpdated(ctx, "w1", "mail://w1/other")
+	end := alice2.within(t, 2*time.Second)
+	if end == nil || end["result"] == nil {
+		t.Errorf("alice's stream did not end: %s", end)
+	}
+}
+
+// TestNotify_Bounds: streams have slots of their own, per caller; a
+// stream asking too many URIs is refused; bad filters are -32602.
+func TestNotify_Bounds(t *testing.T) {
+	f := newFleet(t, 1, mcp.WithLimits(mcp.Limits{Concurrent: 1, PerCaller: 1}))
+	r := f.replicas[0]
+	ctx := t.Context()
+	for range 3 {
+		if _, ack := r.listen(t, ctx, tokAlice, "w1", `"toolsListChanged":true`); method(ack) != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("ack: %s", ack)
+		}
+	}
+	// The fourth stream of alice is refused; bob, and alice's calls
+	// (one concurrency slot), are still served.
+	if _, got := r.listen(t, ctx, tokAlice, "w1", `"toolsListChanged":true`); !strings.Contains(string(got["status"]), "503") {
+		t.Errorf("a fourth stream: %s %s", got["status"], got["body"])
+	}
+	if _, ack := r.listen(t, ctx, tokBob, "w2", `"toolsListChanged":true`); method(ack) != "notifications/subscriptions/acknowledged" {
+		t.Errorf("bob: %s", ack)
+	}
+	res := rpc(t, r.url, tokAlice, "w1", "tools/call", "a", metaNoTasks, `"name":"a","arguments":{}`)
+	if res.Error != nil {
+		t.Errorf("a call beside the streams: %s", res.raw)
+	}
+	for _, bad := range []string{`"toolsListChanged":"yes"`, `"resourceSubscriptions":"mail://w2/inbox"`, `"resourceSubscriptions":[1]`,
+		`"resourceSubscriptions":["a://1","a://2","a://3"]`} {
+		_, got := r.listen(t, ctx, tokBob, "w2", bad)
+		if !strings.Contains(string(got["body"]), "-32602") {
+			t.Errorf("%s: %s %s", bad, got["status"], got["body"])
+		}
+	}
+}
+
+// TestNotify_KeepAliveAndLifetime: a quiet stream sends SSE comments, and
+// ends with its result after its lifetime.
+func TestNotify_KeepAliveAndLifetime(t *testing.T) {
+	defer mcp.SetListenLifetimeForTest(300 * time.Millisecond)()
+	f := newFleet(t, 1)
+	s, _ := f.replicas[0].listen(t, t.Context(), tokAlice, "w1", `"toolsListChanged":true`)
+	comments := 0
+	for {
+		line, err := s.rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended without its result (%d comments)", comments)
+		}
+		if strings.HasPrefix(line, ": keep-alive") {
+			comments++
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			if !strings.Contains(data, `"result":{"resultType":"complete"`) {
+				t.Fatalf("want the result, got %s", data)
+			}
+			break
+		}
+	}
+	if comments < 2 {
+		t.Errorf("%d keep-alive comments in 300 ms at 50 ms", comments)
+	}
+}
+
+// TestNotify_Off: without the option nothing is pushed or announced.
+func TestNotify_Off(t *testing.T) {
+	f := newFixture(t)
+	if r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "server/discover"}); strings.Contains(string(r.raw), "listChanged") {
+		t.Errorf("discover announces listChanged: %s", r.raw)
+	}
+	r := f.do(t, call{era: mcp.Version20250618, id: "1", method: "initialize",
+		params: `"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}`})
+	if !strings.Contains(string(r.raw), `"tools":{"listChanged":false}`) || strings.Contains(string(r.raw), `"logging"`) {
+		t.Errorf("initialize: %s", r.raw)
+	}
+	for _, m := range []string{"resources/subscribe", "logging/setLevel"} {
+		if r := f.do(t, call{era: mcp.Version20250618, id: "1", method: m, params: `"uri":"x","level":"info"`}); r.code() != -32601 {
+			t.Errorf("%s: %s", m, r.raw)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, f.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", "x")
+	if r := send(t, req); r.status != 405 {
+		t.Errorf("GET: %d", r.status)
+	}
+	if err := f.h.NotifyResourceUpdated(t.Context(), "", "x://y"); err == nil {
+		t.Error("NotifyResourceUpdated without the option succeeded")
+	}
+}
+
+// TestNotify_Announced: with the option, discover and a session's
+// initialize announce what is served; 2026 keeps the 2025 methods 404.
+func TestNotify_Announced(t *testing.T) {
+	f := newFleet(t, 1)
+	r := rpc(t, f.replicas[0].url, tokAlice, "", "server/discover", "", metaNoTasks, "")
+	var d struct {
+		Capabilities map[string]map[string]any `json:"capabilities"`
+	}
+	json.Unmarshal(r.Result["capabilities"], &d.Capabilities)
+	if d.Capabilities["tools"]["listChanged"] != true || d.Capabilities["prompts"]["listChanged"] != true ||
+		d.Capabilities["resources"]["subscribe"] != true || d.Capabilities["resources"]["listChanged"] != true || d.Capabilities["logging"] != nil {
+		t.Errorf("discover: %s", r.raw)
+	}
+	for _, m := range []string{"resources/subscribe", "resources/unsubscribe", "logging/setLevel"} {
+		if r := rpc(t, f.replicas[0].url, tokAlice, "w1", m, "", metaNoTasks, `"uri":"x","level":"info"`); r.status != 404 || r.Error == nil || r.Error.Code != -32601 {
+			t.Errorf("2026 %s: %d %s", m, r.status, r.raw)
+		}
+	}
+	s := newSession(t, f.replicas[0])
+	if !strings.Contains(s.init, `"tools":{"listChanged":true}`) || !strings.Contains(s.init, `"resources":{"subscribe":true,"listChanged":true}`) ||
+		!strings.Contains(s.init, `"logging":{}`) {
+		t.Errorf("initialize: %s", s.init)
+	}
+}

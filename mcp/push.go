@@ -1,0 +1,339 @@
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+// The 2025 push (WithChangeNotifications on top of era2025.WithSessions):
+// a session's GET stream, opened on whichever replica a GET reaches,
+// carries list changes and updates of the resources the session
+// subscribed to; resources/subscribe, resources/unsubscribe and
+// logging/setLevel keep what they change in the SessionStore under the
+// session's key (sessionKey), until the session expires, so that every
+// replica serves it. Nothing is kept on a replica.
+
+// pushMethods are the 2025 methods of the push.
+var pushMethods = []*methodRow{
+	{name: "resources/subscribe", capability: seam.CapSubscribe, serve: (*Server).subscribe},
+	{name: "resources/unsubscribe", capability: seam.CapSubscribe, serve: (*Server).unsubscribe},
+	{name: "logging/setLevel", capability: seam.CapLogging, serve: (*Server).setLevel},
+}
+
+// pushLifetime is how long a GET stream stays open at most (the client
+// opens another); a session's expiry or its token's ends it sooner.
+var pushLifetime = 30 * time.Minute
+
+// storeTimeout bounds one call of the session store.
+const storeTimeout = 2 * time.Second
+
+// sessionOf returns the key the session store knows req's session by, or
+// the refusal of a request outside a session.
+func sessionOf(req *request, method string) (string, *Error) {
+	if req.session == "" {
+		return "", NewError(CodeInvalidRequest, method+" needs a session: send the Mcp-Session-Id initialize answered")
+	}
+	return sessionKey(req.session), nil
+}
+
+// uriParam reads params.uri.
+func uriParam(req *request) (string, *Error) {
+	raw, _ := req.Param("uri")
+	uri, ok := jsonrpc.String(raw)
+	if !ok || uri == "" || len(uri) > maxEventURI {
+		return "", NewError(CodeInvalidParams, "Invalid params: uri must be a resource URI of at most 2048 bytes")
+	}
+	return uri, nil
+}
+
+// storeFailed answers a request the session store could not serve.
+func storeFailed(req *request, err error) *Error {
+	req.logError("mcp: the session store failed", "method", req.msg.Method, "err", err)
+	return NewError(CodeInternal, "Subscriptions are unavailable: try again later")
+}
+
+// subscribe serves resources/subscribe: the caller may subscribe to a URI
+// it may read now, read as resources/read reads it.
+func (s *Server) subscribe(req *request) (seam.Result, error) {
+	key, e := sessionOf(req, "resources/subscribe")
+	if e != nil {
+		return nil, e
+	}
+	uri, e := uriParam(req)
+	if e != nil {
+		return nil, e
+	}
+	if _, err := req.Workspace(); err != nil {
+		return nil, err
+	}
+	if !s.mayRead(req, uri) || !s.readsNow(req, uri) {
+		return nil, resourceNotFound(req, uri)
+	}
+	ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
+	defer cancel()
+	max := req.handler.notes.URIsPerStream
+	ok, err := req.handler.notes.Sessions.Subscribe(ctx, key, uri, max, req.sessionUntil)
+	if err != nil {
+		return nil, storeFailed(req, err)
+	}
+	if !ok {
+		return nil, NewError(CodeInvalidParams, "Too many subscriptions: a session subscribes to at most "+strconv.Itoa(max)+" resources")
+	}
+	return &emptyResult{}, nil
+}
+
+// unsubscribe serves resources/unsubscribe; a URI the session did not
+// subscribe to is no error (the subscription may have been made through
+// another replica, or be gone with its session).
+func (s *Server) unsubscribe(req *request) (seam.Result, error) {
+	key, e := sessionOf(req, "resources/unsubscribe")
+	if e != nil {
+		return nil, e
+	}
+	uri, e := uriParam(req)
+	if e != nil {
+		return nil, e
+	}
+	ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
+	defer cancel()
+	if err := req.handler.notes.Sessions.Unsubscribe(ctx, key, uri); err != nil {
+		return nil, storeFailed(req, err)
+	}
+	return &emptyResult{}, nil
+}
+
+// setLevel serves logging/setLevel: the session's calls send the log
+// notifications at and above level from then on.
+func (s *Server) setLevel(req *request) (seam.Result, error) {
+	key, e := sessionOf(req, "logging/setLevel")
+	if e != nil {
+		return nil, e
+	}
+	raw, _ := req.Param("level")
+	level, ok := jsonrpc.String(raw)
+	if _, known := seam.LogLevels[level]; !ok || !known {
+		return nil, NewError(CodeInvalidParams, "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+	}
+	ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
+	defer cancel()
+	if err := req.handler.notes.Sessions.SetLevel(ctx, key, level, req.sessionUntil); err != nil {
+		return nil, storeFailed(req, err)
+	}
+	return &emptyResult{}, nil
+}
+
+// sessionNotifier makes a 2025 request in a session able to stream its
+// log notifications at the level the session set: the level is read from
+// the store at the first log (Call.Log), once the era opened the session.
+// Nil when the request cannot be in one or cannot stream.
+func (h *Handler) sessionNotifier(w http.ResponseWriter, req *request) *notifier {
+	if req.rev.f.Envelope || req.local != nil || req.row == nil || req.row.serve == nil ||
+		len(req.HTTP.Header[headers.SessionID]) == 0 || !acceptsEventStream(req.HTTP) {
+		return nil
+	}
+	n := &notifier{minLevel: -1, w: &streamWriter{ResponseWriter: w, version: req.version}}
+	n.level = func() int { return req.sessionLevel() }
+	return n
+}
+
+// sessionLevel is the log level req's session set (-1: none, or no
+// session).
+func (req *request) sessionLevel() int {
+	if req.session == "" {
+		return -1
+	}
+	ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
+	defer cancel()
+	_, level, err := req.handler.notes.Sessions.Load(ctx, sessionKey(req.session))
+	if err != nil {
+		req.logError("mcp: the session store failed; the call's logs are not sent", "err", err)
+		return -1
+	}
+	if l, ok := seam.LogLevels[level]; ok {
+		return l
+	}
+	return -1
+}
+
+// servePush serves a GET on the endpoint whose Host and Origin were
+// checked: a 2025 session's notification stream. Without a session id it is 405, as without push; an id that
+// does not open is 404 (the client initializes again).
+func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	var principal *auth.Principal
+	if a := h.cfg.auth; a != nil {
+		p, f := a.Authenticate(r)
+		if f != nil {
+			h.writeError(r.Context(), w, nil, "", h.failure(r.Context(), f))
+			return
+		}
+		principal = p
+	}
+	if len(r.Header[headers.SessionID]) == 0 || !acceptsEventStream(r) {
+		hdr["Allow"] = []string{"POST"}
+		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest,
+			"Method not allowed: a GET opens a session's notification stream, with its Mcp-Session-Id, accepting text/event-stream"))
+		return
+	}
+	snap := h.server.current()
+	req := &request{envelope: envelope{server: snap, handler: h, principal: principal}}
+	req.HTTP, req.Server, req.Core = r, h.viewOf(snap), req
+	rev := h.byVersion[h.dflt]
+	if v := r.Header.Get(headers.ProtocolVersion); v != "" {
+		rev = h.byVersion[Version(v)]
+	}
+	if rev == nil || rev.f.Envelope {
+		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest,
+			"Method not allowed: only a 2025 session opens a notification stream with GET"))
+		return
+	}
+	req.rev = rev
+	req.setVersion(rev.version)
+	d, err := rev.era.Envelope(&req.Request)
+	if err == nil && d.Session == "" {
+		err = seam.SessionNotFound() // an era that issues no sessions opens none
+	}
+	if err != nil {
+		h.writeError(r.Context(), w, nil, rev.version, err)
+		return
+	}
+	req.session, req.sessionUntil = d.Session, d.SessionUntil
+	caller := req.callerKey()
+	if e := h.notes.slots.acquire(caller); e != nil {
+		h.writeError(r.Context(), w, nil, rev.version, e)
+		return
+	}
+	defer h.notes.slots.release(caller)
+	ctx := r.Context()
+	events, stop, serr := h.notes.Bus.Subscribe(ctx)
+	if serr != nil {
+		req.logError("mcp: a session's stream cannot subscribe to the event bus", "err", serr)
+		h.writeError(ctx, w, nil, rev.version, eventsLost())
+		return
+	}
+	defer stop()
+	hdr["Content-Type"] = []string{"text/event-stream"}
+	hdr["Cache-Control"] = []string{"no-store"}
+	hdr["X-Accel-Buffering"] = []string{"no"}
+	hdr[protoHeader] = []string{string(rev.version)}
+	writeDeadline(w)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	p := pushStream{w: w, rc: rc, id: time.Now().UnixNano()}
+	end := time.NewTimer(min(pushLifetime, time.Until(req.sessionUntil)))
+	defer end.Stop()
+	var expired <-chan time.Time
+	if principal != nil && !principal.ExpiresAt.IsZero() {
+		t := time.NewTimer(time.Until(principal.ExpiresAt))
+		defer t.Stop()
+		expired = t.C
+	}
+	keep := time.NewTicker(h.notes.KeepAlive)
+	defer keep.Stop()
+	key := sessionKey(req.session)
+	var epochs epochFilter
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-end.C:
+			return
+		case <-expired:
+			return
+		case <-keep.C:
+			if !p.comment() {
+				return
+			}
+		case b, ok := <-events:
+			if !ok {
+				if err := stop(); err != nil {
+					req.Log(slog.LevelWarn, "mcp: a session's stream lost its events; it ends so the client opens another", "err", err)
+				}
+				return
+			}
+			e, err := decodeEvent(b)
+			if err != nil || !epochs.pass(e) {
+				continue
+			}
+			msg, ok, done := h.pushEvent(req, key, e)
+			if done {
+				return
+			}
+			if ok && !p.send(msg) {
+				return
+			}
+		}
+	}
+}
+
+// pushEvent is the message a session's stream sends for e: every list
+// change, and an update of a resource the session subscribed to, in its
+// workspace, that it may still read. done: the caller's workspace was
+// withdrawn.
+func (h *Handler) pushEvent(req *request, key string, e busEvent) (msg []byte, ok, done bool) {
+	switch e.Kind {
+	case eventTools:
+		return []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`), true, false
+	case eventPrompts:
+		return []byte(`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`), true, false
+	case eventResources:
+		return []byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`), true, false
+	case eventUpdated:
+		ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
+		uris, _, err := h.notes.Sessions.Load(ctx, key)
+		cancel()
+		if err != nil || !contains(uris, e.URI) {
+			return nil, false, false
+		}
+		allowed, withdrawn := req.mayStillRead(e)
+		if withdrawn || !allowed {
+			return nil, false, withdrawn
+		}
+		m := append([]byte(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":`), jsonrpc.AppendString(nil, e.URI)...)
+		return append(m, "}}"...), true, false
+	}
+	return nil, false, false
+}
+
+// pushStream writes a session's stream: each message an SSE event with an
+// id that only grows (clients that resume send the last one; nothing is
+// replayed, the stream is live only).
+type pushStream struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	id int64
+}
+
+func (p *pushStream) send(msg []byte) bool {
+	p.id++
+	b := make([]byte, 0, len(msg)+64)
+	b = append(b, "id: "...)
+	b = strconv.AppendInt(b, p.id, 10)
+	b = append(b, "\nevent: message\ndata: "...)
+	b = append(b, msg...)
+	b = append(b, "\n\n"...)
+	writeDeadline(p.w)
+	if _, err := p.w.Write(b); err != nil {
+		return false
+	}
+	return p.rc.Flush() == nil
+}
+
+func (p *pushStream) comment() bool {
+	writeDeadline(p.w)
+	if _, err := p.w.Write([]byte(": keep-alive\n\n")); err != nil {
+		return false
+	}
+	return p.rc.Flush() == nil
+}

@@ -1,0 +1,219 @@
+package mcp_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// session is a 2025-06-18 client's sealed session with a fleet.
+type session struct {
+	id, init string
+	token    string
+}
+
+func newSession(t *testing.T, r *replica) *session {
+	t.Helper()
+	s := &session{token: tokAlice}
+	resp, body := s.post(t, r, "initialize", `"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}`)
+	s.id, s.init = resp.Header.Get("Mcp-Session-Id"), body
+	if s.id == "" {
+		t.Fatalf("no session: %s", body)
+	}
+	return s
+}
+
+// post sends one request of the session (id 1) to r as its token, in
+// workspace w1, and returns the response and its whole body.
+func (s *session) post(t *testing.T, r *replica, method, params string) (*http.Response, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `}}`
+	req, _ := http.NewRequest(http.MethodPost, r.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("X-Workspace-Id", "w1")
+	if method != "initialize" {
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	}
+	if s.id != "" {
+		req.Header.Set("Mcp-Session-Id", s.id)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// get opens the session's GET stream on r.
+func (s *session) get(t *testing.T, r *replica, token, id string) *listenStream {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, r.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("X-Workspace-Id", "w1")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if id != "" {
+		req.Header.Set("Mcp-Session-Id", id)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return &listenStream{resp: resp, rd: bufio.NewReader(resp.Body)}
+}
+
+// TestPush_AcrossReplicas: a 2025 session initialized on one replica
+// opens its GET stream on another and subscribes through a third; list
+// changes and updates of what it subscribed to reach the stream, and
+// nothing else does.
+func TestPush_AcrossReplicas(t *testing.T) {
+	f := newFleet(t, 3)
+	s := newSession(t, f.replicas[0])
+	stream := s.get(t, f.replicas[1], tokAlice, s.id)
+	if stream.resp.StatusCode != 200 || stream.resp.Header.Get("Content-Type") != "text/event-stream" {
+		b, _ := io.ReadAll(stream.resp.Body)
+		t.Fatalf("GET: %d %s", stream.resp.StatusCode, b)
+	}
+	if _, body := s.post(t, f.replicas[2], "resources/subscribe", `"uri":"mail://w1/inbox"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("subscribe: %s", body)
+	}
+	f.replicas[0].h.NotifyResourceUpdated(t.Context(), "w1", "mail://w1/other")
+	f.replicas[0].h.NotifyResourceUpdated(t.Context(), "w1", "mail://w1/inbox")
+	m := stream.within(t, 2*time.Second)
+	if method(m) != "notifications/resources/updated" || string(m["params"]) != `{"uri":"mail://w1/inbox"}` {
+		t.Fatalf("update: %s", m)
+	}
+	for _, r := range f.replicas {
+		r.addTool(t, "b")
+	}
+	if m := stream.within(t, 2*time.Second); method(m) != "notifications/tools/list_changed" || m["params"] != nil {
+		t.Fatalf("list change: %s", m)
+	}
+	if _, body := s.post(t, f.replicas[0], "resources/unsubscribe", `"uri":"mail://w1/inbox"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("unsubscribe: %s", body)
+	}
+	// Again, through another replica: unsubscribing is idempotent.
+	if _, body := s.post(t, f.replicas[1], "resources/unsubscribe", `"uri":"mail://w1/inbox"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("unsubscribe again: %s", body)
+	}
+	f.replicas[0].h.NotifyResourceUpdated(t.Context(), "w1", "mail://w1/inbox")
+	if m := stream.within(t, 300*time.Millisecond); m != nil {
+		t.Errorf("after unsubscribing: %s", m)
+	}
+}
+
+// TestPush_Refusals: what a GET or the session methods cannot have.
+func TestPush_Refusals(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	s := newSession(t, r)
+	for _, c := range []struct {
+		name, token, id string
+		status          int
+	}{
+		{"no session", tokAlice, "", 405},
+		{"a forged session", tokAlice, "forged", 404},
+		{"another caller's session", tokBob, s.id, 404},
+		{"no token", "", s.id, 401},
+	} {
+		st := s.get(t, r, c.token, c.id)
+		if st.resp.StatusCode != c.status {
+			b, _ := io.ReadAll(st.resp.Body)
+			t.Errorf("%s: %d %s", c.name, st.resp.StatusCode, b)
+		}
+	}
+	noSession := &session{token: tokAlice}
+	for _, m := range []string{"resources/subscribe", "logging/setLevel"} {
+		if _, body := noSession.post(t, r, m, `"uri":"mail://w1/inbox","level":"info"`); !strings.Contains(body, `"code":-32600`) || !strings.Contains(body, "needs a session") {
+			t.Errorf("%s without a session: %s", m, body)
+		}
+	}
+	for _, c := range []struct{ method, params, want string }{
+		{"resources/subscribe", `"uri":"mail://w2/inbox"`, `"code":-32002`}, // another tenant's: not found
+		{"resources/subscribe", `"uri":""`, `"code":-32602`},
+		{"resources/subscribe", `"uri":"` + strings.Repeat("x", 2049) + `"`, `"code":-32602`},
+		{"logging/setLevel", `"level":"loud"`, `"code":-32602`},
+		{"logging/setLevel", `"level":3`, `"code":-32602`},
+	} {
+		if _, body := s.post(t, r, c.method, c.params); !strings.Contains(body, c.want) {
+			t.Errorf("%s %.40s: %s", c.method, c.params, body)
+		}
+	}
+	// At most URIsPerStream (2) per session.
+	for i, uri := range []string{"mail://w1/inbox", "mail://w1/a", "mail://w1/b"} {
+		_, body := s.post(t, r, "resources/subscribe", `"uri":"`+uri+`"`)
+		if ok := body == `{"jsonrpc":"2.0","id":1,"result":{}}`; ok != (i < 2) {
+			t.Errorf("subscription %d: %s", i+1, body)
+		}
+	}
+}
+
+// TestPush_SessionLogLevel: a session's calls send their log
+// notifications at the level the session set, through any replica.
+func TestPush_SessionLogLevel(t *testing.T) {
+	f := newFleet(t, 2)
+	for _, r := range f.replicas {
+		err := r.srv.Update(func(s *mcp.Server) {
+			s.AddTool(mcp.Tool{Name: "logs", InputSchema: objSchema}, "GET /logs", r.mux)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mux.HandleFunc("GET /logs", func(w http.ResponseWriter, req *http.Request) {
+			c := mcp.CallFromContext(req.Context())
+			c.Log(mcp.LogDebug, "debug line")
+			c.Log(mcp.LogInfo, "info line")
+			c.Log(mcp.LogError, "error line")
+			io.WriteString(w, "done")
+		})
+	}
+	s := newSession(t, f.replicas[0])
+	logs := func() []string {
+		_, body := s.post(t, f.replicas[1], "tools/call", `"name":"logs","arguments":{}`)
+		var levels []string
+		for _, line := range strings.Split(body, "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				continue
+			}
+			var m struct {
+				Method string
+				Params struct{ Level string }
+			}
+			json.Unmarshal([]byte(data), &m)
+			if m.Method == "notifications/message" {
+				levels = append(levels, m.Params.Level)
+			}
+		}
+		if !strings.Contains(body, "done") {
+			t.Fatalf("call: %s", body)
+		}
+		return levels
+	}
+	if got := logs(); len(got) != 0 {
+		t.Errorf("before setLevel: %v", got)
+	}
+	if _, body := s.post(t, f.replicas[0], "logging/setLevel", `"level":"info"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("setLevel: %s", body)
+	}
+	if got := strings.Join(logs(), ","); got != "info,error" {
+		t.Errorf("at info: %s", got)
+	}
+	s.post(t, f.replicas[1], "logging/setLevel", `"level":"debug"`)
+	if got := strings.Join(logs(), ","); got != "debug,info,error" {
+		t.Errorf("at debug: %s", got)
+	}
+}
