@@ -10,15 +10,18 @@
 // MCP is served at /mcp, and at /mcp-2025-03-26 for revision 2025-03-26
 // only (for clients that always ask for a newer one). The library keeps no
 // state; the fixture's only state is the small job runner behind its task
-// tools (tasks.go), as a host's jobs live in its own store. Scenarios that
-// need a session push are listed, with their reasons, in
-// testdata/expected-failures-*.yml.
+// tools (tasks.go), as a host's jobs live in its own store. Change
+// notifications are on (changes.go): the trigger tools change the registry
+// on every replica, listen streams and 2025 sessions' GET streams are told,
+// and a 2025 session's subscriptions and log level live in the session
+// store.
 //
 // It runs as a fleet of replicas behind a balancer, as CI runs it
 // (.ci/conformance.sh): every replica gets the same CONFORMANCE_STATE_KEYS
 // (a key ring in the text form of mrtr.ParseKeys, as examples/inbox's
 // INBOX_STATE_KEYS), the same -redis redis://… (the jobs, the replay
-// guard, the rate limiter and the answer bus of the 2025 clients' answers)
+// guard, the rate limiter, the answer bus of the 2025 clients' answers,
+// the event bus and the 2025 sessions' store)
 // and -public-url, the balancer's URL. fleet.go says what each is for.
 //
 // With -access-log it writes one JSON line per MCP request to stderr; CI
@@ -117,20 +120,30 @@ func tool(srv *mcp.Server, mux *http.ServeMux, name, description string, input j
 
 // newApp builds the fixture; fleet{} keeps everything in this process.
 func newApp(fl fleet, opts ...mcp.HandlerOption) http.Handler {
+	h, _ := newAppChanges(fl, opts...)
+	return h
+}
+
+// newAppChanges is newApp with what its triggers changed (changes.go).
+func newAppChanges(fl fleet, opts ...mcp.HandlerOption) (http.Handler, *changes) {
 	mux := http.NewServeMux()
 	srv := mcp.NewServer(mcp.Implementation{Name: "mcpdual-conformance", Title: "mcpdual conformance fixture", Version: "1.0.0"},
 		mcp.WithInstructions("Conformance fixture for the official MCP suite."))
 	addTools(srv, mux)
+	c := &changes{srv: srv, mux: mux}
+	c.addTriggers()
 	addInputTools(srv, mux)
 	addTaskTools(srv, mux, fl.jobs())
 	addResources(srv, mux)
 	addPrompts(srv)
 	opts = append(append(opts, fl.handlerOptions()...), mcp.WithStreaming())
-	mux.Handle("/mcp", mcp.NewHandler(srv, fl.eras(), append(opts, fl.legacyInput())...)) // legacy.go
+	h := mcp.NewHandler(srv, fl.eras(), append(opts, fl.legacyInput(), fl.notifications(c))...) // legacy.go, changes.go
+	c.h.Store(h)
+	mux.Handle("/mcp", h)
 	// The same server for clients that can only be steered to revision
 	// 2025-03-26 by a server that offers nothing newer.
 	mux.Handle("/mcp-2025-03-26", mcp.NewHandler(srv, []mcp.Era{era2025.New(era2025.WithVersions(mcp.Version20250326))}, opts...))
-	return mux
+	return mux, c
 }
 
 func addTools(srv *mcp.Server, mux *http.ServeMux) {
@@ -189,12 +202,6 @@ func addTools(srv *mcp.Server, mux *http.ServeMux) {
 	})
 	tool(srv, mux, "test_reconnection", "Answers at once (a stateless server keeps no event store).", empty, func(w http.ResponseWriter, r *http.Request) {
 		text(w, "Reconnection test completed")
-	})
-	tool(srv, mux, "test_trigger_tool_change", "A stateless server's tool list never changes.", empty, func(w http.ResponseWriter, r *http.Request) {
-		text(w, "The tool list of this server is fixed")
-	})
-	tool(srv, mux, "test_trigger_prompt_change", "A stateless server's prompt list never changes.", empty, func(w http.ResponseWriter, r *http.Request) {
-		text(w, "The prompt list of this server is fixed")
 	})
 	tool(srv, mux, "test_x_mcp_header", "Mirrors its region argument into Mcp-Param-Region.",
 		schema(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`),

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/mcp/mcptest"
 )
@@ -84,4 +87,80 @@ func TestInventory(t *testing.T) {
 // optional.
 func TestBattery(t *testing.T) {
 	mcptest.Run(t, newApp(fleet{}), mcptest.Strict())
+}
+
+// TestTriggers: the trigger tools change the registry and every listening
+// client is told, once per trigger; a stream that asked for prompts only
+// hears nothing of tools.
+func TestTriggers(t *testing.T) {
+	h, c := newAppChanges(fleet{})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	post := func(ctx context.Context, method, name, params string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"`+method+`","params":{`+meta+`,`+params+`}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lines := func(resp *http.Response) <-chan string {
+		out := make(chan string, 16)
+		go func() {
+			defer close(out)
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+					out <- d
+				}
+			}
+		}()
+		return out
+	}
+	tools := lines(post(ctx, "subscriptions/listen", "", `"notifications":{"toolsListChanged":true}`))
+	prompts := lines(post(ctx, "subscriptions/listen", "", `"notifications":{"promptsListChanged":true}`))
+	for _, s := range []<-chan string{tools, prompts} {
+		if ack := <-s; !strings.Contains(ack, "notifications/subscriptions/acknowledged") {
+			t.Fatalf("ack: %s", ack)
+		}
+	}
+	for i, want := range []bool{true, false} {
+		resp := post(ctx, "tools/call", "test_trigger_tool_change", `"name":"test_trigger_tool_change","arguments":{}`)
+		resp.Body.Close()
+		select {
+		case m := <-tools:
+			if !strings.Contains(m, `"method":"notifications/tools/list_changed"`) || !strings.Contains(m, `"io.modelcontextprotocol/subscriptionId":5`) {
+				t.Fatalf("trigger %d: %s", i, m)
+			}
+		case <-ctx.Done():
+			t.Fatalf("trigger %d: no notification", i)
+		}
+		if c.tool.Load() != want {
+			t.Errorf("trigger %d: the dynamic tool is there: %v", i, c.tool.Load())
+		}
+	}
+	select {
+	case m := <-prompts:
+		t.Errorf("the prompts stream heard %s", m)
+	case <-time.After(200 * time.Millisecond):
+	}
+	resp := post(ctx, "tools/call", "test_trigger_prompt_change", `"name":"test_trigger_prompt_change","arguments":{}`)
+	resp.Body.Close()
+	if m := <-prompts; !strings.Contains(m, "notifications/prompts/list_changed") {
+		t.Errorf("prompts: %s", m)
+	}
+	if c.updates.Load() != 3 {
+		t.Errorf("%d updates, want 3", c.updates.Load())
+	}
 }

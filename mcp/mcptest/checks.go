@@ -143,7 +143,7 @@ var checks = []check{
 	{"http/response-content-type", Must, srcSend, "", always, (*battery).responseContentType},
 	{"http/session-id", Must, srcSession, "", only2025, (*battery).sessionIDVisible},
 	{"http/foreign-origin", Should, srcOrigin, "", always, (*battery).foreignOrigin},
-	{"profile/get-405", Profile, srcProfile + "GET answered 405 with Allow: POST at once (no server stream)", "", always, (*battery).get405},
+	{"profile/get-405", Profile, srcProfile + "GET answered 405 with Allow: POST at once (no server stream), unless initialize announced the push (listChanged or subscribe) and issued a session: then a GET with its Mcp-Session-Id opens the session's event stream", "", always, (*battery).get405},
 	{"profile/content-type-required", Profile, srcProfile + "a request without Content-Type: application/json is refused with 4xx", "", always, (*battery).contentTypeRequired},
 	{"profile/no-session", Profile, srcProfile + "no Mcp-Session-Id, or only an optional one that initialize issues (sealed, nothing stored: a request without it is served)", "", always, (*battery).noSession},
 	{"profile/no-store", Profile, srcProfile + "Cache-Control: no-store on every response", "", always, (*battery).noStore},
@@ -368,9 +368,40 @@ func (b *battery) get405(r reporter) {
 	if err != nil {
 		r.Fatalf("GET: %v; want 405 at once", err)
 	}
+	b.legacy.mu.Lock()
+	session := b.legacy.session
+	b.legacy.mu.Unlock()
+	if session != "" && b.pushes() {
+		// mcpdual's opt-in 2025 push (mcp.WithChangeNotifications): the
+		// session's stream opens at once, on any replica.
+		if resp.StatusCode != http.StatusOK || mediaType(resp.Header) != "text/event-stream" {
+			r.Errorf("GET with the session's Mcp-Session-Id, initialize having announced the push: HTTP %d, Content-Type %q; want 200 text/event-stream", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		return
+	}
 	if resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(resp.Header.Get("Allow"), "POST") {
 		r.Errorf("GET: HTTP %d, Content-Type %q, Allow %q; want 405 with Allow: POST", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Allow"))
 	}
+}
+
+// pushes reports whether initialize announced that the server pushes
+// notifications (a list's listChanged, or resources' subscribe, true).
+func (b *battery) pushes() bool {
+	if b.init == nil {
+		return false
+	}
+	var res struct {
+		Capabilities map[string]map[string]any `json:"capabilities"`
+	}
+	if json.Unmarshal(b.init.Result, &res) != nil {
+		return false
+	}
+	for _, c := range res.Capabilities {
+		if c["listChanged"] == true || c["subscribe"] == true {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *battery) responseContentType(r reporter) {
