@@ -17,6 +17,7 @@ import (
 type api struct {
 	store *store
 	idem  *idempotency
+	notes *notifier // announces what changed (changes.go); never nil
 }
 
 // routes registers the API. Every write honours Idempotency-Key: a
@@ -30,6 +31,7 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/inboxes", a.listInboxes)
 	mux.HandleFunc("GET /api/v1/inboxes/{id}", a.getInbox)
 	mux.HandleFunc("PUT /api/v1/inboxes/{id}/allowed-senders", once(a.setSenders))
+	mux.HandleFunc("POST /api/v1/inboxes/{id}/emails", once(a.receive)) // changes.go
 	mux.HandleFunc("GET /api/v1/webhooks", a.listWebhooks)
 	mux.HandleFunc("GET /api/v1/webhooks/{id}", a.getWebhook)
 	mux.HandleFunc("POST /api/v1/webhooks/{id}/test", once(a.testWebhook))
@@ -163,10 +165,12 @@ func (a *api) deleteEmail(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	e, _ := a.store.email(id.workspace, r.PathValue("id"))
 	if !a.store.softDelete(id.workspace, r.PathValue("id")) {
 		notFound(w, "email")
 		return
 	}
+	a.notes.updated(id.workspace, emailURI(e.ID), inboxURI(e.InboxID))
 	writeJSON(w, http.StatusOK, envelope{Data: map[string]any{"id": r.PathValue("id"), "deleted": true}})
 }
 
@@ -210,6 +214,7 @@ func (a *api) setSenders(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "inbox")
 		return
 	}
+	a.notes.updated(id.workspace, inboxURI(ib.ID))
 	writeJSON(w, http.StatusOK, envelope{Data: ib})
 }
 

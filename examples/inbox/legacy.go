@@ -20,18 +20,23 @@ const legacyWait = 45 * time.Second
 // legacyOptions are what -legacy-input adds: sealed sessions on the 2025
 // era (sealed with the fleet's ring, so any replica opens them) and the
 // input requests, with the answers carried by Redis when the replicas
-// share one.
-func (s shared) legacyOptions(on bool) ([]era2025.Option, []mcp.HandlerOption) {
-	if !on {
+// share one. -notifications needs the sessions alone (for the 2025 push),
+// not the input requests; -legacy-input does not turn the push on.
+func (s shared) legacyOptions(on, sessions bool) ([]era2025.Option, []mcp.HandlerOption) {
+	if !on && !sessions {
 		return nil, nil
 	}
 	ring := s.ring
 	if ring == nil {
 		ring = localRing() // one process: a key of its own, as era2026 does without a ring
 	}
+	eras := []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring), 0)}
+	if !on {
+		return eras, nil
+	}
 	cfg := mcp.LegacyInput{Wait: legacyWait}
 	if s.rdb != nil {
 		cfg.Bus = redisstore.NewAnswerBus(s.rdb, redisstore.WithPrefix(redisPrefix))
 	}
-	return []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring), 0)}, []mcp.HandlerOption{mcp.WithLegacyInput(cfg)}
+	return eras, []mcp.HandlerOption{mcp.WithLegacyInput(cfg)}
 }

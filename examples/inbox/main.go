@@ -69,7 +69,7 @@ func run() int {
 	observer, stopTracing := tracing() // -otel-stdout, otel.go
 	defer stopTracing()
 	a := newAppWith(base+"/mcp", appConfig{queue: 1024, worker: true, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared, observer: observer, oidcIssuer: oidcIssuer,
-		legacyInput: *legacyInputFlag})
+		legacyInput: *legacyInputFlag, notifications: *notificationsFlag})
 	// Last before Redis closes: the worker stops, and with -redis hands
 	// back the job it runs, so that another replica claims it at once
 	// rather than after its lease.

@@ -74,8 +74,10 @@ type appConfig struct {
 	// register adds the tools and resources (nil: addTools and
 	// addResources); a test registers them from openapi.yaml instead.
 	register func(srv *mcp.Server, h http.Handler, st *store)
-	// legacyInput: -legacy-input (legacy.go).
-	legacyInput bool
+	// legacyInput: -legacy-input (legacy.go); notifications:
+	// -notifications (changes.go).
+	legacyInput   bool
+	notifications bool
 }
 
 func newAppWith(resource string, cfg appConfig) *app {
@@ -111,8 +113,9 @@ func newAppWith(resource string, cfg appConfig) *app {
 	perPrincipal := cfg.shared.principalLimiter(cfg.perSecond, cfg.burst)
 	routes := http.NewServeMux()
 	a.idem = newIdempotency(cfg.shared)
-	(&api{store: st, idem: a.idem}).routes(routes)
-	(&api{store: st, idem: a.idem}).triageRoutes(routes) // triage.go
+	notes := &notifier{}
+	(&api{store: st, idem: a.idem, notes: notes}).routes(routes)
+	(&api{store: st, idem: a.idem, notes: notes}).triageRoutes(routes) // triage.go
 	restAPI := requireIdentity(authn, rateLimited(authn, perPrincipal, routes))
 
 	srv := mcp.NewServer(mcp.Implementation{Name: "autonomous-inbox", Title: "Autonomous Inbox", Version: "0.1.0"},
@@ -128,8 +131,11 @@ func newAppWith(resource string, cfg appConfig) *app {
 
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", restAPI)
-	legacyEra, legacyHandler := cfg.shared.legacyOptions(cfg.legacyInput)
-	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(cfg.shared.eraOptions()...),
+	legacyEra, legacyHandler := cfg.shared.legacyOptions(cfg.legacyInput, cfg.notifications)
+	if cfg.notifications {
+		legacyHandler = append(legacyHandler, cfg.shared.notificationsOption()) // changes.go
+	}
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(cfg.shared.eraOptions()...),
 		// The contract names exactly these revisions; 2025-11-25 clients
 		// negotiate down to 2025-06-18.
 		era2025.New(append([]era2025.Option{era2025.WithVersions(mcp.Version20250618, mcp.Version20250326),
@@ -141,7 +147,11 @@ func newAppWith(resource string, cfg appConfig) *app {
 			mcp.WithObserver(cfg.observer),
 			mcp.WithLimits(mcp.Limits{Concurrent: 256}),
 			mcp.WithoutBatches(), // the contract: one message per POST, a batch is 400 in every revision
-		}, cfg.shared.handlerOptions()...), legacyHandler...)...))
+		}, cfg.shared.handlerOptions()...), legacyHandler...)...)
+	if cfg.notifications {
+		notes.h.Store(h)
+	}
+	mux.Handle("/mcp", h)
 	prm := auth.NewMetadataHandler(auth.ResourceMetadata{
 		Resource:              resource,
 		AuthorizationServers:  []string{authServer},

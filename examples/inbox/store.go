@@ -185,6 +185,21 @@ func (s *store) email(ws, id string) (email, bool) {
 	return *e, true
 }
 
+// receive adds an email to an inbox of ws; found is false for an inbox
+// ws does not have.
+func (s *store) receive(ws, inboxID, from, subject, body string) (email, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ib, ok := s.inboxes[inboxID]
+	if !ok || ib.Workspace != ws {
+		return email{}, false
+	}
+	e := &email{ID: newID("eml"), Workspace: ws, InboxID: inboxID, From: from, Subject: subject, Body: body,
+		Status: "received", ReceivedAt: time.Now().UTC()}
+	s.emails[e.ID] = e
+	return *e, true
+}
+
 // softDelete hides an email; a second delete finds nothing.
 func (s *store) softDelete(ws, id string) bool {
 	s.mu.Lock()
