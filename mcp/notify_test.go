@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -366,5 +367,153 @@ func TestNotify_Announced(t *testing.T) {
 	if !strings.Contains(s.init, `"tools":{"listChanged":true}`) || !strings.Contains(s.init, `"resources":{"subscribe":true,"listChanged":true}`) ||
 		!strings.Contains(s.init, `"logging":{}`) {
 		t.Errorf("initialize: %s", s.init)
+	}
+}
+
+// failingBus is an in-process bus whose subscriptions a test can end with
+// an error, as an outage would, and whose Subscribe can be made to fail.
+type failingBus struct {
+	mcp.EventBus
+	mu   sync.Mutex
+	down bool
+	subs []chan struct{} // closed to fail each open subscription
+}
+
+func (b *failingBus) Subscribe(ctx context.Context) (<-chan []byte, func() error, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.down {
+		return nil, nil, errBusDown
+	}
+	events, stop, err := b.EventBus.Subscribe(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := make(chan struct{})
+	b.subs = append(b.subs, fail)
+	out := make(chan []byte)
+	var failed bool
+	var once sync.Once
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case <-fail:
+				failed = true
+				return
+			case e, ok := <-events:
+				if !ok {
+					return
+				}
+				select {
+				case out <- e:
+				case <-fail:
+					failed = true
+					return
+				}
+			}
+		}
+	}()
+	return out, func() error {
+		var err error
+		once.Do(func() { err = stop() })
+		if failed {
+			return errBusDown
+		}
+		return err
+	}, nil
+}
+
+// outage ends every open subscription with an error, and makes new ones
+// fail while down is true.
+func (b *failingBus) outage(down bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.down = down
+	for _, f := range b.subs {
+		close(f)
+	}
+	b.subs = nil
+}
+
+var errBusDown = errors.New("bus down")
+
+// TestNotify_BusOutage: when the bus fails, a listen stream ends with a
+// clear error (the client listens again) and nothing crashes; a listen
+// while the bus is down is refused with the same error; once it is back,
+// a new stream is served and told.
+func TestNotify_BusOutage(t *testing.T) {
+	bus := &failingBus{EventBus: mcp.NewMemoryEventBusForTest()}
+	srv := mcp.NewServer(mcp.Implementation{Name: "outage", Version: "1"})
+	mux := http.NewServeMux()
+	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{Bus: bus}))
+	r := &replica{srv: srv, h: h, url: newTestServer(t, h), mux: mux}
+	listen := func() (*listenStream, map[string]json.RawMessage) {
+		body := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + metaNoTasks + `,"notifications":{"toolsListChanged":true}}}`
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, r.url, strings.NewReader(body))
+		req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+			"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"subscriptions/listen"}}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		s := &listenStream{resp: resp, rd: bufio.NewReader(resp.Body)}
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			var m map[string]json.RawMessage
+			json.NewDecoder(resp.Body).Decode(&m)
+			return s, m
+		}
+		return s, s.next(t)
+	}
+	s, ack := listen()
+	if method(ack) != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("ack: %s", ack)
+	}
+	bus.outage(true)
+	end := s.within(t, 2*time.Second)
+	if end == nil || !strings.Contains(string(end["error"]), `"reason":"events_lost"`) || string(end["id"]) != "7" {
+		t.Fatalf("the stream's end in an outage: %s", end)
+	}
+	if _, m := listen(); !strings.Contains(string(m["error"]), `"reason":"events_lost"`) {
+		t.Errorf("a listen while the bus is down: %s", m)
+	}
+	bus.outage(false)
+	s, ack = listen()
+	if method(ack) != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("ack after the outage: %s", ack)
+	}
+	r.addTool(t, "b")
+	if m := s.within(t, 2*time.Second); method(m) != "notifications/tools/list_changed" {
+		t.Errorf("after the outage: %s", m)
+	}
+}
+
+// TestNotify_TokenExpiry: a stream ends when the token it was opened
+// with expires.
+func TestNotify_TokenExpiry(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "expiry", Version: "1"})
+	mux := http.NewServeMux()
+	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
+	verifier := func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
+		return &auth.Principal{Subject: "s", Audience: []string{resourceURI}, Scopes: []string{"mcp:read"}, ExpiresAt: time.Now().Add(300 * time.Millisecond)}, nil
+	}
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(verifier), Resource: resourceURI, Skew: time.Millisecond})),
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{}))
+	r := &replica{url: newTestServer(t, h)}
+	s, ack := r.listen(t, t.Context(), "short", "", `"toolsListChanged":true`)
+	if method(ack) != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("ack: %s", ack)
+	}
+	start := time.Now()
+	end := s.within(t, 3*time.Second)
+	if end == nil || end["result"] == nil {
+		t.Fatalf("no end: %s", end)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("ended after %v", time.Since(start))
 	}
 }
