@@ -50,7 +50,8 @@ func (f fleet) notifications(c *changes) mcp.HandlerOption {
 	return mcp.WithChangeNotifications(n)
 }
 
-// addTriggers registers the two trigger tools.
+// addTriggers registers the two trigger tools and
+// test_notify_resource_updated.
 func (c *changes) addTriggers() {
 	trigger := func(event string, on *atomic.Bool) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
@@ -76,6 +77,31 @@ func (c *changes) addTriggers() {
 	tool(c.srv, c.mux, "test_trigger_prompt_change", "Adds or removes "+dynamicName+" on every replica; listening clients are told.", empty,
 		trigger(promptEvent, &c.prompt))
 	c.mux.HandleFunc("POST /tools/"+dynamicTool, func(w http.ResponseWriter, r *http.Request) { text(w, "dynamic") })
+	tool(c.srv, c.mux, "test_notify_resource_updated", "Announces that a resource changed (Handler.NotifyResourceUpdated on the replica the call reaches); its subscribers, on every replica, are told.",
+		schema(`{"type":"object","properties":{"uri":{"type":"string","minLength":1}},"required":["uri"]}`), c.notifyUpdated)
+}
+
+// notifyUpdated serves test_notify_resource_updated: the replica the call
+// reaches publishes the update itself (no fleet event, no registry
+// change), so a subscriber on another replica hears it through the bus
+// alone.
+func (c *changes) notifyUpdated(w http.ResponseWriter, r *http.Request) {
+	uri := arg(r, "uri")
+	h := c.h.Load()
+	switch {
+	case uri == "":
+		result(w, true, content.Text("uri: a resource URI is required"))
+		return
+	case h == nil:
+		result(w, true, content.Text("the endpoint is not built yet"))
+		return
+	}
+	if err := h.NotifyResourceUpdated(r.Context(), "", uri); err != nil {
+		log.Printf("conformance: notify %s: %v", uri, err)
+		result(w, true, content.Text("the update could not be published: try again"))
+		return
+	}
+	text(w, "Told the subscribers of "+uri)
 }
 
 // apply is OnFleet: it brings this replica's registry to the state the

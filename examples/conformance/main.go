@@ -12,9 +12,10 @@
 // state; the fixture's only state is the small job runner behind its task
 // tools (tasks.go), as a host's jobs live in its own store. Change
 // notifications are on (changes.go): the trigger tools change the registry
-// on every replica, listen streams and 2025 sessions' GET streams are told,
-// and a 2025 session's subscriptions and log level live in the session
-// store.
+// on every replica, test_notify_resource_updated announces a resource
+// update from the replica it reaches, listen streams and 2025 sessions'
+// GET streams are told, and a 2025 session's subscriptions and log level
+// live in the session store.
 //
 // It runs as a fleet of replicas behind a balancer, as CI runs it
 // (.ci/conformance.sh): every replica gets the same CONFORMANCE_STATE_KEYS

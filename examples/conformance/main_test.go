@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +163,70 @@ func TestTriggers(t *testing.T) {
 	}
 	if c.updates.Load() != 3 {
 		t.Errorf("%d updates, want 3", c.updates.Load())
+	}
+}
+
+// TestNotifyResourceUpdated: test_notify_resource_updated tells a listen
+// stream subscribed to the URI, and only of that URI.
+func TestNotifyResourceUpdated(t *testing.T) {
+	ts := httptest.NewServer(newApp(fleet{}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	post := func(id int, method, name, params string) *http.Response {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},` + params + `}}`
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	stream := post(7, "subscriptions/listen", "", `"notifications":{"resourceSubscriptions":["test://watched-resource"]}`)
+	defer stream.Body.Close()
+	messages := make(chan string, 16)
+	go func() {
+		defer close(messages)
+		sc := bufio.NewScanner(stream.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				messages <- d
+			}
+		}
+	}()
+	if ack := <-messages; !strings.Contains(ack, "notifications/subscriptions/acknowledged") || !strings.Contains(ack, `"resourceSubscriptions":["test://watched-resource"]`) {
+		t.Fatalf("ack: %s", ack)
+	}
+	for i, uri := range []string{"test://static-text", "test://watched-resource"} {
+		resp := post(10+i, "tools/call", "test_notify_resource_updated", `"name":"test_notify_resource_updated","arguments":{"uri":"`+uri+`"}`)
+		var out struct {
+			Result struct {
+				IsError bool `json:"isError"`
+			} `json:"result"`
+		}
+		err := json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || out.Result.IsError {
+			t.Fatalf("test_notify_resource_updated %s: %v %+v", uri, err, out)
+		}
+	}
+	// Events reach the stream in the order they were published: a
+	// notification of the URI not subscribed to would come first.
+	select {
+	case m := <-messages:
+		if !strings.Contains(m, `"method":"notifications/resources/updated"`) || !strings.Contains(m, `"uri":"test://watched-resource"`) ||
+			!strings.Contains(m, `"io.modelcontextprotocol/subscriptionId":7`) {
+			t.Fatalf("got %s", m)
+		}
+	case <-ctx.Done():
+		t.Fatal("no notifications/resources/updated")
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	neturl "net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -181,6 +183,32 @@ func NotifyUpdated(url, uri string) error {
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	if resp.StatusCode != http.StatusNoContent {
 		return fmt.Errorf("POST /debug/notify: HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// saveProfiles saves the server's heap profile (after a GC) and its
+// goroutines, grouped by stack, into dir.
+func saveProfiles(url, dir string) error {
+	for _, p := range [...]struct{ path, file string }{
+		{"/debug/pprof/heap?gc=1", "heap.pprof"},
+		{"/debug/pprof/goroutine?debug=1", "goroutine.txt"},
+	} {
+		resp, err := debugClient.Get(base(url) + p.path)
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: HTTP %d", p.path, resp.StatusCode)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.file), b, 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -135,8 +135,10 @@ func (ss *streams) close() {
 }
 
 // MeasureMemory opens n idle listen streams (toolsListChanged) on the
-// server at url and reports its memory before and with them open.
-func MeasureMemory(url string, n int) (MemResult, error) {
+// server at url and reports its memory before and with them open. With
+// profiles not "", it also saves the server's heap and goroutine
+// profiles (heap.pprof, goroutine.txt) there while the streams are open.
+func MeasureMemory(url string, n int, profiles string) (MemResult, error) {
 	r := MemResult{Streams: n}
 	var err error
 	// A first stream, opened and closed, so that what the first one
@@ -162,6 +164,9 @@ func MeasureMemory(url string, n int) (MemResult, error) {
 	r.OpenSeconds = time.Since(start).Seconds()
 	time.Sleep(time.Second) // idle
 	r.Open, err = GetMem(url)
+	if err == nil && profiles != "" {
+		err = saveProfiles(url, profiles)
+	}
 	if err == nil {
 		err = ss.alive(n, start)
 	}
