@@ -35,7 +35,7 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 	notes, _ := req.Param("notifications")
 	h := req.handler
 	rawIDs, tasksAsked := jsonrpc.Lookup(notes, "taskIds")
-	if req.local != nil || !jsonrpc.IsObject(notes) || (h.notes == nil && !tasksAsked) {
+	if (req.local != nil && req.notify == nil) || !jsonrpc.IsObject(notes) || (h.notes == nil && !tasksAsked) {
 		// Nothing this server delivers on a listen stream was asked (or
 		// the transport has no stream): as before this existed.
 		return nil, methodNotFound(req.msg.Method)
@@ -79,8 +79,11 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 		reads.caller = callerReads
 	}
 	reads.stream = newReadBudget(listenReadsPerStream)
-	// The stream holds a listen slot from now on, not a concurrency slot.
+	// The stream holds a listen slot from now on, not a concurrency slot,
+	// nor one of a local transport's (it gives it back as a request that
+	// waits for its client does, and never takes it again).
 	h.releaseSlot(req)
+	localWait(req)
 
 	subID := append([]byte(nil), req.msg.ID...)
 	meta := append([]byte(`{"`+metaSubscriptionID+`":`), subID...)
@@ -136,6 +139,19 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 		return &listenEnd{id: subID}, nil
 	}
 
+	// ended is how the server ends the stream: its result, after (over a
+	// local transport, where the connection outlives the stream) the
+	// notifications/cancelled naming the listen request that the spec
+	// wants of a server tearing a stream down there.
+	ended := func(reason string) seam.Result {
+		if req.local != nil && reason != "" {
+			p := append([]byte(`{"requestId":`), subID...)
+			p = append(p, `,"reason":`...)
+			p = jsonrpc.AppendString(p, reason)
+			req.notify.send("notifications/cancelled", append(p, '}'))
+		}
+		return &listenEnd{id: subID}
+	}
 	ctx := req.ctx()
 	end := time.NewTimer(listenLifetime)
 	defer end.Stop()
@@ -163,11 +179,11 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 			// The client left: nothing more is read or sent.
 			return &listenEnd{id: subID}, nil
 		case <-end.C:
-			return &listenEnd{id: subID}, nil
+			return ended("the stream's lifetime ended: listen again"), nil
 		case <-expired:
 			// The token the stream was opened with expired: the client
 			// listens again with a fresh one.
-			return &listenEnd{id: subID}, nil
+			return ended("the token expired"), nil
 		case <-keepAlive:
 			if !req.notify.w.keepAlive() {
 				return &listenEnd{id: subID}, nil
@@ -176,9 +192,10 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 			if !ok {
 				if err := stop(); err != nil {
 					req.Log(slog.LevelWarn, "mcp: a listen stream lost its events; it ends so the client listens again", "err", err)
+					ended("notifications were lost: listen again")
 					return nil, eventsLost()
 				}
-				return &listenEnd{id: subID}, nil
+				return ended("the event bus closed"), nil
 			}
 			e, err := decodeEvent(b)
 			if err != nil || !epochs.pass(e) {
@@ -186,7 +203,7 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 			}
 			method, params, ok, done := s.listenEvent(req, &f, e, meta)
 			if done {
-				return &listenEnd{id: subID}, nil
+				return ended("the workspace was withdrawn"), nil
 			}
 			if ok {
 				writeDeadline(req.notify.w.ResponseWriter)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/stdio"
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
@@ -515,5 +517,89 @@ func TestNotify_TokenExpiry(t *testing.T) {
 	}
 	if time.Since(start) > 2*time.Second {
 		t.Errorf("ended after %v", time.Since(start))
+	}
+}
+
+// TestNotify_Stdio: over stdio a listen stream's messages go on the one
+// connection; the client ends it with notifications/cancelled, and the
+// server, tearing it down, sends notifications/cancelled naming it, then
+// its result.
+func TestNotify_Stdio(t *testing.T) {
+	defer mcp.SetListenLifetimeForTest(400 * time.Millisecond)()
+	srv := mcp.NewServer(mcp.Implementation{Name: "stdio", Version: "1"})
+	mux := http.NewServeMux()
+	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{}))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- stdio.Serve(ctx, h, inR, outW, stdio.WithConcurrency(1)) }()
+	defer func() { cancel(); inW.Close(); outR.Close(); <-done }()
+	lines := make(chan map[string]json.RawMessage, 16)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			var m map[string]json.RawMessage
+			json.Unmarshal(sc.Bytes(), &m)
+			lines <- m
+		}
+		close(lines)
+	}()
+	next := func() map[string]json.RawMessage {
+		t.Helper()
+		select {
+		case m := <-lines:
+			return m
+		case <-time.After(3 * time.Second):
+			t.Fatal("no message")
+			return nil
+		}
+	}
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listen := `{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{` + metaNoTasks + `,"notifications":{"toolsListChanged":true}}}`
+	send(fmt.Sprintf(listen, 21))
+	if m := next(); method(m) != "notifications/subscriptions/acknowledged" || subscriptionOf(t, m["params"]) != "21" {
+		t.Fatalf("ack: %s", m)
+	}
+	// The stream holds no slot of the transport's one: a call is served.
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + metaNoTasks + `}}`)
+	if m := next(); string(m["id"]) != "2" {
+		t.Fatalf("tools/list beside the stream: %s", m)
+	}
+	if err := srv.Update(func(s *mcp.Server) { s.AddTool(mcp.Tool{Name: "b", InputSchema: objSchema}, "GET /a", mux) }); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(); method(m) != "notifications/tools/list_changed" || subscriptionOf(t, m["params"]) != "21" {
+		t.Fatalf("list change: %s", m)
+	}
+	// The server tears it down at its lifetime: cancelled, then the result.
+	m := next()
+	if method(m) != "notifications/cancelled" || !strings.Contains(string(m["params"]), `"requestId":21`) {
+		t.Fatalf("teardown: %s", m)
+	}
+	if m := next(); string(m["id"]) != "21" || m["result"] == nil {
+		t.Fatalf("result: %s", m)
+	}
+	// The client ends another: nothing more comes for it.
+	send(fmt.Sprintf(listen, 22))
+	if m := next(); method(m) != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("ack: %s", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":22}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + metaNoTasks + `}}`)
+	if m := next(); string(m["id"]) != "3" {
+		t.Fatalf("after cancelling the stream: %s", m)
+	}
+	select {
+	case m := <-lines:
+		t.Errorf("after the client cancelled: %s", m)
+	case <-time.After(600 * time.Millisecond):
 	}
 }

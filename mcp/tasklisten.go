@@ -41,9 +41,20 @@ var listenLifetime = 45 * time.Second
 const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 
 // listenNotifier gives a 2026-07-28 subscriptions/listen over HTTP that
-// accepts an event stream its response stream. It returns nil otherwise.
+// accepts an event stream its response stream, and one over a local
+// transport that takes notifications (stdio: the one connection) its
+// messages, with WithChangeNotifications. It returns nil otherwise.
 func (h *Handler) listenNotifier(w http.ResponseWriter, req *request) *notifier {
-	if req.local != nil || !req.rev.f.Envelope || !acceptsEventStream(req.HTTP) {
+	if !req.rev.f.Envelope {
+		return nil
+	}
+	if loc := req.local; loc != nil {
+		if loc.Notify == nil || h.notes == nil {
+			return nil
+		}
+		return &notifier{minLevel: -1, w: &streamWriter{ResponseWriter: w, version: req.version, direct: loc.Notify}}
+	}
+	if !acceptsEventStream(req.HTTP) {
 		return nil
 	}
 	if n := req.notify; n != nil {

@@ -47,6 +47,10 @@ type LatencyResult struct {
 	Max          float64 `json:"max"`
 	WarmupMax    float64 `json:"warmupMax"`  // the uncounted first publication's slowest delivery
 	TriggerP50   float64 `json:"triggerP50"` // the debug POST's own round trip
+	// RoundMax is each counted publication's slowest delivery; Trigger,
+	// how long its debug POST took.
+	RoundMax []float64 `json:"roundMax"`
+	Trigger  []float64 `json:"trigger"`
 }
 
 // Write writes v as JSON to dir/name.
@@ -271,6 +275,8 @@ func MeasureLatency(urls []string, n, pubs int) (LatencyResult, error) {
 			r.WarmupMax = ms(slices.Max(round))
 		} else {
 			lat = append(lat, round...)
+			r.RoundMax = append(r.RoundMax, ms(slices.Max(round)))
+			r.Trigger = append(r.Trigger, ms(trig[k]))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

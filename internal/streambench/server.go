@@ -17,8 +17,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/pprof"
+	neturl "net/url"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -116,7 +116,43 @@ func App(bus mcp.EventBus, streams int) http.Handler {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("POST /floor", floor)
 	return mux
+}
+
+// floor is what holding a listen stream open costs net/http itself, to
+// set beside App's /mcp: a handler that reads the body, answers the
+// acknowledgement /mcp sends as an event stream, and then waits, with a
+// keep-alive ticker and the stream's lifetime as its timers, until the
+// client leaves. No MCP, no bus.
+func floor(w http.ResponseWriter, r *http.Request) {
+	if _, err := io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20)); err != nil {
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, `event: message
+data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true}}}
+
+`)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	end := time.NewTimer(45 * time.Second)
+	defer end.Stop()
+	keepAlive := time.NewTicker(15 * time.Second)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-end.C:
+			return
+		case <-keepAlive.C:
+			io.WriteString(w, ": keep-alive\n\n")
+			rc.Flush()
+		}
+	}
 }
 
 // Serve is the http.Server App runs in: no WriteTimeout (each stream
@@ -125,5 +161,11 @@ func Serve(h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 }
 
-// base is url without its /mcp path.
-func base(url string) string { return strings.TrimSuffix(url, "/mcp") }
+// base is url without its path: where the debug routes are.
+func base(url string) string {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return url
+	}
+	return u.Scheme + "://" + u.Host
+}

@@ -10,6 +10,8 @@
 //	                                      (examples/inbox -legacy-input)
 //	go run . -stdio-legacy /path/to/built/examples/inbox
 //	                                      (-stdio -legacy-input; go-sdk and mcp-go)
+//	go run . -notify http://127.0.0.1:A/mcp http://127.0.0.1:B/mcp [http://127.0.0.1:BALANCER/mcp]
+//	                                      (examples/conformance replicas: the 2025 push, notify.go)
 //
 // With -stdio it launches the built examples/inbox binary with -stdio
 // through the go-sdk's CommandTransport instead (see stdio.go).
@@ -57,6 +59,28 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Println("go-sdk and mcp-go clients: stdio legacy input sessions succeeded")
+		return
+	}
+	if (len(os.Args) == 4 || len(os.Args) == 5) && os.Args[1] == "-notify" {
+		// Two replicas of examples/conformance run as a fleet, and
+		// optionally the balancer in front of them (notify.go).
+		for _, u := range os.Args[2:] {
+			if !strings.HasPrefix(u, "http://127.0.0.1:") {
+				fmt.Fprintln(os.Stderr, "goclient: loopback URLs only")
+				os.Exit(2)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		balancer := ""
+		if len(os.Args) == 5 {
+			balancer = os.Args[4]
+		}
+		if err := notifySessions(ctx, os.Args[2], os.Args[3], balancer); err != nil {
+			fmt.Fprintf(os.Stderr, "go-sdk client, change notifications: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Println("go-sdk client: change notifications across replicas succeeded")
 		return
 	}
 	if len(os.Args) >= 3 && os.Args[1] == "-legacy" {

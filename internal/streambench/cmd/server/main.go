@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -33,7 +34,11 @@ func main() {
 	streams := flag.Int("streams", 2100, "notification streams allowed, in all and from one caller")
 	redisURL := flag.String("redis", "", "redis://host:port/db on loopback: the event bus the replicas share (default: in process)")
 	lifetime := flag.Duration("lifetime", 5*time.Minute, "exit after this long whatever happens")
+	profileRate := flag.Int("memprofilerate", 0, "runtime.MemProfileRate: 1 records every allocation in /debug/pprof/heap (default: Go's, one per 512 KiB)")
 	flag.Parse()
+	if *profileRate > 0 {
+		runtime.MemProfileRate = *profileRate
+	}
 
 	loopback := func(hostport string) {
 		host, _, err := net.SplitHostPort(hostport)
