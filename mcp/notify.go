@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -172,9 +171,4 @@ const streamWriteTimeout = 10 * time.Second
 // writeDeadline moves w's write deadline past the next write.
 func writeDeadline(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-}
-
-// logNote logs at debug what a stream dropped or why it ended.
-func (h *Handler) logNote(ctx context.Context, msg string, args ...any) {
-	h.cfg.logger.Log(ctx, slog.LevelDebug, msg, args...)
 }

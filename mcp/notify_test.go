@@ -65,8 +65,6 @@ func (m *membership) set(f func()) {
 	f()
 }
 
-const noteLifetime = time.Hour
-
 func newFleet(t *testing.T, n int, extra ...mcp.HandlerOption) *fleet {
 	t.Helper()
 	f := &fleet{bus: mcp.NewMemoryEventBusForTest(), sessions: mcp.NewMemorySessionStoreForTest(100, time.Now),

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -246,9 +248,18 @@ func MeasureLatency(urls []string, n, pubs int) (LatencyResult, error) {
 	defer ss.close()
 	time.Sleep(500 * time.Millisecond)
 
+	// The measuring program's own garbage is collected between
+	// publications, never while one is delivered.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var lat, trig []time.Duration
+	var dump *os.File
+	if p := os.Getenv("STREAMBENCH_DUMP"); p != "" {
+		dump, _ = os.Create(p)
+		defer dump.Close()
+	}
 	for k := range pubs + 1 {
 		u := urls[k%len(urls)]
+		runtime.GC()
 		t0 := time.Now()
 		if err := NotifyUpdated(u, WatchedURI); err != nil {
 			return r, err
@@ -266,6 +277,9 @@ func MeasureLatency(urls []string, n, pubs int) (LatencyResult, error) {
 				}
 				seen[d.stream] = true
 				round = append(round, d.at.Sub(t0))
+				if dump != nil {
+					fmt.Fprintf(dump, "%d,%d,%d,%.3f,%.3f\n", k, d.stream, d.stream%len(urls), ms(d.at.Sub(t0)), ms(trig[k]))
+				}
 			case <-deadline.C:
 				return r, fmt.Errorf("publication %d: %d of %d streams received it within 5 s", k, len(round), n)
 			}
