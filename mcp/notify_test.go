@@ -601,3 +601,37 @@ func TestNotify_Stdio(t *testing.T) {
 	case <-time.After(600 * time.Millisecond):
 	}
 }
+
+// TestNotify_HundredsFromOnePrincipal: one principal opening hundreds of
+// streams at once gets its share (StreamsPerCaller) and the rest are
+// refused with 503; another principal is still served.
+func TestNotify_HundredsFromOnePrincipal(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	ctx := t.Context()
+	var mu sync.Mutex
+	opened, refused := 0, 0
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, got := r.listen(t, ctx, tokAlice, "w1", `"toolsListChanged":true`)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case method(got) == "notifications/subscriptions/acknowledged":
+				opened++
+			case strings.Contains(string(got["status"]), "503"):
+				refused++
+			}
+		}()
+	}
+	wg.Wait()
+	if opened != 3 || refused != 197 {
+		t.Errorf("%d opened, %d refused; want 3 (StreamsPerCaller) and 197", opened, refused)
+	}
+	if _, ack := r.listen(t, ctx, tokBob, "w2", `"toolsListChanged":true`); method(ack) != "notifications/subscriptions/acknowledged" {
+		t.Errorf("bob: %s", ack)
+	}
+}
