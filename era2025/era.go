@@ -129,8 +129,8 @@ func (h *hooks) Unnamed(string) error                      { return nil } // no 
 func (h *hooks) Envelope(r *seam.Request) (seam.Declared, error) {
 	return h.Era.openSession(r)
 }
-func (h *hooks) Target(*seam.Request) error                { return nil }
-func (h *hooks) Open(r *seam.Request) error                { return h.Era.openTask(r) }
+func (h *hooks) Target(*seam.Request) error { return nil }
+func (h *hooks) Open(r *seam.Request) error { return h.Era.openTask(r) }
 func (h *hooks) Finish(r *seam.Request, res seam.Result) (seam.Result, error) {
 	return h.Era.finish(r, res)
 }

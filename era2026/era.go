@@ -152,8 +152,8 @@ func (h *hooks) Envelope(r *seam.Request) (seam.Declared, error) {
 	caps, err := checkEnvelope(r)
 	return seam.Declared{ClientCapabilities: caps}, err
 }
-func (h *hooks) Target(r *seam.Request) error                { return checkTarget(r) }
-func (h *hooks) Open(r *seam.Request) error                  { return h.Era.openState(r) }
+func (h *hooks) Target(r *seam.Request) error { return checkTarget(r) }
+func (h *hooks) Open(r *seam.Request) error   { return h.Era.openState(r) }
 
 // Serve answers the one method this era owns, server/discover: the core
 // calls it only for a row marked as the era's, and of those this era's
