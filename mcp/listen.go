@@ -30,8 +30,50 @@ type listenFilter struct {
 
 func (f *listenFilter) any() bool { return f.tools || f.prompts || f.resources || len(f.uris) > 0 }
 
-// listen serves subscriptions/listen.
+// listen serves subscriptions/listen. It is three steps, so that an idle
+// stream's goroutine keeps a small stack: what the stream needs is set up
+// (openListen) and kept on the heap (listenState), and the loop that
+// waits (run) has a small frame of its own. (An idle stream's stack below
+// a quarter of what the request grew it to is halved by the GC; with the
+// setup's locals in the waiting frame it stayed at 16 KiB.)
 func (s *Server) listen(req *request) (seam.Result, error) {
+	st, err := s.openListen(req)
+	if st == nil || err != nil {
+		return nil, err
+	}
+	defer st.close()
+	if !st.acknowledge() {
+		return &listenEnd{id: st.subID}, nil
+	}
+	return st.run()
+}
+
+// listenState is an open listen stream.
+type listenState struct {
+	s       *Server
+	req     *request
+	f       listenFilter
+	tasks   []*watched
+	reads   taskReads
+	subID   []byte
+	meta    []byte
+	events  <-chan []byte
+	stop    func() error
+	epochs  epochFilter
+	closers []func()
+}
+
+func (st *listenState) close() {
+	for i := len(st.closers) - 1; i >= 0; i-- {
+		st.closers[i]()
+	}
+}
+
+// openListen checks what a listen asks for, takes its slots and its bus
+// subscription: a stream ready to be acknowledged, or the refusal.
+//
+//go:noinline
+func (s *Server) openListen(req *request) (_ *listenState, err error) {
 	notes, _ := req.Param("notifications")
 	h := req.handler
 	rawIDs, tasksAsked := jsonrpc.Lookup(notes, "taskIds")
@@ -40,65 +82,73 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 		// the transport has no stream): as before this existed.
 		return nil, methodNotFound(req.msg.Method)
 	}
-	var f listenFilter
+	st := &listenState{s: s, req: req}
 	if h.notes != nil {
-		var err error
-		if f, err = s.listenKinds(req, notes); err != nil {
+		if st.f, err = s.listenKinds(req, notes); err != nil {
 			return nil, err
 		}
 	}
-	var tasks []*watched
 	if tasksAsked {
-		var err error
-		if tasks, err = s.listenTasks(req, rawIDs); err != nil && !f.any() {
-			return nil, err
+		var terr error
+		if st.tasks, terr = s.listenTasks(req, rawIDs); terr != nil && !st.f.any() {
+			return nil, terr
 		}
 	}
 	if req.notify == nil {
 		return nil, httpError(http.StatusNotAcceptable, CodeInvalidRequest, "subscriptions/listen answers with an event stream: accept text/event-stream")
 	}
+	defer func() {
+		if err != nil {
+			st.close()
+		}
+	}()
 	caller := req.callerKey()
-	var reads taskReads
-	if f.any() || h.notes != nil {
+	if h.notes != nil {
 		// A stream of the bus holds a notification slot; the task reads
 		// it makes still draw from the caller's budget.
 		if e := h.notes.slots.acquire(caller); e != nil {
 			return nil, e
 		}
-		defer h.notes.slots.release(caller)
-		if len(tasks) > 0 {
-			reads.caller = h.listens.budget(caller)
-			defer h.listens.dropBudget(caller, reads.caller)
+		st.closers = append(st.closers, func() { h.notes.slots.release(caller) })
+		if len(st.tasks) > 0 {
+			b := h.listens.budget(caller)
+			st.reads.caller = b
+			st.closers = append(st.closers, func() { h.listens.dropBudget(caller, b) })
 		}
 	} else {
 		callerReads, e := h.listens.open(caller)
 		if e != nil {
 			return nil, e
 		}
-		defer h.listens.close(caller, callerReads)
-		reads.caller = callerReads
+		st.closers = append(st.closers, func() { h.listens.close(caller, callerReads) })
+		st.reads.caller = callerReads
 	}
-	reads.stream = newReadBudget(listenReadsPerStream)
+	st.reads.stream = newReadBudget(listenReadsPerStream)
+	st.subID = append([]byte(nil), req.msg.ID...)
+	st.meta = append(append([]byte(`{"`+metaSubscriptionID+`":`), st.subID...), '}')
+	if st.f.any() {
+		events, stop, serr := h.notes.Bus.Subscribe(req.ctx())
+		if serr != nil {
+			req.logError("mcp: a listen stream cannot subscribe to the event bus", "err", serr)
+			return nil, eventsLost()
+		}
+		st.events, st.stop = events, stop
+		st.closers = append(st.closers, func() { stop() })
+	}
 	// The stream holds a listen slot from now on, not a concurrency slot,
 	// nor one of a local transport's (it gives it back as a request that
 	// waits for its client does, and never takes it again).
 	h.releaseSlot(req)
 	localWait(req)
+	return st, nil
+}
 
-	subID := append([]byte(nil), req.msg.ID...)
-	meta := append([]byte(`{"`+metaSubscriptionID+`":`), subID...)
-	meta = append(meta, '}')
-	var events <-chan []byte
-	var stop func() error
-	if f.any() {
-		var err error
-		if events, stop, err = h.notes.Bus.Subscribe(req.ctx()); err != nil {
-			req.logError("mcp: a listen stream cannot subscribe to the event bus", "err", err)
-			return nil, eventsLost()
-		}
-		defer stop()
-	}
-
+// acknowledge sends the first message: the subset the server honours. It
+// reports false when the client is gone.
+//
+//go:noinline
+func (st *listenState) acknowledge() bool {
+	f, req := &st.f, st.req
 	ack := []byte(`{"notifications":{`)
 	n := len(ack)
 	for _, k := range [...]struct {
@@ -119,114 +169,163 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 		}
 		ack = append(ack, ']')
 	}
-	if len(tasks) > 0 {
+	if len(st.tasks) > 0 {
 		ack = seam.Comma(ack, len(ack) > n)
 		ack = append(ack, `"taskIds":[`...)
-		for i, t := range tasks {
+		for i, t := range st.tasks {
 			ack = seam.Comma(ack, i > 0)
 			ack = jsonrpc.AppendString(ack, t.id)
 		}
 		ack = append(ack, ']')
 	}
 	ack = append(ack, `},"_meta":`...)
-	ack = append(ack, meta...)
+	ack = append(ack, st.meta...)
 	ack = append(ack, '}')
 	req.notify.w.Header()["X-Accel-Buffering"] = []string{"no"}
-	if h.notes != nil {
+	if req.handler.notes != nil {
 		writeDeadline(req.notify.w.ResponseWriter)
 	}
-	if !req.notify.send("notifications/subscriptions/acknowledged", ack) {
-		return &listenEnd{id: subID}, nil
-	}
+	return req.notify.send("notifications/subscriptions/acknowledged", ack)
+}
 
-	// ended is how the server ends the stream: its result, after (over a
-	// local transport, where the connection outlives the stream) the
-	// notifications/cancelled naming the listen request that the spec
-	// wants of a server tearing a stream down there.
-	ended := func(reason string) seam.Result {
-		if req.local != nil && reason != "" {
-			p := append([]byte(`{"requestId":`), subID...)
-			p = append(p, `,"reason":`...)
-			p = jsonrpc.AppendString(p, reason)
-			req.notify.send("notifications/cancelled", append(p, '}'))
-		}
-		return &listenEnd{id: subID}
+// ended is how the server ends the stream: its result, after (over a
+// local transport, where the connection outlives the stream) the
+// notifications/cancelled naming the listen request that the spec wants
+// of a server tearing a stream down there.
+//
+//go:noinline
+func (st *listenState) ended(reason string) seam.Result {
+	if st.req.local != nil && reason != "" {
+		p := append([]byte(`{"requestId":`), st.subID...)
+		p = append(p, `,"reason":`...)
+		p = jsonrpc.AppendString(p, reason)
+		st.req.notify.send("notifications/cancelled", append(p, '}'))
 	}
-	ctx := req.ctx()
-	end := time.NewTimer(listenLifetime)
-	defer end.Stop()
-	var expired <-chan time.Time
-	if p := req.principal; p != nil && !p.ExpiresAt.IsZero() && h.notes != nil {
-		t := time.NewTimer(time.Until(p.ExpiresAt))
-		defer t.Stop()
-		expired = t.C
+	return &listenEnd{id: st.subID}
+}
+
+// listenTimers are the clocks a stream waits on.
+type listenTimers struct {
+	end, wake      *time.Timer
+	expired        <-chan time.Time
+	keepAlive      <-chan time.Time
+	expiry         *time.Timer
+	keepAliveTimer *time.Ticker
+}
+
+//go:noinline
+func (st *listenState) timers() *listenTimers {
+	t := &listenTimers{end: time.NewTimer(listenLifetime), wake: time.NewTimer(0)}
+	h := st.req.handler
+	if p := st.req.principal; p != nil && !p.ExpiresAt.IsZero() && h.notes != nil {
+		t.expiry = time.NewTimer(time.Until(p.ExpiresAt))
+		t.expired = t.expiry.C
 	}
-	var keepAlive <-chan time.Time
 	if h.notes != nil {
-		t := time.NewTicker(h.notes.KeepAlive)
-		defer t.Stop()
-		keepAlive = t.C
+		t.keepAliveTimer = time.NewTicker(h.notes.KeepAlive)
+		t.keepAlive = t.keepAliveTimer.C
 	}
-	wake := time.NewTimer(0)
-	defer wake.Stop()
-	if len(tasks) == 0 {
-		wake.Stop()
+	if len(st.tasks) == 0 {
+		t.wake.Stop()
 	}
-	var epochs epochFilter
-	for len(tasks) > 0 || f.any() || h.notes != nil {
+	return t
+}
+
+func (t *listenTimers) stop() {
+	t.end.Stop()
+	t.wake.Stop()
+	if t.expiry != nil {
+		t.expiry.Stop()
+	}
+	if t.keepAliveTimer != nil {
+		t.keepAliveTimer.Stop()
+	}
+}
+
+// run is the stream's loop: it waits, and hands what woke it to a
+// function of its own, so that its frame stays small while it waits.
+func (st *listenState) run() (seam.Result, error) {
+	t := st.timers()
+	defer t.stop()
+	ctx := st.req.ctx()
+	for {
+		var res seam.Result
+		var err error
 		select {
 		case <-ctx.Done():
 			// The client left: nothing more is read or sent.
-			return &listenEnd{id: subID}, nil
-		case <-end.C:
-			return ended("the stream's lifetime ended: listen again"), nil
-		case <-expired:
+			return &listenEnd{id: st.subID}, nil
+		case <-t.end.C:
+			return st.ended("the stream's lifetime ended: listen again"), nil
+		case <-t.expired:
 			// The token the stream was opened with expired: the client
 			// listens again with a fresh one.
-			return ended("the token expired"), nil
-		case <-keepAlive:
-			if !req.notify.w.keepAlive() {
-				return &listenEnd{id: subID}, nil
+			return st.ended("the token expired"), nil
+		case <-t.keepAlive:
+			if !st.req.notify.w.keepAlive() {
+				return &listenEnd{id: st.subID}, nil
 			}
-		case b, ok := <-events:
-			if !ok {
-				if err := stop(); err != nil {
-					req.Log(slog.LevelWarn, "mcp: a listen stream lost its events; it ends so the client listens again", "err", err)
-					ended("notifications were lost: listen again")
-					return nil, eventsLost()
-				}
-				return ended("the event bus closed"), nil
-			}
-			e, err := decodeEvent(b)
-			if err != nil || !epochs.pass(e) {
-				continue
-			}
-			method, params, ok, done := s.listenEvent(req, &f, e, meta)
-			if done {
-				return ended("the workspace was withdrawn"), nil
-			}
-			if ok {
-				writeDeadline(req.notify.w.ResponseWriter)
-				if !req.notify.send(method, params) {
-					return &listenEnd{id: subID}, nil
-				}
-			}
-		case <-wake.C:
-			var next time.Time
-			var alive bool
-			if tasks, next, alive = req.pollTasks(tasks, reads, meta); !alive {
-				return &listenEnd{id: subID}, nil
-			}
-			if len(tasks) > 0 {
-				wake.Reset(time.Until(next))
-			}
-			if len(tasks) == 0 && !f.any() && h.notes == nil {
-				// Every task reached a final status: nothing more will come.
-				return &listenEnd{id: subID}, nil
-			}
+			continue
+		case b, ok := <-st.events:
+			res, err = st.event(b, ok)
+		case <-t.wake.C:
+			res, err = st.poll(t.wake)
+		}
+		if res != nil || err != nil {
+			return res, err
 		}
 	}
-	return &listenEnd{id: subID}, nil
+}
+
+// event passes on what the bus delivered; a non-nil answer ends the
+// stream.
+//
+//go:noinline
+func (st *listenState) event(b []byte, ok bool) (seam.Result, error) {
+	req := st.req
+	if !ok {
+		if err := st.stop(); err != nil {
+			req.Log(slog.LevelWarn, "mcp: a listen stream lost its events; it ends so the client listens again", "err", err)
+			st.ended("notifications were lost: listen again")
+			return nil, eventsLost()
+		}
+		return st.ended("the event bus closed"), nil
+	}
+	e, err := decodeEvent(b)
+	if err != nil || !st.epochs.pass(e) {
+		return nil, nil
+	}
+	method, params, send, done := st.s.listenEvent(req, &st.f, e, st.meta)
+	if done {
+		return st.ended("the workspace was withdrawn"), nil
+	}
+	if send {
+		writeDeadline(req.notify.w.ResponseWriter)
+		if !req.notify.send(method, params) {
+			return &listenEnd{id: st.subID}, nil
+		}
+	}
+	return nil, nil
+}
+
+// poll reads the tasks that are due; a non-nil answer ends the stream.
+//
+//go:noinline
+func (st *listenState) poll(wake *time.Timer) (seam.Result, error) {
+	tasks, next, alive := st.req.pollTasks(st.tasks, st.reads, st.meta)
+	st.tasks = tasks
+	if !alive {
+		return &listenEnd{id: st.subID}, nil
+	}
+	if len(tasks) > 0 {
+		wake.Reset(time.Until(next))
+		return nil, nil
+	}
+	if !st.f.any() && st.req.handler.notes == nil {
+		// Every task reached a final status: nothing more will come.
+		return &listenEnd{id: st.subID}, nil
+	}
+	return nil, nil
 }
 
 // listenKinds reads what a listen asks for besides tasks. List kinds are

@@ -52,7 +52,11 @@ type LatencyResult struct {
 	// RoundMax is each counted publication's slowest delivery; Trigger,
 	// how long its debug POST took.
 	RoundMax []float64 `json:"roundMax"`
-	Trigger  []float64 `json:"trigger"`
+	// ServerCPU is the CPU time (user and system) every replica spent
+	// per publication, in all; ClientCPU, the measuring program's own.
+	ServerCPU float64   `json:"serverCPU"`
+	ClientCPU float64   `json:"clientCPU"`
+	Trigger   []float64 `json:"trigger"`
 }
 
 // Write writes v as JSON to dir/name.
@@ -252,11 +256,12 @@ func MeasureLatency(urls []string, n, pubs int) (LatencyResult, error) {
 	// publications, never while one is delivered.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var lat, trig []time.Duration
-	var dump *os.File
-	if p := os.Getenv("STREAMBENCH_DUMP"); p != "" {
-		dump, _ = os.Create(p)
-		defer dump.Close()
+	cpu0, err := cpuOf(urls)
+	if err != nil {
+		return r, err
 	}
+	own0 := ownCPU()
+
 	for k := range pubs + 1 {
 		u := urls[k%len(urls)]
 		runtime.GC()
@@ -277,9 +282,7 @@ func MeasureLatency(urls []string, n, pubs int) (LatencyResult, error) {
 				}
 				seen[d.stream] = true
 				round = append(round, d.at.Sub(t0))
-				if dump != nil {
-					fmt.Fprintf(dump, "%d,%d,%d,%.3f,%.3f\n", k, d.stream, d.stream%len(urls), ms(d.at.Sub(t0)), ms(trig[k]))
-				}
+
 			case <-deadline.C:
 				return r, fmt.Errorf("publication %d: %d of %d streams received it within 5 s", k, len(round), n)
 			}
@@ -294,6 +297,13 @@ func MeasureLatency(urls []string, n, pubs int) (LatencyResult, error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	cpu1, err := cpuOf(urls)
+	if err != nil {
+		return r, err
+	}
+	counted := float64(pubs + 1)
+	r.ServerCPU = (cpu1 - cpu0) * 1000 / counted
+	r.ClientCPU = (ownCPU() - own0) * 1000 / counted
 	if err := ss.alive(n, start); err != nil {
 		return r, err
 	}
@@ -309,6 +319,27 @@ func MeasureLatency(urls []string, n, pubs int) (LatencyResult, error) {
 	r.Max = ms(lat[len(lat)-1])
 	r.TriggerP50 = ms(Quantile(trig, 0.5))
 	return r, nil
+}
+
+// cpuOf is the CPU time the servers at urls have spent, in seconds.
+func cpuOf(urls []string) (float64, error) {
+	var sum float64
+	for _, u := range urls {
+		resp, err := debugClient.Get(base(u) + "/debug/cpu")
+		if err != nil {
+			return 0, err
+		}
+		var c struct {
+			Seconds float64 `json:"seconds"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&c)
+		resp.Body.Close()
+		if err != nil {
+			return 0, err
+		}
+		sum += c.Seconds
+	}
+	return sum, nil
 }
 
 // Quantile is the nearest-rank q-quantile of sorted, which is not empty.

@@ -14,12 +14,14 @@ package streambench
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/pprof"
 	neturl "net/url"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
@@ -49,6 +51,7 @@ func (m Mem) Inuse() uint64 { return m.HeapInuse + m.StackInuse }
 // /mcp, with the debug routes beside it:
 //
 //	GET  /debug/mem            runtime.GC twice, then Mem as JSON
+//	GET  /debug/cpu            the process's CPU time so far: {"seconds":S}
 //	POST /debug/notify?uri=U   Handler.NotifyResourceUpdated(U), 204
 //	POST /debug/update         Server.Update adding or removing a tool, 204
 //	GET  /debug/pprof/...      net/http/pprof
@@ -88,6 +91,10 @@ func App(bus mcp.EventBus, streams int) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(Mem{HeapInuse: ms.HeapInuse, StackInuse: ms.StackInuse, HeapObjects: ms.HeapObjects,
 			Sys: ms.Sys, Goroutines: runtime.NumGoroutine()})
+	})
+	mux.HandleFunc("GET /debug/cpu", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"seconds":%.6f}`, ownCPU())
 	})
 	mux.HandleFunc("POST /debug/notify", func(w http.ResponseWriter, r *http.Request) {
 		if err := h.NotifyResourceUpdated(r.Context(), "", r.URL.Query().Get("uri")); err != nil {
@@ -159,6 +166,16 @@ data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","para
 // sets its own write deadlines), headers within 5 s.
 func Serve(h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
+}
+
+// ownCPU is the CPU time (user and system) this process has spent, in
+// seconds.
+func ownCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // base is url without its path: where the debug routes are.

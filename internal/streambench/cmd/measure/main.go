@@ -49,8 +49,8 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("latency: %d streams on %d replicas, %d publications, %d deliveries: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms (warm-up publication's max %.2f ms; trigger round trip p50 %.2f ms)\n",
-			r.Streams, r.Replicas, r.Publications, r.Deliveries, r.P50, r.P90, r.P99, r.Max, r.WarmupMax, r.TriggerP50)
+		fmt.Printf("latency: %d streams on %d replicas, %d publications, %d deliveries: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms (warm-up publication's max %.2f ms; trigger round trip p50 %.2f ms); CPU per publication: replicas %.1f ms in all, this program %.1f ms\n",
+			r.Streams, r.Replicas, r.Publications, r.Deliveries, r.P50, r.P90, r.P99, r.Max, r.WarmupMax, r.TriggerP50, r.ServerCPU, r.ClientCPU)
 		check(streambench.Write(*out, "latency.json", r))
 	default:
 		log.Fatal("measure needs -mode mem or -mode latency")
