@@ -28,12 +28,13 @@ type Handler struct {
 	server    *Server
 	supported []string // every served revision, newest first
 	byVersion map[Version]*revision
-	eras      []seam.Era                 // in the order given, asked which revision a body names
-	dflt      Version                    // revision assumed when nothing names one ("" if none)
-	view      atomic.Pointer[serverView] // what every era is told about the endpoint, per snapshot (viewOf)
-	extraCaps seam.Capability            // what the handler serves beyond its server's items (WithChangeNotifications)
-	notes     *notifications             // nil without WithChangeNotifications (notify.go)
-	audience  string                     // what sealed state is bound to
+	eras      []seam.Era                   // in the order given, asked which revision a body names
+	dflt      Version                      // revision assumed when nothing names one ("" if none)
+	view      atomic.Pointer[serverView]   // what every era is told about the endpoint, per snapshot (viewOf)
+	extraCaps seam.Capability              // what the handler serves beyond its server's items (WithChangeNotifications)
+	notes     *notifications               // nil without WithChangeNotifications (notify.go)
+	lastEvent atomic.Pointer[decodedEvent] // what the streams decoded last (notify.go)
+	audience  string                       // what sealed state is bound to
 	cfg       handlerConfig
 	warned    sync.Map // log lines kept from repeating: targets whose route refused an in-process identity (once), 503 refusal reasons (auth.go)
 	// taskScopes are the scopes each tasks/* method needs (with WithAuth).
@@ -402,4 +403,11 @@ func WithChangeNotifications(n ChangeNotifications) HandlerOption {
 type notifications struct {
 	ChangeNotifications
 	slots admission
+}
+
+// decodedEvent is the last event a Handler's streams decoded.
+type decodedEvent struct {
+	raw []byte
+	e   busEvent
+	err error
 }

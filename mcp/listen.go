@@ -291,7 +291,7 @@ func (st *listenState) event(b []byte, ok bool) (seam.Result, error) {
 		}
 		return st.ended("the event bus closed"), nil
 	}
-	e, err := decodeEvent(b)
+	e, err := req.handler.decodeShared(b)
 	if err != nil || !st.epochs.pass(e) {
 		return nil, nil
 	}

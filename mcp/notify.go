@@ -141,7 +141,7 @@ func (h *Handler) followFleet() {
 		}
 		wait = time.Second
 		for b := range events {
-			e, err := decodeEvent(b)
+			e, err := h.decodeShared(b)
 			if err != nil || e.Kind != eventFleet {
 				continue
 			}
@@ -161,6 +161,23 @@ func (h *Handler) onFleet(ctx context.Context, e busEvent) {
 		}
 	}()
 	h.notes.OnFleet(ctx, e.Name, e.Payload)
+}
+
+// decodeShared decodes what a bus delivered once per Handler rather than
+// once per stream: a bus hands every subscription the same bytes (the
+// EventBus contract lets them share it), so the first stream decodes it and
+// the others find it by its first byte's address. Holding raw keeps that
+// address from being reused while it is cached.
+func (h *Handler) decodeShared(b []byte) (busEvent, error) {
+	if len(b) == 0 {
+		return decodeEvent(b)
+	}
+	if d := h.lastEvent.Load(); d != nil && len(d.raw) == len(b) && &d.raw[0] == &b[0] {
+		return d.e, d.err
+	}
+	e, err := decodeEvent(b)
+	h.lastEvent.Store(&decodedEvent{raw: b, e: e, err: err})
+	return e, err
 }
 
 // streamWriteTimeout bounds one write to a notification stream: a client

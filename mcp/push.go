@@ -262,7 +262,7 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 				}
 				return
 			}
-			e, err := decodeEvent(b)
+			e, err := h.decodeShared(b)
 			if err != nil || !epochs.pass(e) {
 				continue
 			}
