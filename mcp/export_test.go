@@ -61,3 +61,12 @@ func NewMemorySessionStoreForTest(max int, now func() time.Time) SessionStore {
 	s.now = now
 	return s
 }
+
+// SetStreamWriteTimeoutForTest shortens how far each write of a
+// notification stream moves its write deadline; the returned function
+// restores it.
+func SetStreamWriteTimeoutForTest(d time.Duration) func() {
+	old := streamWriteTimeout
+	streamWriteTimeout = d
+	return func() { streamWriteTimeout = old }
+}

@@ -285,8 +285,8 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	if h.cfg.streaming {
 		n := h.newNotifier(w, req)
-		if n == nil && h.notes != nil {
-			n = h.sessionNotifier(w, req) // a 2025 session's log level (push.go)
+		if h.notes != nil {
+			n = h.sessionNotifier(w, req, n) // a 2025 session's log level (push.go)
 		}
 		if n != nil {
 			req.notify, w = n, n.w

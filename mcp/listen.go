@@ -103,7 +103,7 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 		}
 	}()
 	caller := req.callerKey()
-	if h.notes != nil {
+	if st.f.any() {
 		// A stream of the bus holds a notification slot; the task reads
 		// it makes still draw from the caller's budget.
 		if e := h.notes.slots.acquire(caller); e != nil {
@@ -182,9 +182,10 @@ func (st *listenState) acknowledge() bool {
 	ack = append(ack, st.meta...)
 	ack = append(ack, '}')
 	req.notify.w.Header()["X-Accel-Buffering"] = []string{"no"}
-	if req.handler.notes != nil {
-		writeDeadline(req.notify.w.ResponseWriter)
-	}
+	// With change notifications every write of the stream — the
+	// acknowledgement, each notification, keep-alive and its end — first
+	// moves the write deadline (streamWriteTimeout).
+	req.notify.w.deadlined = req.handler.notes != nil
 	return req.notify.send("notifications/subscriptions/acknowledged", ack)
 }
 
@@ -300,7 +301,6 @@ func (st *listenState) event(b []byte, ok bool) (seam.Result, error) {
 		return st.ended("the workspace was withdrawn"), nil
 	}
 	if send {
-		writeDeadline(req.notify.w.ResponseWriter)
 		if !req.notify.send(method, params) {
 			return &listenEnd{id: st.subID}, nil
 		}
@@ -321,8 +321,9 @@ func (st *listenState) poll(wake *time.Timer) (seam.Result, error) {
 		wake.Reset(time.Until(next))
 		return nil, nil
 	}
-	if !st.f.any() && st.req.handler.notes == nil {
-		// Every task reached a final status: nothing more will come.
+	if !st.f.any() {
+		// Every task reached a final status, and nothing else was asked:
+		// nothing more will come.
 		return &listenEnd{id: st.subID}, nil
 	}
 	return nil, nil
@@ -460,10 +461,14 @@ func (req *request) mayStillRead(e busEvent) (allowed, withdrawn bool) {
 }
 
 // mayRead reports whether the caller may read uri now, as far as its
-// identity says: the resource or a template matching it exists, the
-// permission rule lets the caller know it, and the token has its scopes.
+// identity says: the token has resources/read's scopes, the resource or a
+// template matching it exists, the permission rule lets the caller know
+// it, and the token has its scopes.
 // The route's own checks are not run.
 func (s *Server) mayRead(req *request, uri string) bool {
+	if a := req.handler.cfg.auth; a != nil && !a.Satisfies(req.principal, a.MethodScopes("resources/read")) {
+		return false // what resources/read needs of the token, reading through a subscription needs too
+	}
 	if r, ok := s.byURI[uri]; ok {
 		return req.visible(auth.KindResource, uri) && req.usable(r.opts.scopes)
 	}

@@ -183,7 +183,7 @@ func (h *Handler) decodeShared(b []byte) (busEvent, error) {
 // streamWriteTimeout bounds one write to a notification stream: a client
 // that stops reading is dropped then, and its slot freed, whatever the
 // server's WriteTimeout (which a stream's deadline replaces).
-const streamWriteTimeout = 10 * time.Second
+var streamWriteTimeout = 10 * time.Second // a variable for tests
 
 // writeDeadline moves w's write deadline past the next write.
 func writeDeadline(w http.ResponseWriter) {

@@ -635,3 +635,24 @@ func TestNotify_HundredsFromOnePrincipal(t *testing.T) {
 		t.Errorf("bob: %s", ack)
 	}
 }
+
+// TestNotify_QuietStreamEnds: a stream quiet for longer than a write's
+// deadline still ends with its result: every write, the last included,
+// moves the deadline first.
+func TestNotify_QuietStreamEnds(t *testing.T) {
+	defer mcp.SetStreamWriteTimeoutForTest(200 * time.Millisecond)()
+	defer mcp.SetListenLifetimeForTest(700 * time.Millisecond)()
+	srv := mcp.NewServer(mcp.Implementation{Name: "quiet", Version: "1"})
+	mux := http.NewServeMux()
+	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{KeepAlive: time.Hour}))
+	r := &replica{url: newTestServer(t, h)}
+	s, ack := r.listen(t, t.Context(), "", "", `"toolsListChanged":true`)
+	if method(ack) != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("ack: %s", ack)
+	}
+	if end := s.within(t, 3*time.Second); end == nil || end["result"] == nil {
+		t.Fatalf("the quiet stream's end: %s", end)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
@@ -44,14 +45,29 @@ func sessionOf(req *request, method string) (string, *Error) {
 	return sessionKey(req.session), nil
 }
 
-// uriParam reads params.uri.
+// uriParam reads params.uri: at most maxPushURI bytes, so that with its
+// workspace it fits the session store's bound on what it keeps.
 func uriParam(req *request) (string, *Error) {
 	raw, _ := req.Param("uri")
 	uri, ok := jsonrpc.String(raw)
-	if !ok || uri == "" || len(uri) > maxEventURI {
-		return "", NewError(CodeInvalidParams, "Invalid params: uri must be a resource URI of at most 2048 bytes")
+	if !ok || uri == "" || len(uri) > maxPushURI || strings.ContainsRune(uri, '\n') {
+		return "", NewError(CodeInvalidParams, "Invalid params: uri must be a resource URI of at most 1536 bytes")
 	}
 	return uri, nil
+}
+
+// maxPushURI bounds a 2025 subscription's URI: 1536 bytes, with the
+// workspace (at most 256) and a separator within the store's 2048.
+const maxPushURI = 1536
+
+// subscription is what the session store keeps of a subscription: the
+// URI, after the workspace it was made in, so that an update reaches it
+// only in that workspace whichever workspace the GET stream names.
+func subscription(workspace, uri string) string {
+	if workspace == "" {
+		return uri
+	}
+	return workspace + "\n" + uri
 }
 
 // storeFailed answers a request the session store could not serve.
@@ -77,10 +93,11 @@ func (s *Server) subscribe(req *request) (seam.Result, error) {
 	if !s.mayRead(req, uri) || !s.readsNow(req, uri) {
 		return nil, resourceNotFound(req, uri)
 	}
+	ws, _ := req.Workspace()
 	ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
 	defer cancel()
 	max := req.handler.notes.URIsPerStream
-	ok, err := req.handler.notes.Sessions.Subscribe(ctx, key, uri, max, req.sessionUntil)
+	ok, err := req.handler.notes.Sessions.Subscribe(ctx, key, subscription(ws, uri), max, req.sessionUntil)
 	if err != nil {
 		return nil, storeFailed(req, err)
 	}
@@ -102,9 +119,13 @@ func (s *Server) unsubscribe(req *request) (seam.Result, error) {
 	if e != nil {
 		return nil, e
 	}
+	ws, err := req.Workspace()
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
 	defer cancel()
-	if err := req.handler.notes.Sessions.Unsubscribe(ctx, key, uri); err != nil {
+	if err := req.handler.notes.Sessions.Unsubscribe(ctx, key, subscription(ws, uri)); err != nil {
 		return nil, storeFailed(req, err)
 	}
 	return &emptyResult{}, nil
@@ -133,13 +154,16 @@ func (s *Server) setLevel(req *request) (seam.Result, error) {
 // sessionNotifier makes a 2025 request in a session able to stream its
 // log notifications at the level the session set: the level is read from
 // the store at the first log (Call.Log), once the era opened the session.
-// Nil when the request cannot be in one or cannot stream.
-func (h *Handler) sessionNotifier(w http.ResponseWriter, req *request) *notifier {
+// n is the request's notifier so far (progress), nil for none; it is
+// returned as it is when the request cannot be in a session or stream.
+func (h *Handler) sessionNotifier(w http.ResponseWriter, req *request, n *notifier) *notifier {
 	if req.rev.f.Envelope || req.local != nil || req.row == nil || req.row.serve == nil ||
 		len(req.HTTP.Header[headers.SessionID]) == 0 || !acceptsEventStream(req.HTTP) {
-		return nil
+		return n
 	}
-	n := &notifier{minLevel: -1, w: &streamWriter{ResponseWriter: w, version: req.version}}
+	if n == nil {
+		n = &notifier{minLevel: -1, w: &streamWriter{ResponseWriter: w, version: req.version}}
+	}
 	n.level = func() int { return req.sessionLevel() }
 	return n
 }
@@ -278,9 +302,9 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 }
 
 // pushEvent is the message a session's stream sends for e: every list
-// change, and an update of a resource the session subscribed to, in its
-// workspace, that it may still read. done: the caller's workspace was
-// withdrawn.
+// change, and an update of a resource the session subscribed to in the
+// update's workspace, that it may still read. done: the stream ends (the
+// caller's workspace was withdrawn, or the store failed).
 func (h *Handler) pushEvent(req *request, key string, e busEvent) (msg []byte, ok, done bool) {
 	switch e.Kind {
 	case eventTools:
@@ -293,7 +317,14 @@ func (h *Handler) pushEvent(req *request, key string, e busEvent) (msg []byte, o
 		ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
 		uris, _, err := h.notes.Sessions.Load(ctx, key)
 		cancel()
-		if err != nil || !contains(uris, e.URI) {
+		if err != nil {
+			// What the session subscribed to is unknown: the stream ends
+			// rather than drop updates silently, and the client opens it
+			// again.
+			req.logError("mcp: the session store failed; a session's stream ends", "err", err)
+			return nil, false, true
+		}
+		if len(e.Workspace) > maxEventWorkspace || !contains(uris, subscription(e.Workspace, e.URI)) {
 			return nil, false, false
 		}
 		allowed, withdrawn := req.mayStillRead(e)

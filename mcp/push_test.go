@@ -217,3 +217,51 @@ func TestPush_SessionLogLevel(t *testing.T) {
 		t.Errorf("at debug: %s", got)
 	}
 }
+
+// TestPush_LevelWithProgress: a 2025 call in a session that also asks for
+// progress logs at the session's level.
+func TestPush_LevelWithProgress(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	if err := r.srv.Update(func(s *mcp.Server) { s.AddTool(mcp.Tool{Name: "logs", InputSchema: objSchema}, "GET /logs", r.mux) }); err != nil {
+		t.Fatal(err)
+	}
+	r.mux.HandleFunc("GET /logs", func(w http.ResponseWriter, req *http.Request) {
+		c := mcp.CallFromContext(req.Context())
+		c.Progress(1, 2, "half")
+		c.Log(mcp.LogInfo, "info line")
+		io.WriteString(w, "done")
+	})
+	s := newSession(t, r)
+	s.post(t, r, "logging/setLevel", `"level":"info"`)
+	_, body := s.post(t, r, "tools/call", `"name":"logs","arguments":{},"_meta":{"progressToken":"p1"}`)
+	if !strings.Contains(body, `"method":"notifications/progress"`) || !strings.Contains(body, `"method":"notifications/message"`) {
+		t.Errorf("a call with a progress token: %s", body)
+	}
+}
+
+// TestPush_SubscriptionKeepsItsWorkspace: a subscription made in one
+// workspace is told of that workspace's updates only, whatever workspace
+// the session's stream names.
+func TestPush_SubscriptionKeepsItsWorkspace(t *testing.T) {
+	f := newFleet(t, 1)
+	f.members.set(func() { f.members.members["alice"]["w2"] = true })
+	r := f.replicas[0]
+	s := newSession(t, r)
+	if _, body := s.post(t, r, "resources/subscribe", `"uri":"mail://w1/inbox"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("subscribe in w1: %s", body)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, r.url, nil)
+	req.Header = http.Header{"Accept": {"text/event-stream"}, "Authorization": {"Bearer " + tokAlice}, "X-Workspace-Id": {"w2"},
+		"Mcp-Protocol-Version": {"2025-06-18"}, "Mcp-Session-Id": {s.id}}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	stream := &listenStream{resp: resp, rd: bufio.NewReader(resp.Body)}
+	r.h.NotifyResourceUpdated(t.Context(), "w2", "mail://w1/inbox")
+	if m := stream.within(t, 300*time.Millisecond); m != nil {
+		t.Errorf("a w2 update of a URI subscribed in w1: %s", m)
+	}
+}

@@ -25,6 +25,9 @@ type streamWriter struct {
 	// them (local.Exchange.Notify): the response then stays one JSON
 	// object.
 	direct func(msg []byte)
+	// deadlined: every write first moves the connection's write deadline
+	// (a notification stream, whose client may stop reading; notify.go).
+	deadlined bool
 }
 
 // newNotifier decides whether req may stream, on an endpoint that allows
@@ -96,7 +99,9 @@ func (s *streamWriter) keepAlive() bool {
 	if !s.started || s.direct != nil {
 		return true
 	}
-	writeDeadline(s.ResponseWriter)
+	if s.deadlined {
+		writeDeadline(s.ResponseWriter)
+	}
 	if _, err := s.ResponseWriter.Write([]byte(": keep-alive\n\n")); err != nil {
 		return false
 	}
@@ -120,6 +125,9 @@ func (s *streamWriter) finish(body []byte, write func()) {
 // event writes data as one SSE message event and flushes it; the caller
 // holds s.mu.
 func (s *streamWriter) event(data []byte) {
+	if s.deadlined {
+		writeDeadline(s.ResponseWriter)
+	}
 	if !s.started {
 		s.started = true
 		h := s.Header()

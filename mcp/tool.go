@@ -7,9 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/inproc"
@@ -372,8 +375,9 @@ func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
 }
 
 // definitionDigest is what a sealed state made for t binds of its definition: what
-// decides what a call does (its schemas, route, annotations, task
-// routes), not what only describes it (title, description, icons).
+// decides what a call does (its schemas, route and placement, annotations,
+// task routes and support), not what only describes it (title,
+// description, icons).
 func (t *tool) definitionDigest() string {
 	h := sha256.New()
 	field := func(b []byte) {
@@ -387,8 +391,9 @@ func (t *tool) definitionDigest() string {
 	a := t.def.Annotations
 	field([]byte(strconv.FormatBool(a.ReadOnly) + strconv.FormatBool(a.Destructive) + strconv.FormatBool(a.Idempotent) +
 		strconv.FormatBool(a.OpenWorld) + strconv.FormatBool(t.opts.noConfirm)))
+	field([]byte(strings.Join(slices.Sorted(maps.Keys(t.pathParams)), ",") + "|" + strings.Join(slices.Sorted(maps.Keys(t.queryArgs)), ",")))
 	if sp := t.opts.task; sp != nil {
-		field([]byte(sp.status.Text + " " + sp.cancel.Text + " " + sp.update.Text + " " + sp.statusTool))
+		field([]byte(sp.status.Text + " " + sp.cancel.Text + " " + sp.update.Text + " " + sp.statusTool + " " + strconv.Itoa(int(sp.support))))
 	}
 	if t.statusOf != nil {
 		field([]byte(t.statusOf.definitionDigest()))

@@ -37,9 +37,9 @@ import (
 //
 // A multi round-trip state, a confirmation or a task id made for a tool
 // that was since removed, or whose definition changed (its input or
-// output schema, its route, its annotations or its task routes; not its
-// title, description or icons), is refused when it comes back, and
-// nothing runs.
+// output schema, its route or placement, its annotations, its task
+// routes or support; not its title, description or icons), is refused
+// when it comes back, and nothing runs.
 //
 // A fleet applies the same Update on every replica: see
 // Handler.PublishFleet.
@@ -138,6 +138,15 @@ func (s *Server) remove(kind, name string) error {
 		return errors.New("mcp: Remove " + kind + " " + name + ": the server has no such item")
 	}
 	s.removed[key] = true
+	if kind == auth.KindTool {
+		p.mu.Lock()
+		if t := p.byName[name]; t != nil && t.opts.task != nil && t.opts.task.statusTool != "" {
+			// Its status tool goes with it, so that the name is free for
+			// the tool's replacement, or for another.
+			s.removed[kind+"\x00"+t.opts.task.statusTool] = true
+		}
+		p.mu.Unlock()
+	}
 	return nil
 }
 

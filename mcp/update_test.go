@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
+	"github.com/mcpdual/mcpdual/mcp/task"
 )
 
 // updated is an endpoint whose registry tests change while it serves.
@@ -331,4 +332,37 @@ func TestUpdate_WhileServing(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// TestUpdate_ReplaceTaskTool: a task's tool is replaced with its status
+// tool, whose name is then free for the new one.
+func TestUpdate_ReplaceTaskTool(t *testing.T) {
+	u := newUpdated(t)
+	cfg := task.Config{Status: "GET /jobs/{id}", TTL: time.Hour, StatusTool: "slow_job_status"}
+	u.mux.HandleFunc("POST /jobs", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") })
+	u.mux.HandleFunc("GET /jobs/{id}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") })
+	add := func(s *mcp.Server) {
+		s.AddTool(mcp.Tool{Name: "slow_job", InputSchema: objSchema}, "POST /jobs", u.mux, mcp.WithTask(cfg))
+	}
+	if err := u.srv.Update(add); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(u.tools(t, mcp.Version20260728), ","); got != "a,slow,delete_item,slow_job,slow_job_status" {
+		t.Fatalf("tools %s", got)
+	}
+	if err := u.srv.Update(func(s *mcp.Server) { s.Remove(auth.KindTool, "slow_job_status") }); err == nil || !strings.Contains(err.Error(), "status tool of slow_job") {
+		t.Errorf("removing the status tool alone: %v", err)
+	}
+	if err := u.srv.Update(func(s *mcp.Server) { s.Remove(auth.KindTool, "slow_job"); add(s) }); err != nil {
+		t.Fatalf("replacing the task's tool: %v", err)
+	}
+	if err := u.srv.Update(func(s *mcp.Server) {
+		s.Remove(auth.KindTool, "slow_job")
+		s.AddTool(mcp.Tool{Name: "slow_job_status", InputSchema: objSchema}, "GET /a", u.mux)
+	}); err != nil {
+		t.Fatalf("reusing the status tool's name: %v", err)
+	}
+	if got := strings.Join(u.tools(t, mcp.Version20260728), ","); got != "a,slow,delete_item,slow_job_status" {
+		t.Errorf("tools %s", got)
+	}
 }
