@@ -97,40 +97,13 @@ func TestTriggers(t *testing.T) {
 	h, c := newAppChanges(fleet{})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	post := func(ctx context.Context, method, name, params string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"`+method+`","params":{`+meta+`,`+params+`}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", method)
-		if name != "" {
-			req.Header.Set("Mcp-Name", name)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	lines := func(resp *http.Response) <-chan string {
-		out := make(chan string, 16)
-		go func() {
-			defer close(out)
-			sc := bufio.NewScanner(resp.Body)
-			for sc.Scan() {
-				if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-					out <- d
-				}
-			}
-		}()
-		return out
+	post := func(ctx context.Context, method, name, params string) *http.Response {
+		return post26(t, ctx, ts.URL, 5, method, name, params)
 	}
-	tools := lines(post(ctx, "subscriptions/listen", "", `"notifications":{"toolsListChanged":true}`))
-	prompts := lines(post(ctx, "subscriptions/listen", "", `"notifications":{"promptsListChanged":true}`))
+	tools := dataLines(post(ctx, "subscriptions/listen", "", `"notifications":{"toolsListChanged":true}`))
+	prompts := dataLines(post(ctx, "subscriptions/listen", "", `"notifications":{"promptsListChanged":true}`))
 	for _, s := range []<-chan string{tools, prompts} {
 		if ack := <-s; !strings.Contains(ack, "notifications/subscriptions/acknowledged") {
 			t.Fatalf("ack: %s", ack)
@@ -174,34 +147,11 @@ func TestNotifyResourceUpdated(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	post := func(id int, method, name, params string) *http.Response {
-		t.Helper()
-		body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},` + params + `}}`
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", method)
-		if name != "" {
-			req.Header.Set("Mcp-Name", name)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
+		return post26(t, ctx, ts.URL, id, method, name, params)
 	}
 	stream := post(7, "subscriptions/listen", "", `"notifications":{"resourceSubscriptions":["test://watched-resource"]}`)
 	defer stream.Body.Close()
-	messages := make(chan string, 16)
-	go func() {
-		defer close(messages)
-		sc := bufio.NewScanner(stream.Body)
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				messages <- d
-			}
-		}
-	}()
+	messages := dataLines(stream)
 	if ack := <-messages; !strings.Contains(ack, "notifications/subscriptions/acknowledged") || !strings.Contains(ack, `"resourceSubscriptions":["test://watched-resource"]`) {
 		t.Fatalf("ack: %s", ack)
 	}
@@ -229,4 +179,40 @@ func TestNotifyResourceUpdated(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no notifications/resources/updated")
 	}
+}
+
+// post26 sends a 2026-07-28 request (params after the envelope's _meta)
+// to the fixture at url with the routing headers a client sends.
+func post26(t *testing.T, ctx context.Context, url string, id int, method, name, params string) *http.Response {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},` + params + `}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// dataLines hands over the data of each event of resp's stream, until it
+// ends.
+func dataLines(resp *http.Response) <-chan string {
+	out := make(chan string, 16)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				out <- d
+			}
+		}
+	}()
+	return out
 }
