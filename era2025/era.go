@@ -114,6 +114,7 @@ func (h *hooks) Profiles() []seam.Profile {
 			if p.Version == string(v) {
 				c := p.Clone()
 				c.SealsTasks = h.taskSealer() != nil
+				c.Sessions = h.sessions != nil
 				out = append(out, c)
 			}
 		}

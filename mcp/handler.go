@@ -124,6 +124,12 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			h.writeError(r.Context(), w, nil, "", err)
 			return
 		}
+		if h.cfg.clientLimit != nil && h.limitedBeforeAuth(r) {
+			if err := h.takeRate(w, r, h.cfg.clientLimit, ratelimit.ClientKey(h.cfg.clientKey(r)), h.cfg.limiter == nil); err != nil {
+				h.writeError(r.Context(), w, nil, "", err)
+				return
+			}
+		}
 		h.servePush(w, r) // a 2025 session's notification stream (push.go)
 		return
 	}

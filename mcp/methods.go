@@ -40,6 +40,9 @@ func lookup(req *request, method string, rev *revision) *methodRow {
 	if row == nil || (row.capability != 0 && req.Server.Capabilities&row.capability == 0) {
 		return nil
 	}
+	if row.capability&(seam.CapSubscribe|seam.CapLogging) != 0 && (!rev.f.Sessions || req.local != nil) {
+		return nil // the 2025 push rests on sessions, which this revision's era (or stdio) does not issue
+	}
 	return row
 }
 

@@ -35,7 +35,12 @@ func (h *Handler) startNotifications(srv *Server) {
 		n.Sessions = newMemorySessionStore(10_000)
 	}
 	h.notes = n
-	h.extraCaps |= seam.CapListChanged | seam.CapSubscribe | seam.CapLogging
+	h.extraCaps |= seam.CapListChanged | seam.CapSubscribe
+	if h.cfg.streaming {
+		// A session's level decides the log notifications of its calls,
+		// which only a streaming endpoint sends.
+		h.extraCaps |= seam.CapLogging
+	}
 	srv.watch(h.publishChanges)
 	if n.OnFleet != nil {
 		go h.followFleet()

@@ -231,6 +231,13 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	}
 	req.session, req.sessionUntil = d.Session, d.SessionUntil
 	caller := req.callerKey()
+	if h.cfg.limiter != nil {
+		// Opening a stream is metered as a request of the caller's.
+		if e := h.takePrincipalRate(w, r, caller, ""); e != nil {
+			h.writeError(r.Context(), w, nil, rev.version, e)
+			return
+		}
+	}
 	if e := h.notes.slots.acquire(caller); e != nil {
 		h.writeError(r.Context(), w, nil, rev.version, e)
 		return

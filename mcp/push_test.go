@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
@@ -263,5 +266,31 @@ func TestPush_SubscriptionKeepsItsWorkspace(t *testing.T) {
 	r.h.NotifyResourceUpdated(t.Context(), "w2", "mail://w1/inbox")
 	if m := stream.within(t, 300*time.Millisecond); m != nil {
 		t.Errorf("a w2 update of a URI subscribed in w1: %s", m)
+	}
+}
+
+// TestPush_NotWithoutSessions: with the option but an era2025 that issues
+// no sessions, initialize announces no push and its methods do not exist;
+// without WithStreaming no logging is announced.
+func TestPush_NotWithoutSessions(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "nosessions", Version: "1"})
+	mux := http.NewServeMux()
+	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{}))
+	f := &fixture{url: newTestServer(t, h)}
+	r := f.do(t, call{era: mcp.Version20250618, id: "1", method: "initialize",
+		params: `"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}`})
+	if !strings.Contains(string(r.raw), `"tools":{"listChanged":false}`) || strings.Contains(string(r.raw), `"logging"`) {
+		t.Errorf("initialize: %s", r.raw)
+	}
+	for _, m := range []string{"resources/subscribe", "resources/unsubscribe", "logging/setLevel"} {
+		if r := f.do(t, call{era: mcp.Version20250618, id: "1", method: m, params: `"uri":"x","level":"info"`}); r.code() != -32601 {
+			t.Errorf("%s: %s", m, r.raw)
+		}
+	}
+	// 2026-07-28 still announces what listen delivers.
+	if r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "server/discover"}); !strings.Contains(string(r.raw), `"tools":{"listChanged":true}`) {
+		t.Errorf("discover: %s", r.raw)
 	}
 }

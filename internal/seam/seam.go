@@ -91,6 +91,10 @@ type Profile struct {
 	// task's status tool reads (task.Config.StatusTool); without it such
 	// tools are not served.
 	SealsTasks bool
+	// Sessions: the era issues sealed sessions in this revision
+	// (era2025.WithSessions), on which the 2025 push (a session's GET
+	// stream, resources/subscribe, logging/setLevel) rests.
+	Sessions bool
 	// ResourceNotFound is the code of an unknown resource.
 	ResourceNotFound int
 	// Statuses maps an in-band error code to its HTTP status (200 when
