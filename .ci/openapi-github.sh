@@ -3,11 +3,14 @@
 # with default options (design record 023): installs the package into a cache
 # directory, then runs mcp/openapi/internal/githubcheck, which
 #   - registers it five times, each in a process of its own, and fails
-#     when the fastest Register takes more than 500 ms or any process's
+#     when the fastest Register takes more than 1000 ms or any process's
 #     peak resident memory after Register exceeds 100 MB (the best of five
 #     discounts other work on the machine; memory gets no such discount;
 #     on a loaded 2-core machine the fastest of five measured 215-301 ms,
-#     peaks 64-90 MB, record 031);
+#     peaks 64-90 MB, record 031; on the same kind of machine on another
+#     day, 461-626 ms for that code and this alike: a fresh process's wall
+#     time moves with the machine, so this bound only catches a gross
+#     regression, and the ratio below, measured side by side, is the gate);
 #   - measures Register beside kin-openapi's load of the same document in
 #     one process (internal/bench/cmd/openapiratio, 5 rounds, the fastest
 #     of each) and fails when Register takes more than 0.35 of kin-openapi's
@@ -23,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VERSION=23.0.2
-MAX_MS=500
+MAX_MS=1000
 MAX_RSS_KB=$((100 * 1024))
 MAX_RATIO=0.35
 CACHE="${MCPDUAL_OPENAPI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpdual-openapi}/octokit-openapi-$VERSION"
