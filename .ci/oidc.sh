@@ -14,4 +14,5 @@ for m in mcp/oidc internal/oidcprovider; do
   go -C "$m" test -race -count=1 ./...
 done
 # Fuzz smoke: no mutation of a signed token is accepted as anything else.
-go -C mcp/oidc test -run '^$' -fuzz '^FuzzJWTVerify$' -fuzztime 5s .
+source .ci/fuzz.sh
+fuzz mcp/oidc . FuzzJWTVerify 5s

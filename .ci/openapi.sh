@@ -13,9 +13,10 @@ for m in mcp/openapi examples/inbox; do
 done
 
 FUZZTIME="${MCPDUAL_FUZZTIME:-5s}"
+source .ci/fuzz.sh
 for target in FuzzReadJSON FuzzReadYAML FuzzParseJSON; do
   echo "== mcp/openapi $target ($FUZZTIME)"
   # A failing input is written under mcp/openapi/testdata/fuzz: commit it
   # with the fix, as a regression seed.
-  go -C mcp/openapi test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" .
+  fuzz mcp/openapi . "$target" "$FUZZTIME"
 done
