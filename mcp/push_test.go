@@ -177,9 +177,9 @@ func TestPush_SessionLogLevel(t *testing.T) {
 		}
 		r.mux.HandleFunc("GET /logs", func(w http.ResponseWriter, req *http.Request) {
 			c := mcp.CallFromContext(req.Context())
-			c.Log(mcp.LogDebug, "debug line")
-			c.Log(mcp.LogInfo, "info line")
-			c.Log(mcp.LogError, "error line")
+			c.Log(slog.LevelDebug, "debug line")
+			c.Log(slog.LevelInfo, "info line")
+			c.Log(slog.LevelError, "error line")
 			io.WriteString(w, "done")
 		})
 	}
@@ -232,7 +232,7 @@ func TestPush_LevelWithProgress(t *testing.T) {
 	r.mux.HandleFunc("GET /logs", func(w http.ResponseWriter, req *http.Request) {
 		c := mcp.CallFromContext(req.Context())
 		c.Progress(1, 2, "half")
-		c.Log(mcp.LogInfo, "info line")
+		c.Log(slog.LevelInfo, "info line")
 		io.WriteString(w, "done")
 	})
 	s := newSession(t, r)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -169,44 +170,67 @@ func (c *Call) Progress(progress, total float64, message string) bool {
 	return n.send("notifications/progress", b)
 }
 
-// LogLevel is the severity of a log message sent to the client.
-type LogLevel string
-
-// MCP's log levels, from least to most severe.
-const (
-	LogDebug     LogLevel = "debug"
-	LogInfo      LogLevel = "info"
-	LogNotice    LogLevel = "notice"
-	LogWarning   LogLevel = "warning"
-	LogError     LogLevel = "error"
-	LogCritical  LogLevel = "critical"
-	LogAlert     LogLevel = "alert"
-	LogEmergency LogLevel = "emergency"
-)
-
 // Log sends a log message (notifications/message) at level with data, any
 // JSON value. It returns false, sending nothing, unless a 2026-07-28
 // request named a log level at or below level, or a 2025 session set one
 // (WithChangeNotifications), and the endpoint streams.
+//
+// MCP names its levels after syslog's (RFC 5424); level maps onto them so:
+//
+//	below slog.LevelInfo (0)                  "debug"
+//	slog.LevelInfo    .. slog.LevelInfo+1     "info"
+//	slog.LevelInfo+2  .. slog.LevelInfo+3     "notice"
+//	slog.LevelWarn    .. slog.LevelWarn+3     "warning"
+//	slog.LevelError   .. slog.LevelError+3    "error"
+//	slog.LevelError+4 .. slog.LevelError+7    "critical"
+//	slog.LevelError+8 .. slog.LevelError+11   "alert"
+//	slog.LevelError+12 and above              "emergency"
+//
+// so notice is slog.LevelInfo+2, critical slog.LevelError+4, alert
+// slog.LevelError+8 and emergency slog.LevelError+12; slog.LevelDebug and
+// the levels between it and slog.LevelInfo are "debug".
 // Never log secrets: the client shows these to people.
-func (c *Call) Log(level LogLevel, data any) bool {
+func (c *Call) Log(level slog.Level, data any) bool {
 	n := c.notify
 	if n != nil && n.level != nil {
 		n.levelOnce.Do(func() { n.minLevel = n.level() })
 	}
-	l, known := seam.LogLevels[string(level)]
-	if n == nil || n.minLevel < 0 || !known || l < n.minLevel {
+	name, rank := wireLogLevel(level)
+	if n == nil || n.minLevel < 0 || rank < n.minLevel {
 		return false
 	}
 	p := struct {
-		Level LogLevel `json:"level"`
-		Data  any      `json:"data"`
-	}{level, data}
+		Level string `json:"level"`
+		Data  any    `json:"data"`
+	}{name, data}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return false
 	}
 	return n.send("notifications/message", b)
+}
+
+// wireLogLevel maps an slog level onto MCP's level name and its rank in
+// seam.LogLevels (0 debug .. 7 emergency), without allocating.
+func wireLogLevel(l slog.Level) (name string, rank int) {
+	switch {
+	case l < slog.LevelInfo:
+		return "debug", 0
+	case l < slog.LevelInfo+2:
+		return "info", 1
+	case l < slog.LevelWarn:
+		return "notice", 2
+	case l < slog.LevelError:
+		return "warning", 3
+	case l < slog.LevelError+4:
+		return "error", 4
+	case l < slog.LevelError+8:
+		return "critical", 5
+	case l < slog.LevelError+12:
+		return "alert", 6
+	default:
+		return "emergency", 7
+	}
 }
 
 var protoHeader = http.CanonicalHeaderKey(headers.ProtocolVersion)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -34,12 +35,22 @@ func newStreamFixture(t testing.TB, opts ...mcp.HandlerOption) *streamFixture {
 			}
 		}
 		logged := []string{}
-		for _, lv := range []mcp.LogLevel{mcp.LogDebug, mcp.LogInfo, mcp.LogWarning, mcp.LogError} {
-			if call.Log(lv, map[string]string{"msg": string(lv)}) {
-				logged = append(logged, string(lv))
+		for _, lv := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError} {
+			if call.Log(lv, map[string]string{"msg": lv.String()}) {
+				logged = append(logged, lv.String())
 			}
 		}
 		fmt.Fprintf(w, `{"progressSent":%d,"logged":%q}`, sent, strings.Join(logged, ","))
+	}))
+	srv.AddTool(mcp.Tool{Name: "levels"}, "GET /levels", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call := mcp.CallFromContext(r.Context())
+		sent := []int{}
+		for _, c := range logLevelCases {
+			if call.Log(c.level, int(c.level)) {
+				sent = append(sent, int(c.level))
+			}
+		}
+		json.NewEncoder(w).Encode(map[string][]int{"sent": sent})
 	}))
 	srv.AddTool(mcp.Tool{Name: "wait"}, "GET /wait", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mcp.CallFromContext(r.Context()).Progress(1, 0, "started")
@@ -202,6 +213,68 @@ func TestStreaming_Logs(t *testing.T) {
 	}
 }
 
+// logLevelCases are slog levels at every boundary of Call.Log's mapping
+// onto MCP's level names.
+var logLevelCases = []struct {
+	level slog.Level
+	want  string
+}{
+	{-8, "debug"}, {slog.LevelDebug, "debug"}, {-1, "debug"},
+	{slog.LevelInfo, "info"}, {1, "info"},
+	{2, "notice"}, {3, "notice"},
+	{slog.LevelWarn, "warning"}, {7, "warning"},
+	{slog.LevelError, "error"}, {11, "error"},
+	{12, "critical"}, {15, "critical"},
+	{16, "alert"}, {19, "alert"},
+	{20, "emergency"}, {100, "emergency"},
+}
+
+// TestStreaming_LogLevelMapping: Call.Log names an slog.Level by MCP's
+// syslog level at every boundary, and sends it only when it is at or
+// above the level the request named; Log reports what it sent.
+func TestStreaming_LogLevelMapping(t *testing.T) {
+	t.Parallel()
+	f := newStreamFixture(t, mcp.WithStreaming())
+	names := []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+	rank := map[string]int{}
+	for i, n := range names {
+		rank[n] = i
+	}
+	for _, requested := range names {
+		r := f.post(t, mcp.Version20260728, "levels", `"io.modelcontextprotocol/logLevel":"`+requested+`"`, bothAccept)
+		if len(r.events) == 0 {
+			t.Fatalf("at %s: no events: %d %s", requested, r.status, r.body)
+		}
+		got := map[slog.Level]string{}
+		for _, ev := range r.events[:len(r.events)-1] {
+			p, _ := ev["params"].(map[string]any)
+			data, _ := p["data"].(float64)
+			name, _ := p["level"].(string)
+			if ev["method"] != "notifications/message" || len(p) != 2 {
+				t.Errorf("at %s: event %v", requested, ev)
+			}
+			got[slog.Level(data)] = name
+		}
+		var reported struct{ Sent []int }
+		last := r.events[len(r.events)-1]["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+		if err := json.Unmarshal([]byte(last), &reported); err != nil {
+			t.Fatalf("at %s: result %q: %v", requested, last, err)
+		}
+		if len(reported.Sent) != len(got) {
+			t.Errorf("at %s: Log reported %v sent, the client got %v", requested, reported.Sent, got)
+		}
+		for _, c := range logLevelCases {
+			name, sent := got[c.level]
+			if want := rank[c.want] >= rank[requested]; sent != want {
+				t.Errorf("at %s: level %d (%s) sent %v, want %v", requested, c.level, c.want, sent, want)
+			}
+			if sent && name != c.want {
+				t.Errorf("at %s: level %d named %q, want %q", requested, c.level, name, c.want)
+			}
+		}
+	}
+}
+
 // TestStreaming_DisconnectCancels: a client that goes away cancels the
 // handler's context.
 func TestStreaming_DisconnectCancels(t *testing.T) {
@@ -236,7 +309,7 @@ func TestStreaming_AfterTheResponse(t *testing.T) {
 		t.Fatalf("%d events", len(r.events))
 	}
 	call := <-f.kept
-	if call.Progress(2, 2, "late") || call.Log("error", "late") {
+	if call.Progress(2, 2, "late") || call.Log(slog.LevelError, "late") {
 		t.Error("a notification after the response was reported sent")
 	}
 }

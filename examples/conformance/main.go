@@ -170,12 +170,12 @@ func addTools(srv *mcp.Server, mux *http.ServeMux) {
 			if i > 0 {
 				time.Sleep(50 * time.Millisecond)
 			}
-			call.Log("info", msg)
+			call.Log(slog.LevelInfo, msg)
 		}
 		text(w, "Tool with logging executed successfully")
 	})
 	tool(srv, mux, "test_logging_tool", "Logs only when the request asked for logs.", empty, func(w http.ResponseWriter, r *http.Request) {
-		mcp.CallFromContext(r.Context()).Log("info", "test_logging_tool ran")
+		mcp.CallFromContext(r.Context()).Log(slog.LevelInfo, "test_logging_tool ran")
 		text(w, "Logging tool executed")
 	})
 	tool(srv, mux, "test_tool_with_progress", "Reports progress.", empty, func(w http.ResponseWriter, r *http.Request) {

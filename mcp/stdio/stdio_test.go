@@ -91,8 +91,8 @@ func newFixture(t *testing.T, opts ...mcp.HandlerOption) *fixture {
 	})
 	mux.HandleFunc("GET /log", func(w http.ResponseWriter, r *http.Request) {
 		call := mcp.CallFromContext(r.Context())
-		call.Log(mcp.LogDebug, "too fine")
-		call.Log(mcp.LogWarning, map[string]string{"note": "line one\nline two"})
+		call.Log(slog.LevelDebug, "too fine")
+		call.Log(slog.LevelWarn, map[string]string{"note": "line one\nline two"})
 		jsonBody(w, map[string]bool{"ok": true})
 	})
 	mux.HandleFunc("DELETE /items/{id}", func(w http.ResponseWriter, r *http.Request) {
