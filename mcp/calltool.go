@@ -52,18 +52,8 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		return nil, NewError(CodeInvalidParams, "Invalid params: arguments must be an object")
 	}
 	features := req.rev.f
-	// args is part of the request body, which is read once into memory of
-	// its own and never written again: validation may alias it.
-	decoded, err := schema.DecodeShared(args, req.handler.cfg.limits.ArgumentValues)
-	if errors.Is(err, jsonrpc.ErrTooManyValues) {
-		return textResult("Invalid arguments for tool "+name+": more than "+strconv.Itoa(req.handler.cfg.limits.ArgumentValues)+
-			" values; send fewer items per call", true), nil
-	}
-	if err != nil {
-		return nil, NewError(CodeInvalidParams, "Invalid params: arguments are not valid JSON")
-	}
-	if v := t.input.Validate(decoded, maxViolations); v != nil {
-		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
+	if res, err := checkArguments(t, name, args, req.handler.cfg.limits.ArgumentValues); res != nil || err != nil {
+		return res, err
 	}
 	if t.statusOf != nil {
 		return req.followTask(t)
@@ -118,7 +108,11 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if (taskable || follow) && rec.Status == http.StatusAccepted && !rec.Over {
 		return req.createTask(t, rec, follow)
 	}
-	return t.result(req, rec, features)
+	res, err := t.result(req, rec, features)
+	// The answer is read; only a task's hooks (task.Config) are handed
+	// its header map, so only here is it given back.
+	releaseHeader(rec)
+	return res, err
 }
 
 // knownTool returns the name of the tool the request's routing headers
@@ -147,4 +141,29 @@ var toolMethods = []*methodRow{
 	{name: "tools/list", Method: seam.Method{Cacheable: true}, capability: seam.CapTools, serve: (*Server).listTools},
 	{name: "tools/call", Method: seam.Method{InputRequired: true, Member: "name", Arguments: true}, capability: seam.CapTools, serve: (*Server).callTool,
 		asksLegacy: true},
+}
+
+// checkArguments validates a call's arguments against the tool's input
+// schema: the quick check on the raw bytes when it can vouch for them
+// (internal/schema's Conforms, no decoding), else the decoded value
+// through the compiled schema, which decides and words the violations.
+// It returns nil, nil when they conform.
+func checkArguments(t *tool, name string, args []byte, maxValues int) (seam.Result, error) {
+	if t.input.Conforms(args) && (maxValues <= 0 || jsonrpc.CountValues(args, maxValues) <= maxValues) {
+		return nil, nil
+	}
+	// args is part of the request body, which is read once into memory of
+	// its own and never written again: validation may alias it.
+	decoded, err := schema.DecodeShared(args, maxValues)
+	if errors.Is(err, jsonrpc.ErrTooManyValues) {
+		return textResult("Invalid arguments for tool "+name+": more than "+strconv.Itoa(maxValues)+
+			" values; send fewer items per call", true), nil
+	}
+	if err != nil {
+		return nil, NewError(CodeInvalidParams, "Invalid params: arguments are not valid JSON")
+	}
+	if v := t.input.Validate(decoded, maxViolations); v != nil {
+		return textResult("Invalid arguments for tool "+name+":\n"+strings.Join(v, "\n"), true), nil
+	}
+	return nil, nil
 }

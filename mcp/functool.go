@@ -216,7 +216,8 @@ const internalToolError = "The tool failed with an internal error."
 // MCP request's values (there is no router to confuse) and adds the
 // identity and the Call.
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
-	ctx := req.identityContext(context.WithValue(req.HTTP.Context(), callKey{}, call))
+	req.routeCtx = routeContext{Context: req.HTTP.Context(), call: call, fn: true}
+	ctx := req.identityContext(&req.routeCtx)
 	out, full, p, err := t.fn.call(ctx, call.args)
 	if p == nil && err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		// The function gave up because its request ended: no outcome.
@@ -241,16 +242,8 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	if call.pending {
 		return req.pendingTool(t, call)
 	}
-	var te *toolError
-	var de *errDecode
-	switch {
-	case errors.As(err, &te):
-		return textResult(te.msg, true), nil
-	case errors.As(err, &de):
-		return textResult("Invalid arguments for tool "+name+": a value does not fit "+strconv.Quote(de.field), true), nil
-	case err != nil:
-		req.logError("mcp: tool function failed", "tool", name, "err", err)
-		return textResult(internalToolError, true), nil
+	if err != nil {
+		return req.funcFailed(name, err), nil
 	}
 	f := req.rev.f
 	if full != nil {
@@ -284,6 +277,9 @@ func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *To
 // against the tool's output schema, logging why it fails. out is not
 // written to again, so the decoded values may alias it.
 func (req *request) outputValid(t *tool, out []byte) bool {
+	if t.output.Conforms(out) {
+		return true // out is JSON already checked, as Conforms requires
+	}
 	decoded, err := schema.DecodeShared(out, 0)
 	if err != nil {
 		req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
@@ -305,7 +301,11 @@ func (req *request) tooLarge(t *tool) *toolResult {
 
 // fullResult renders a *ToolResult.
 func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result, error) {
-	b := []byte{'['}
+	n := len(r.Content) + 1
+	for _, c := range r.Content {
+		n += len(c.JSON(!f.ResourceLinks))
+	}
+	b := append(make([]byte, 0, n), '[')
 	for i, c := range r.Content {
 		if c.IsZero() {
 			req.logError("mcp: tool function returned an empty content block", "tool", t.def.Name)
@@ -319,7 +319,8 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 	if int64(len(b)) > req.handler.cfg.limits.ResponseBytes {
 		return req.tooLarge(t), nil
 	}
-	res := &toolResult{content: append(b, ']'), isError: r.IsError}
+	req.toolRes = toolResult{content: append(b, ']'), isError: r.IsError}
+	res := &req.toolRes
 	if r.StructuredContent != nil && f.OutputSchema {
 		s, err := json.Marshal(r.StructuredContent)
 		if err != nil || !jsonrpc.IsObject(s) || jsonrpc.Validate(s, jsonrpc.DefaultMaxDepth) != nil {
@@ -332,6 +333,22 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 		res.structured = s
 	}
 	return res, nil
+}
+
+// funcFailed is the result of a function that returned err: the targets
+// errors.As writes to live on the heap, so they are made only here, not
+// on every call.
+func (req *request) funcFailed(name string, err error) *toolResult {
+	var te *toolError
+	var de *errDecode
+	switch {
+	case errors.As(err, &te):
+		return textResult(te.msg, true)
+	case errors.As(err, &de):
+		return textResult("Invalid arguments for tool "+name+": a value does not fit "+strconv.Quote(de.field), true)
+	}
+	req.logError("mcp: tool function failed", "tool", name, "err", err)
+	return textResult(internalToolError, true)
 }
 
 // maxViolations bounds how many schema violations a result lists.

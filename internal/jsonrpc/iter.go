@@ -283,3 +283,34 @@ func Object(fields ...string) []byte {
 
 // IsObject reports whether v, a value the scanner accepted, is an object.
 func IsObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
+
+// Elems walks the elements of a JSON array that has already passed
+// Validate or Parse; like Iter, it does no validation of its own.
+type Elems struct{ it Iter }
+
+// NewElems returns an iterator over the elements of arr; arr that is not
+// an array yields nothing.
+func NewElems(arr []byte) Elems {
+	arr = bytes.TrimLeft(arr, " \t\r\n")
+	if len(arr) == 0 || arr[0] != '[' {
+		return Elems{}
+	}
+	return Elems{Iter{data: arr, pos: 1}}
+}
+
+// Next returns the next element's raw value.
+func (e *Elems) Next() ([]byte, bool) {
+	it := &e.it
+	d := it.data
+	it.ws()
+	if it.pos >= len(d) || d[it.pos] == ']' {
+		return nil, false
+	}
+	if d[it.pos] == ',' {
+		it.pos++
+		it.ws()
+	}
+	start := it.pos
+	it.skipValue()
+	return d[start:it.pos], true
+}

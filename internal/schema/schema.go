@@ -30,6 +30,22 @@ type Schema struct {
 	err  error // the compilation's, on first use: never, for a plain document
 
 	decoded any // the decoded document of a small one, once a second tool uses it (Cache.Compile)
+
+	quickOnce sync.Once
+	quick     *quick // the quick check (quick.go), nil when the document has none
+}
+
+// Conforms reports whether raw, a JSON value the envelope scanner has
+// validated, certainly conforms to the schema, without decoding it. False
+// means "run Validate": the value may conform all the same.
+func (s *Schema) Conforms(raw []byte) bool {
+	s.quickOnce.Do(func() {
+		if v, err := decodeText(s.doc); err == nil {
+			s.quick = newQuick(v, 0)
+		}
+	})
+	raw = bytes.TrimSpace(raw)
+	return s.quick != nil && len(raw) > 0 && s.quick.valid(raw)
 }
 
 // Compile decodes and compiles one schema document, at once.
