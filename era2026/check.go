@@ -7,6 +7,7 @@ import (
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/protocol"
 )
 
 // The params._meta keys of this revision.
@@ -29,7 +30,7 @@ func namedVersion(req *seam.Request) (string, bool, error) {
 	if !ok {
 		return "", false, nil
 	}
-	v, isStr := jsonrpc.String(claim)
+	v, isStr := versionString(claim)
 	if !isStr {
 		return "", false, seam.InvalidParams("Invalid params: _meta "+metaProtocolVersion+" must be a string", nil)
 	}
@@ -42,6 +43,19 @@ func namedVersion(req *seam.Request) (string, bool, error) {
 		return "", false, seam.HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match _meta "+metaProtocolVersion)
 	}
 	return v, true, nil
+}
+
+// versionString decodes the revision a request names; a known one, as
+// sent every time, is returned without copying it.
+func versionString(raw []byte) (string, bool) {
+	if len(raw) == len(protocol.Version20260728)+2 && raw[0] == '"' {
+		for _, v := range [...]protocol.Version{protocol.Version20260728, protocol.Version20251125, protocol.Version20250618, protocol.Version20250326} {
+			if string(raw[1:len(raw)-1]) == string(v) {
+				return string(v), true
+			}
+		}
+	}
+	return jsonrpc.String(raw)
 }
 
 // unnamed refuses a request that names this revision only in

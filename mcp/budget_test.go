@@ -152,9 +152,9 @@ func TestBudget_ToolsCall(t *testing.T) {
 		budget  float64
 	}{
 		{mcp.Version20260728, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"},
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"},` + meta2026 + `}}`, 31},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"},` + meta2026 + `}}`, 15},
 		{mcp.Version20250618, map[string]string{"MCP-Protocol-Version": "2025-06-18"},
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"}}}`, 30},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"}}}`, 15},
 	} {
 		s := newServed(h, tc.headers, tc.body)
 		n := s.allocs(t)
@@ -243,8 +243,8 @@ func TestBudget_LargeBody(t *testing.T) {
 }
 
 // TestBudget_MRTRRound: the second round of a confirmed call (open and
-// verify the state, run) costs at most 1.5 times the same call without a
-// confirmation.
+// verify the state, run) costs at most 12 allocations more, and 1.5 times
+// the bytes, than the same call without a confirmation.
 func TestBudget_MRTRRound(t *testing.T) {
 	skipUnderRace(t)
 	// The same tool, destructive, so it is confirmed.
@@ -279,8 +279,11 @@ func TestBudget_MRTRRound(t *testing.T) {
 	r2, p := round2.allocs(t), base.allocs(t)
 	round2.echoed(t, "hello-mcp")
 	base.echoed(t, "hello-mcp")
-	if r2 > 1.5*p {
-		t.Errorf("round 2: %.0f allocations, a plain call %.0f: more than 1.5 times", r2, p)
+	// Opening the sealed state and reading the answer cost a fixed few
+	// allocations over the call itself (design record 034: the plain call
+	// got cheaper, so a ratio to it stopped meaning anything).
+	if r2 > p+12 {
+		t.Errorf("round 2: %.0f allocations, a plain call %.0f: more than 12 over it", r2, p)
 	}
 	rb, pb := bytesPerRun(20, round2.run), bytesPerRun(20, base.run)
 	if float64(rb) > 1.5*float64(pb) {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"net/url"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/inproc"
@@ -74,6 +75,10 @@ type callPart struct {
 	rec       inproc.Recorder // what the route it runs wrote
 	routeCtx  routeContext    // the context of that route's request
 	innerBody innerBody       // and its body
+	innerURL  url.URL         // and its URL
+	// recBuf is where rec's body starts: a short answer needs no buffer
+	// of its own. Its size keeps request within 2 KiB (TestRequestSize).
+	recBuf [recBufSize]byte
 }
 
 // roundPart is the round of a retry and a confirmation's course (round.go,
@@ -96,6 +101,10 @@ func (req *request) ctx() context.Context { return req.HTTP.Context() }
 func (req *request) logError(msg string, args ...any) { req.Log(slog.LevelError, msg, args...) }
 
 var _ seam.Core = (*request)(nil)
+
+// recBufSize is callPart.recBuf's: what is left of 2 KiB, a size class of
+// the allocator, once the rest of request is laid out.
+const recBufSize = 40
 
 // Log writes to the endpoint's log with the request's context.
 func (req *request) Log(level slog.Level, msg string, args ...any) {

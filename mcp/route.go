@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"mime"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -48,8 +50,8 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	if in.query != "" {
 		uri += "?" + in.query
 	}
-	u, err := url.ParseRequestURI(uri)
-	if err != nil {
+	u := &req.innerURL
+	if err := parseRequestURI(u, uri, in.path, in.query); err != nil {
 		return nil, err
 	}
 	outer := req.HTTP
@@ -92,12 +94,36 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 
 func (*innerBody) Close() error { return nil }
 
+// parseRequestURI sets *u to what url.ParseRequestURI makes of uri, the
+// escaped path and query, in place: a path of letters, digits, "-._~" and
+// slashes is its own unescaped form, with no RawPath to set, so the usual
+// route's URL costs no allocation of its own; any other is parsed.
+func parseRequestURI(u *url.URL, uri, path, query string) error {
+	plain := len(path) > 0 && path[0] == '/'
+	for i := 0; plain && i < len(path); i++ {
+		c := path[i]
+		plain = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '/'
+	}
+	if plain {
+		*u = url.URL{Path: path, RawQuery: query}
+		return nil
+	}
+	parsed, err := url.ParseRequestURI(uri)
+	if err != nil {
+		return err
+	}
+	*u = *parsed
+	return nil
+}
+
 // runRoute runs h on the in-process request for call and returns what it
 // wrote, or the value it panicked with (a failing WithRouteRequest
 // function counts as the route failing).
 func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
 	rec = &req.rec
-	*rec = inproc.Recorder{Headers: http.Header{}, Limit: req.handler.cfg.limits.ResponseBytes}
+	*rec = inproc.Recorder{Headers: takeHeader(), Limit: req.handler.cfg.limits.ResponseBytes}
+	rec.Body = *bytes.NewBuffer(req.recBuf[:0])
 	var observed func(status int)
 	var r *http.Request
 	defer func() {
@@ -139,6 +165,25 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.
 	}
 	h.ServeHTTP(rec, r)
 	return rec, nil
+}
+
+// recorderHeaders keeps the header maps of routes' answers that were
+// read: net/http forbids a handler to use its ResponseWriter once
+// ServeHTTP has returned, so the map is free again once the answer is
+// mapped to a result, and a tool call need not make one (a map is two
+// allocations).
+var recorderHeaders = sync.Pool{New: func() any { return http.Header{} }}
+
+func takeHeader() http.Header { return recorderHeaders.Get().(http.Header) }
+
+// releaseHeader gives rec's header map back once nothing reads it.
+func releaseHeader(rec *inproc.Recorder) {
+	h := rec.Headers
+	rec.Headers = nil
+	if h != nil && len(h) <= 16 {
+		clear(h)
+		recorderHeaders.Put(h)
+	}
 }
 
 // warnIdentity logs, once per target, that a route refused an

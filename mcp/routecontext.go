@@ -17,6 +17,9 @@ import (
 type routeContext struct {
 	context.Context
 	call *Call
+	// fn: the context of a function tool's call, which keeps the MCP
+	// request's values (a function is no in-process request).
+	fn bool
 }
 
 // AfterFunc lets a context the route derives (WithCancel, WithTimeout)
@@ -28,9 +31,14 @@ func (c *routeContext) AfterFunc(f func()) func() bool { return context.AfterFun
 func (c *routeContext) Value(key any) any {
 	switch key.(type) {
 	case inProcessKey:
-		return true
+		if !c.fn {
+			return true
+		}
 	case callKey:
 		return c.call
+	}
+	if c.fn {
+		return c.Context.Value(key)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
@@ -30,7 +31,18 @@ type Block struct {
 
 // object renders a JSON object of string members, in the order given.
 func object(fields ...string) []byte {
-	b := []byte{'{'}
+	return appendObject(nil, fields...)
+}
+
+// appendObject appends object(fields...) to dst, in one allocation when
+// nothing needs escaping: each member costs its bytes, four quotes, a
+// colon and a comma.
+func appendObject(dst []byte, fields ...string) []byte {
+	n := 2
+	for _, f := range fields {
+		n += len(f) + 3
+	}
+	b := append(slices.Grow(dst, n+n/16), '{')
 	for i := 0; i+1 < len(fields); i += 2 {
 		if i > 0 {
 			b = append(b, ',')
@@ -46,13 +58,19 @@ func block(kind string, fields ...string) Block {
 	return Block{raw: object(append([]string{"type", kind}, fields...)...)}
 }
 
+// Text is a text block.
+func Text(text string) Block {
+	// The usual block, built without block's list of fields.
+	b := make([]byte, 0, len(text)+len(text)/16+len(`{"type":"text","text":""}`))
+	b = append(b, `{"type":"text","text":`...)
+	b = jsonrpc.AppendString(b, text)
+	return Block{raw: append(b, '}')}
+}
+
 func embedded(resource []byte) Block {
 	b := append([]byte(`{"type":"resource","resource":`), resource...)
 	return Block{raw: append(b, '}')}
 }
-
-// Text is a text block.
-func Text(text string) Block { return block("text", "text", text) }
 
 // Image is an image block; data is the raw image, sent base64.
 func Image(data []byte, mimeType string) Block {
