@@ -316,11 +316,10 @@ func (req *request) SetRound(state, nonce []byte, until time.Time, inputResponse
 
 // withRound makes rd the round of r, as a retry that carries it: the one
 // place besides the era's SetRound that gives a request a round (the 2025
-// ask loop's explicit retry, legacyask.go). The round lives in r, so a
-// retry allocates none.
+// ask loop's explicit retry, legacyask.go). A retry allocates its round;
+// a first call, by far the most frequent, does not carry room for one.
 func (req *request) withRound(rd round) *request {
-	req.roundBuf = rd
-	req.round = &req.roundBuf
+	req.round = &rd
 	return req
 }
 

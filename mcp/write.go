@@ -161,13 +161,23 @@ func writeJSON(w http.ResponseWriter, status int, version Version, body []byte, 
 // size bytes, with values from values (nil: allocated).
 func writeJSONHeader(w http.ResponseWriter, status int, version Version, size int, values *headerValues) {
 	hdr := w.Header()
-	hdr["Cache-Control"] = values.one("no-store")
+	// The request's early headers (handler.go) may say the same already:
+	// kept, not written again.
+	if !holds(hdr, "Cache-Control", "no-store") {
+		hdr["Cache-Control"] = values.one("no-store")
+	}
 	hdr["Content-Type"] = values.one("application/json")
 	hdr["Content-Length"] = values.one(lengthText(size))
-	if version != "" {
+	if version != "" && !holds(hdr, protoHeader, string(version)) {
 		hdr[protoHeader] = values.one(string(version))
 	}
 	w.WriteHeader(status)
+}
+
+// holds reports whether header key has the one value v.
+func holds(hdr http.Header, key, v string) bool {
+	vs := hdr[key]
+	return len(vs) == 1 && vs[0] == v
 }
 
 // headerValues hands out header values that one response, or the request
@@ -177,7 +187,7 @@ func writeJSONHeader(w http.ResponseWriter, status int, version Version, size in
 // later one, and race. The values come from an array in the request, so
 // owning them costs no allocation.
 type headerValues struct {
-	buf [8]string
+	buf [7]string // a route call's: two early, three for its request, two for the answer
 	n   int
 }
 

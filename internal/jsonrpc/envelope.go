@@ -164,6 +164,10 @@ func caseVariant(key []byte, known []string) string {
 	return ""
 }
 
+// CaseVariant returns the name of known that key imitates: equal to it
+// but for letter case, and not equal. "" when none.
+func CaseVariant(key []byte, known []string) string { return caseVariant(key, known) }
+
 // MemberCaseVariant finds, among an object's members, one whose name
 // differs from one of known only in letter case: it returns that name and
 // the one it imitates.

@@ -49,6 +49,35 @@ func (it *Iter) Next() (key, value []byte, ok bool) {
 	return key, d[vStart:it.pos], true
 }
 
+// NextAt is Next as offsets into Data: the member's name, as written
+// (escapes included, and escaped reports one), between k0 and k1, its
+// value between v0 and v1. It allocates nothing.
+func (it *Iter) NextAt() (k0, k1, v0, v1 int, escaped, ok bool) {
+	d := it.data
+	it.ws()
+	if it.pos >= len(d) || d[it.pos] == '}' {
+		return 0, 0, 0, 0, false, false
+	}
+	if d[it.pos] == ',' {
+		it.pos++
+		it.ws()
+	}
+	k0 = it.pos + 1
+	it.skipString()
+	k1 = it.pos - 1
+	escaped = bytes.IndexByte(d[k0:k1], '\\') >= 0
+	it.ws()
+	it.pos++ // ':'
+	it.ws()
+	v0 = it.pos
+	it.skipValue()
+	return k0, k1, v0, it.pos, escaped, true
+}
+
+// Data is the object the offsets of NextAt count into: NewIter's, from
+// its opening brace.
+func (it *Iter) Data() []byte { return it.data }
+
 func (it *Iter) ws() {
 	for it.pos < len(it.data) && isWS(it.data[it.pos]) {
 		it.pos++

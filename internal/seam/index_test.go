@@ -1,0 +1,61 @@
+package seam
+
+import "testing"
+
+// TestIndex: params and _meta are found the same whether their members
+// fit the request's offsets or not (more members than room, a name with
+// an escape, white space before the object), and a case variant is
+// reported in both ways.
+func TestIndex(t *testing.T) {
+	for _, c := range []struct {
+		what, params string
+		rescan       bool
+	}{
+		{"fits", `{"name":"echo","arguments":{"a":1},"_meta":{"k":"v","Lv":1}}`, false},
+		{"white space", ` 	{ "name" : "echo" , "arguments" : {"a":1} , "_meta" : {"k":"v","Lv":1} }`, false},
+		{"too many", `{"a":1,"b":2,"c":3,"d":4,"name":"echo","arguments":{"a":1},"_meta":{"k":"v","Lv":1}}`, true},
+		{"escaped name", `{"n\u0061me":"echo","arguments":{"a":1},"_meta":{"k":"v","Lv":1}}`, true},
+	} {
+		r := &Request{Params: []byte(c.params)}
+		if v, ok := r.Param("name"); !ok || string(v) != `"echo"` {
+			t.Errorf("%s: name = %s, %v", c.what, v, ok)
+		}
+		if v, ok := r.Param("arguments"); !ok || string(v) != `{"a":1}` {
+			t.Errorf("%s: arguments = %s, %v", c.what, v, ok)
+		}
+		if _, ok := r.Param("missing"); ok {
+			t.Errorf("%s: found a missing member", c.what)
+		}
+		if v, ok := r.MetaParam("k"); !ok || string(v) != `"v"` {
+			t.Errorf("%s: _meta.k = %s, %v", c.what, v, ok)
+		}
+		if r.params.rescan != c.rescan {
+			t.Errorf("%s: rescan %v, want %v", c.what, r.params.rescan, c.rescan)
+		}
+		if got, want, found := r.CaseVariant(true, []string{"lv"}); !found || got != "Lv" || want != "lv" {
+			t.Errorf("%s: _meta case variant = %q %q %v", c.what, got, want, found)
+		}
+		if _, _, found := r.CaseVariant(false, []string{"name", "arguments"}); found {
+			t.Errorf("%s: a case variant among exact names", c.what)
+		}
+		if got, _, found := r.CaseVariant(false, []string{"Name"}); !found || got != "name" {
+			t.Errorf("%s: params case variant = %q %v", c.what, got, found)
+		}
+	}
+	if _, ok := (&Request{}).Param("name"); ok {
+		t.Error("no params, yet a member")
+	}
+}
+
+// TestIndex_Allocations: lookups in params and _meta allocate nothing.
+func TestIndex_Allocations(t *testing.T) {
+	params := []byte(`{"name":"echo","arguments":{"a":1},"_meta":{"k":"v"}}`)
+	if n := testing.AllocsPerRun(100, func() {
+		r := Request{Params: params}
+		r.Param("name")
+		r.MetaParam("k")
+		r.CaseVariant(true, []string{"K"})
+	}); n != 0 {
+		t.Errorf("%v allocations, want 0", n)
+	}
+}
