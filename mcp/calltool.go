@@ -108,11 +108,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if (taskable || follow) && rec.Status == http.StatusAccepted && !rec.Over {
 		return req.createTask(t, rec, follow)
 	}
-	res, err := t.result(req, rec, features)
-	// The answer is read; only a task's hooks (task.Config) are handed
-	// its header map, so only here is it given back.
-	releaseHeader(rec)
-	return res, err
+	return t.result(req, rec, features)
 }
 
 // knownTool returns the name of the tool the request's routing headers

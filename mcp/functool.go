@@ -216,8 +216,12 @@ const internalToolError = "The tool failed with an internal error."
 // MCP request's values (there is no router to confuse) and adds the
 // identity and the Call.
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
-	req.routeCtx = routeContext{Context: req.HTTP.Context(), call: call, fn: true}
-	ctx := req.identityContext(&req.routeCtx)
+	rc := &req.routeCtx
+	if rc.Context != nil {
+		rc = new(routeContext) // run again (a 2025 client's retry): the first run's may still be held
+	}
+	*rc = routeContext{Context: req.HTTP.Context(), call: call, fn: true}
+	ctx := req.identityContext(rc)
 	out, full, p, err := t.fn.call(ctx, call.args)
 	if p == nil && err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		// The function gave up because its request ended: no outcome.
@@ -252,7 +256,7 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	if int64(len(out)) > req.handler.cfg.limits.ResponseBytes {
 		return req.tooLarge(t), nil
 	}
-	if t.fn.validate && t.output != nil && !req.outputValid(t, out) {
+	if t.fn.validate && t.output != nil && !req.outputValid(t, out, false) {
 		return textResult(internalToolError, true), nil
 	}
 	req.toolRes = toolResult{text: out, isText: true}
@@ -273,12 +277,18 @@ func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *To
 	return out, full, nil, err
 }
 
-// outputValid checks an encoded result, a route's or a function's,
-// against the tool's output schema, logging why it fails. out is not
-// written to again, so the decoded values may alias it.
-func (req *request) outputValid(t *tool, out []byte) bool {
+// outputValid checks a tool's output against its output schema, logging
+// why not. scanned: out has passed the strict scanner (jsonrpc.Validate),
+// which the quick check requires; a function's encoded output has not
+// (a MarshalJSON may write a lone surrogate escape encoding/json lets by).
+// out is not written to again, so the decoded values may alias it.
+func (req *request) outputValid(t *tool, out []byte, scanned bool) bool {
+	if !scanned && jsonrpc.Validate(out, jsonrpc.DefaultMaxDepth) != nil {
+		req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
+		return false
+	}
 	if t.output.Conforms(out) {
-		return true // out is JSON already checked, as Conforms requires
+		return true
 	}
 	decoded, err := schema.DecodeShared(out, 0)
 	if err != nil {
@@ -327,7 +337,7 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 			req.logError("mcp: tool function's StructuredContent is not a JSON object", "tool", t.def.Name, "err", err)
 			return textResult(internalToolError, true), nil
 		}
-		if t.output != nil && !r.IsError && !req.outputValid(t, s) {
+		if t.output != nil && !r.IsError && !req.outputValid(t, s, true) {
 			return textResult(internalToolError, true), nil
 		}
 		res.structured = s

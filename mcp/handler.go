@@ -185,25 +185,26 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	// A local transport that parsed the message hands it over (same
 	// bytes, same parser, same depth): it is neither read nor scanned again.
 	parsed := loc != nil && loc.Message != nil
-	var body []byte
-	var err *Error
-	switch {
-	case !parsed:
-		body, err = h.readBody(r)
-	case int64(len(loc.Body)) > h.cfg.limits.BodyBytes:
-		err = h.tooLarge()
-	default:
-		body = loc.Body
-	}
 	// One allocation holds the request and everything it needs while it
-	// is served: its parsed envelope, the Call, the route's request.
-	// The registry this request reads to its end, and what the eras are
-	// told of it (update.go: Server.current, Handler.viewOf, inlined).
+	// is served: its parsed envelope, the Call, the route's request, a
+	// short body. The registry this request reads to its end, and what
+	// the eras are told of it (update.go: Server.current, Handler.viewOf,
+	// inlined).
 	snap := h.server.live.Load()
 	if snap == nil {
 		snap = h.server
 	}
 	req := &request{envelope: envelope{server: snap, handler: h, principal: principal, local: loc}}
+	var body []byte
+	var err *Error
+	switch {
+	case !parsed:
+		body, err = h.readBody(r, req.bodyBuf[:0])
+	case int64(len(loc.Body)) > h.cfg.limits.BodyBytes:
+		err = h.tooLarge()
+	default:
+		body = loc.Body
+	}
 	req.HTTP, req.Core, req.Local = r, req, loc != nil
 	if v := h.view.Load(); v != nil && v.snap == snap {
 		req.Server = &v.info
@@ -366,18 +367,23 @@ func (h *Handler) tooLarge() *Error {
 		WithData(map[string]int64{"maxBytes": h.cfg.limits.BodyBytes})
 }
 
-// readBody reads the body, at most the limit, into memory of its own: one
-// allocation when the length is declared (one byte more than it, to see
-// the end without growing), growing from 4 KiB otherwise. Nothing writes
-// to it afterwards: what the request's Call, params and validated values
-// hold alias it (schema.DecodeShared relies on it).
-func (h *Handler) readBody(r *http.Request) ([]byte, *Error) {
+// readBody reads the body, at most the limit, into memory of its own:
+// short, the request's own room (short: what fits in it with a byte to
+// spare, to see the end without growing), else one allocation when the
+// length is declared (one byte more than it), growing from 4 KiB
+// otherwise. Nothing writes to it afterwards: what the request's Call,
+// params and validated values hold alias it (schema.DecodeShared relies
+// on it).
+func (h *Handler) readBody(r *http.Request, short []byte) ([]byte, *Error) {
 	limit := h.cfg.limits.BodyBytes
 	size := int64(4096)
 	if n := r.ContentLength; n >= 0 {
 		size = n + 1
 	}
-	buf := make([]byte, 0, min(size, limit+1))
+	buf := short[:0]
+	if size > int64(cap(short)) || size > limit+1 {
+		buf = make([]byte, 0, min(size, limit+1))
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

@@ -28,6 +28,9 @@ type request struct {
 	roundPart
 	task   *openTask // the task a tasks/* request names, opened (taskstate.go)
 	notify *notifier // nil unless the request may stream (notifier.go)
+	// bodyBuf holds a short body (readBody): most requests need no
+	// buffer of their own. Never written again once read.
+	bodyBuf [bodyBufSize]byte
 	// slot: the request holds one of Limits.Concurrent's slots, which a
 	// wait gives back (Handler.releaseSlot).
 	slot bool
@@ -77,7 +80,7 @@ type callPart struct {
 	innerBody innerBody       // and its body
 	innerURL  url.URL         // and its URL
 	// recBuf is where rec's body starts: a short answer needs no buffer
-	// of its own. Its size keeps a request's allocation within 1,536
+	// of its own. Its size keeps a request's allocation within 1,792
 	// bytes (TestRequestSize).
 	recBuf [recBufSize]byte
 }
@@ -102,12 +105,15 @@ func (req *request) logError(msg string, args ...any) { req.Log(slog.LevelError,
 
 var _ seam.Core = (*request)(nil)
 
-// recBufSize is callPart.recBuf's: what is left of 1,536 bytes, a size
-// class of the allocator, once the rest of request and the 8-byte header
-// the allocator puts before an object of its size are laid out (one byte
-// more and a request takes 1,792). Bytes are what a busy endpoint's
+// recBufSize is callPart.recBuf's and bodyBufSize request.bodyBuf's: with
+// them a request, plus the 8-byte header the allocator puts before an
+// object of its size, fills 1,792 bytes, a size class of the allocator
+// (one byte more and it takes 2,048). Bytes are what a busy endpoint's
 // collector works for (design record 034).
-const recBufSize = 32
+const (
+	recBufSize  = 32
+	bodyBufSize = 256
+)
 
 // Log writes to the endpoint's log with the request's context.
 func (req *request) Log(level slog.Level, msg string, args ...any) {

@@ -1,11 +1,15 @@
 package mcp
 
 import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpdual/mcpdual/internal/schema"
 )
 
 // TestParseRequestURI: the in-place URL of a route's request is what
@@ -46,11 +50,59 @@ func TestParseRequestURI(t *testing.T) {
 }
 
 // TestRequestSize: a request, which every call allocates and a listen
-// stream holds for its whole life, stays within the allocator's 1,536-byte
+// stream holds for its whole life, stays within the allocator's 1,792-byte
 // class: its size plus the 8-byte malloc header Go puts before a
-// pointerful object over 512 bytes (recBufSize takes what is left).
+// pointerful object over 512 bytes (recBufSize and bodyBufSize take what
+// is left).
 func TestRequestSize(t *testing.T) {
-	if n := unsafe.Sizeof(request{}) + 8; n > 1536 {
-		t.Errorf("a request takes %d bytes with its malloc header, over 1536: shrink recBufSize", n)
+	if n := unsafe.Sizeof(request{}) + 8; n > 1792 {
+		t.Errorf("a request takes %d bytes with its malloc header, over 1792: shrink bodyBufSize", n)
+	}
+}
+
+// TestNewInner_RunAgain: a request that runs a route again (a 2025
+// client's retry, a listen's status polls) gives the second run a URL and
+// a context of its own: what the first run handed out may still be held.
+func TestNewInner_RunAgain(t *testing.T) {
+	req := &request{}
+	req.HTTP = httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+	first, second := &Call{tool: "a"}, &Call{tool: "b"}
+	r1, err := req.newInner(first, inner{method: http.MethodGet, path: "/one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := req.newInner(second, inner{method: http.MethodGet, path: "/two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.URL.Path != "/one" || r2.URL.Path != "/two" {
+		t.Errorf("paths %q and %q", r1.URL.Path, r2.URL.Path)
+	}
+	if c := CallFromContext(r1.Context()); c != first {
+		t.Errorf("the first run's context holds %v", c)
+	}
+	if c := CallFromContext(r2.Context()); c != second {
+		t.Errorf("the second run's context holds %v", c)
+	}
+}
+
+// TestOutputValid_Unscanned: a function's encoded output reaches the
+// quick check only once the strict scanner has read it: a lone surrogate
+// escape, which encoding/json lets through from a MarshalJSON, is refused
+// as before, not vouched for.
+func TestOutputValid_Unscanned(t *testing.T) {
+	out, err := schema.Compile([]byte(`{"type":"object","properties":{"s":{"type":"string"}},"required":["s"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := &tool{output: out}
+	req := &request{}
+	req.HTTP = httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+	req.handler = &Handler{cfg: handlerConfig{logger: slog.New(slog.DiscardHandler)}}
+	if req.outputValid(tl, []byte(`{"s":"\ud800"}`), false) {
+		t.Error("a lone surrogate escape was vouched for")
+	}
+	if !req.outputValid(tl, []byte(`{"s":"ok"}`), false) {
+		t.Error("a conforming output was refused")
 	}
 }

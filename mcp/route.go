@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -50,13 +49,19 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	if in.query != "" {
 		uri += "?" + in.query
 	}
-	u := &req.innerURL
+	// The URL and the context live in the request, unless it runs a
+	// route again (a 2025 client's retry, a listen's status polls): what
+	// an earlier run handed out may still be held.
+	u, rc := &req.innerURL, &req.routeCtx
+	if rc.Context != nil {
+		u, rc = new(url.URL), new(routeContext)
+	}
 	if err := parseRequestURI(u, uri, in.path, in.query); err != nil {
 		return nil, err
 	}
 	outer := req.HTTP
-	req.routeCtx = routeContext{Context: outer.Context(), call: call}
-	ctx := req.identityContext(&req.routeCtx)
+	*rc = routeContext{Context: outer.Context(), call: call}
+	ctx := req.identityContext(rc)
 	// The route may edit its request's headers in place: the values are
 	// this request's own (see headerValues).
 	header := http.Header{"Accept": req.values.one("application/json")}
@@ -122,7 +127,7 @@ func parseRequestURI(u *url.URL, uri, path, query string) error {
 // function counts as the route failing).
 func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
 	rec = &req.rec
-	*rec = inproc.Recorder{Headers: takeHeader(), Limit: req.handler.cfg.limits.ResponseBytes}
+	*rec = inproc.Recorder{Headers: http.Header{}, Limit: req.handler.cfg.limits.ResponseBytes}
 	rec.Body = *bytes.NewBuffer(req.recBuf[:0])
 	var observed func(status int)
 	var r *http.Request
@@ -165,25 +170,6 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.
 	}
 	h.ServeHTTP(rec, r)
 	return rec, nil
-}
-
-// recorderHeaders keeps the header maps of routes' answers that were
-// read: net/http forbids a handler to use its ResponseWriter once
-// ServeHTTP has returned, so the map is free again once the answer is
-// mapped to a result, and a tool call need not make one (a map is two
-// allocations).
-var recorderHeaders = sync.Pool{New: func() any { return http.Header{} }}
-
-func takeHeader() http.Header { return recorderHeaders.Get().(http.Header) }
-
-// releaseHeader gives rec's header map back once nothing reads it.
-func releaseHeader(rec *inproc.Recorder) {
-	h := rec.Headers
-	rec.Headers = nil
-	if h != nil && len(h) <= 16 {
-		clear(h)
-		recorderHeaders.Put(h)
-	}
 }
 
 // warnIdentity logs, once per target, that a route refused an

@@ -78,7 +78,7 @@ func (t *tool) result(req *request, rec *inproc.Recorder, f features) (*toolResu
 			req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
 			return textResult(internalToolError, true), nil
 		}
-		if !req.outputValid(t, body) {
+		if !req.outputValid(t, body, true) {
 			return textResult(internalToolError, true), nil
 		}
 		// The recorder's buffer is not written again: a compact body (what

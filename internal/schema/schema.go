@@ -39,6 +39,11 @@ type Schema struct {
 // validated, certainly conforms to the schema, without decoding it. False
 // means "run Validate": the value may conform all the same.
 func (s *Schema) Conforms(raw []byte) bool {
+	// Compiled first, as Validate would: a document that does not compile
+	// (only a flaw in plain lets one through) refuses every value.
+	if s.once.Do(s.compile); s.err != nil {
+		return false
+	}
 	s.quickOnce.Do(func() {
 		if v, err := decodeText(s.doc); err == nil {
 			s.quick = newQuick(v, 0)

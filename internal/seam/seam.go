@@ -201,7 +201,7 @@ func (x *index) build(obj []byte) *index {
 		if !ok {
 			return x
 		}
-		if escaped || int(x.n) == len(x.spans) || v1 > math.MaxUint32 {
+		if escaped || int(x.n) == len(x.spans) || uint64(v1) > math.MaxUint32 {
 			x.n, x.rescan = 0, true
 			return x
 		}
