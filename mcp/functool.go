@@ -216,10 +216,7 @@ const internalToolError = "The tool failed with an internal error."
 // MCP request's values (there is no router to confuse) and adds the
 // identity and the Call.
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
-	rc := &req.routeCtx
-	if rc.Context != nil {
-		rc = new(routeContext) // run again (a 2025 client's retry): the first run's may still be held
-	}
+	rc, _ := req.runContext()
 	*rc = routeContext{Context: req.HTTP.Context(), call: call, fn: true}
 	ctx := req.identityContext(rc)
 	out, full, p, err := t.fn.call(ctx, call.args)
@@ -283,15 +280,11 @@ func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *To
 // (a MarshalJSON may write a lone surrogate escape encoding/json lets by).
 // out is not written to again, so the decoded values may alias it.
 func (req *request) outputValid(t *tool, out []byte, scanned bool) bool {
-	if !scanned && jsonrpc.Validate(out, jsonrpc.DefaultMaxDepth) != nil {
-		req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
-		return false
-	}
-	if t.output.Conforms(out) {
+	if scanned = scanned || jsonrpc.Validate(out, jsonrpc.DefaultMaxDepth) == nil; scanned && t.output.Conforms(out) {
 		return true
 	}
 	decoded, err := schema.DecodeShared(out, 0)
-	if err != nil {
+	if !scanned || err != nil {
 		req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
 		return false
 	}

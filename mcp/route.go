@@ -52,9 +52,10 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	// The URL and the context live in the request, unless it runs a
 	// route again (a 2025 client's retry, a listen's status polls): what
 	// an earlier run handed out may still be held.
-	u, rc := &req.innerURL, &req.routeCtx
-	if rc.Context != nil {
-		u, rc = new(url.URL), new(routeContext)
+	u := &req.innerURL
+	rc, again := req.runContext()
+	if again {
+		u = new(url.URL)
 	}
 	if err := parseRequestURI(u, uri, in.path, in.query); err != nil {
 		return nil, err

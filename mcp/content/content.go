@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"slices"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
@@ -30,19 +29,14 @@ type Block struct {
 }
 
 // object renders a JSON object of string members, in the order given.
+// It is sized once: each member costs its bytes, four quotes, a colon and
+// a comma, and a little room for escapes.
 func object(fields ...string) []byte {
-	return appendObject(nil, fields...)
-}
-
-// appendObject appends object(fields...) to dst, in one allocation when
-// nothing needs escaping: each member costs its bytes, four quotes, a
-// colon and a comma.
-func appendObject(dst []byte, fields ...string) []byte {
 	n := 2
 	for _, f := range fields {
 		n += len(f) + 3
 	}
-	b := append(slices.Grow(dst, n+n/16), '{')
+	b := append(make([]byte, 0, n+n/16), '{')
 	for i := 0; i+1 < len(fields); i += 2 {
 		if i > 0 {
 			b = append(b, ',')
