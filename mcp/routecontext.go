@@ -47,13 +47,3 @@ func (c *routeContext) Value(key any) any {
 type innerBody struct{ bytes.Reader }
 
 type inProcessKey struct{}
-
-// runContext returns where a run's context goes: the request's own, unless
-// the request runs a route or function again (a 2025 client's retry, a
-// listen's status polls), whose earlier run's context may still be held.
-func (req *request) runContext() (rc *routeContext, again bool) {
-	if req.routeCtx.Context != nil {
-		return new(routeContext), true
-	}
-	return &req.routeCtx, false
-}
