@@ -24,7 +24,7 @@ import (
 // RequireInput, or it is destructive and not yet confirmed).
 func (s *Server) callTool(req *request) (seam.Result, error) {
 	raw, _ := req.Param("name")
-	name, ok := req.knownTool(raw)
+	name, ok := req.accessCache.toolAsked(raw)
 	if !ok {
 		_, name, ok = s.toolNamed(raw)
 	}
@@ -111,15 +111,15 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	return t.result(req, rec, features)
 }
 
-// knownTool returns the name of the tool the request's routing headers
+// toolAsked returns the name of the tool the request's routing headers
 // were checked against (seam.Core.HeaderParams looked it up, and
 // visibleTool kept it), when raw names it: the registry is not read again.
-func (req *request) knownTool(raw []byte) (string, bool) {
-	if !req.toolKnown || len(raw) < 2 || raw[0] != '"' {
+func (a *accessCache) toolAsked(raw []byte) (string, bool) {
+	if !a.toolKnown || len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	if inner := raw[1 : len(raw)-1]; string(inner) == req.toolName && bytes.IndexByte(inner, '\\') < 0 {
-		return req.toolName, true
+	if inner := raw[1 : len(raw)-1]; string(inner) == a.toolName && bytes.IndexByte(inner, '\\') < 0 {
+		return a.toolName, true
 	}
 	return "", false
 }

@@ -216,7 +216,7 @@ const internalToolError = "The tool failed with an internal error."
 // MCP request's values (there is no router to confuse) and adds the
 // identity and the Call.
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
-	rc, _ := req.runContext()
+	rc, _ := req.callPart.runContext()
 	*rc = routeContext{Context: req.HTTP.Context(), call: call, fn: true}
 	ctx := req.identityContext(rc)
 	out, full, p, err := t.fn.call(ctx, call.args)

@@ -444,8 +444,7 @@ func (s *Server) listenEvent(req *request, f *listenFilter, e busEvent, meta []b
 // the caller's workspace no longer resolves.
 func (req *request) mayStillRead(e busEvent) (allowed, withdrawn bool) {
 	if req.handler.cfg.auth != nil {
-		req.wsDone = false
-		ws, err := req.Workspace()
+		ws, err := req.accessCache.resolveAgain(req.who())
 		if err != nil {
 			return false, true
 		}

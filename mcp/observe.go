@@ -83,8 +83,8 @@ func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 func (x *exchange) finish(req *request) {
 	ev := &x.ev
 	ev.Version = string(req.version)
-	if req.wsDone && req.wsErr == nil {
-		ev.Workspace = req.ws
+	if ws, ok := req.resolved(); ok {
+		ev.Workspace = ws
 	}
 	ev.Retry = req.round != nil
 	ev.Confirmation = req.confirmation
@@ -113,10 +113,10 @@ func (s *Server) targetOf(req *request) (string, bool) {
 // observeRoute calls the observer around one in-process route call, on an
 // endpoint that has one (the caller checks); it returns the route's
 // request and the function to call when it answered.
-func (req *request) observeRoute(r *http.Request, pattern, target string) (*http.Request, func(status int)) {
-	o := req.handler.cfg.observer
+func (h *Handler) observeRoute(outer, r *http.Request, pattern, target string) (*http.Request, func(status int)) {
+	o := h.cfg.observer
 	ev := &observe.RouteEvent{Start: time.Now(), Method: r.Method, Pattern: pattern, Path: r.URL.Path, Target: target}
-	ctx, done := o.Route(req.HTTP.Context(), r.Context(), ev)
+	ctx, done := o.Route(outer.Context(), r.Context(), ev)
 	if ctx != r.Context() {
 		r = r.WithContext(ctx)
 	}

@@ -81,9 +81,11 @@ func (h *Handler) callerKey(r *http.Request, p *auth.Principal) string {
 
 // callerKey is Handler.callerKey for this request, made once: the
 // per-principal limit and the concurrency slot both key on it.
-func (req *request) callerKey() string {
-	if req.caller == "" {
-		req.caller = req.handler.callerKey(req.HTTP, req.principal)
+func (req *request) callerKey() string { return req.accessCache.callerKey(req.who()) }
+
+func (a *accessCache) callerKey(w who) string {
+	if a.caller == "" {
+		a.caller = w.h.callerKey(w.r, w.principal)
 	}
-	return req.caller
+	return a.caller
 }

@@ -15,7 +15,11 @@ import (
 
 // request is one JSON-RPC request on its way through the pipeline, made
 // of the parts its stages own: each part is written by one stage and read
-// by those after it. It embeds what the core hands an era (seam.Request:
+// by those after it. The access, call and round stages are methods of
+// their parts (accessCache, callPart, roundPart), which the request hands
+// what they read — the caller (who), the header values, an opened task —
+// and only those methods write a part's fields (internal/layering's
+// TestPartsOwned). It embeds what the core hands an era (seam.Request:
 // the HTTP request, the method's name and row, the revision, params
 // indexed once), so that handing it over costs nothing, and its parts, so
 // that one allocation holds them all. Its byte slices alias the request
@@ -118,14 +122,4 @@ const (
 // Log writes to the endpoint's log with the request's context.
 func (req *request) Log(level slog.Level, msg string, args ...any) {
 	req.handler.cfg.logger.Log(req.ctx(), level, msg, args...)
-}
-
-// runContext returns where a run's context goes: the request's own, unless
-// the request runs a route or function again (a 2025 client's retry, a
-// listen's status polls), whose earlier run's context may still be held.
-func (req *request) runContext() (rc *routeContext, again bool) {
-	if req.routeCtx.Context != nil {
-		return new(routeContext), true
-	}
-	return &req.routeCtx, false
 }

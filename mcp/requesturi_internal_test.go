@@ -64,14 +64,15 @@ func TestRequestSize(t *testing.T) {
 // client's retry, a listen's status polls) gives the second run a URL and
 // a context of its own: what the first run handed out may still be held.
 func TestNewInner_RunAgain(t *testing.T) {
-	req := &request{}
-	req.HTTP = httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+	var c callPart
+	var values headerValues
+	w := who{r: httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)}
 	first, second := &Call{tool: "a"}, &Call{tool: "b"}
-	r1, err := req.newInner(first, inner{method: http.MethodGet, path: "/one"})
+	r1, err := c.newInner(w, &values, "", first, inner{method: http.MethodGet, path: "/one"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := req.newInner(second, inner{method: http.MethodGet, path: "/two"})
+	r2, err := c.newInner(w, &values, "", second, inner{method: http.MethodGet, path: "/two"})
 	if err != nil {
 		t.Fatal(err)
 	}

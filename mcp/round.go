@@ -182,13 +182,28 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 // attachRound gives call the opened state of a retry and the answers to
 // the keys that state asked, checked for their shape.
 func (req *request) attachRound(call *Call) error {
-	rd := req.round
+	err := req.roundPart.attach(call)
+	if err == errWrongPurpose {
+		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "method", req.msg.Method)
+		return invalidState()
+	}
+	return err
+}
+
+// errWrongPurpose: a tool's call came back with the state of a
+// confirmation (or the other way round); logged, then invalidState.
+var errWrongPurpose = errors.New("mcp: requestState of another purpose")
+
+// attach is the round stage's attachRound: the answers a retry carries,
+// under the keys its state asked (or, with no state, every loose answer).
+func (rp *roundPart) attach(call *Call) error {
+	rd := rp.round
 	if rd == nil {
-		if req.loose == nil {
+		if rp.loose == nil {
 			return nil
 		}
 		call.answers = map[string]json.RawMessage{}
-		it := jsonrpc.NewIter(req.loose)
+		it := jsonrpc.NewIter(rp.loose)
 		for {
 			k, v, ok := it.Next()
 			if !ok {
@@ -201,8 +216,7 @@ func (req *request) attachRound(call *Call) error {
 		}
 	}
 	if rd.state.purpose != purposeTool {
-		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "method", req.msg.Method)
-		return invalidState()
+		return errWrongPurpose
 	}
 	call.round = rd
 	call.answers = map[string]json.RawMessage{}
@@ -300,7 +314,7 @@ func needsInputRevision(v Version) *Error {
 // object are refused here.
 func (req *request) SetRound(state, nonce []byte, until time.Time, inputResponses []byte) error {
 	if state == nil {
-		return req.setAnswers(inputResponses)
+		return req.roundPart.setAnswers(inputResponses)
 	}
 	rs, ok := parseRoundState(state)
 	if !ok {
@@ -310,17 +324,22 @@ func (req *request) SetRound(state, nonce []byte, until time.Time, inputResponse
 	if inputResponses != nil && !jsonrpc.IsObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	req.withRound(round{state: rs, nonce: nonce, until: until, responses: inputResponses})
+	req.roundPart.retry(round{state: rs, nonce: nonce, until: until, responses: inputResponses})
 	return nil
 }
 
-// withRound makes rd the round of r, as a retry that carries it: the one
-// place besides the era's SetRound that gives a request a round (the 2025
-// ask loop's explicit retry, legacyask.go). A retry allocates its round;
-// a first call, by far the most frequent, does not carry room for one.
+// withRound makes rd the round of req, as a retry that carries it, and
+// returns req: the 2025 ask loop's explicit retry (legacyask.go).
 func (req *request) withRound(rd round) *request {
-	req.round = &rd
+	req.roundPart.retry(rd)
 	return req
+}
+
+// retry makes rd the round: the era's SetRound and the 2025 ask loop are
+// the two places that give a request one. A retry allocates its round; a
+// first call, by far the most frequent, does not carry room for one.
+func (rp *roundPart) retry(rd round) {
+	rp.round = &rd
 }
 
 // setAnswers takes the inputResponses of a request that carries
@@ -328,14 +347,14 @@ func (req *request) withRound(rd round) *request {
 // that keeps no state between rounds may not need one), but they never
 // count as an answer to a question the server asked: a destructive tool's
 // confirmation ignores them.
-func (req *request) setAnswers(inputResponses []byte) error {
+func (rp *roundPart) setAnswers(inputResponses []byte) error {
 	if inputResponses == nil {
 		return nil
 	}
 	if !jsonrpc.IsObject(inputResponses) {
 		return invalidInputResponses("")
 	}
-	req.loose = inputResponses
+	rp.loose = inputResponses
 	return nil
 }
 

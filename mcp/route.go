@@ -44,7 +44,7 @@ func InProcess(r *http.Request) bool {
 // when the escaping differs from Go's default, as a router expects), only
 // Accept (and Content-Type with a body) as headers, and a context of its
 // own.
-func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
+func (c *callPart) newInner(w who, values *headerValues, ws string, call *Call, in inner) (*http.Request, error) {
 	uri := in.path
 	if in.query != "" {
 		uri += "?" + in.query
@@ -52,26 +52,26 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 	// The URL and the context live in the request, unless it runs a
 	// route again (a 2025 client's retry, a listen's status polls): what
 	// an earlier run handed out may still be held.
-	u := &req.innerURL
-	rc, again := req.runContext()
+	u := &c.innerURL
+	rc, again := c.runContext()
 	if again {
 		u = new(url.URL)
 	}
 	if err := parseRequestURI(u, uri, in.path, in.query); err != nil {
 		return nil, err
 	}
-	outer := req.HTTP
+	outer := w.r
 	*rc = routeContext{Context: outer.Context(), call: call}
-	ctx := req.identityContext(rc)
+	ctx := identityContext(rc, w.principal, ws)
 	// The route may edit its request's headers in place: the values are
 	// this request's own (see headerValues).
-	header := http.Header{"Accept": req.values.one("application/json")}
+	header := http.Header{"Accept": values.one("application/json")}
 	if call.idemKey != "" {
 		header["Idempotency-Key"] = []string{call.idemKey}
 	}
 	if in.async {
 		// RFC 7240: the call may become a task, so a 202 Accepted is welcome.
-		header["Prefer"] = req.values.one("respond-async")
+		header["Prefer"] = values.one("respond-async")
 	}
 	base := http.Request{
 		Method:     in.method,
@@ -86,9 +86,9 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 		Body:       http.NoBody,
 	}
 	if in.body != nil {
-		header["Content-Type"] = req.values.one(in.contentType)
-		req.innerBody.Reset(in.body)
-		base.Body = &req.innerBody
+		header["Content-Type"] = values.one(in.contentType)
+		c.innerBody.Reset(in.body)
+		base.Body = &c.innerBody
 		base.ContentLength = int64(len(in.body))
 	}
 	r := base.WithContext(ctx)
@@ -99,6 +99,16 @@ func (req *request) newInner(call *Call, in inner) (*http.Request, error) {
 }
 
 func (*innerBody) Close() error { return nil }
+
+// runContext returns where a run's context goes: the request's own, unless
+// the request runs a route or function again (a 2025 client's retry, a
+// listen's status polls), whose earlier run's context may still be held.
+func (c *callPart) runContext() (rc *routeContext, again bool) {
+	if c.routeCtx.Context != nil {
+		return new(routeContext), true
+	}
+	return &c.routeCtx, false
+}
 
 // parseRequestURI sets *u to what url.ParseRequestURI makes of uri, the
 // escaped path and query, in place: a path of letters, digits, "-._~" and
@@ -125,11 +135,17 @@ func parseRequestURI(u *url.URL, uri, path, query string) error {
 
 // runRoute runs h on the in-process request for call and returns what it
 // wrote, or the value it panicked with (a failing WithRouteRequest
-// function counts as the route failing).
+// function included). The request hands the call stage the caller, its
+// header values and the workspace resolved so far.
 func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
-	rec = &req.rec
-	*rec = inproc.Recorder{Headers: http.Header{}, Limit: req.handler.cfg.limits.ResponseBytes}
-	rec.Body = *bytes.NewBuffer(req.recBuf[:0])
+	ws, _ := req.accessCache.resolved()
+	return req.callPart.runRoute(req.who(), &req.values, ws, h, call, in)
+}
+
+func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
+	rec = &c.rec
+	*rec = inproc.Recorder{Headers: http.Header{}, Limit: w.h.cfg.limits.ResponseBytes}
+	rec.Body = *bytes.NewBuffer(c.recBuf[:0])
 	var observed func(status int)
 	var r *http.Request
 	defer func() {
@@ -142,7 +158,7 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.
 		// or timed out, and the route gave up (returning, or aborting as
 		// net/http lets a handler abort). That is no answer at all.
 		if rec.Silent && (panicked == nil || panicked == http.ErrAbortHandler) &&
-			(req.HTTP.Context().Err() != nil || r != nil && r.Context().Err() != nil) {
+			(w.r.Context().Err() != nil || r != nil && r.Context().Err() != nil) {
 			rec.Interrupted, panicked = true, nil
 		}
 		if observed != nil {
@@ -152,22 +168,22 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.
 			}
 			observed(status)
 		}
-		if panicked == nil && (rec.Status == http.StatusUnauthorized || rec.Status == http.StatusForbidden) && req.principal != nil {
-			req.handler.warnIdentity(req.ctx(), call, rec.Status)
+		if panicked == nil && (rec.Status == http.StatusUnauthorized || rec.Status == http.StatusForbidden) && w.principal != nil {
+			w.h.warnIdentity(w.r.Context(), call, rec.Status)
 		}
 	}()
-	inner, err := req.newInner(call, in)
+	inner, err := c.newInner(w, values, ws, call, in)
 	if err != nil {
 		panic(err) // Fill escapes every segment: unreachable
 	}
 	r = inner
-	if prepare := req.handler.cfg.routeRequest; prepare != nil {
-		if r = prepare(req.HTTP, r); r == nil {
+	if prepare := w.h.cfg.routeRequest; prepare != nil {
+		if r = prepare(w.r, r); r == nil {
 			panic("mcp: the WithRouteRequest function returned nil")
 		}
 	}
-	if req.handler.cfg.observer != nil {
-		r, observed = req.observeRoute(r, in.pattern, call.tool)
+	if w.h.cfg.observer != nil {
+		r, observed = w.h.observeRoute(w.r, r, in.pattern, call.tool)
 	}
 	h.ServeHTTP(rec, r)
 	return rec, nil

@@ -158,9 +158,7 @@ func (req *request) pollTasks(tasks []*watched, reads taskReads, meta []byte) ([
 			kept = append(kept, t)
 			continue
 		}
-		req.task = t.ot
-		res, job, err := req.detailTask(t.id)
-		req.task = nil
+		res, job, err := req.detailTask(t.ot, t.id)
 		if err != nil {
 			// The job is gone, or cannot be read or shown to this
 			// client: tasks/get would say so; the stream stops

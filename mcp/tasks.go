@@ -252,20 +252,19 @@ func (req *request) runTaskRoute(ot *openTask, rt inproc.Pattern, body []byte) (
 func (s *Server) getTask(req *request) (seam.Result, error) {
 	raw, _ := req.Param("taskId")
 	id, _ := jsonrpc.String(raw)
-	res, _, err := req.detailTask(id)
+	res, _, err := req.detailTask(req.task, id)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// detailTask reads the opened task (req.task), whose id is id, as a
+// detailTask reads the opened task ot, whose id is id, as a
 // DetailedTask: what tasks/get answers and a listen stream's
 // notifications/tasks carries (tasklisten.go). It also returns the job as
 // the status route described it.
-func (req *request) detailTask(id string) (*taskResult, task.Job, error) {
-	ot := req.task
-	job, err := req.readJob()
+func (req *request) detailTask(ot *openTask, id string) (*taskResult, task.Job, error) {
+	job, err := req.readJob(ot)
 	if err != nil {
 		return nil, job, err
 	}
@@ -302,8 +301,7 @@ func (req *request) detailTask(id string) (*taskResult, task.Job, error) {
 }
 
 // readJob reads the opened task's job through its status route.
-func (req *request) readJob() (task.Job, error) {
-	ot := req.task
+func (req *request) readJob(ot *openTask) (task.Job, error) {
 	sp := ot.tool.opts.task
 	rec, err := req.runTaskRoute(ot, sp.status, nil)
 	if err != nil {

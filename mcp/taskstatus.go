@@ -101,7 +101,7 @@ func (req *request) followTask(st *tool) (seam.Result, error) {
 	if ot == nil || ot.tool != st.statusOf {
 		return nil, unknownTask()
 	}
-	job, err := req.readJob()
+	job, err := req.readJob(ot)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"net/http"
 	"slices"
 
 	"github.com/mcpdual/mcpdual/headers"
@@ -14,39 +15,83 @@ import (
 // rule lets it know, the scopes an item needs, the identity a handler is
 // given, the routing headers and bindings that depend on them.
 
+// The access stage answers from the caller the envelope established (who)
+// into its own part of the request (accessCache), once per request: the
+// permission rule and the workspace resolver may be database queries.
+
+// who is what the access stage reads of a request: the handler (its auth
+// configuration), the verified principal (nil without authentication) and
+// the HTTP request it came in.
+type who struct {
+	h         *Handler
+	principal *auth.Principal
+	r         *http.Request
+}
+
+// who hands the access stage the caller.
+func (req *request) who() who { return who{req.handler, req.principal, req.HTTP} }
+
 // Workspace resolves the workspace the request acts on, once. Operations
 // that touch data call it (server/discover, initialize and ping never do):
 // a missing or malformed X-Workspace-Id is 400, an unknown or forbidden one
 // 403. Without WithAuth it is always "".
 func (req *request) Workspace() (string, error) {
-	a := req.handler.cfg.auth
-	if a == nil {
+	ws, err := req.accessCache.workspace(req.who())
+	if err != nil {
+		return "", err
+	}
+	return ws, nil
+}
+
+// workspace is Workspace's answer, resolved on first use and kept.
+func (a *accessCache) workspace(w who) (string, *Error) {
+	au := w.h.cfg.auth
+	if au == nil {
 		return "", nil
 	}
-	if !req.wsDone {
-		req.wsDone = true
-		id, f := a.ResolveWorkspace(req.HTTP.Context(), req.principal, req.HTTP)
+	if !a.wsDone {
+		a.wsDone = true
+		id, f := au.ResolveWorkspace(w.r.Context(), w.principal, w.r)
 		if f != nil {
-			req.wsErr = req.handler.failure(req.ctx(), f)
+			a.wsErr = w.h.failure(w.r.Context(), f)
 		}
-		req.ws = id
+		a.ws = id
 	}
-	if req.wsErr != nil {
-		return "", req.wsErr
+	if a.wsErr != nil {
+		return "", a.wsErr
 	}
-	return req.ws, nil
+	return a.ws, nil
+}
+
+// resolveAgain resolves the workspace anew: a listen stream's caller may
+// have lost it since the stream opened.
+func (a *accessCache) resolveAgain(w who) (string, *Error) {
+	a.wsDone = false
+	return a.workspace(w)
+}
+
+// resolved returns the workspace when it was resolved without error.
+func (a *accessCache) resolved() (string, bool) {
+	if a.wsDone && a.wsErr == nil {
+		return a.ws, true
+	}
+	return "", false
 }
 
 // visible reports whether the caller may know that t exists: the
 // permission rule allows it. Something hidden is answered exactly like
 // something unknown.
 func (req *request) visible(kind, name string) bool {
-	a := req.handler.cfg.auth
-	if a == nil {
+	return req.accessCache.visible(req.who(), kind, name)
+}
+
+func (a *accessCache) visible(w who, kind, name string) bool {
+	au := w.h.cfg.auth
+	if au == nil {
 		return true
 	}
-	ws, _ := req.Workspace()
-	return a.Permits(req.HTTP.Context(), auth.Access{Principal: req.principal, Workspace: ws, Kind: kind, Name: name})
+	ws, _ := a.workspace(w)
+	return au.Permits(w.r.Context(), auth.Access{Principal: w.principal, Workspace: ws, Kind: kind, Name: name})
 }
 
 // visibleTool returns the tool named name when the caller may know it
@@ -54,8 +99,8 @@ func (req *request) visible(kind, name string) bool {
 // Mcp-Param-* headers, then dispatch), and the permission rule may be a
 // database query: the answer is kept for the request.
 func (req *request) visibleTool(name string) *tool {
-	if req.toolKnown && req.toolName == name {
-		return req.tool
+	if t, ok := req.accessCache.knownTool(name); ok {
+		return t
 	}
 	t := req.server.byName[name]
 	if t != nil && req.server.hiding != 0 && req.hiddenTool(t) {
@@ -66,8 +111,21 @@ func (req *request) visibleTool(name string) *tool {
 			t = nil
 		}
 	}
-	req.tool, req.toolName, req.toolKnown = t, name, true
+	req.accessCache.keepTool(name, t)
 	return t
+}
+
+// knownTool returns what visibleTool answered for name, if it was asked.
+func (a *accessCache) knownTool(name string) (*tool, bool) {
+	if a.toolKnown && a.toolName == name {
+		return a.tool, true
+	}
+	return nil, false
+}
+
+// keepTool keeps visibleTool's answer for name.
+func (a *accessCache) keepTool(name string, t *tool) {
+	a.tool, a.toolName, a.toolKnown = t, name, true
 }
 
 // HeaderParams implements seam.Core.
@@ -119,31 +177,44 @@ func (t *tool) access() (string, string, []string) {
 // scope the method or the item needs, listing all of them in one
 // challenge.
 func (req *request) scopeError(itemScopes []string) *Error {
-	a := req.handler.cfg.auth
+	return req.who().scopeError(req.msg.Method, itemScopes)
+}
+
+func (w who) scopeError(method string, itemScopes []string) *Error {
+	a := w.h.cfg.auth
 	if a == nil || len(itemScopes) == 0 {
 		return nil
 	}
-	if a.Satisfies(req.principal, itemScopes) {
+	if a.Satisfies(w.principal, itemScopes) {
 		return nil
 	}
-	all := append(slices.Clone(a.MethodScopes(req.msg.Method)), itemScopes...)
+	all := append(slices.Clone(a.MethodScopes(method)), itemScopes...)
 	slices.Sort(all)
-	return req.handler.failure(req.ctx(), a.InsufficientScope(slices.Compact(all)))
+	return w.h.failure(w.r.Context(), a.InsufficientScope(slices.Compact(all)))
 }
 
 // usable reports whether the caller's token grants scopes.
-func (req *request) usable(scopes []string) bool {
-	a := req.handler.cfg.auth
-	return a == nil || a.Satisfies(req.principal, scopes)
+func (req *request) usable(scopes []string) bool { return req.who().usable(scopes) }
+
+func (w who) usable(scopes []string) bool {
+	a := w.h.cfg.auth
+	return a == nil || a.Satisfies(w.principal, scopes)
 }
 
 // identityContext adds the verified identity to ctx for a tool handler.
 func (req *request) identityContext(ctx context.Context) context.Context {
-	if req.principal != nil {
-		ctx = auth.NewContext(ctx, req.principal)
+	ws, _ := req.accessCache.resolved()
+	return identityContext(ctx, req.principal, ws)
+}
+
+// identityContext adds the principal (nil: none) and the workspace ("":
+// none, or not resolved) to ctx.
+func identityContext(ctx context.Context, p *auth.Principal, ws string) context.Context {
+	if p != nil {
+		ctx = auth.NewContext(ctx, p)
 	}
-	if req.wsDone && req.wsErr == nil && req.ws != "" {
-		ctx = auth.NewWorkspaceContext(ctx, req.ws)
+	if ws != "" {
+		ctx = auth.NewWorkspaceContext(ctx, ws)
 	}
 	return ctx
 }

@@ -1,6 +1,7 @@
 package layering_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/importer"
 	"go/parser"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -66,34 +68,9 @@ func mutualPairs(t *testing.T, dir string) ([]string, map[string]int) {
 // count of each non-test file.
 func fileUses(t *testing.T, dir string) (map[[2]string]bool, map[string]int) {
 	t.Helper()
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []*ast.File
-	lines := map[string]int{}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-		lines[name] = fset.File(f.Pos()).LineCount()
-	}
-	if len(files) < 10 {
-		t.Fatalf("found only %d files in %s: the walk is broken", len(files), dir)
-	}
-	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	pkg, err := conf.Check("github.com/mcpdual/mcpdual/mcp", fset, files, info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fset, _, info := checkMCP(t, dir)
+	lines := loaded.lines
+	pkg := loaded.pkg
 	uses := map[[2]string]bool{} // {user, declarer}
 	for id, obj := range info.Uses {
 		if obj.Pkg() != nil && obj.Pkg() != pkg {
@@ -111,6 +88,61 @@ func fileUses(t *testing.T, dir string) (map[[2]string]bool, map[string]int) {
 		}
 	}
 	return uses, lines
+}
+
+// loaded is package mcp type-checked once for every test of this file
+// and parts_test.go: the source importer takes seconds.
+var (
+	loadOnce sync.Once
+	loaded   struct {
+		fset  *token.FileSet
+		files []*ast.File
+		info  *types.Info
+		pkg   *types.Package
+		lines map[string]int
+		err   error
+	}
+)
+
+// checkMCP parses and type-checks the non-test files of package mcp in
+// dir, once.
+func checkMCP(t *testing.T, dir string) (*token.FileSet, []*ast.File, *types.Info) {
+	t.Helper()
+	loadOnce.Do(func() {
+		l := &loaded
+		l.fset = token.NewFileSet()
+		l.lines = map[string]int{}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			l.err = err
+			return
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(l.fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				l.err = err
+				return
+			}
+			l.files = append(l.files, f)
+			l.lines[name] = l.fset.File(f.Pos()).LineCount()
+		}
+		if len(l.files) < 10 {
+			l.err = fmt.Errorf("found only %d files in %s: the walk is broken", len(l.files), dir)
+			return
+		}
+		l.info = &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}}
+		conf := types.Config{Importer: importer.ForCompiler(l.fset, "source", nil)}
+		l.pkg, l.err = conf.Check("github.com/mcpdual/mcpdual/mcp", l.fset, l.files, l.info)
+	})
+	if loaded.err != nil {
+		t.Fatal(loaded.err)
+	}
+	return loaded.fset, loaded.files, loaded.info
 }
 
 // declaredAtTop reports whether obj is a package-level name, a method or a
