@@ -216,9 +216,7 @@ const internalToolError = "The tool failed with an internal error."
 // MCP request's values (there is no router to confuse) and adds the
 // identity and the Call.
 func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
-	rc, _ := req.callPart.runContext()
-	*rc = routeContext{Context: req.HTTP.Context(), call: call, fn: true}
-	ctx := req.identityContext(rc)
+	ctx := req.identityContext(req.callPart.runContext(routeContext{Context: req.HTTP.Context(), call: call, fn: true}))
 	out, full, p, err := t.fn.call(ctx, call.args)
 	if p == nil && err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		// The function gave up because its request ended: no outcome.

@@ -83,7 +83,7 @@ func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 func (x *exchange) finish(req *request) {
 	ev := &x.ev
 	ev.Version = string(req.version)
-	if ws, ok := req.resolved(); ok {
+	if ws, ok := req.accessCache.resolved(); ok {
 		ev.Workspace = ws
 	}
 	ev.Retry = req.round != nil

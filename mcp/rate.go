@@ -83,6 +83,7 @@ func (h *Handler) callerKey(r *http.Request, p *auth.Principal) string {
 // per-principal limit and the concurrency slot both key on it.
 func (req *request) callerKey() string { return req.accessCache.callerKey(req.who()) }
 
+// callerKey makes the key once and keeps it.
 func (a *accessCache) callerKey(w who) string {
 	if a.caller == "" {
 		a.caller = w.h.callerKey(w.r, w.principal)

@@ -190,8 +190,9 @@ func (req *request) attachRound(call *Call) error {
 	return err
 }
 
-// errWrongPurpose: a tool's call came back with the state of a
-// confirmation (or the other way round); logged, then invalidState.
+// errWrongPurpose: a call (a tool's, a prompt's, a resource read) came
+// back with a requestState minted for a confirmation; logged, then
+// invalidState.
 var errWrongPurpose = errors.New("mcp: requestState of another purpose")
 
 // attach is the round stage's attachRound: the answers a retry carries,
@@ -329,7 +330,8 @@ func (req *request) SetRound(state, nonce []byte, until time.Time, inputResponse
 }
 
 // withRound makes rd the round of req, as a retry that carries it, and
-// returns req: the 2025 ask loop's explicit retry (legacyask.go).
+// returns req: the 2025 ask loop's explicit retry (its serve, in
+// methods.go).
 func (req *request) withRound(rd round) *request {
 	req.roundPart.retry(rd)
 	return req

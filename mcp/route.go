@@ -53,16 +53,14 @@ func (c *callPart) newInner(w who, values *headerValues, ws string, call *Call, 
 	// route again (a 2025 client's retry, a listen's status polls): what
 	// an earlier run handed out may still be held.
 	u := &c.innerURL
-	rc, again := c.runContext()
-	if again {
+	if c.running() {
 		u = new(url.URL)
 	}
 	if err := parseRequestURI(u, uri, in.path, in.query); err != nil {
 		return nil, err
 	}
 	outer := w.r
-	*rc = routeContext{Context: outer.Context(), call: call}
-	ctx := identityContext(rc, w.principal, ws)
+	ctx := identityContext(c.runContext(routeContext{Context: outer.Context(), call: call}), w.principal, ws)
 	// The route may edit its request's headers in place: the values are
 	// this request's own (see headerValues).
 	header := http.Header{"Accept": values.one("application/json")}
@@ -100,14 +98,21 @@ func (c *callPart) newInner(w who, values *headerValues, ws string, call *Call, 
 
 func (*innerBody) Close() error { return nil }
 
-// runContext returns where a run's context goes: the request's own, unless
-// the request runs a route or function again (a 2025 client's retry, a
-// listen's status polls), whose earlier run's context may still be held.
-func (c *callPart) runContext() (rc *routeContext, again bool) {
-	if c.routeCtx.Context != nil {
-		return new(routeContext), true
+// running reports whether the request ran a route or function before (a
+// 2025 client's retry, a listen's status polls): what that run handed out,
+// its URL and context, may still be held.
+func (c *callPart) running() bool { return c.routeCtx.Context != nil }
+
+// runContext returns rc placed where a run's context goes: in the request,
+// unless it runs again (running), when the new run gets one of its own.
+func (c *callPart) runContext(rc routeContext) *routeContext {
+	if c.running() {
+		own := new(routeContext) // only here: &rc would put every run's on the heap
+		*own = rc
+		return own
 	}
-	return &c.routeCtx, false
+	c.routeCtx = rc
+	return &c.routeCtx
 }
 
 // parseRequestURI sets *u to what url.ParseRequestURI makes of uri, the
@@ -142,6 +147,8 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.
 	return req.callPart.runRoute(req.who(), &req.values, ws, h, call, in)
 }
 
+// runRoute is the call stage's: it writes the route's URL, body, context
+// and recorder into the call's part, and reads nothing else of the request.
 func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
 	rec = &c.rec
 	*rec = inproc.Recorder{Headers: http.Header{}, Limit: w.h.cfg.limits.ResponseBytes}

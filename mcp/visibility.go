@@ -66,7 +66,7 @@ func (a *accessCache) workspace(w who) (string, *Error) {
 // resolveAgain resolves the workspace anew: a listen stream's caller may
 // have lost it since the stream opened.
 func (a *accessCache) resolveAgain(w who) (string, *Error) {
-	a.wsDone = false
+	a.wsDone, a.wsErr = false, nil
 	return a.workspace(w)
 }
 
@@ -85,6 +85,7 @@ func (req *request) visible(kind, name string) bool {
 	return req.accessCache.visible(req.who(), kind, name)
 }
 
+// visible asks the permission rule, in the workspace resolved once.
 func (a *accessCache) visible(w who, kind, name string) bool {
 	au := w.h.cfg.auth
 	if au == nil {

@@ -29,8 +29,7 @@ const maxFileLines = 700
 // mutual pairs: file A uses a package-level name, a method or a field
 // declared in file B, and B uses one declared in A.
 func TestFilePairs(t *testing.T) {
-	const dir = "../../mcp"
-	pairs, lines := mutualPairs(t, dir)
+	pairs, lines := mutualPairs(t)
 	for name, n := range lines {
 		if n > maxFileLines {
 			t.Errorf("mcp/%s has %d lines; at most %d (split it by idea)", name, n, maxFileLines)
@@ -47,11 +46,11 @@ func TestFilePairs(t *testing.T) {
 	}
 }
 
-// mutualPairs returns the sorted mutual pairs ("a.go <-> b.go") of the
-// package in dir and the line count of each non-test file.
-func mutualPairs(t *testing.T, dir string) ([]string, map[string]int) {
+// mutualPairs returns the sorted mutual pairs ("a.go <-> b.go") of
+// package mcp and the line count of each non-test file.
+func mutualPairs(t *testing.T) ([]string, map[string]int) {
 	t.Helper()
-	uses, lines := fileUses(t, dir)
+	uses, lines := fileUses(t)
 	var pairs []string
 	for u := range uses {
 		if u[0] < u[1] && uses[[2]string{u[1], u[0]}] {
@@ -62,13 +61,13 @@ func mutualPairs(t *testing.T, dir string) ([]string, map[string]int) {
 	return pairs, lines
 }
 
-// fileUses returns, for the package in dir, which of its non-test files
+// fileUses returns, for package mcp, which of its non-test files
 // uses a name declared in which ({user, declarer}; a name of another
 // package counts as declared in "pkg:" and its import path), and the line
 // count of each non-test file.
-func fileUses(t *testing.T, dir string) (map[[2]string]bool, map[string]int) {
+func fileUses(t *testing.T) (map[[2]string]bool, map[string]int) {
 	t.Helper()
-	fset, _, info := checkMCP(t, dir)
+	fset, _, info := checkMCP(t)
 	lines := loaded.lines
 	pkg := loaded.pkg
 	uses := map[[2]string]bool{} // {user, declarer}
@@ -104,10 +103,11 @@ var (
 	}
 )
 
-// checkMCP parses and type-checks the non-test files of package mcp in
-// dir, once.
-func checkMCP(t *testing.T, dir string) (*token.FileSet, []*ast.File, *types.Info) {
+// checkMCP parses and type-checks the non-test files of package mcp,
+// once.
+func checkMCP(t *testing.T) (*token.FileSet, []*ast.File, *types.Info) {
 	t.Helper()
+	const dir = "../../mcp"
 	loadOnce.Do(func() {
 		l := &loaded
 		l.fset = token.NewFileSet()
@@ -167,10 +167,9 @@ func declaredAtTop(obj types.Object) bool {
 // the files of package mcp that use package mcp/apps or a name declared
 // in Apps' own files are those files, tool.go and resource.go.
 func TestExtensionFiles(t *testing.T) {
-	const dir = "../../mcp"
 	own := []string{"appsext.go", "appsmeta.go"}
 	core := []string{"resource.go", "tool.go"}
-	uses, _ := fileUses(t, dir)
+	uses, _ := fileUses(t)
 	var touching []string
 	for u := range uses {
 		if (u[1] == "pkg:github.com/mcpdual/mcpdual/mcp/apps" || slices.Contains(own, u[1])) && !slices.Contains(touching, u[0]) {

@@ -30,10 +30,16 @@ var partWriters = map[string]string{
 }
 
 // TestPartsOwned fails when a function writes a field of an owned part
-// outside the methods of that part's type: a field it assigns, increments,
-// or takes the address of, through the request or the part.
+// outside the methods of that part's type: a field it assigns (a range
+// clause's included), increments, takes the address of or calls a
+// pointer method on, through the request or the part; or a whole part it
+// assigns, directly or through a pointer to it. What it cannot see: a
+// write through a pointer into a field (a part's method may return
+// one, as callPart.runContext does, and must not leave its filling to the
+// caller), through a slice of a field's array, or by a closure stored
+// where another function calls it.
 func TestPartsOwned(t *testing.T) {
-	fset, files, info := checkMCP(t, "../../mcp")
+	fset, files, info := checkMCP(t)
 	var bad []string
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -52,12 +58,32 @@ func TestPartsOwned(t *testing.T) {
 					}
 				case *ast.IncDecStmt:
 					targets = []ast.Expr{x.X}
+				case *ast.RangeStmt:
+					if x.Tok == token.ASSIGN {
+						targets = []ast.Expr{x.Key, x.Value}
+					}
 				case *ast.UnaryExpr:
 					if x.Op == token.AND {
 						targets = []ast.Expr{x.X}
 					}
+				case *ast.CallExpr:
+					// A pointer method called on an addressable value
+					// takes its address; a part's own method is how the
+					// request hands the part over.
+					if se, ok := x.Fun.(*ast.SelectorExpr); ok {
+						if sel := info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal {
+							ptr, ptrRecv := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer)
+							_, ptrX := info.TypeOf(se.X).Underlying().(*types.Pointer)
+							if ptrRecv && !ptrX && !slices.Contains(ownedParts, named(ptr.Elem())) {
+								targets = []ast.Expr{se.X}
+							}
+						}
+					}
 				}
 				for _, e := range targets {
+					if e == nil {
+						continue
+					}
 					part, field := ownedField(info, e)
 					if part == "" {
 						continue
@@ -124,6 +150,14 @@ func ownedField(info *types.Info, e ast.Expr) (part, field string) {
 			}
 			e = x.X
 			continue
+		case *ast.StarExpr:
+			// *p = ... where p points to a whole part.
+			if p, ok := info.TypeOf(x.X).(*types.Pointer); ok {
+				if n := named(p.Elem()); slices.Contains(ownedParts, n) {
+					return n, "(whole)"
+				}
+			}
+			return "", ""
 		case *ast.SelectorExpr:
 			sel := info.Selections[x]
 			if sel == nil || sel.Kind() != types.FieldVal {
@@ -131,6 +165,9 @@ func ownedField(info *types.Info, e ast.Expr) (part, field string) {
 			}
 			if h := holder(sel); slices.Contains(ownedParts, h) {
 				return h, sel.Obj().Name()
+			}
+			if n := named(sel.Obj().Type()); slices.Contains(ownedParts, n) {
+				return n, "(whole)" // req.accessCache = ...
 			}
 			if _, isPtr := info.TypeOf(x.X).Underlying().(*types.Pointer); isPtr {
 				return "", ""
@@ -160,6 +197,11 @@ func holder(sel *types.Selection) string {
 		}
 		t = st.Field(k).Type()
 	}
+	return named(t)
+}
+
+// named is t's type name, "" for an unnamed type.
+func named(t types.Type) string {
 	if n, ok := t.(*types.Named); ok {
 		return n.Obj().Name()
 	}
