@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -109,19 +108,6 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		return req.createTask(t, rec, follow)
 	}
 	return t.result(req, rec, features)
-}
-
-// toolAsked returns the name of the tool the request's routing headers
-// were checked against (seam.Core.HeaderParams looked it up, and
-// visibleTool kept it), when raw names it: the registry is not read again.
-func (a *accessCache) toolAsked(raw []byte) (string, bool) {
-	if !a.toolKnown || len(raw) < 2 || raw[0] != '"' {
-		return "", false
-	}
-	if inner := raw[1 : len(raw)-1]; string(inner) == a.toolName && bytes.IndexByte(inner, '\\') < 0 {
-		return a.toolName, true
-	}
-	return "", false
 }
 
 func unknownTool(name string) *Error {

@@ -19,10 +19,11 @@ import (
 // their parts (accessCache, callPart, roundPart), which the request hands
 // what they read — the caller (who), the header values, an opened task —
 // and only those methods write a part's fields, apart from the exceptions
-// internal/layering's TestPartsOwned lists with their reasons. It embeds what the core hands an era (seam.Request:
-// the HTTP request, the method's name and row, the revision, params
-// indexed once), so that handing it over costs nothing, and its parts, so
-// that one allocation holds them all. Its byte slices alias the request
+// internal/layering's TestPartsOwned lists with their reasons. It embeds
+// what the core hands an era (seam.Request: the HTTP request, the
+// method's name and row, the revision, params indexed once), so that
+// handing it over costs nothing, and its parts, so that one allocation
+// holds them all. Its byte slices alias the request
 // body and are valid only while it is served.
 type request struct {
 	seam.Request

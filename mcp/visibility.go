@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"slices"
@@ -124,6 +125,19 @@ func (a *accessCache) knownTool(name string) (*tool, bool) {
 	return nil, false
 }
 
+// toolAsked returns the name of the tool the request's routing headers
+// were checked against (seam.Core.HeaderParams looked it up, and
+// visibleTool kept it), when raw names it: the registry is not read again.
+func (a *accessCache) toolAsked(raw []byte) (string, bool) {
+	if !a.toolKnown || len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if inner := raw[1 : len(raw)-1]; string(inner) == a.toolName && bytes.IndexByte(inner, '\\') < 0 {
+		return a.toolName, true
+	}
+	return "", false
+}
+
 // keepTool keeps visibleTool's answer for name.
 func (a *accessCache) keepTool(name string, t *tool) {
 	a.tool, a.toolName, a.toolKnown = t, name, true
@@ -181,6 +195,7 @@ func (req *request) scopeError(itemScopes []string) *Error {
 	return req.who().scopeError(req.msg.Method, itemScopes)
 }
 
+// scopeError is the check itself, for the request's method.
 func (w who) scopeError(method string, itemScopes []string) *Error {
 	a := w.h.cfg.auth
 	if a == nil || len(itemScopes) == 0 {
@@ -197,6 +212,7 @@ func (w who) scopeError(method string, itemScopes []string) *Error {
 // usable reports whether the caller's token grants scopes.
 func (req *request) usable(scopes []string) bool { return req.who().usable(scopes) }
 
+// usable is the check itself.
 func (w who) usable(scopes []string) bool {
 	a := w.h.cfg.auth
 	return a == nil || a.Satisfies(w.principal, scopes)

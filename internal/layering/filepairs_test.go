@@ -67,9 +67,8 @@ func mutualPairs(t *testing.T) ([]string, map[string]int) {
 // count of each non-test file.
 func fileUses(t *testing.T) (map[[2]string]bool, map[string]int) {
 	t.Helper()
-	fset, _, info := checkMCP(t)
-	lines := loaded.lines
-	pkg := loaded.pkg
+	m := checkMCP(t)
+	fset, info, pkg, lines := m.fset, m.info, m.pkg, m.lines
 	uses := map[[2]string]bool{} // {user, declarer}
 	for id, obj := range info.Uses {
 		if obj.Pkg() != nil && obj.Pkg() != pkg {
@@ -89,23 +88,26 @@ func fileUses(t *testing.T) (map[[2]string]bool, map[string]int) {
 	return uses, lines
 }
 
-// loaded is package mcp type-checked once for every test of this file
-// and parts_test.go: the source importer takes seconds.
+// checked is package mcp's non-test files, parsed and type-checked.
+type checked struct {
+	fset  *token.FileSet
+	files []*ast.File
+	info  *types.Info
+	pkg   *types.Package
+	lines map[string]int // each file's line count
+	err   error
+}
+
+// loaded is package mcp checked once for every test of this file and
+// parts_test.go: the source importer takes seconds.
 var (
 	loadOnce sync.Once
-	loaded   struct {
-		fset  *token.FileSet
-		files []*ast.File
-		info  *types.Info
-		pkg   *types.Package
-		lines map[string]int
-		err   error
-	}
+	loaded   checked
 )
 
 // checkMCP parses and type-checks the non-test files of package mcp,
 // once.
-func checkMCP(t *testing.T) (*token.FileSet, []*ast.File, *types.Info) {
+func checkMCP(t *testing.T) *checked {
 	t.Helper()
 	const dir = "../../mcp"
 	loadOnce.Do(func() {
@@ -142,7 +144,7 @@ func checkMCP(t *testing.T) (*token.FileSet, []*ast.File, *types.Info) {
 	if loaded.err != nil {
 		t.Fatal(loaded.err)
 	}
-	return loaded.fset, loaded.files, loaded.info
+	return &loaded
 }
 
 // declaredAtTop reports whether obj is a package-level name, a method or a
