@@ -1,11 +1,14 @@
 // Command server serves one variant's endpoint on a loopback address.
 //
-//	server -variant mcpdual [-addr 127.0.0.1:0] [-lifetime 30m]
+//	server -variant mcpdual [-addr 127.0.0.1:0] [-lifetime 30m] [-cpuprofile FILE]
 //
 // It prints "ready http://<addr>/mcp pid=<pid>" once listening, so a
 // script can both find the port the system picked and confirm it will
 // stop the right process. It exits on SIGINT or SIGTERM, and by itself
 // after -lifetime, so a server whose script died cannot linger.
+// -cpuprofile writes a CPU profile of its whole life (for go tool pprof),
+// which is where the over-the-wire cost is read: what the server spends
+// around the handler, which the in-process benchmarks do not see.
 package main
 
 import (
@@ -19,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -29,6 +33,7 @@ func main() {
 	variant := flag.String("variant", bench.MCPDual, "one of mcpdual, gosdk, mcpgo, mcpgo-validate, floor")
 	addr := flag.String("addr", "127.0.0.1:0", "loopback listen address (port 0: the system picks)")
 	lifetime := flag.Duration("lifetime", 30*time.Minute, "exit after this long whatever happens")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file until the server stops")
 	flag.Parse()
 
 	host, _, err := net.SplitHostPort(*addr)
@@ -52,6 +57,20 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	stopProfile := func() {}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		stopProfile = func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}
+	}
 	fmt.Printf("ready http://%s/mcp pid=%d\n", ln.Addr(), os.Getpid())
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -64,7 +83,9 @@ func main() {
 		defer cancel()
 		srv.Shutdown(sctx)
 	}()
-	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+	err = srv.Serve(ln)
+	stopProfile()
+	if err != nil && err != http.ErrServerClosed {
 		log.Fatal(err)
 	}
 }
