@@ -41,6 +41,14 @@ type Handler struct {
 	taskScopes map[string][]string
 	// listens bounds the open task listen streams (listens.go).
 	listens *listens
+	// closed is closed by Close (close.go), which runs once; unwatch and
+	// stopFleet undo what startNotifications started, fleetDone is
+	// closed when the fleet follower has returned.
+	closed    chan struct{}
+	closeOnce sync.Once
+	unwatch   func()
+	stopFleet context.CancelFunc
+	fleetDone chan struct{}
 }
 
 type handlerConfig struct {

@@ -1,10 +1,12 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -290,4 +292,62 @@ func ExampleWithTask() {
 	// task working
 	// working
 	// completed [map[text:42 rows type:text]]
+}
+
+// A server shutting down calls Close, so that the notification streams,
+// which never go idle, end and Shutdown can finish; their clients listen
+// again on another replica.
+func ExampleHandler_Close() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1.0.0"})
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{}))
+	server := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	server.RegisterOnShutdown(func() { h.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go server.Serve(ln)
+
+	// A 2026-07-28 client listens for changes of the tool list.
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}`
+	req, _ := http.NewRequest("POST", "http://"+ln.Addr().String(), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	events := bufio.NewScanner(resp.Body)
+	next := func() string {
+		for events.Scan() {
+			if data, ok := strings.CutPrefix(events.Text(), "data: "); ok {
+				var m struct {
+					Method string          `json:"method"`
+					Result json.RawMessage `json:"result"`
+				}
+				json.Unmarshal([]byte(data), &m)
+				if m.Method != "" {
+					return m.Method
+				}
+				return "the listen's result"
+			}
+		}
+		return "the end of the stream"
+	}
+	fmt.Println(next())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	fmt.Println("shutdown:", server.Shutdown(ctx))
+	fmt.Println(next())
+	// Output:
+	// notifications/subscriptions/acknowledged
+	// shutdown: <nil>
+	// the listen's result
 }

@@ -31,7 +31,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	if len(eras) == 0 {
 		panic("mcp: NewHandler needs at least one Era")
 	}
-	h := &Handler{server: srv, byVersion: map[Version]*revision{}}
+	h := &Handler{server: srv, byVersion: map[Version]*revision{}, closed: make(chan struct{})}
 	h.cfg = handlerConfig{
 		limits:    defaultLimits(),
 		hosts:     origin.Loopback(),

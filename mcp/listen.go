@@ -97,6 +97,9 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 	if req.notify == nil {
 		return nil, httpError(http.StatusNotAcceptable, CodeInvalidRequest, "subscriptions/listen answers with an event stream: accept text/event-stream")
 	}
+	if h.shutDown() {
+		return nil, shuttingDown()
+	}
 	defer func() {
 		if err != nil {
 			st.close()
@@ -248,7 +251,7 @@ func (t *listenTimers) stop() {
 func (st *listenState) run() (seam.Result, error) {
 	t := st.timers()
 	defer t.stop()
-	ctx := st.req.ctx()
+	ctx, closed := st.req.ctx(), st.req.handler.closed
 	for {
 		var res seam.Result
 		var err error
@@ -256,6 +259,8 @@ func (st *listenState) run() (seam.Result, error) {
 		case <-ctx.Done():
 			// The client left: nothing more is read or sent.
 			return &listenEnd{id: st.subID}, nil
+		case <-closed:
+			return st.ended("the server is shutting down: listen again"), nil
 		case <-t.end.C:
 			return st.ended("the stream's lifetime ended: listen again"), nil
 		case <-t.expired:

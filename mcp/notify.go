@@ -41,9 +41,11 @@ func (h *Handler) startNotifications(srv *Server) {
 		// which only a streaming endpoint sends.
 		h.extraCaps |= seam.CapLogging
 	}
-	srv.watch(h.publishChanges)
+	h.unwatch = srv.watch(h.publishChanges)
 	if n.OnFleet != nil {
-		go h.followFleet()
+		ctx, cancel := context.WithCancel(context.Background())
+		h.stopFleet, h.fleetDone = cancel, make(chan struct{})
+		go h.followFleet(ctx)
 	}
 }
 
@@ -130,30 +132,54 @@ func (h *Handler) PublishFleet(ctx context.Context, name string, payload []byte)
 	return h.publish(ctx, busEvent{Kind: eventFleet, Name: name, Payload: payload})
 }
 
-// followFleet hands every fleet event to OnFleet, for the process's
-// life: a subscription that ends (an outage, falling behind) is logged
-// and opened again, at most once a second at first, then less often.
-func (h *Handler) followFleet() {
-	ctx := context.Background()
+// followFleet hands every fleet event to OnFleet until ctx ends (Close):
+// a subscription that ends (an outage, falling behind) is logged and
+// opened again, at most once a second at first, then less often.
+func (h *Handler) followFleet(ctx context.Context) {
+	defer close(h.fleetDone)
 	wait := time.Second
-	for {
+	for ctx.Err() == nil {
 		events, stop, err := h.notes.Bus.Subscribe(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			h.cfg.logger.WarnContext(ctx, "mcp: cannot follow fleet events; trying again", "err", err, "in", wait)
-			time.Sleep(wait)
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
 			wait = min(2*wait, 30*time.Second)
 			continue
 		}
 		wait = time.Second
-		for b := range events {
+		h.followEvents(ctx, events)
+		if err := stop(); err != nil && ctx.Err() == nil {
+			h.cfg.logger.WarnContext(ctx, "mcp: the fleet events' subscription ended; events may have been lost", "err", err)
+		}
+	}
+}
+
+// followEvents runs OnFleet for each fleet event of one subscription,
+// until it ends or ctx does (the bus contract does not tie a
+// subscription to its context).
+func (h *Handler) followEvents(ctx context.Context, events <-chan []byte) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case b, ok := <-events:
+			if !ok {
+				return
+			}
 			e, err := h.decodeShared(b)
 			if err != nil || e.Kind != eventFleet {
 				continue
 			}
 			h.onFleet(ctx, e)
-		}
-		if err := stop(); err != nil {
-			h.cfg.logger.WarnContext(ctx, "mcp: the fleet events' subscription ended; events may have been lost", "err", err)
 		}
 	}
 }

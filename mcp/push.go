@@ -238,6 +238,10 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if h.shutDown() {
+		h.writeError(r.Context(), w, nil, rev.version, shuttingDown())
+		return
+	}
 	if e := h.notes.slots.acquire(caller); e != nil {
 		h.writeError(r.Context(), w, nil, rev.version, e)
 		return
@@ -278,6 +282,8 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-h.closed:
+			return // as at the lifetime's end: the client opens another
 		case <-end.C:
 			return
 		case <-expired:

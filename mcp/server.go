@@ -151,9 +151,13 @@ type Server struct {
 	// Once s serves (update.go): live is the newest snapshot Update made
 	// (nil: s itself), watchers hear of each, updateMu orders Updates.
 	live     atomic.Pointer[Server]
-	watchers []func(old, new *Server)
+	watchers []*watcher
 	updateMu sync.Mutex
 }
+
+// watcher is one function Server.watch was given; its address tells it
+// apart.
+type watcher struct{ f func(old, new *Server) }
 
 // ServerOption configures a Server.
 type ServerOption interface{ applyServer(*Server) }

@@ -130,8 +130,9 @@ func (s *jobStore) mux() *http.ServeMux {
 
 type taskServer struct {
 	store *jobStore
-	urls  []string // replicas sharing the store and the key ring
-	other string   // a server with another key ring
+	urls  []string       // replicas sharing the store and the key ring
+	hs    []*mcp.Handler // urls' handlers, then other's
+	other string         // a server with another key ring
 	now   *fakeClock
 }
 
@@ -164,6 +165,7 @@ func newTaskServer(t *testing.T, configure ...func(*auth.Config)) *taskServer {
 		h := mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(sealer)), era2025.New()},
 			mcp.WithLogger(slog.New(slog.DiscardHandler)),
 			mcp.WithAuth(auth.New(authConfig(configure))))
+		ts.hs = append(ts.hs, h)
 		s := httptest.NewServer(h)
 		t.Cleanup(s.Close)
 		return s.URL

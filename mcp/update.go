@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -88,7 +89,7 @@ func (s *Server) Update(change func(*Server)) error {
 	}
 	s.live.Store(next)
 	for _, w := range watchers {
-		w(cur, next)
+		w.f(cur, next)
 	}
 	return nil
 }
@@ -160,11 +161,20 @@ func (s *Server) current() *Server {
 }
 
 // watch calls f with the former and the new snapshot after every Update
-// that changes s once it serves.
-func (s *Server) watch(f func(old, new *Server)) {
+// that changes s once it serves, until unwatch is called (an Update
+// already under way may still call it once).
+func (s *Server) watch(f func(old, new *Server)) (unwatch func()) {
+	w := &watcher{f}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.watchers = append(s.watchers, f)
+	s.watchers = append(s.watchers, w)
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		// A new slice: an Update calls the watchers it copied outside
+		// the lock.
+		s.watchers = slices.DeleteFunc(slices.Clone(s.watchers), func(x *watcher) bool { return x == w })
+	}
 }
 
 // view is an empty staging view of s whose name checks also consult

@@ -271,6 +271,55 @@ func TestConfirmation_LongSenderList(t *testing.T) {
 	}
 }
 
+// TestMain_ShutdownEndsStreams: with -notifications, an open listen
+// stream does not hold the shutdown up: it ends with its result, and the
+// process exits 0 well within its shutdown timeout.
+func TestMain_ShutdownEndsStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := inboxBinary(t)
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-notifications", "-shutdown-timeout", "30s")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill() }()
+	sc := bufio.NewScanner(stdout)
+	base := ""
+	for sc.Scan() && base == "" {
+		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "MCP" {
+			base = strings.TrimSuffix(f[2], "/mcp")
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stream := listenInbox(t, ctx, &testServer{base: base}, who{token: "dev-admin", workspace: "ws_acme_prod"}, `"inbox://inboxes/inb_acme_billing"`)
+	if ack := <-stream; !strings.Contains(ack, "notifications/subscriptions/acknowledged") {
+		t.Fatalf("ack: %s", ack)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if end := <-stream; !strings.Contains(end, `"id":3,"result":{"resultType":"complete"`) {
+		t.Errorf("the stream's end: %q", end)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit %v, stderr %q", err, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("still running 15 s after SIGTERM, with a 30 s shutdown timeout: the stream held the shutdown up")
+	}
+}
+
 // TestMain_ShutdownCutsRequests: when requests in flight outlive the
 // shutdown timeout, the process says so and exits 1.
 func TestMain_ShutdownCutsRequests(t *testing.T) {

@@ -82,6 +82,10 @@ func run() int {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+	// Shutdown waits for every connection to go idle, which a notification
+	// stream never does: Close ends them, and their clients listen again
+	// on another replica.
+	srv.RegisterOnShutdown(func() { a.mcp.Close() })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 1)

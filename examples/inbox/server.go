@@ -36,6 +36,7 @@ Long operations answer with a job; read it with jobs_get.`
 // MCP endpoint.
 type app struct {
 	handler http.Handler
+	mcp     *mcp.Handler // closed at shutdown: its notification streams end
 	store   *store
 	idem    *idempotency // the REST API's Idempotency-Keys
 	stop    chan struct{}
@@ -45,6 +46,7 @@ type app struct {
 // close stops the worker and waits for it: with -redis, it hands back the
 // job it holds (redisjobs.go) before the process exits.
 func (a *app) close() {
+	a.mcp.Close()
 	close(a.stop)
 	if a.worked != nil {
 		<-a.worked
@@ -152,6 +154,7 @@ func newAppWith(resource string, cfg appConfig) *app {
 		notes.h.Store(h)
 	}
 	mux.Handle("/mcp", h)
+	a.mcp = h
 	prm := auth.NewMetadataHandler(auth.ResourceMetadata{
 		Resource:              resource,
 		AuthorizationServers:  []string{authServer},
