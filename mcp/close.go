@@ -4,21 +4,25 @@ package mcp
 // graceful shutdown or a test's end:
 //
 //   - open notification streams (subscriptions/listen, a 2025 session's
-//     GET stream, and listens that follow tasks) end now, each as it ends
-//     when its lifetime is over, so that their clients listen again,
-//     elsewhere; a stream asked for afterwards is refused with 503 and
-//     Retry-After;
+//     GET stream, and listens that follow tasks) are told to end, each as
+//     it ends when its lifetime is over, so that their clients listen
+//     again, elsewhere (Close does not wait for them; Shutdown does); a
+//     stream asked for afterwards is refused with 503 and Retry-After;
 //   - with ChangeNotifications.OnFleet, the fleet follower stops: the
 //     context OnFleet was given is cancelled, and Close returns once a
-//     running OnFleet has;
-//   - the Server no longer tells the handler of its Updates, so a
-//     handler that is dropped is not kept alive by its Server.
+//     running OnFleet has. So OnFleet must not call Close itself, which
+//     would wait for it forever: from a fleet event, call go h.Close();
+//   - the Server no longer tells the handler of its Updates (one already
+//     under way may still publish its changes once), so a handler that is
+//     dropped is not kept alive by its Server.
 //
 // Every other request is served as before: a stateless endpoint holds
 // nothing else to release. net/http's Server.Shutdown waits for every
-// connection to go idle, which a stream's never does; calling Close from
-// Server.RegisterOnShutdown ends them. Close may be called more than once
-// and at the same time as requests; it returns nil.
+// connection to go idle, which a stream's does only at its lifetime's end
+// (45 s for a listen, 30 minutes for a GET stream); calling Close from
+// Server.RegisterOnShutdown ends them. Close may be called more than once,
+// from any goroutine but OnFleet's, and at the same time as requests; it
+// returns nil.
 func (h *Handler) Close() error {
 	h.closeOnce.Do(func() {
 		close(h.closed)

@@ -13,6 +13,14 @@ func WithLeaseForTest(d time.Duration) HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) { c.lease = d })
 }
 
+// SetFleetRetryForTest sets how long the fleet follower first waits to
+// subscribe again; the returned function restores it.
+func SetFleetRetryForTest(d time.Duration) func() {
+	old := fleetRetry
+	fleetRetry = d
+	return func() { fleetRetry = old }
+}
+
 // SetListenLifetimeForTest shortens a task listen stream's lifetime; the
 // returned function restores it.
 func SetListenLifetimeForTest(d time.Duration) func() {

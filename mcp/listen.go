@@ -82,6 +82,11 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 		// the transport has no stream): as before this existed.
 		return nil, methodNotFound(req.msg.Method)
 	}
+	if req.notify != nil && h.shutDown() {
+		// Before the kinds and the tasks are read (a resource's read, a
+		// task's opening): a client retries this every second.
+		return nil, shuttingDown()
+	}
 	st := &listenState{s: s, req: req}
 	if h.notes != nil {
 		if st.f, err = s.listenKinds(req, notes); err != nil {
@@ -96,9 +101,6 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 	}
 	if req.notify == nil {
 		return nil, httpError(http.StatusNotAcceptable, CodeInvalidRequest, "subscriptions/listen answers with an event stream: accept text/event-stream")
-	}
-	if h.shutDown() {
-		return nil, shuttingDown()
 	}
 	defer func() {
 		if err != nil {

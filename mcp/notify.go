@@ -132,12 +132,16 @@ func (h *Handler) PublishFleet(ctx context.Context, name string, payload []byte)
 	return h.publish(ctx, busEvent{Kind: eventFleet, Name: name, Payload: payload})
 }
 
+// fleetRetry is how long the fleet follower first waits to subscribe
+// again (a variable for tests).
+var fleetRetry = time.Second
+
 // followFleet hands every fleet event to OnFleet until ctx ends (Close):
 // a subscription that ends (an outage, falling behind) is logged and
 // opened again, at most once a second at first, then less often.
 func (h *Handler) followFleet(ctx context.Context) {
 	defer close(h.fleetDone)
-	wait := time.Second
+	wait := fleetRetry
 	for ctx.Err() == nil {
 		events, stop, err := h.notes.Bus.Subscribe(ctx)
 		if err != nil {
@@ -152,10 +156,10 @@ func (h *Handler) followFleet(ctx context.Context) {
 				return
 			case <-t.C:
 			}
-			wait = min(2*wait, 30*time.Second)
+			wait = min(2*wait, max(fleetRetry, 30*time.Second))
 			continue
 		}
-		wait = time.Second
+		wait = fleetRetry
 		h.followEvents(ctx, events)
 		if err := stop(); err != nil && ctx.Err() == nil {
 			h.cfg.logger.WarnContext(ctx, "mcp: the fleet events' subscription ended; events may have been lost", "err", err)
