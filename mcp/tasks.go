@@ -188,7 +188,7 @@ func (req *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam
 		return textResult("The tool failed with an internal error.", true), nil
 	}
 	now := time.Now()
-	payload, err := json.Marshal(taskPayload{Tool: t.def.Name, Def: t.digest, Values: vals, Created: now.UnixMilli(),
+	payload, err := json.Marshal(taskPayload{Tool: t.def.Name, Job: t.jobDigest, Values: vals, Created: now.UnixMilli(),
 		TTL: sp.ttl.Milliseconds(), Poll: sp.poll.Milliseconds()})
 	if err != nil {
 		return nil, err
@@ -475,8 +475,8 @@ func (req *request) SetTask(payload []byte) error {
 	if t == nil || t.opts.task == nil || req.hiddenTool(t) || !req.visible(auth.KindTool, p.Tool) || !req.usable(t.opts.scopes) {
 		return unknownTask()
 	}
-	if p.Def != "" && p.Def != t.digest {
-		return toolChanged(p.Tool) // the task started on an earlier definition (update.go)
+	if p.changed(t) {
+		return toolChanged(p.Tool) // the task started on routes the tool no longer has (update.go)
 	}
 	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
 		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}

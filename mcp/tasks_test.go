@@ -132,6 +132,8 @@ type taskServer struct {
 	store *jobStore
 	urls  []string       // replicas sharing the store and the key ring
 	hs    []*mcp.Handler // urls' handlers, then other's
+	srvs  []*mcp.Server  // and their servers
+	mux   http.Handler   // the job store's routes
 	other string         // a server with another key ring
 	now   *fakeClock
 }
@@ -140,6 +142,7 @@ func newTaskServer(t *testing.T, configure ...func(*auth.Config)) *taskServer {
 	t.Helper()
 	ts := &taskServer{store: &jobStore{jobs: map[string]*testJob{}}, now: &fakeClock{t: time.Now()}}
 	mux := ts.store.mux()
+	ts.mux = mux
 	build := func(secret byte) string {
 		srv := mcp.NewServer(mcp.Implementation{Name: "tasks", Version: "1"})
 		obj := json.RawMessage(`{"type":"object"}`)
@@ -165,7 +168,7 @@ func newTaskServer(t *testing.T, configure ...func(*auth.Config)) *taskServer {
 		h := mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(sealer)), era2025.New()},
 			mcp.WithLogger(slog.New(slog.DiscardHandler)),
 			mcp.WithAuth(auth.New(authConfig(configure))))
-		ts.hs = append(ts.hs, h)
+		ts.hs, ts.srvs = append(ts.hs, h), append(ts.srvs, srv)
 		s := httptest.NewServer(h)
 		t.Cleanup(s.Close)
 		return s.URL

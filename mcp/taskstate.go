@@ -13,10 +13,26 @@ import (
 type taskPayload struct {
 	Tool    string            `json:"t"`
 	Values  map[string]string `json:"v"`
-	Created int64             `json:"c"`           // Unix milliseconds
-	TTL     int64             `json:"l"`           // milliseconds
-	Poll    int64             `json:"p"`           // milliseconds
-	Def     string            `json:"d,omitempty"` // the tool's definition digest (update.go)
+	Created int64             `json:"c"` // Unix milliseconds
+	TTL     int64             `json:"l"` // milliseconds
+	Poll    int64             `json:"p"` // milliseconds
+	// Job is the digest of the tool's task routes (jobRoutesDigest): a
+	// task is refused as tool_changed only when they changed. Def, the
+	// whole definition's digest, is what ids sealed before Job existed
+	// carry instead; it is still checked on them, and no longer written.
+	Job string `json:"j,omitempty"`
+	Def string `json:"d,omitempty"`
+}
+
+// changed reports whether t is no longer the tool p's task started on:
+// its task routes changed (Job), or, for an id sealed before Job existed,
+// its definition did (Def). An id with neither predates both, and is
+// taken as it is.
+func (p *taskPayload) changed(t *tool) bool {
+	if p.Job != "" {
+		return p.Job != t.jobDigest
+	}
+	return p.Def != "" && p.Def != t.digest
 }
 
 // openTask is the task a tasks/* request names, opened.

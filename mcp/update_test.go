@@ -366,3 +366,47 @@ func TestUpdate_ReplaceTaskTool(t *testing.T) {
 		t.Errorf("tools %s", got)
 	}
 }
+
+// TestUpdate_TaskOfAChangedTool: a task outlives an edit of its tool that
+// leaves its task routes alone (its input schema here), so its client
+// still reads, updates or cancels the job it started; a change of the
+// task routes refuses it with tool_changed, on every tasks/* method.
+func TestUpdate_TaskOfAChangedTool(t *testing.T) {
+	ts := newTaskServer(t)
+	url := ts.urls[0]
+	id := ts.start(t, url, tokAlice, "")
+	routes := task.Config{Status: "GET /jobs/{id}", Cancel: "POST /jobs/{id}/cancel", Update: "POST /jobs/{id}/input",
+		TTL: time.Hour, PollInterval: 500 * time.Millisecond}
+	replace := func(schema string, cfg task.Config) {
+		t.Helper()
+		err := ts.srvs[0].Update(func(s *mcp.Server) {
+			s.Remove(auth.KindTool, "slow")
+			s.AddTool(mcp.Tool{Name: "slow", InputSchema: json.RawMessage(schema)}, "POST /jobs", ts.mux, mcp.WithTask(cfg))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace(`{"type":"object","properties":{"note":{"type":"string"}}}`, routes)
+	if r := ts.get(t, url, tokAlice, "", id); r.Error != nil || r.str("status") != "working" {
+		t.Fatalf("tasks/get after an edit of the input schema: %s", r.raw)
+	}
+	moved := routes
+	moved.Cancel = "POST /jobs/{id}/stop"
+	replace(`{"type":"object"}`, moved)
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		params := `"taskId":` + quoteJSON(id)
+		if method == "tasks/update" {
+			params += `,"inputResponses":{}`
+		}
+		r := rpc(t, url, tokAlice, "", method, id, metaTasks, params)
+		if r.code() != -32602 || !strings.Contains(string(r.Error.Data), `"tool_changed"`) {
+			t.Errorf("%s after the cancel route moved: %s", method, r.raw)
+		}
+	}
+	// The same routes again: the task is the tool's once more.
+	replace(`{"type":"object"}`, routes)
+	if r := ts.get(t, url, tokAlice, "", id); r.Error != nil {
+		t.Errorf("tasks/get with the routes back: %s", r.raw)
+	}
+}
