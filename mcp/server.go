@@ -227,7 +227,7 @@ func (s *Server) freezeErr(extensions func(*Server) error) error {
 	for _, t := range s.tools {
 		if t.digest == "" {
 			// Only a tool no published snapshot holds yet lacks it.
-			t.digest, t.jobDigest = t.definitionDigest(), t.jobRoutesDigest()
+			t.digest, t.jobDigest = t.definitionDigest(), t.jobDigestOf()
 		}
 	}
 	for i := range s.infoJSON {

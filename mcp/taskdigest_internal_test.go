@@ -26,31 +26,36 @@ func TestTaskPayload_Changed(t *testing.T) {
 	}
 }
 
-// TestJobRoutesDigest: the digest a task id seals follows the task
-// routes and nothing else of the definition.
-func TestJobRoutesDigest(t *testing.T) {
-	mk := func(status, cancel, update string, schema string) *tool {
+// TestJobDigestOf: the digest a task id seals follows the status route
+// and the output schema, and nothing else of the definition.
+func TestJobDigestOf(t *testing.T) {
+	mk := func(status, cancel, input, output string) *tool {
 		tl := &tool{opts: itemOptions{task: &taskSpec{}}}
-		tl.opts.task.status.Text, tl.opts.task.cancel.Text, tl.opts.task.update.Text = status, cancel, update
-		tl.def.InputSchema = []byte(schema)
+		tl.opts.task.status.Text, tl.opts.task.cancel.Text = status, cancel
+		tl.def.InputSchema, tl.def.OutputSchema = []byte(input), []byte(output)
 		return tl
 	}
-	base := mk("GET /jobs/{id}", "POST /jobs/{id}/cancel", "", `{}`)
-	if d := base.jobRoutesDigest(); d == "" || d != mk("GET /jobs/{id}", "POST /jobs/{id}/cancel", "", `{"type":"object"}`).jobRoutesDigest() {
-		t.Errorf("an input schema changed the digest: %q", d)
-	}
-	for _, other := range []*tool{
-		mk("GET /jobs/{id}/", "POST /jobs/{id}/cancel", "", `{}`),
-		mk("GET /jobs/{id}", "POST /jobs/{id}/stop", "", `{}`),
-		mk("GET /jobs/{id}", "POST /jobs/{id}/cancel", "POST /jobs/{id}/input", `{}`),
-		// The boundaries between the routes count.
-		mk("GET /jobs/{id}POST /jobs/{id}/cancel", "", "", `{}`),
+	base := mk("GET /jobs/{id}", "POST /jobs/{id}/cancel", `{}`, `{"type":"object"}`)
+	d := base.jobDigestOf()
+	for _, same := range []*tool{
+		mk("GET /jobs/{id}", "POST /jobs/{id}/cancel", `{"type":"object"}`, `{"type":"object"}`),
+		mk("GET /jobs/{id}", "POST /jobs/{id}/stop", `{}`, `{"type":"object"}`),
+		mk("GET /jobs/{id}", "POST /jobs/{id}/cancel", `{}`, `{ "type" : "object" }`), // compacted
 	} {
-		if other.jobRoutesDigest() == base.jobRoutesDigest() {
-			t.Errorf("%+v: same digest as the base", other.opts.task)
+		if got := same.jobDigestOf(); d == "" || got != d {
+			t.Errorf("%+v %s: digest %q, want the base's %q", same.opts.task, same.def.InputSchema, got, d)
 		}
 	}
-	if d := (&tool{}).jobRoutesDigest(); d != "" {
+	for _, other := range []*tool{
+		mk("GET /jobs/{id}/", "POST /jobs/{id}/cancel", `{}`, `{"type":"object"}`),
+		mk("GET /jobs/{id}", "POST /jobs/{id}/cancel", `{}`, `{"type":"object","required":["n"]}`),
+		mk("GET /jobs/{id}", "POST /jobs/{id}/cancel", `{}`, ``),
+	} {
+		if other.jobDigestOf() == d {
+			t.Errorf("%+v %s: same digest as the base", other.opts.task, other.def.OutputSchema)
+		}
+	}
+	if d := (&tool{}).jobDigestOf(); d != "" {
 		t.Errorf("a tool that is no task: %q", d)
 	}
 }

@@ -188,7 +188,7 @@ func (req *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam
 		return textResult("The tool failed with an internal error.", true), nil
 	}
 	now := time.Now()
-	payload, err := json.Marshal(taskPayload{Tool: t.def.Name, Job: t.jobDigest, Values: vals, Created: now.UnixMilli(),
+	payload, err := json.Marshal(taskPayload{Tool: t.def.Name, Job: t.jobDigest, Def: t.digest, Values: vals, Created: now.UnixMilli(),
 		TTL: sp.ttl.Milliseconds(), Poll: sp.poll.Milliseconds()})
 	if err != nil {
 		return nil, err
@@ -476,7 +476,7 @@ func (req *request) SetTask(payload []byte) error {
 		return unknownTask()
 	}
 	if p.changed(t) {
-		return toolChanged(p.Tool) // the task started on routes the tool no longer has (update.go)
+		return taskToolChanged(p.Tool) // the task started on a status route or output schema the tool no longer has (update.go)
 	}
 	ot := &openTask{tool: t, values: p.Values, created: time.UnixMilli(p.Created),
 		ttl: time.Duration(p.TTL) * time.Millisecond, poll: time.Duration(p.Poll) * time.Millisecond}

@@ -16,10 +16,12 @@ type taskPayload struct {
 	Created int64             `json:"c"` // Unix milliseconds
 	TTL     int64             `json:"l"` // milliseconds
 	Poll    int64             `json:"p"` // milliseconds
-	// Job is the digest of the tool's task routes (jobRoutesDigest): a
-	// task is refused as tool_changed only when they changed. Def, the
-	// whole definition's digest, is what ids sealed before Job existed
-	// carry instead; it is still checked on them, and no longer written.
+	// Job is the digest of what reading the task's job depends on
+	// (jobDigestOf): a task is refused as tool_changed only when that
+	// changed. Def, the whole definition's digest, is what ids sealed
+	// before Job existed carry instead, and is checked on them; it is
+	// still written beside Job for replicas that know only Def (a rolling
+	// upgrade), which check it as before.
 	Job string `json:"j,omitempty"`
 	Def string `json:"d,omitempty"`
 }

@@ -79,7 +79,7 @@ type tool struct {
 	appOnly    bool      // UI's visibility is apps.App alone
 	statusOf   *tool     // a task's generated status tool: the task's tool (taskstatus.go)
 	digest     string    // definitionDigest, set when the first snapshot holding it is frozen (update.go)
-	jobDigest  string    // jobRoutesDigest, set with digest ("" for a tool that is no task)
+	jobDigest  string    // jobDigestOf, set with digest ("" for a tool that is no task)
 }
 
 // WithPlacement places a tool's arguments as p says. AddTool panics when p
@@ -379,22 +379,6 @@ func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
 // decides what a call does (its schemas, route and placement, annotations,
 // task routes and support), not what only describes it (title,
 // description, icons).
-// jobRoutesDigest is the digest a task id seals: what reading, updating
-// and cancelling a job it started depend on, its task routes, and no more.
-// A task outlives edits of the rest of its tool's definition (its input
-// schema, say): the job runs on, and its client must still learn how it
-// ended. Its result is read under the definition of the moment, as any
-// call's. "" for a tool that is no task.
-func (t *tool) jobRoutesDigest() string {
-	sp := t.opts.task
-	if sp == nil {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(strconv.Itoa(len(sp.status.Text)) + ":" + sp.status.Text + strconv.Itoa(len(sp.cancel.Text)) + ":" +
-		sp.cancel.Text + strconv.Itoa(len(sp.update.Text)) + ":" + sp.update.Text))
-	return hex.EncodeToString(sum[:8])
-}
-
 func (t *tool) definitionDigest() string {
 	h := sha256.New()
 	field := func(b []byte) {
@@ -416,4 +400,21 @@ func (t *tool) definitionDigest() string {
 		field([]byte(t.statusOf.definitionDigest()))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// jobDigestOf is the digest a task id seals: what reading a job it
+// started depends on, the status route (whose wildcards the sealed values
+// fill) and the output schema (which its result is checked against), and
+// no more. A task outlives edits of the rest of its tool's definition (its
+// input schema, its cancel or update route, which WithTask keeps within
+// the status route's wildcards): the job runs on, and its client must
+// still learn how it ended. "" for a tool that is no task.
+func (t *tool) jobDigestOf() string {
+	sp := t.opts.task
+	if sp == nil {
+		return ""
+	}
+	out := compact(t.def.OutputSchema)
+	sum := sha256.Sum256([]byte(strconv.Itoa(len(sp.status.Text)) + ":" + sp.status.Text + string(out)))
+	return hex.EncodeToString(sum[:8])
 }

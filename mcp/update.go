@@ -36,11 +36,13 @@ import (
 // the lists that changed to the clients listening. Updates are applied
 // one after another; change must not call Update.
 //
-// A multi round-trip state, a confirmation or a task id made for a tool
-// that was since removed, or whose definition changed (its input or
-// output schema, its route or placement, its annotations, its task
-// routes or support; not its title, description or icons), is refused
-// when it comes back, and nothing runs.
+// A multi round-trip state or a confirmation made for a tool that was
+// since removed, or whose definition changed (its input or output schema,
+// its route or placement, its annotations, its task routes or support;
+// not its title, description or icons), is refused when it comes back,
+// and nothing runs. A task id is refused only when its tool was removed,
+// is no longer a task, or has another status route or output schema: its
+// job is already running, and its client still reads how it ended.
 //
 // A fleet applies the same Update on every replica: see
 // Handler.PublishFleet.
@@ -263,8 +265,15 @@ func (n *Server) merge(v *Server) error {
 	return nil
 }
 
-// toolChanged refuses a state or task made for an earlier definition of
-// the tool it names.
+// taskToolChanged refuses a task whose tool's status route or output
+// schema changed since it started: its job cannot be read as it was.
+func taskToolChanged(name string) *Error {
+	return NewError(CodeInvalidParams, "The tool "+name+" changed since this task started: its job can no longer be read through this server").
+		WithData(map[string]string{"reason": "tool_changed"})
+}
+
+// toolChanged refuses a state made for an earlier definition of the tool
+// it names.
 func toolChanged(name string) *Error {
 	return NewError(CodeInvalidParams, "The tool "+name+" changed since this request's state was made: call it again from the start").
 		WithData(map[string]string{"reason": "tool_changed"})

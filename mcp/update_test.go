@@ -368,45 +368,50 @@ func TestUpdate_ReplaceTaskTool(t *testing.T) {
 }
 
 // TestUpdate_TaskOfAChangedTool: a task outlives an edit of its tool that
-// leaves its task routes alone (its input schema here), so its client
-// still reads, updates or cancels the job it started; a change of the
-// task routes refuses it with tool_changed, on every tasks/* method.
+// leaves its status route and output schema alone (its input schema, its
+// cancel route here), so its client still reads the job it started; a
+// change of the output schema (its result would be checked against
+// another) refuses it with tool_changed, on every tasks/* method.
 func TestUpdate_TaskOfAChangedTool(t *testing.T) {
 	ts := newTaskServer(t)
 	url := ts.urls[0]
 	id := ts.start(t, url, tokAlice, "")
 	routes := task.Config{Status: "GET /jobs/{id}", Cancel: "POST /jobs/{id}/cancel", Update: "POST /jobs/{id}/input",
 		TTL: time.Hour, PollInterval: 500 * time.Millisecond}
-	replace := func(schema string, cfg task.Config) {
+	replace := func(tl mcp.Tool, cfg task.Config) {
 		t.Helper()
 		err := ts.srvs[0].Update(func(s *mcp.Server) {
 			s.Remove(auth.KindTool, "slow")
-			s.AddTool(mcp.Tool{Name: "slow", InputSchema: json.RawMessage(schema)}, "POST /jobs", ts.mux, mcp.WithTask(cfg))
+			s.AddTool(tl, "POST /jobs", ts.mux, mcp.WithTask(cfg))
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	replace(`{"type":"object","properties":{"note":{"type":"string"}}}`, routes)
+	replace(mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"}}}`)}, routes)
 	if r := ts.get(t, url, tokAlice, "", id); r.Error != nil || r.str("status") != "working" {
 		t.Fatalf("tasks/get after an edit of the input schema: %s", r.raw)
 	}
 	moved := routes
 	moved.Cancel = "POST /jobs/{id}/stop"
-	replace(`{"type":"object"}`, moved)
+	replace(mcp.Tool{Name: "slow", InputSchema: objSchema}, moved)
+	if r := ts.get(t, url, tokAlice, "", id); r.Error != nil || r.str("status") != "working" {
+		t.Fatalf("tasks/get after the cancel route moved: %s", r.raw)
+	}
+	replace(mcp.Tool{Name: "slow", InputSchema: objSchema, OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)}, routes)
 	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
 		params := `"taskId":` + quoteJSON(id)
 		if method == "tasks/update" {
 			params += `,"inputResponses":{}`
 		}
 		r := rpc(t, url, tokAlice, "", method, id, metaTasks, params)
-		if r.code() != -32602 || !strings.Contains(string(r.Error.Data), `"tool_changed"`) {
-			t.Errorf("%s after the cancel route moved: %s", method, r.raw)
+		if r.code() != -32602 || !strings.Contains(string(r.Error.Data), `"tool_changed"`) || !strings.Contains(r.Error.Message, "since this task started") {
+			t.Errorf("%s after the output schema changed: %s", method, r.raw)
 		}
 	}
-	// The same routes again: the task is the tool's once more.
-	replace(`{"type":"object"}`, routes)
+	// The output schema back: the task is the tool's once more.
+	replace(mcp.Tool{Name: "slow", InputSchema: objSchema}, routes)
 	if r := ts.get(t, url, tokAlice, "", id); r.Error != nil {
-		t.Errorf("tasks/get with the routes back: %s", r.raw)
+		t.Errorf("tasks/get with the output schema back: %s", r.raw)
 	}
 }
