@@ -37,8 +37,8 @@ func (h *Handler) Close() error {
 	return nil
 }
 
-// shutDown reports whether Close was called.
-func (h *Handler) shutDown() bool {
+// closing reports whether Close was called.
+func (h *Handler) closing() bool {
 	select {
 	case <-h.closed:
 		return true

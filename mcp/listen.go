@@ -82,7 +82,7 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 		// the transport has no stream): as before this existed.
 		return nil, methodNotFound(req.msg.Method)
 	}
-	if req.notify != nil && h.shutDown() {
+	if req.notify != nil && h.closing() {
 		// Before the kinds and the tasks are read (a resource's read, a
 		// task's opening): a client retries this every second.
 		return nil, shuttingDown()

@@ -238,7 +238,7 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if h.shutDown() {
+	if h.closing() {
 		h.writeError(r.Context(), w, nil, rev.version, shuttingDown())
 		return
 	}

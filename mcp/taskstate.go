@@ -27,9 +27,9 @@ type taskPayload struct {
 }
 
 // changed reports whether t is no longer the tool p's task started on:
-// its task routes changed (Job), or, for an id sealed before Job existed,
-// its definition did (Def). An id with neither predates both, and is
-// taken as it is.
+// its status route or output schema changed (Job), or, for an id sealed
+// before Job existed, its definition did (Def). An id with neither
+// predates both, and is taken as it is.
 func (p *taskPayload) changed(t *tool) bool {
 	if p.Job != "" {
 		return p.Job != t.jobDigest

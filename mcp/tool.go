@@ -380,24 +380,33 @@ func (s *Server) toolNamed(raw []byte) (t *tool, name string, ok bool) {
 // task routes and support), not what only describes it (title,
 // description, icons).
 func (t *tool) definitionDigest() string {
-	h := sha256.New()
-	field := func(b []byte) {
-		h.Write([]byte(strconv.Itoa(len(b))))
-		h.Write([]byte{':'})
-		h.Write(b)
-	}
-	field(compact(t.def.InputSchema))
-	field(compact(t.def.OutputSchema))
-	field([]byte(t.route.Text))
 	a := t.def.Annotations
-	field([]byte(strconv.FormatBool(a.ReadOnly) + strconv.FormatBool(a.Destructive) + strconv.FormatBool(a.Idempotent) +
-		strconv.FormatBool(a.OpenWorld) + strconv.FormatBool(t.opts.noConfirm)))
-	field([]byte(strings.Join(slices.Sorted(maps.Keys(t.pathParams)), ",") + "|" + strings.Join(slices.Sorted(maps.Keys(t.queryArgs)), ",")))
+	fields := [][]byte{
+		compact(t.def.InputSchema),
+		compact(t.def.OutputSchema),
+		[]byte(t.route.Text),
+		[]byte(strconv.FormatBool(a.ReadOnly) + strconv.FormatBool(a.Destructive) + strconv.FormatBool(a.Idempotent) +
+			strconv.FormatBool(a.OpenWorld) + strconv.FormatBool(t.opts.noConfirm)),
+		[]byte(strings.Join(slices.Sorted(maps.Keys(t.pathParams)), ",") + "|" + strings.Join(slices.Sorted(maps.Keys(t.queryArgs)), ",")),
+	}
 	if sp := t.opts.task; sp != nil {
-		field([]byte(sp.status.Text + " " + sp.cancel.Text + " " + sp.update.Text + " " + sp.statusTool + " " + strconv.Itoa(int(sp.support))))
+		fields = append(fields, []byte(sp.status.Text+" "+sp.cancel.Text+" "+sp.update.Text+" "+sp.statusTool+" "+strconv.Itoa(int(sp.support))))
 	}
 	if t.statusOf != nil {
-		field([]byte(t.statusOf.definitionDigest()))
+		fields = append(fields, []byte(t.statusOf.definitionDigest()))
+	}
+	return digestFields(fields...)
+}
+
+// digestFields is the 8-byte digest, in hex, of fields, each written
+// after its length so that no two lists of fields hash alike. Digests are
+// sealed into states and task ids that outlive a deployment: how they are
+// computed does not change (TestDigests_Stable).
+func digestFields(fields ...[]byte) string {
+	h := sha256.New()
+	for _, b := range fields {
+		h.Write([]byte(strconv.Itoa(len(b)) + ":"))
+		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
@@ -414,7 +423,5 @@ func (t *tool) jobDigestOf() string {
 	if sp == nil {
 		return ""
 	}
-	out := compact(t.def.OutputSchema)
-	sum := sha256.Sum256([]byte(strconv.Itoa(len(sp.status.Text)) + ":" + sp.status.Text + string(out)))
-	return hex.EncodeToString(sum[:8])
+	return digestFields([]byte(sp.status.Text), compact(t.def.OutputSchema))
 }
