@@ -217,7 +217,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		if parsed {
 			*msg = *loc.Message
 		} else {
-			perr = jsonrpc.ParseInto(body, jsonrpc.DefaultMaxDepth, msg)
+			perr = req.Request.Parse(body, jsonrpc.DefaultMaxDepth, msg)
 		}
 		if perr == nil {
 			req.Name, req.Params = msg.Method, msg.Params

@@ -121,30 +121,35 @@ func (s *Server) ping(*request) (seam.Result, error) { return &emptyResult{}, ni
 // mode.
 func capabilitiesOf(raw json.RawMessage) Capability {
 	var c Capability
-	if len(raw) == 0 || raw[0] != '{' {
-		return 0
-	}
-	if el, ok := jsonrpc.Lookup(raw, "elicitation"); ok && jsonrpc.IsObject(el) {
-		_, form := jsonrpc.Lookup(el, "form")
-		url, hasURL := jsonrpc.Lookup(el, "url")
-		if form || !hasURL {
-			c |= CapElicitationForm
+	// One walk over the members: the strict scan let no name repeat.
+	it := jsonrpc.NewIter(raw)
+	for {
+		name, v, ok := it.Next()
+		if !ok {
+			return c
 		}
-		if hasURL && jsonrpc.IsObject(url) {
-			c |= CapElicitationURL
+		if !jsonrpc.IsObject(v) {
+			continue
+		}
+		switch string(name) {
+		case "elicitation":
+			_, form := jsonrpc.Lookup(v, "form")
+			url, hasURL := jsonrpc.Lookup(v, "url")
+			if form || !hasURL {
+				c |= CapElicitationForm
+			}
+			if hasURL && jsonrpc.IsObject(url) {
+				c |= CapElicitationURL
+			}
+		case "sampling":
+			c |= CapSampling
+			if t, ok := jsonrpc.Lookup(v, "tools"); ok && jsonrpc.IsObject(t) {
+				c |= CapSamplingTools
+			}
+		case "roots":
+			c |= CapRoots
+		case "extensions":
+			c |= declaredExtensions(v) // tasks, MCP Apps (extension.go)
 		}
 	}
-	if s, ok := jsonrpc.Lookup(raw, "sampling"); ok && jsonrpc.IsObject(s) {
-		c |= CapSampling
-		if t, ok := jsonrpc.Lookup(s, "tools"); ok && jsonrpc.IsObject(t) {
-			c |= CapSamplingTools
-		}
-	}
-	if r, ok := jsonrpc.Lookup(raw, "roots"); ok && jsonrpc.IsObject(r) {
-		c |= CapRoots
-	}
-	if ext, ok := jsonrpc.Lookup(raw, "extensions"); ok && jsonrpc.IsObject(ext) {
-		c |= declaredExtensions(ext) // tasks, MCP Apps (extension.go)
-	}
-	return c
 }

@@ -53,8 +53,23 @@ func init() {
 // ParseInto is Parse into a Message the caller provides; on error m is
 // left partly filled.
 func ParseInto(body []byte, maxDepth int, m *Message) *Error {
+	return ParseIndexed(body, maxDepth, m, nil, "", nil)
+}
+
+// ParseIndexed is ParseInto that also indexes, during its one scan, the
+// members of params into params and those of the object params names sub
+// into subIndex (MCP's _meta), so that lookups in them walk no byte again.
+// Either index is done only when the message has that object; one that is
+// not is left for Index.Build. On error both are to be ignored.
+func ParseIndexed(body []byte, maxDepth int, m *Message, params *Index, sub string, subIndex *Index) *Error {
 	s := getScanner(body, maxDepth)
 	defer putScanner(s)
+	for _, x := range [...]*Index{params, subIndex} {
+		if x != nil {
+			*x = Index{}
+		}
+	}
+	s.params, s.subName, s.sub = params, sub, subIndex
 	if err := s.run(); err != nil {
 		return err
 	}

@@ -159,7 +159,8 @@ func TestAppendString_RoundTrips(t *testing.T) {
 
 // FuzzParse checks that Parse never panics and agrees with encoding/json on
 // what is valid JSON (Parse is stricter: it may refuse duplicates and depth,
-// but must never accept what encoding/json calls invalid).
+// but must never accept what encoding/json calls invalid), and that what
+// ParseIndexed indexes while it scans is what Index.Build finds after.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":"\u00e9"}]}}}`,
@@ -181,6 +182,7 @@ func FuzzParse(f *testing.F) {
 					}
 				}
 			}
+			indexedLikeBuild(t, data)
 		}
 		if Validate(data, DefaultMaxDepth) == nil && !json.Valid(data) {
 			t.Fatalf("Validate accepted invalid JSON %q", data)

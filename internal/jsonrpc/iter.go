@@ -17,7 +17,7 @@ type Iter struct {
 // NewIter returns an iterator over the members of obj; obj that is not an
 // object yields nothing.
 func NewIter(obj []byte) Iter {
-	obj = bytes.TrimLeft(obj, " \t\r\n")
+	obj = trimWS(obj)
 	if len(obj) == 0 || obj[0] != '{' {
 		return Iter{}
 	}
@@ -72,6 +72,15 @@ func (it *Iter) NextAt() (k0, k1, v0, v1 int, escaped, ok bool) {
 	v0 = it.pos
 	it.skipValue()
 	return k0, k1, v0, it.pos, escaped, true
+}
+
+// trimWS drops the white space before a value: a loop, where
+// bytes.TrimLeft with a cutset builds its set on every call.
+func trimWS(b []byte) []byte {
+	for len(b) > 0 && isWS(b[0]) {
+		b = b[1:]
+	}
+	return b
 }
 
 // Data is the object the offsets of NextAt count into: NewIter's, from
@@ -320,7 +329,7 @@ type Elems struct{ it Iter }
 // NewElems returns an iterator over the elements of arr; arr that is not
 // an array yields nothing.
 func NewElems(arr []byte) Elems {
-	arr = bytes.TrimLeft(arr, " \t\r\n")
+	arr = trimWS(arr)
 	if len(arr) == 0 || arr[0] != '[' {
 		return Elems{}
 	}

@@ -60,6 +60,11 @@ type scanner struct {
 	escaped [][]byte
 	// root captures the top-level members when the root is an object.
 	root []member
+	// params and sub, when set (ParseIndexed), are filled with the members
+	// of the root's params object and of the object params names subName;
+	// into is the index the next object scanned fills, set just before it.
+	params, sub, into *Index
+	subName           string
 }
 
 type member struct {
@@ -291,12 +296,17 @@ func (s *scanner) object(depth int) *Error {
 	if depth > s.maxDepth {
 		return s.fail(Invalid, "too_deep", "Invalid Request: nesting deeper than "+strconv.Itoa(s.maxDepth))
 	}
+	x, start := s.into, s.pos
+	s.into = nil
 	s.pos++
 	base := len(s.keys)
 	defer func() { s.keys = s.keys[:base] }()
 	s.skipWS()
 	if s.pos < len(s.data) && s.data[s.pos] == '}' {
 		s.pos++
+		if x != nil {
+			x.obj, x.done = s.data[start:s.pos], true
+		}
 		return nil
 	}
 	for {
@@ -309,6 +319,7 @@ func (s *scanner) object(depth int) *Error {
 		if err != nil {
 			return err
 		}
+		keyEnd := s.pos - 1
 		// Duplicate member names are refused at every depth: encoding/json
 		// would let the last one win, which lets two parsers disagree. A
 		// small object is checked member by member; a large one once, at
@@ -330,11 +341,23 @@ func (s *scanner) object(depth int) *Error {
 		s.pos++
 		s.skipWS()
 		valStart := s.pos
+		if s.params != nil && valStart < len(s.data) && s.data[valStart] == '{' {
+			switch {
+			case depth == 1 && string(key) == "params":
+				s.into = s.params
+			case x != nil && x == s.params && s.sub != nil && string(key) == s.subName:
+				s.into = s.sub
+			}
+		}
 		if err := s.value(depth); err != nil {
 			return err
 		}
 		if depth == 1 {
 			s.root = append(s.root, member{key: key, value: s.data[valStart:s.pos]})
+		}
+		if x != nil {
+			// An escape always shortens a name: its written length differs.
+			x.add(keyAt+1-start, keyEnd-start, valStart-start, s.pos-start, keyEnd-keyAt-1 != len(key))
 		}
 		s.skipWS()
 		if s.pos >= len(s.data) {
@@ -353,6 +376,9 @@ func (s *scanner) object(depth int) *Error {
 						return s.dup(s.name(names[i]))
 					}
 				}
+			}
+			if x != nil {
+				x.obj, x.done = s.data[start:s.pos], true
 			}
 			return nil
 		default:

@@ -1,6 +1,10 @@
 package seam
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+)
 
 // TestIndex: params and _meta are found the same whether their members
 // fit the request's offsets or not (more members than room, a name with
@@ -29,8 +33,8 @@ func TestIndex(t *testing.T) {
 		if v, ok := r.MetaParam("k"); !ok || string(v) != `"v"` {
 			t.Errorf("%s: _meta.k = %s, %v", c.what, v, ok)
 		}
-		if r.params.rescan != c.rescan {
-			t.Errorf("%s: rescan %v, want %v", c.what, r.params.rescan, c.rescan)
+		if r.params.Rescans() != c.rescan {
+			t.Errorf("%s: rescan %v, want %v", c.what, r.params.Rescans(), c.rescan)
 		}
 		if got, want, found := r.CaseVariant(true, []string{"lv"}); !found || got != "Lv" || want != "lv" {
 			t.Errorf("%s: _meta case variant = %q %q %v", c.what, got, want, found)
@@ -57,5 +61,31 @@ func TestIndex_Allocations(t *testing.T) {
 		r.CaseVariant(true, []string{"K"})
 	}); n != 0 {
 		t.Errorf("%v allocations, want 0", n)
+	}
+}
+
+// TestRequest_Parse: a request parsed by Parse has its params and _meta
+// indexed by the scan itself, and answers as one indexed afterwards.
+func TestRequest_Parse(t *testing.T) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"_meta":{"k":"no"}},"_meta":{"k":"v","Lv":1}}}`)
+	var r Request
+	var m jsonrpc.Message
+	if err := r.Parse(body, jsonrpc.DefaultMaxDepth, &m); err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Params) != string(m.Params) {
+		t.Errorf("Params = %s, want the message's", r.Params)
+	}
+	if !r.params.Done() || !r.meta.Done() {
+		t.Errorf("params indexed %v, _meta %v: the scan should have done both", r.params.Done(), r.meta.Done())
+	}
+	if v, ok := r.MetaParam("k"); !ok || string(v) != `"v"` {
+		t.Errorf(`_meta.k = %s, %v; want "v"`, v, ok)
+	}
+	if v, ok := r.Param("name"); !ok || string(v) != `"echo"` {
+		t.Errorf("name = %s, %v", v, ok)
+	}
+	if got, want, found := r.CaseVariant(true, []string{"lv"}); !found || got != "Lv" || want != "lv" {
+		t.Errorf("_meta case variant = %q %q %v", got, want, found)
 	}
 }

@@ -3,7 +3,6 @@ package seam
 import (
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -163,84 +162,8 @@ type Request struct {
 	// by SetTask, with the same refusal.
 	TaskID string
 
-	params index // params' top-level members, indexed once
-	meta   index // the same for params._meta
-}
-
-// index is an object's members, found once, as offsets into the object,
-// so that a request's many lookups scan its params once and a request
-// stays small (it is a listen stream's memory). When they do not fit, or
-// a name holds an escape (no client writes one), every lookup scans the
-// object again instead: slower, never wrong, and it allocates nothing.
-type index struct {
-	obj    []byte
-	spans  [indexRoom]span
-	n      uint8
-	done   bool
-	rescan bool
-}
-
-// indexRoom is how many members an index holds: a tools/call's params
-// (name, arguments, _meta, and a retry's requestState and
-// inputResponses), and 2026-07-28's _meta (protocolVersion,
-// clientCapabilities, clientInfo, and two of logLevel, progressToken or a
-// trace context).
-const indexRoom = 5
-
-type span struct{ k0, k1, v0, v1 uint32 }
-
-func (x *index) build(obj []byte) *index {
-	if x.done {
-		return x
-	}
-	x.done = true
-	it := jsonrpc.NewIter(obj)
-	x.obj = it.Data()
-	for {
-		k0, k1, v0, v1, escaped, ok := it.NextAt()
-		if !ok {
-			return x
-		}
-		if escaped || int(x.n) == len(x.spans) || uint64(v1) > math.MaxUint32 {
-			x.n, x.rescan = 0, true
-			return x
-		}
-		x.spans[x.n] = span{uint32(k0), uint32(k1), uint32(v0), uint32(v1)}
-		x.n++
-	}
-}
-
-func (x *index) lookup(name string) ([]byte, bool) {
-	if x.rescan {
-		return jsonrpc.Lookup(x.obj, name)
-	}
-	for _, s := range x.spans[:x.n] {
-		if string(x.obj[s.k0:s.k1]) == name {
-			return x.obj[s.v0:s.v1], true
-		}
-	}
-	return nil, false
-}
-
-func (x *index) caseVariant(known []string) (got, want string, found bool) {
-	if x.rescan {
-		it := jsonrpc.NewIter(x.obj)
-		for {
-			k, _, ok := it.Next()
-			if !ok {
-				return "", "", false
-			}
-			if v := jsonrpc.CaseVariant(k, known); v != "" {
-				return string(k), v, true
-			}
-		}
-	}
-	for _, s := range x.spans[:x.n] {
-		if v := jsonrpc.CaseVariant(x.obj[s.k0:s.k1], known); v != "" {
-			return string(x.obj[s.k0:s.k1]), v, true
-		}
-	}
-	return "", "", false
+	params jsonrpc.Index // params' top-level members, indexed once
+	meta   jsonrpc.Index // the same for params._meta
 }
 
 // Core is what only the core can work out, or take, for an era.
@@ -269,27 +192,38 @@ type Core interface {
 // Param returns the raw value of params member name, matched exactly
 // (never case-insensitively). The members are indexed on first use, so a
 // request's many lookups scan params once.
-func (r *Request) Param(name string) ([]byte, bool) { return r.params.build(r.Params).lookup(name) }
+func (r *Request) Param(name string) ([]byte, bool) { return r.params.Build(r.Params).Lookup(name) }
 
 // MetaParam returns the raw value of params._meta member name, matched
 // exactly; _meta's members are indexed once too.
-func (r *Request) MetaParam(name string) ([]byte, bool) { return r.metaIndex().lookup(name) }
+func (r *Request) MetaParam(name string) ([]byte, bool) { return r.metaIndex().Lookup(name) }
 
 // CaseVariant reports a member of params (or of params._meta) whose name
 // differs from one of known only in letter case.
 func (r *Request) CaseVariant(inMeta bool, known []string) (got, want string, found bool) {
 	if inMeta {
-		return r.metaIndex().caseVariant(known)
+		return r.metaIndex().CaseVariant(known)
 	}
-	return r.params.build(r.Params).caseVariant(known)
+	return r.params.Build(r.Params).CaseVariant(known)
 }
 
-func (r *Request) metaIndex() *index {
-	if !r.meta.done {
-		meta, _ := r.Param("_meta")
-		r.meta.build(meta)
+func (r *Request) metaIndex() *jsonrpc.Index {
+	if meta := &r.meta; !meta.Done() {
+		v, _ := r.Param("_meta")
+		meta.Build(v)
 	}
 	return &r.meta
+}
+
+// Parse parses body, strictly, into m and sets Params: the parse indexes
+// params and params._meta as it scans, so that Param and MetaParam walk
+// no byte of them again.
+func (r *Request) Parse(body []byte, maxDepth int, m *jsonrpc.Message) *jsonrpc.Error {
+	if err := jsonrpc.ParseIndexed(body, maxDepth, m, &r.params, "_meta", &r.meta); err != nil {
+		return err
+	}
+	r.Params = m.Params
+	return nil
 }
 
 // Stamp holds the members revision 2026-07-28 adds to every result. The
