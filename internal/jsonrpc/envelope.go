@@ -90,23 +90,24 @@ func ParseIndexed(body []byte, maxDepth int, m *Message, params *Index, sub stri
 		hasResult, hasError, hasParam bool
 	)
 	for _, mb := range s.root {
-		switch string(mb.key) {
+		key, value := s.name(mb.key), body[mb.v0:mb.v1]
+		switch string(key) {
 		case "jsonrpc":
-			version = mb.value
+			version = value
 		case "id":
-			m.ID = mb.value
+			m.ID = value
 		case "method":
-			method = mb.value
+			method = value
 		case "params":
-			m.Params = mb.value
+			m.Params = value
 			hasParam = true
 		case "result":
 			hasResult = true
 		case "error":
 			hasError = true
 		default:
-			if v := caseVariant(mb.key, envelopeMembers); v != "" {
-				return &Error{Kind: Invalid, Reason: "case_variant", Message: "Invalid Request: member " + quoteShort(mb.key) + " differs from " + strconv.Quote(v) + " only in case"}
+			if v := caseVariant(key, envelopeMembers); v != "" {
+				return &Error{Kind: Invalid, Reason: "case_variant", Message: "Invalid Request: member " + quoteShort(key) + " differs from " + strconv.Quote(v) + " only in case"}
 			}
 		}
 	}

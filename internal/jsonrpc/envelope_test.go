@@ -159,7 +159,8 @@ func TestAppendString_RoundTrips(t *testing.T) {
 
 // FuzzParse checks that Parse never panics and agrees with encoding/json on
 // what is valid JSON (Parse is stricter: it may refuse duplicates and depth,
-// but must never accept what encoding/json calls invalid), and that what
+// but must never accept what encoding/json calls invalid, nor refuse what
+// it calls valid for any other reason), and that what
 // ParseIndexed indexes while it scans is what Index.Build finds after.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
@@ -184,8 +185,17 @@ func FuzzParse(f *testing.F) {
 			}
 			indexedLikeBuild(t, data)
 		}
-		if Validate(data, DefaultMaxDepth) == nil && !json.Valid(data) {
+		verr := Validate(data, DefaultMaxDepth)
+		if verr == nil && !json.Valid(data) {
 			t.Fatalf("Validate accepted invalid JSON %q", data)
+		}
+		// Nor may it refuse valid JSON but for what it is stricter about.
+		if e, ok := verr.(*Error); ok && json.Valid(data) {
+			switch e.Reason {
+			case "duplicate_member", "too_deep", "invalid_utf8":
+			default:
+				t.Fatalf("Validate refused valid JSON %q: %s (%s)", data, e.Message, e.Reason)
+			}
 		}
 	})
 }

@@ -58,8 +58,9 @@ type scanner struct {
 	// escaped holds the unescaped names of the rare members whose names
 	// have escapes; a keyRef with escaped set indexes it.
 	escaped [][]byte
-	// root captures the top-level members when the root is an object.
-	root []member
+	// root captures the top-level members when the root is an object, as
+	// offsets: no pointer for the collector to follow or the pool to clear.
+	root []rootRef
 	// params and sub, when set (ParseIndexed), are filled with the members
 	// of the root's params object and of the object params names subName;
 	// into is the index the next object scanned fills, set just before it.
@@ -67,9 +68,11 @@ type scanner struct {
 	subName           string
 }
 
-type member struct {
-	key   []byte // unescaped
-	value []byte // raw
+// rootRef is a top-level member: its name (see keyRef) and the span of
+// its raw value.
+type rootRef struct {
+	key    keyRef
+	v0, v1 int32
 }
 
 func (s *scanner) fail(k Kind, reason, msg string) *Error {
@@ -81,14 +84,15 @@ func (s *scanner) syntax() *Error {
 }
 
 func (s *scanner) skipWS() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
+	d, i := s.data, s.pos
+	// Compact JSON, the usual kind, has none: one comparison says so.
+	if i < len(d) && d[i] > ' ' {
+		return
 	}
+	for i < len(d) && isWS(d[i]) {
+		i++
+	}
+	s.pos = i
 }
 
 // value scans one JSON value starting at s.pos (whitespace already skipped).
@@ -178,6 +182,15 @@ func (s *scanner) str(decode bool) ([]byte, *Error) {
 	start := s.pos
 	escaped := false
 	for s.pos < len(d) {
+		// Most bytes of a string are plain: skip them with one table
+		// lookup each, then look at the byte that stopped the run.
+		i := s.pos
+		for i < len(d) && plain[d[i]] {
+			i++
+		}
+		if s.pos = i; i >= len(d) {
+			break
+		}
 		c := d[s.pos]
 		switch {
 		case c == '"':
@@ -227,9 +240,7 @@ func (s *scanner) str(decode bool) ([]byte, *Error) {
 			}
 		case c < 0x20:
 			return nil, s.syntax()
-		case c < utf8.RuneSelf:
-			s.pos++
-		default:
+		default: // not ASCII: plain stops at every such byte
 			r, size := utf8.DecodeRune(d[s.pos:])
 			if r == utf8.RuneError && size == 1 {
 				return nil, s.fail(Syntax, "invalid_utf8", "Parse error: invalid UTF-8")
@@ -239,6 +250,15 @@ func (s *scanner) str(decode bool) ([]byte, *Error) {
 	}
 	return nil, s.syntax()
 }
+
+// plain marks the bytes a string holds as they are: printable ASCII but
+// the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func hex4(d []byte, at int) (rune, bool) {
 	if at+4 > len(d) {
@@ -353,7 +373,7 @@ func (s *scanner) object(depth int) *Error {
 			return err
 		}
 		if depth == 1 {
-			s.root = append(s.root, member{key: key, value: s.data[valStart:s.pos]})
+			s.root = append(s.root, rootRef{s.keys[len(s.keys)-1], int32(valStart), int32(s.pos)})
 		}
 		if x != nil {
 			// An escape always shortens a name: its written length differs.
@@ -441,7 +461,7 @@ func Validate(data []byte, maxDepth int) error {
 // Scanners are reused: the name references and the root members they
 // collect are kept between requests, so a request scans without
 // allocating.
-var scanners = sync.Pool{New: func() any { return &scanner{keys: make([]keyRef, 0, 32), root: make([]member, 0, 8)} }}
+var scanners = sync.Pool{New: func() any { return &scanner{keys: make([]keyRef, 0, 32), root: make([]rootRef, 0, 8)} }}
 
 func getScanner(data []byte, maxDepth int) *scanner {
 	s := scanners.Get().(*scanner)
@@ -455,7 +475,6 @@ func putScanner(s *scanner) {
 	if cap(s.keys) > 1024 || cap(s.root) > 64 {
 		return
 	}
-	clear(s.root)
 	*s = scanner{keys: s.keys[:0], root: s.root[:0]}
 	scanners.Put(s)
 }
