@@ -37,17 +37,47 @@ func Parse(body []byte, maxDepth int) (*Message, *Error) {
 	return m, nil
 }
 
-// knownMethods are the method names a message is most likely to carry;
-// ParseInto hands out these strings instead of allocating a copy.
-var knownMethods = map[string]string{}
-
-func init() {
-	for _, m := range []string{"initialize", "notifications/initialized", "ping", "server/discover",
-		"tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
-		"prompts/list", "prompts/get", "completion/complete", "tasks/get", "tasks/update", "tasks/cancel",
-		"notifications/cancelled", "notifications/progress"} {
-		knownMethods[m] = m
+// knownMethod returns the method name b spells when it is one a message
+// is most likely to carry, so that ParseInto hands out this string instead
+// of allocating a copy; "" for any other.
+func knownMethod(b []byte) string {
+	switch string(b) { // compiled to comparisons: no allocation, no hashing
+	case "initialize":
+		return "initialize"
+	case "notifications/initialized":
+		return "notifications/initialized"
+	case "ping":
+		return "ping"
+	case "server/discover":
+		return "server/discover"
+	case "tools/list":
+		return "tools/list"
+	case "tools/call":
+		return "tools/call"
+	case "resources/list":
+		return "resources/list"
+	case "resources/templates/list":
+		return "resources/templates/list"
+	case "resources/read":
+		return "resources/read"
+	case "prompts/list":
+		return "prompts/list"
+	case "prompts/get":
+		return "prompts/get"
+	case "completion/complete":
+		return "completion/complete"
+	case "tasks/get":
+		return "tasks/get"
+	case "tasks/update":
+		return "tasks/update"
+	case "tasks/cancel":
+		return "tasks/cancel"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case "notifications/progress":
+		return "notifications/progress"
 	}
+	return ""
 }
 
 // ParseInto is Parse into a Message the caller provides; on error m is
@@ -66,7 +96,7 @@ func ParseIndexed(body []byte, maxDepth int, m *Message, params *Index, sub stri
 	defer putScanner(s)
 	for _, x := range [...]*Index{params, subIndex} {
 		if x != nil {
-			*x = Index{}
+			x.done = false // the scan fills it, and says when it is done
 		}
 	}
 	s.params, s.subName, s.sub = params, sub, subIndex
@@ -135,10 +165,12 @@ func ParseIndexed(body []byte, maxDepth int, m *Message, params *Index, sub stri
 	if len(method) < 2 || method[0] != '"' {
 		return fail(Invalid, "invalid_method", `Invalid Request: "method" must be a string`)
 	}
-	if known, ok := knownMethods[string(method[1:len(method)-1])]; ok {
-		m.Method = known // no escape can hide in a name that matched
-	} else if m.Method, ok = String(method); !ok {
-		return fail(Invalid, "invalid_method", `Invalid Request: "method" must be a string`)
+	if m.Method = knownMethod(method[1 : len(method)-1]); m.Method == "" {
+		// Not a name that matched, where no escape can hide: decoded.
+		var ok bool
+		if m.Method, ok = String(method); !ok {
+			return fail(Invalid, "invalid_method", `Invalid Request: "method" must be a string`)
+		}
 	}
 	if hasParam && (len(m.Params) == 0 || m.Params[0] != '{') {
 		return fail(Params, "invalid_params", `Invalid params: "params" must be an object`)

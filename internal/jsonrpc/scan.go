@@ -318,6 +318,9 @@ func (s *scanner) object(depth int) *Error {
 	}
 	x, start := s.into, s.pos
 	s.into = nil
+	if x != nil {
+		x.n, x.rescan = 0, false
+	}
 	s.pos++
 	base := len(s.keys)
 	defer func() { s.keys = s.keys[:base] }()
