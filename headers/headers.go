@@ -39,17 +39,35 @@ var (
 // Get returns the single value of header name with surrounding spaces and
 // tabs removed. HTTP/1.1 parsing trims them already; HTTP/2 does not, and
 // the spec requires " foo " to be accepted as "foo". A header sent twice is
-// ErrDuplicate: Header.Get would silently pick the first.
+// ErrDuplicate: Header.Get would silently pick the first. The name is
+// looked up as given, then in canonical form: the constants here are
+// canonical already, and net/http canonicalizes what it reads, so the
+// usual lookup costs no canonicalization.
 func Get(h http.Header, name string) (string, error) {
-	vs := h.Values(name)
+	vs, ok := h[name]
+	if !ok {
+		vs = h.Values(name)
+	}
 	switch len(vs) {
 	case 0:
 		return "", ErrMissing
 	case 1:
-		return strings.Trim(vs[0], " \t"), nil
+		return trimSpaceTab(vs[0]), nil
 	default:
 		return "", ErrDuplicate
 	}
+}
+
+// trimSpaceTab is strings.Trim(v, " \t") without building the cut set on
+// every call.
+func trimSpaceTab(v string) string {
+	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+		v = v[1:]
+	}
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
+		v = v[:len(v)-1]
+	}
+	return v
 }
 
 // Decode returns the value a Mcp-Name or Mcp-Param-* header stands for. A

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -67,6 +68,12 @@ func TestGet(t *testing.T) {
 	h.Add(Method, "tools/call")
 	if _, err := Get(h, Method); !errors.Is(err, ErrDuplicate) {
 		t.Errorf("duplicate: %v", err)
+	}
+	for _, v := range []string{" \t", "", "a b", "\ta b "} {
+		h.Set(Name, v)
+		if got, err := Get(h, Name); err != nil || got != strings.Trim(v, " \t") {
+			t.Errorf("Get of %q = %q, %v; want %q", v, got, err, strings.Trim(v, " \t"))
+		}
 	}
 }
 

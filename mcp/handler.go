@@ -345,7 +345,7 @@ func (h *Handler) serve(req *request) (result seam.Result, err error) {
 }
 
 func checkContentType(r *http.Request) *Error {
-	ct := r.Header.Values("Content-Type")
+	ct := r.Header["Content-Type"] // Values, without canonicalizing a canonical name
 	if len(ct) == 1 {
 		if ct[0] == "application/json" {
 			return nil
@@ -436,7 +436,7 @@ func (h *Handler) checkOrigin(r *http.Request) *Error {
 		return httpError(http.StatusForbidden, codeForbidden, "Forbidden: host not allowed").
 			WithData(map[string]string{"reason": "host_not_allowed"})
 	}
-	origins := r.Header.Values("Origin")
+	origins := r.Header["Origin"]
 	if len(origins) == 0 {
 		return nil
 	}

@@ -62,7 +62,7 @@ func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
 }
 
 func acceptsEventStream(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept") {
+	for _, v := range r.Header["Accept"] {
 		for _, part := range strings.Split(v, ",") {
 			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
 			if strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
