@@ -13,7 +13,9 @@
 // trip would change.
 //
 // Nothing here knows MCP. Callers map [Kind] onto JSON-RPC codes and read
-// params with [Iter], [Lookup] and [String], which never match member names
-// case-insensitively (encoding/json does, which lets "Method" stand in for
-// "method").
+// params with [Index], [Iter], [Lookup] and [String], which never match
+// member names case-insensitively (encoding/json does, which lets "Method"
+// stand in for "method"). [ParseIndexed] fills an Index of params, and one
+// of a member of params the caller names (MCP's _meta), during the same
+// scan, so that reading them walks no byte twice.
 package jsonrpc
