@@ -73,11 +73,17 @@ func main() {
 	for _, line := range report {
 		fmt.Fprintln(os.Stderr, line)
 	}
-	srv := &http.Server{Handler: newApp(fl, opts...), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+	app, c := newAppChanges(fl, opts...)
+	srv := &http.Server{Handler: app, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
+	// Shutdown waits for open notification streams; Close ends them (and
+	// stops the fleet's follower) as Shutdown begins.
+	srv.RegisterOnShutdown(func() { c.h.Load().Close() })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	shutDown := make(chan struct{})
 	go func() {
+		defer close(shutDown)
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -89,6 +95,7 @@ func main() {
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
+	<-shutDown // Serve returns as Shutdown begins: let the streams end first
 }
 
 // A 1x1 PNG and a short silent WAV.
