@@ -42,7 +42,9 @@ var (
 // ErrDuplicate: Header.Get would silently pick the first. The name is
 // looked up as given, then in canonical form: the constants here are
 // canonical already, and net/http canonicalizes what it reads, so the
-// usual lookup costs no canonicalization.
+// usual lookup costs no canonicalization. (A map built by hand with keys
+// not in canonical form may answer for a name that is not either, such
+// as a declared Mcp-Param-userId; net/http never builds one.)
 func Get(h http.Header, name string) (string, error) {
 	vs, ok := h[name]
 	if !ok {

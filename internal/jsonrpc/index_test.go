@@ -73,7 +73,8 @@ func TestParseIndexed(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2,"c":3,"d":4,"e":5}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"n\u0061me":"x","_meta":{"k":1}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"x","_meta":{"\u006b":1,"l":2}}}`,
-		// a name with an escape that is _meta is not _meta for the index
+		// a name that is _meta only once unescaped: indexed as _meta, and
+		// params, which holds an escaped name, rescans
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"_m\u0065ta":{"k":1}}}`,
 		// a notification
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
@@ -123,5 +124,24 @@ func TestParseIndexed_Allocations(t *testing.T) {
 		meta.Lookup("clientInfo")
 	}); n != 0 {
 		t.Errorf("%v allocations, want 0", n)
+	}
+}
+
+// TestParse_TooLarge: a message longer than the scanner's 32-bit offsets
+// reach is refused before it is scanned, not misread.
+func TestParse_TooLarge(t *testing.T) {
+	defer func(n int) { maxMessage = n }(maxMessage)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"xxxxxxxx"}}`)
+	maxMessage = len(body)
+	if _, err := Parse(body, DefaultMaxDepth); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	maxMessage = len(body) - 1
+	_, err := Parse(body, DefaultMaxDepth)
+	if err == nil || err.Reason != "too_large" || err.Kind != Invalid {
+		t.Fatalf("past the limit: %v", err)
+	}
+	if Validate(body, DefaultMaxDepth) == nil {
+		t.Error("Validate read past the limit")
 	}
 }

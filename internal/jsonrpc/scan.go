@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -482,7 +483,14 @@ func putScanner(s *scanner) {
 	scanners.Put(s)
 }
 
+// maxMessage is the longest message the scanner reads: it keeps offsets
+// in 32 bits (keyRef, rootRef). A variable so that a test can lower it.
+var maxMessage = math.MaxInt32
+
 func (s *scanner) run() *Error {
+	if len(s.data) > maxMessage {
+		return s.fail(Invalid, "too_large", "Invalid Request: a message is at most "+strconv.Itoa(maxMessage)+" bytes")
+	}
 	s.skipWS()
 	if err := s.value(0); err != nil {
 		return err

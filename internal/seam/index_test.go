@@ -89,3 +89,20 @@ func TestRequest_Parse(t *testing.T) {
 		t.Errorf("_meta case variant = %q %q %v", got, want, found)
 	}
 }
+
+// TestRequest_ParseRefused: a body refused after its params were scanned
+// leaves nothing of them to look up.
+func TestRequest_ParseRefused(t *testing.T) {
+	var r Request
+	var m jsonrpc.Message
+	body := []byte(`{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"evil","_meta":{"k":"v"}}}`)
+	if err := r.Parse(body, jsonrpc.DefaultMaxDepth, &m); err == nil {
+		t.Fatal("jsonrpc 1.0 was accepted")
+	}
+	if v, ok := r.Param("name"); ok {
+		t.Errorf("name = %s from a refused body", v)
+	}
+	if v, ok := r.MetaParam("k"); ok {
+		t.Errorf("_meta.k = %s from a refused body", v)
+	}
+}

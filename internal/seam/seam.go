@@ -217,9 +217,12 @@ func (r *Request) metaIndex() *jsonrpc.Index {
 
 // Parse parses body, strictly, into m and sets Params: the parse indexes
 // params and params._meta as it scans, so that Param and MetaParam walk
-// no byte of them again.
+// no byte of them again. A refused body leaves no index behind: what the
+// scan indexed before it failed would answer lookups with a refused
+// body's members.
 func (r *Request) Parse(body []byte, maxDepth int, m *jsonrpc.Message) *jsonrpc.Error {
 	if err := jsonrpc.ParseIndexed(body, maxDepth, m, &r.params, "_meta", &r.meta); err != nil {
+		r.params, r.meta = jsonrpc.Index{}, jsonrpc.Index{}
 		return err
 	}
 	r.Params = m.Params
