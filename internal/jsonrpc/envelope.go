@@ -90,7 +90,8 @@ func ParseInto(body []byte, maxDepth int, m *Message) *Error {
 // members of params into params and those of the object params names sub
 // into subIndex (MCP's _meta), so that lookups in them walk no byte again.
 // Either index is done only when the message has that object; one that is
-// not is left for Index.Build. On error both are to be ignored.
+// not is left for Index.Build. On error neither is to be read: one may
+// hold the members of the refused body (seam.Request.Parse clears both).
 func ParseIndexed(body []byte, maxDepth int, m *Message, params *Index, sub string, subIndex *Index) *Error {
 	s := getScanner(body, maxDepth)
 	defer putScanner(s)
@@ -166,7 +167,7 @@ func ParseIndexed(body []byte, maxDepth int, m *Message, params *Index, sub stri
 		return fail(Invalid, "invalid_method", `Invalid Request: "method" must be a string`)
 	}
 	if m.Method = knownMethod(method[1 : len(method)-1]); m.Method == "" {
-		// Not a name that matched, where no escape can hide: decoded.
+		// Any other name is decoded (one that matched holds no escape).
 		var ok bool
 		if m.Method, ok = String(method); !ok {
 			return fail(Invalid, "invalid_method", `Invalid Request: "method" must be a string`)
