@@ -98,10 +98,6 @@ func (x *Index) CaseVariant(known []string) (got, want string, found bool) {
 	return "", "", false
 }
 
-// Rescans reports whether lookups walk the object again (its members did
-// not fit, or a name holds an escape).
-func (x *Index) Rescans() bool { return x.rescan }
-
 // Done reports whether the index holds its object's members (Build, or
 // ParseIndexed found the object).
 func (x *Index) Done() bool { return x.done }

@@ -145,3 +145,29 @@ func TestParse_TooLarge(t *testing.T) {
 		t.Error("Validate read past the limit")
 	}
 }
+
+// TestIndex_Rescan: an object whose members fit is read from its offsets;
+// one with more members than the room, or a name with an escape, is
+// walked again on every lookup, and answers the same.
+func TestIndex_Rescan(t *testing.T) {
+	for _, c := range []struct {
+		what, obj string
+		rescan    bool
+	}{
+		{"fits", `{"a":1,"b":2,"c":3,"d":4,"name":"echo"}`, false},
+		{"too many", `{"a":1,"b":2,"c":3,"d":4,"e":5,"name":"echo"}`, true},
+		{"escaped name", `{"n\u0061me":"echo"}`, true},
+	} {
+		var x Index
+		x.Build([]byte(c.obj))
+		if x.rescan != c.rescan {
+			t.Errorf("%s: rescan %v, want %v", c.what, x.rescan, c.rescan)
+		}
+		if v, ok := x.Lookup("name"); !ok || string(v) != `"echo"` {
+			t.Errorf("%s: name = %s, %v", c.what, v, ok)
+		}
+		if got, want, found := x.CaseVariant([]string{"NAME"}); !found || got != "name" || want != "NAME" {
+			t.Errorf("%s: case variant %q %q %v", c.what, got, want, found)
+		}
+	}
+}
