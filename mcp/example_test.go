@@ -328,8 +328,7 @@ func ExampleHandler_Close() {
 		for events.Scan() {
 			if data, ok := strings.CutPrefix(events.Text(), "data: "); ok {
 				var m struct {
-					Method string          `json:"method"`
-					Result json.RawMessage `json:"result"`
+					Method string `json:"method"`
 				}
 				json.Unmarshal([]byte(data), &m)
 				if m.Method != "" {

@@ -2,9 +2,9 @@ package mcp
 
 import "testing"
 
-// TestTaskPayload_Changed: a task id names the task routes it was started
-// on (Job); one sealed before that names the whole definition (Def), and
-// one older still names neither.
+// TestTaskPayload_Changed: a task id names the status route and output
+// schema its task started on (Job); one sealed before that names the whole
+// definition (Def), and one older still names neither.
 func TestTaskPayload_Changed(t *testing.T) {
 	tl := &tool{digest: "def1", jobDigest: "job1"}
 	for _, c := range []struct {
@@ -12,10 +12,10 @@ func TestTaskPayload_Changed(t *testing.T) {
 		p    taskPayload
 		want bool
 	}{
-		{"same task routes", taskPayload{Job: "job1"}, false},
-		{"same task routes, another definition", taskPayload{Job: "job1", Def: "def0"}, false},
-		{"other task routes", taskPayload{Job: "job0"}, true},
-		{"other task routes, same definition", taskPayload{Job: "job0", Def: "def1"}, true},
+		{"same job", taskPayload{Job: "job1"}, false},
+		{"same job, another definition", taskPayload{Job: "job1", Def: "def0"}, false},
+		{"another job", taskPayload{Job: "job0"}, true},
+		{"another job, same definition", taskPayload{Job: "job0", Def: "def1"}, true},
 		{"before Job: same definition", taskPayload{Def: "def1"}, false},
 		{"before Job: another definition", taskPayload{Def: "def0"}, true},
 		{"before either", taskPayload{}, false},
