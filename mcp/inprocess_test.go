@@ -3,11 +3,14 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,18 +223,28 @@ func TestInProcess_Cancellation(t *testing.T) {
 }
 
 // TestInProcess_WriteAfterReturn: a goroutine a route leaves behind cannot
-// change the response or race with reading it (run with -race).
+// change the response or race with reading it, nor reach the headers of
+// a later call, whose route may get the same (released) header map (run
+// with -race).
 func TestInProcess_WriteAfterReturn(t *testing.T) {
 	t.Parallel()
 	var wg sync.WaitGroup
 	late := make(chan error, 1)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("id") == "next" {
+			if len(w.Header()) != 0 {
+				t.Errorf("a route's answer starts with headers: %v", w.Header())
+			}
+			io.WriteString(w, "next")
+			return
+		}
 		io.WriteString(w, "before")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			time.Sleep(5 * time.Millisecond)
+			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusTeapot)
 			_, err := io.WriteString(w, " after")
 			late <- err
@@ -245,5 +258,42 @@ func TestInProcess_WriteAfterReturn(t *testing.T) {
 	wg.Wait()
 	if err := <-late; err == nil {
 		t.Error("a write after the route returned succeeded")
+	}
+	for range 20 {
+		if res := f.authed(t, mcp.Version20260728, "probe", `{"id":"next"}`); text(res) != "next" || res["isError"] != nil {
+			t.Fatalf("a later call: %v", res)
+		}
+	}
+}
+
+// TestInProcess_HeadersStartEmpty: a route's answer starts with no header,
+// whatever the calls before it set (their maps are released and reused),
+// in every era.
+func TestInProcess_HeadersStartEmpty(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	var seen atomic.Int32
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
+		if h := w.Header(); len(h) != 0 {
+			t.Errorf("call %s: the answer starts with headers %v", r.PathValue("id"), h)
+		}
+		for i := range 3 {
+			w.Header().Set("X-Call-"+strconv.Itoa(i), r.PathValue("id"))
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, r.PathValue("id"))
+	})
+	f, _ := inProcessFixture(t, mux)
+	for i := range 30 {
+		for _, era := range []mcp.Version{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618} {
+			id := fmt.Sprintf("%s-%d", era, i)
+			if res := f.authed(t, era, "probe", `{"id":"`+id+`"}`); text(res) != id || res["isError"] != nil {
+				t.Fatalf("%s: %v", id, res)
+			}
+		}
+	}
+	if seen.Load() != 90 {
+		t.Errorf("the route ran %d times, want 90", seen.Load())
 	}
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"mime"
@@ -98,6 +97,10 @@ func (c *callPart) newInner(w who, values *headerValues, ws string, call *Call, 
 
 func (*innerBody) Close() error { return nil }
 
+// end is the call stage's once the request is answered: the header map
+// its routes wrote (runRoute) goes back to the pool, its answer read.
+func (c *callPart) end() { c.rec.Release() }
+
 // running reports whether the request ran a route or function before (a
 // 2025 client's retry, a listen's status polls): what that run handed out,
 // its URL and context, may still be held.
@@ -151,8 +154,7 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.
 // and recorder into the call's part, and reads nothing else of the request.
 func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
 	rec = &c.rec
-	*rec = inproc.Recorder{Headers: http.Header{}, Limit: w.h.cfg.limits.ResponseBytes}
-	rec.Body = *bytes.NewBuffer(c.recBuf[:0])
+	rec.Start(c.recBuf[:0], w.h.cfg.limits.ResponseBytes) // its header map is released by end
 	var observed func(status int)
 	var r *http.Request
 	defer func() {
