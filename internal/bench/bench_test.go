@@ -203,8 +203,9 @@ func BenchmarkToolsCall(b *testing.B) {
 
 // TestMandatory: the floor does the work every endpoint must, as mcpdual
 // does, so that reading one against the other is fair: the answer is
-// never cached and names its revision, a foreign Origin is refused, a
-// body over 1 MiB is refused before it is decoded.
+// never cached and names its revision, a foreign Origin is refused, so is
+// a revision the endpoint does not serve, a body over 1 MiB is refused
+// before it is decoded.
 func TestMandatory(t *testing.T) {
 	for _, v := range []string{Floor, MCPDual, MCPDualFunc} {
 		for _, proto := range Protos() {
@@ -223,6 +224,13 @@ func TestMandatory(t *testing.T) {
 					hdr.Set("Origin", origin)
 					if rec := call(t, h, hdr, AppendToolsCall(nil, proto, 1, "x")); rec.Code != want {
 						t.Errorf("Origin %s: status %d, want %d", origin, rec.Code, want)
+					}
+				}
+				if proto == Proto2025 {
+					hdr := Headers(proto)
+					hdr.Set("MCP-Protocol-Version", "2024-01-01")
+					if rec := call(t, h, hdr, AppendToolsCall(nil, proto, 1, "x")); rec.Code != http.StatusBadRequest {
+						t.Errorf("MCP-Protocol-Version 2024-01-01: status %d, want 400", rec.Code)
 					}
 				}
 				big := AppendToolsCall(nil, proto, 1, strings.Repeat("a", 1<<20))

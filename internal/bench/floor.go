@@ -21,6 +21,8 @@ import (
 //     loopback host (what defeats DNS rebinding; mcpdual's default);
 //   - the body read under the 1 MiB limit (413 beyond it);
 //   - the JSON-RPC envelope (jsonrpc "2.0", an id, a method);
+//   - an MCP-Protocol-Version header, when sent, that names a revision the
+//     endpoint serves (400 otherwise, as 2025-06-18 requires);
 //   - the 2026-07-28 cross-check of MCP-Protocol-Version, Mcp-Method and
 //     Mcp-Name against the body (400 with -32020 on a mismatch);
 //   - the arguments' type and required field, by the decode itself (no
@@ -111,6 +113,9 @@ var (
 	hdrJSON       = []string{"application/json"}
 	hdrNoStore    = []string{"no-store"}
 	hdrVersion    = map[string][]string{Proto2025: {Proto2025}, Proto2026: {Proto2026}}
+	// floorVersions are the revisions an MCP-Protocol-Version header may
+	// name: those mcpdual's endpoint serves.
+	floorVersions = map[string]bool{"2025-03-26": true, Proto2025: true, "2025-11-25": true, Proto2026: true}
 	errFloorLimit = errors.New("body over the limit")
 )
 
@@ -162,6 +167,10 @@ func (floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// 2026-07-28 names its revision in _meta and repeats the method and
 	// target in headers, which must agree with the body.
 	version := header(r.Header, "Mcp-Protocol-Version")
+	if version != "" && !floorVersions[version] {
+		st.writeError(w, http.StatusBadRequest, "", req.ID, -32600, "Unsupported protocol version")
+		return
+	}
 	modern := req.Params.Meta.ProtocolVersion == Proto2026
 	if modern || version == Proto2026 {
 		if !modern || version != Proto2026 || header(r.Header, "Mcp-Method") != req.Method ||
