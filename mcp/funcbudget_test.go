@@ -10,6 +10,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 // The echo tool twice over, with the same schemas: as a route that
@@ -91,5 +92,40 @@ func BenchmarkToolsCallFunc(b *testing.B) {
 		for name, h := range map[string]http.Handler{"function": echoFuncServer(), "route": echoRouteServer()} {
 			b.Run(string(tc.era)+"/"+name, func(b *testing.B) { benchHandler(b, h, tc.headers, tc.body) })
 		}
+	}
+}
+
+// TestBudget_LargeFuncResult: a function echoing a 500 KB argument as a
+// text block costs about three copies of it: the body, the function's
+// decoded string and the block content.Text builds. The result is written
+// from that block (design record 034, round five), not copied into an
+// array and then into the response as well.
+func TestBudget_LargeFuncResult(t *testing.T) {
+	skipUnderRace(t)
+	text := strings.Repeat("abcdefghij", 50_000)
+	srv := mcp.NewServer(mcp.Implementation{Name: "budget", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "echo", InputSchema: json.RawMessage(echoSchema)},
+		func(ctx context.Context, in echoText) (*mcp.ToolResult, error) {
+			return &mcp.ToolResult{Content: []content.Block{content.Text(in.Text)}}, nil
+		})
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+	for _, tc := range []struct {
+		era     mcp.Version
+		headers map[string]string
+		body    string
+	}{
+		{mcp.Version20260728, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"},` + meta2026 + `}}`},
+		{mcp.Version20250618, map[string]string{"MCP-Protocol-Version": "2025-06-18"},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`},
+	} {
+		s := newServed(h, tc.headers, tc.body)
+		bytes := bytesPerRun(5, s.run)
+		s.echoed(t, text)
+		copies := float64(bytes) / float64(len(text))
+		if copies > 3.5 {
+			t.Errorf("%s: %d bytes allocated for a %d-byte text: %.1f copies, budget 3.5", tc.era, bytes, len(text), copies)
+		}
+		t.Logf("%s: %.1f copies of a 500 KB text", tc.era, copies)
 	}
 }

@@ -302,26 +302,38 @@ func (req *request) tooLarge(t *tool) *toolResult {
 
 // fullResult renders a *ToolResult.
 func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result, error) {
-	n := len(r.Content) + 1
+	legacy := !f.ResourceLinks
+	n := len(r.Content) + 1 // the brackets and commas
 	for _, c := range r.Content {
-		n += len(c.JSON(!f.ResourceLinks))
-	}
-	b := append(make([]byte, 0, n), '[')
-	for i, c := range r.Content {
 		if c.IsZero() {
 			req.logError("mcp: tool function returned an empty content block", "tool", t.def.Name)
 			return textResult(internalToolError, true), nil
 		}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, c.JSON(!f.ResourceLinks)...)
+		n += len(c.JSON(legacy))
 	}
-	if int64(len(b)) > req.handler.cfg.limits.ResponseBytes {
+	if int64(n-1) > req.handler.cfg.limits.ResponseBytes {
 		return req.tooLarge(t), nil
 	}
-	req.toolRes = toolResult{content: append(b, ']'), isError: r.IsError}
+	req.toolRes = toolResult{isError: r.IsError}
 	res := &req.toolRes
+	if n > streamAbove {
+		// The blocks' JSON is the builders' own and is not written to
+		// again: a large result is written from it, with no copy.
+		blocks := make([][]byte, len(r.Content))
+		for i, c := range r.Content {
+			blocks[i] = c.JSON(legacy)
+		}
+		res.blocks = &blocks
+	} else {
+		b := append(make([]byte, 0, n), '[')
+		for i, c := range r.Content {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, c.JSON(legacy)...)
+		}
+		res.content = append(b, ']')
+	}
 	if r.StructuredContent != nil && f.OutputSchema {
 		s, err := json.Marshal(r.StructuredContent)
 		if err != nil || !jsonrpc.IsObject(s) || jsonrpc.Validate(s, jsonrpc.DefaultMaxDepth) != nil {

@@ -1,7 +1,9 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,6 +144,7 @@ type toolReply struct {
 		Type     string `json:"type"`
 		Text     string `json:"text"`
 		MimeType string `json:"mimeType"`
+		Data     string `json:"data"`
 	} `json:"content"`
 	Structured json.RawMessage `json:"structuredContent"`
 	IsError    bool            `json:"isError"`
@@ -357,6 +360,44 @@ func TestFunc_FullResult(t *testing.T) {
 		if got, want := string(res.Structured), `{"width":1}`; v != mcp.Version20250326 && got != want || v == mcp.Version20250326 && got != "" {
 			t.Errorf("%s: structuredContent %s", v, res.Structured)
 		}
+	}
+}
+
+// TestFunc_LargeResult: a function's result past streamAbove, written from
+// its blocks in pieces, reaches clients of every revision whole, over HTTP
+// and in process, each block as the revision sends it; past the response
+// limit it is refused as a small one is.
+func TestFunc_LargeResult(t *testing.T) {
+	long := strings.Repeat("0123456789", 10_000)
+	picture := bytes.Repeat([]byte{0x89, 'P', 'N', 'G'}, 8_000)
+	srv := mcp.NewServer(mcp.Implementation{Name: "large", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "large"}, func(ctx context.Context, in fnID) (*mcp.ToolResult, error) {
+		return &mcp.ToolResult{Content: []content.Block{content.Text(long + in.ID), content.Image(picture, "image/png"),
+			content.ResourceLink("x://notes/1", "note", "text/plain")}, IsError: in.ID == "flagged"}, nil
+	})
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+	url := newTestServer(t, h)
+	for _, v := range []mcp.Version{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		for transport, c := range map[string]*mcptest.Client{"http": mcptest.Dial(url, v), "in-process": mcptest.New(h, v)} {
+			for _, id := range []string{"a", "flagged"} {
+				res := decodeTool(t)(c.CallTool(context.Background(), "large", map[string]string{"id": id}))
+				if len(res.Content) != 3 || res.Content[0].Text != long+id || res.IsError != (id == "flagged") {
+					t.Fatalf("%s %s %s: %d blocks, isError %v", v, transport, id, len(res.Content), res.IsError)
+				}
+				if res.Content[1].Type != "image" || res.Content[1].MimeType != "image/png" || res.Content[1].Data != base64.StdEncoding.EncodeToString(picture) {
+					t.Errorf("%s %s: the image block changed", v, transport)
+				}
+				// 2025-03-26 has no resource_link: its text fallback.
+				if wantType := map[bool]string{true: "text", false: "resource_link"}[v == mcp.Version20250326]; res.Content[2].Type != wantType {
+					t.Errorf("%s %s: third block %q, want %q", v, transport, res.Content[2].Type, wantType)
+				}
+			}
+		}
+	}
+	limited := mcp.NewHandler(srv, []mcp.Era{era2025.New()}, mcp.WithLimits(mcp.Limits{ResponseBytes: 100_000}), mcp.WithLogger(slog.New(slog.DiscardHandler)))
+	res := decodeTool(t)(mcptest.New(limited, mcp.Version20250618).CallTool(context.Background(), "large", map[string]string{"id": "a"}))
+	if !res.IsError || len(res.Content) != 1 || res.Content[0].Text != "The tool's response was too large." {
+		t.Errorf("over the limit: %+v", res)
 	}
 }
 

@@ -15,11 +15,16 @@ import (
 // toolResult is a CallToolResult.
 type toolResult struct {
 	stamp      seam.Stamp
-	content    []byte // a JSON array, unless isText
+	content    []byte // a JSON array, unless isText or blocks
 	text       []byte // with isText: the content is one text block of this
-	isText     bool
 	structured []byte // structuredContent, or nil
-	isError    bool
+	// blocks, when set, is the content as its blocks' JSON, for a large
+	// result of a function's blocks: they are written as they are, not
+	// copied into content first (functool.go, fullResult). A pointer, so
+	// that the request holding a toolResult keeps its size.
+	blocks  *[][]byte
+	isText  bool
+	isError bool
 }
 
 func (r *toolResult) Stamp() *seam.Stamp { return &r.stamp }
@@ -30,6 +35,11 @@ func (r *toolResult) sizeHint() int {
 	n := len(r.content) + len(r.structured) + 256
 	if r.isText {
 		n += len(r.text) + len(r.text)/16
+	}
+	if r.blocks != nil {
+		for _, b := range *r.blocks {
+			n += len(b) + 1
+		}
 	}
 	return n
 }
@@ -43,23 +53,44 @@ func (r *toolResult) AppendJSON(dst []byte) []byte {
 		dst = append(dst, r.structured...)
 		return append(dst, r.tail()...)
 	}
-	dst = append(dst, '{')
-	dst, comma := r.stamp.AppendMembers(dst)
-	dst = seam.Comma(dst, comma)
-	dst = append(dst, `"content":`...)
-	dst = append(dst, r.content...)
+	dst = r.appendOpen(dst)
+	if r.blocks != nil {
+		dst = append(dst, '[')
+		r.eachBlock(func(b []byte) { dst = append(dst, b...) })
+		dst = append(dst, ']')
+	} else {
+		dst = append(dst, r.content...)
+	}
 	dst = append(dst, r.structuredMember()...)
 	dst = append(dst, r.structured...)
 	return append(dst, r.tail()...)
 }
 
-// appendHead appends a text result up to its text's first byte.
-func (r *toolResult) appendHead(dst []byte) []byte {
+// appendOpen appends a result up to its content's first byte.
+func (r *toolResult) appendOpen(dst []byte) []byte {
 	dst = append(dst, '{')
 	dst, comma := r.stamp.AppendMembers(dst)
 	dst = seam.Comma(dst, comma)
-	return append(dst, `"content":[{"type":"text","text":"`...)
+	return append(dst, `"content":`...)
 }
+
+// appendHead appends a text result up to its text's first byte.
+func (r *toolResult) appendHead(dst []byte) []byte {
+	return append(r.appendOpen(dst), `[{"type":"text","text":"`...)
+}
+
+// eachBlock hands each of blocks' JSON to each, with the commas between
+// them, as the content array holds them between its brackets.
+func (r *toolResult) eachBlock(each func([]byte)) {
+	for i, b := range *r.blocks {
+		if i > 0 {
+			each(blockSep)
+		}
+		each(b)
+	}
+}
+
+var blockSep = []byte{','}
 
 // structuredMember is the name of the structuredContent member with its
 // comma, for a result that has one; its value follows.

@@ -73,9 +73,9 @@ func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version,
 			}
 		}
 	}
-	if r, ok := result.(*toolResult); ok && r.isText && len(r.text) > streamAbove {
+	if r, ok := result.(*toolResult); ok && (r.isText && len(r.text) > streamAbove || r.blocks != nil) {
 		if _, sse := w.(*streamWriter); !sse {
-			h.writeLargeText(w, id, version, r, values)
+			h.writeLarge(w, id, version, r, values)
 			return
 		}
 	}
@@ -95,32 +95,44 @@ func (h *Handler) writeResult(w http.ResponseWriter, id []byte, version Version,
 	putBuf(bp, buf)
 }
 
-// streamAbove is the size past which a text result goes from the route's
-// response to the connection in quoted pieces, instead of being quoted
-// into a buffer of its own first: a large answer then costs no copy more.
+// streamAbove is the size past which a result's content goes to the
+// connection in pieces instead of being copied into a buffer of its own
+// first: a route's text, quoted a piece at a time, or a function's blocks,
+// written as its builders made them (functool.go). A large answer then
+// costs no copy more.
 const streamAbove = 64 << 10
 
 // textPiece is how much text is quoted at a time.
 const textPiece = 16 << 10
 
-// writeLargeText writes r whole, with its exact Content-Length, measured
-// by quoting it once into a scratch buffer before writing it.
-func (h *Handler) writeLargeText(w http.ResponseWriter, id []byte, version Version, r *toolResult, values *headerValues) {
+// writeLarge writes r whole, with its exact Content-Length, its content in
+// pieces: a text is measured by quoting it once into a scratch buffer
+// before it is written.
+func (h *Handler) writeLarge(w http.ResponseWriter, id []byte, version Version, r *toolResult, values *headerValues) {
 	bp := bufPool.Get().(*[]byte)
 	head := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	head = append(head, id...)
 	head = append(head, `,"result":`...)
-	head = r.appendHead(head)
-	scratch := make([]byte, 0, textPiece*6+8) // \u00XX is the longest escape of a byte
-	pieces := func(each func(quoted []byte)) {
-		for rest := r.text; len(rest) > 0; {
-			n := jsonrpc.CutText(rest, textPiece)
-			scratch = jsonrpc.AppendEscaped(scratch[:0], rest[:n])
-			each(scratch)
-			rest = rest[n:]
+	var pieces func(each func([]byte))
+	var mid string
+	if r.isText {
+		head = r.appendHead(head)
+		scratch := make([]byte, 0, textPiece*6+8) // \u00XX is the longest escape of a byte
+		pieces = func(each func(quoted []byte)) {
+			for rest := r.text; len(rest) > 0; {
+				n := jsonrpc.CutText(rest, textPiece)
+				scratch = jsonrpc.AppendEscaped(scratch[:0], rest[:n])
+				each(scratch)
+				rest = rest[n:]
+			}
 		}
+		mid = `"}]`
+	} else {
+		head = append(r.appendOpen(head), '[')
+		pieces, mid = r.eachBlock, "]"
 	}
-	mid, tail := `"}]`+r.structuredMember(), r.tail()+"}"
+	mid += r.structuredMember()
+	tail := r.tail() + "}"
 	size := len(head) + len(mid) + len(r.structured) + len(tail)
 	pieces(func(q []byte) { size += len(q) })
 
