@@ -195,7 +195,6 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		snap = h.server
 	}
 	req := &request{envelope: envelope{server: snap, handler: h, principal: principal, local: loc}}
-	defer req.callPart.end()
 	var body []byte
 	var err *Error
 	switch {

@@ -223,9 +223,8 @@ func TestInProcess_Cancellation(t *testing.T) {
 }
 
 // TestInProcess_WriteAfterReturn: a goroutine a route leaves behind cannot
-// change the response or race with reading it, nor reach the headers of
-// a later call, whose route may get the same (released) header map (run
-// with -race).
+// change the response or race with reading it, its headers included, nor
+// reach the headers of a later call (run with -race).
 func TestInProcess_WriteAfterReturn(t *testing.T) {
 	t.Parallel()
 	var wg sync.WaitGroup
@@ -267,8 +266,7 @@ func TestInProcess_WriteAfterReturn(t *testing.T) {
 }
 
 // TestInProcess_HeadersStartEmpty: a route's answer starts with no header,
-// whatever the calls before it set (their maps are released and reused),
-// in every era.
+// whatever the calls before it set, in every era.
 func TestInProcess_HeadersStartEmpty(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()

@@ -364,9 +364,9 @@ func TestBudget_UnobservedCall(t *testing.T) {
 		want    float64
 	}{
 		{map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"},
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"},` + meta2026 + `}}`, 15},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"},` + meta2026 + `}}`, 17},
 		{map[string]string{"MCP-Protocol-Version": "2025-06-18"},
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"}}}`, 14},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello-mcp"}}}`, 16},
 	} {
 		s := newServed(h, tc.headers, tc.body)
 		if got := s.allocs(t); got != tc.want {

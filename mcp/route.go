@@ -97,10 +97,6 @@ func (c *callPart) newInner(w who, values *headerValues, ws string, call *Call, 
 
 func (*innerBody) Close() error { return nil }
 
-// end is the call stage's once the request is answered: the header map
-// its routes wrote (runRoute) goes back to the pool, its answer read.
-func (c *callPart) end() { c.rec.Release() }
-
 // running reports whether the request ran a route or function before (a
 // 2025 client's retry, a listen's status polls): what that run handed out,
 // its URL and context, may still be held.
@@ -154,7 +150,7 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.
 // and recorder into the call's part, and reads nothing else of the request.
 func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
 	rec = &c.rec
-	rec.Start(c.recBuf[:0], w.h.cfg.limits.ResponseBytes) // its header map is released by end
+	rec.Start(c.recBuf[:0], w.h.cfg.limits.ResponseBytes)
 	var observed func(status int)
 	var r *http.Request
 	defer func() {

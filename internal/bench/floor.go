@@ -110,9 +110,9 @@ var (
 		i.ServerInfo.Name, i.ServerInfo.Version = "bench-floor", "1"
 		return i
 	}()
-	hdrJSON       = []string{"application/json"}
-	hdrNoStore    = []string{"no-store"}
-	hdrVersion    = map[string][]string{Proto2025: {Proto2025}, Proto2026: {Proto2026}}
+	hdrJSON    = []string{"application/json"}
+	hdrNoStore = []string{"no-store"}
+	hdrVersion = map[string][]string{Proto2025: {Proto2025}, Proto2026: {Proto2026}}
 	// floorVersions are the revisions an MCP-Protocol-Version header may
 	// name: those mcpdual's endpoint serves.
 	floorVersions = map[string]bool{"2025-03-26": true, Proto2025: true, "2025-11-25": true, Proto2026: true}

@@ -27,8 +27,7 @@ type Recorder struct {
 
 // Header returns the response's header map; once the response has ended
 // (Close), a map of its own that nothing reads, so that a goroutine the
-// route left behind can touch neither the map being read nor, once the
-// map is released, another run's.
+// route left behind does not write the map while it is being read.
 func (r *Recorder) Header() http.Header {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -38,41 +37,15 @@ func (r *Recorder) Header() http.Header {
 	return r.Headers
 }
 
-// headerPool holds released header maps (Release). A route's answer sets a
-// header or two; a map that has its slots already saves a run two
-// allocations, its header and the slots its first Set would add.
-var headerPool = sync.Pool{New: func() any { return make(http.Header, 2) }}
-
-// maxPooledHeaders: a map that grew past this many entries (past a map's
-// first group of slots) is left to the collector rather than kept.
-const maxPooledHeaders = 8
-
-// Start readies r for a route's run: no status, an empty header map (the
-// one an earlier run left in r, cleared, else one from the pool), the body
-// written from buf's start and kept to limit bytes. A route may not use
-// its ResponseWriter once it has returned (net/http's Handler contract), so
-// the map of a run that has ended can serve the next.
+// Start readies r for a route's run: no status, a header map of its own,
+// the body written from buf's start and kept to limit bytes. The map is
+// new on every run, never a pooled one nor an earlier run's, though
+// net/http forbids a handler its ResponseWriter once it has returned: a
+// goroutine a route left behind that writes a map it fetched in time would
+// then write one another call is using, and "concurrent map writes" ends
+// the process (design record 034).
 func (r *Recorder) Start(buf []byte, limit int64) {
-	h := r.Headers
-	if h == nil {
-		h = headerPool.Get().(http.Header)
-	} else {
-		clear(h)
-	}
-	*r = Recorder{Headers: h, Limit: limit, Body: *bytes.NewBuffer(buf)}
-}
-
-// Release gives r's header map back to the pool: nothing reads r's
-// headers after. It is for the end of what r recorded, once its response
-// has been read; a Recorder that was never started needs none.
-func (r *Recorder) Release() {
-	h := r.Headers
-	r.Headers = nil
-	if h == nil || len(h) > maxPooledHeaders {
-		return
-	}
-	clear(h)
-	headerPool.Put(h)
+	*r = Recorder{Headers: http.Header{}, Limit: limit, Body: *bytes.NewBuffer(buf)}
 }
 
 func (r *Recorder) WriteHeader(code int) {

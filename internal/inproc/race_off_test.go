@@ -1,5 +1,0 @@
-//go:build !race
-
-package inproc
-
-const raceEnabled = false
