@@ -373,7 +373,7 @@ func TestFunc_LargeResult(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "large", Version: "1"})
 	mcp.AddToolFunc(srv, mcp.Tool{Name: "large"}, func(ctx context.Context, in fnID) (*mcp.ToolResult, error) {
 		return &mcp.ToolResult{Content: []content.Block{content.Text(long + in.ID), content.Image(picture, "image/png"),
-			content.ResourceLink("x://notes/1", "note", "text/plain")}, IsError: in.ID == "flagged"}, nil
+			content.ResourceLink("x://notes/1", "note", "text/plain")}, IsError: in.ID == "flagged", StructuredContent: map[string]int{"n": 1}}, nil
 	})
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
 	url := newTestServer(t, h)
@@ -387,6 +387,9 @@ func TestFunc_LargeResult(t *testing.T) {
 				if res.Content[1].Type != "image" || res.Content[1].MimeType != "image/png" || res.Content[1].Data != base64.StdEncoding.EncodeToString(picture) {
 					t.Errorf("%s %s: the image block changed", v, transport)
 				}
+				if want := map[bool]string{true: "", false: `{"n":1}`}[v == mcp.Version20250326]; string(res.Structured) != want {
+					t.Errorf("%s %s: structuredContent %s, want %q", v, transport, res.Structured, want)
+				}
 				// 2025-03-26 has no resource_link: its text fallback.
 				if wantType := map[bool]string{true: "text", false: "resource_link"}[v == mcp.Version20250326]; res.Content[2].Type != wantType {
 					t.Errorf("%s %s: third block %q, want %q", v, transport, res.Content[2].Type, wantType)
@@ -394,10 +397,22 @@ func TestFunc_LargeResult(t *testing.T) {
 			}
 		}
 	}
-	limited := mcp.NewHandler(srv, []mcp.Era{era2025.New()}, mcp.WithLimits(mcp.Limits{ResponseBytes: 100_000}), mcp.WithLogger(slog.New(slog.DiscardHandler)))
-	res := decodeTool(t)(mcptest.New(limited, mcp.Version20250618).CallTool(context.Background(), "large", map[string]string{"id": "a"}))
-	if !res.IsError || len(res.Content) != 1 || res.Content[0].Text != "The tool's response was too large." {
-		t.Errorf("over the limit: %+v", res)
+	// The limit counts the content array without its closing bracket, as
+	// it did when the array was built first: at it, the result is sent;
+	// a byte under, refused.
+	size := 1 // "["
+	for i, b := range []content.Block{content.Text(long + "a"), content.Image(picture, "image/png"), content.ResourceLink("x://notes/1", "note", "text/plain")} {
+		if i > 0 {
+			size++ // ","
+		}
+		size += len(b.JSON(false))
+	}
+	for limit, refused := range map[int64]bool{int64(size): false, int64(size - 1): true, 100_000: true} {
+		limited := mcp.NewHandler(srv, []mcp.Era{era2025.New()}, mcp.WithLimits(mcp.Limits{ResponseBytes: limit}), mcp.WithLogger(slog.New(slog.DiscardHandler)))
+		res := decodeTool(t)(mcptest.New(limited, mcp.Version20250618).CallTool(context.Background(), "large", map[string]string{"id": "a"}))
+		if got := len(res.Content) == 1 && res.IsError && res.Content[0].Text == "The tool's response was too large."; got != refused {
+			t.Errorf("limit %d (content %d bytes): refused %v, want %v", limit, size, got, refused)
+		}
 	}
 }
 

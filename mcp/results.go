@@ -82,15 +82,14 @@ func (r *toolResult) appendHead(dst []byte) []byte {
 // eachBlock hands each of blocks' JSON to each, with the commas between
 // them, as the content array holds them between its brackets.
 func (r *toolResult) eachBlock(each func([]byte)) {
+	sep := []byte{','} // each call's own: a writer is handed no shared bytes
 	for i, b := range *r.blocks {
 		if i > 0 {
-			each(blockSep)
+			each(sep)
 		}
 		each(b)
 	}
 }
-
-var blockSep = []byte{','}
 
 // structuredMember is the name of the structuredContent member with its
 // comma, for a result that has one; its value follows.

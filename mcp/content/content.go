@@ -138,7 +138,9 @@ func Parse(raw []byte) (b Block, ok bool) {
 func (b Block) IsZero() bool { return b.raw == nil }
 
 // JSON returns the block as a revision sends it: legacy is true for
-// 2025-03-26, which has no resource links.
+// 2025-03-26, which has no resource links. The bytes are the block's own,
+// not a copy (a large result is written from them): they are not to be
+// modified.
 func (b Block) JSON(legacy bool) json.RawMessage {
 	if legacy && b.legacy != nil {
 		return b.legacy
