@@ -219,26 +219,23 @@ func TestBudget_ToolsList(t *testing.T) {
 // costs at most 8 copies of it.
 func TestBudget_LargeBody(t *testing.T) {
 	skipUnderRace(t)
+	largeEcho(t, echoServer(), 8)
+}
+
+// largeEcho has h's echo tool echo a 500 KB text in each revision and
+// fails when that allocates more than budget copies of it.
+func largeEcho(t *testing.T, h http.Handler, budget float64) {
+	t.Helper()
 	text := strings.Repeat("abcdefghij", 50_000)
-	h := echoServer()
-	for _, tc := range []struct {
-		era     mcp.Version
-		headers map[string]string
-		body    string
-	}{
-		{mcp.Version20260728, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"},
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"},` + meta2026 + `}}`},
-		{mcp.Version20250618, map[string]string{"MCP-Protocol-Version": "2025-06-18"},
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`},
-	} {
+	for _, tc := range echoCallsOf(text) {
 		s := newServed(h, tc.headers, tc.body)
 		bytes := bytesPerRun(5, s.run)
 		s.echoed(t, text)
 		copies := float64(bytes) / float64(len(text))
-		if copies > 8 {
-			t.Errorf("%s: %d bytes allocated for a %d-byte body: %.1f copies, budget 8", tc.era, bytes, len(text), copies)
+		if copies > budget {
+			t.Errorf("%s: %d bytes allocated for a %d-byte text: %.1f copies, budget %.1f", tc.era, bytes, len(text), copies, budget)
 		}
-		t.Logf("%s: %.1f copies of a 500 KB body", tc.era, copies)
+		t.Logf("%s: %.1f copies of a 500 KB text", tc.era, copies)
 	}
 }
 
