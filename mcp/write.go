@@ -113,28 +113,20 @@ func (h *Handler) writeLarge(w http.ResponseWriter, id []byte, version Version, 
 	head := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	head = append(head, id...)
 	head = append(head, `,"result":`...)
-	var pieces func(each func([]byte))
+	var scratch []byte
 	var mid string
 	if r.isText {
 		head = r.appendHead(head)
-		scratch := make([]byte, 0, textPiece*6+8) // \u00XX is the longest escape of a byte
-		pieces = func(each func(quoted []byte)) {
-			for rest := r.text; len(rest) > 0; {
-				n := jsonrpc.CutText(rest, textPiece)
-				scratch = jsonrpc.AppendEscaped(scratch[:0], rest[:n])
-				each(scratch)
-				rest = rest[n:]
-			}
-		}
+		scratch = make([]byte, 0, textPiece*6+8) // \u00XX is the longest escape of a byte
 		mid = `"}]`
 	} else {
 		head = append(r.appendOpen(head), '[')
-		pieces, mid = r.eachBlock, "]"
+		mid = "]"
 	}
 	mid += r.structuredMember()
 	tail := r.tail() + "}"
 	size := len(head) + len(mid) + len(r.structured) + len(tail)
-	pieces(func(q []byte) { size += len(q) })
+	r.eachPiece(scratch, func(q []byte) { size += len(q) })
 
 	writeJSONHeader(w, http.StatusOK, version, size, values)
 	// A failed write is a client gone: the rest is not written.
@@ -146,11 +138,28 @@ func (h *Handler) writeLarge(w http.ResponseWriter, id []byte, version Version, 
 		}
 	}
 	write(head)
-	pieces(write)
+	r.eachPiece(scratch, write)
 	write([]byte(mid))
 	write(r.structured)
 	write([]byte(tail))
 	putBuf(bp, head)
+}
+
+// eachPiece hands each the result's content a piece at a time: a text
+// quoted textPiece bytes at a time into scratch, or the blocks with their
+// commas. A method called directly, not a func value chosen per kind, so
+// that each and what it captures stay on writeLarge's stack.
+func (r *toolResult) eachPiece(scratch []byte, each func([]byte)) {
+	if !r.isText {
+		r.eachBlock(each)
+		return
+	}
+	for rest := r.text; len(rest) > 0; {
+		n := jsonrpc.CutText(rest, textPiece)
+		scratch = jsonrpc.AppendEscaped(scratch[:0], rest[:n])
+		each(scratch)
+		rest = rest[n:]
+	}
 }
 
 func (h *Handler) write(w http.ResponseWriter, status int, version Version, body []byte, values *headerValues) {
