@@ -6,7 +6,7 @@
 # to the floor, tables, the cost of growing work); progress and raw lines
 # go to stderr.
 #
-#   ./run.sh [DURATION [WORKERS [REPEATS]]]   full run, defaults 5s "16 64" 2
+#   ./run.sh [DURATION [WORKERS [REPEATS]]]   full run, defaults 5s "16 64" 3
 #   ./run.sh quick                            CI: 1 repeat, 1 s runs, 16 workers
 #
 # Environment (arguments win): DURATION, WORKERS (space-separated counts),
@@ -30,7 +30,7 @@ if [[ "${1:-}" == quick ]]; then
 fi
 DURATION=${1:-${DURATION:-5s}}
 WORKERS=${2:-${WORKERS:-16 64}}
-REPEATS=${3:-${REPEATS:-2}}
+REPEATS=${3:-${REPEATS:-3}}
 WARMUP=${WARMUP:-1s}
 BENCHTIME=${BENCHTIME:-1s}
 MAX_REQUESTS=${MAX_REQUESTS:-2000000}
