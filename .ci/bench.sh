@@ -9,7 +9,7 @@
 #
 #   bash .ci/bench.sh          CI: the above, under ~3 minutes
 #   bash .ci/bench.sh --full   the README's run instead of the quick one:
-#                              5 s x 3 repeats, 16 and 64 workers (~22 min)
+#                              5 s x 3 repeats, 16 and 64 workers (~11 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -4,10 +4,11 @@
 // table, the loopback table per worker count, and the cost of growing work
 // (BenchmarkScale). Cells are the median of the repeats with [min–max]
 // when they differ. Ratios divide the best repeat of each side (the least
-// time, CPU or p99, the most req/s), the ratio of the medians beside them
-// in the first table: on a shared machine a slow spell only ever adds time,
-// so the best repeats are what a rerun reproduces, where a median of three
-// moves whenever two of one variant's repeats fall in slow spells.
+// time, CPU or p99, the most req/s), with the medians' ratio beside each
+// ratio to the floor in the first table: on a shared machine a slow spell
+// only ever adds time, so the best repeats move less from run to run than
+// a median of three, which moves whenever two of one variant's repeats
+// fall in slow spells.
 //
 //	summarize results.txt   (or the lines on stdin)
 //
@@ -18,6 +19,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -59,6 +61,13 @@ func main() {
 		}
 		in = io.MultiReader(rs...)
 	}
+	if err := report(os.Stdout, in); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// report reads the collected lines from in and writes the report to out.
+func report(out io.Writer, in io.Reader) error {
 	benches := map[string]*inproc{}
 	var benchOrder []string
 	wires := map[wireKey]*wire{}
@@ -78,7 +87,7 @@ func main() {
 		} else if js, ok := strings.CutPrefix(line, "RESULT "); ok {
 			var r bench.LoadResult
 			if err := json.Unmarshal([]byte(js), &r); err != nil {
-				log.Fatalf("%q: %v", line, err)
+				return fmt.Errorf("%q: %v", line, err)
 			}
 			k := wireKey{r.Proto, r.Label, r.Workers}
 			if wires[k] == nil {
@@ -95,10 +104,10 @@ func main() {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	if len(benches) == 0 && len(wires) == 0 {
-		log.Fatal("no benchmark or RESULT lines in the input")
+		return errors.New("no benchmark or RESULT lines in the input")
 	}
 	call := func(proto, v string) *inproc { return benches["ToolsCall/"+proto+"/"+v] }
 	variants := append(bench.Variants(), bench.TSNode)
@@ -110,16 +119,16 @@ func main() {
 	}
 	slices.Sort(workers)
 
-	fmt.Println("### Ratios to the floor")
-	fmt.Println()
-	fmt.Println("| measure | " + strings.Join(bench.Protos(), " | ") + " |")
-	fmt.Println("|---|" + strings.Repeat("--:|", len(bench.Protos())))
+	fmt.Fprintln(out, "### Ratios to the floor")
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "| measure | "+strings.Join(bench.Protos(), " | ")+" |")
+	fmt.Fprintln(out, "|---|"+strings.Repeat("--:|", len(bench.Protos())))
 	row := func(name string, f func(proto string) string) {
 		cells := []string{name}
 		for _, p := range bench.Protos() {
 			cells = append(cells, f(p))
 		}
-		fmt.Println("| " + strings.Join(cells, " | ") + " |")
+		fmt.Fprintln(out, "| "+strings.Join(cells, " | ")+" |")
 	}
 	for _, v := range []string{bench.MCPDual, bench.MCPDualFunc} {
 		row("in process, "+v+" ÷ floor: time (allocations)", func(p string) string {
@@ -166,11 +175,11 @@ func main() {
 		})
 	}
 
-	fmt.Println()
-	fmt.Println("### In process (one tools/call of echo, server side only)")
-	fmt.Println()
-	fmt.Println("| protocol | variant | µs/op | B/op | allocs/op | µs/op ÷ floor | allocs − floor |")
-	fmt.Println("|---|---|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "### In process (one tools/call of echo, server side only)")
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "| protocol | variant | µs/op | B/op | allocs/op | µs/op ÷ floor | allocs − floor |")
+	fmt.Fprintln(out, "|---|---|--:|--:|--:|--:|--:|")
 	for _, p := range bench.Protos() {
 		f := call(p, bench.Floor)
 		for _, v := range variants {
@@ -178,16 +187,16 @@ func main() {
 			if s == nil {
 				continue
 			}
-			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", p, v, cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0),
+			fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", p, v, cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0),
 				ratio(s.us, f, func(b *inproc) []float64 { return b.us }, lower), diff(s.allocs, f))
 		}
 	}
 
 	for _, n := range workers {
-		fmt.Println()
-		fmt.Printf("### Loopback HTTP, %d workers (server on one pinned core)\n\n", n)
-		fmt.Println("| protocol | variant | req/s | p50 µs | p99 µs | server CPU µs/req | peak RSS MB | CPU ÷ floor | req/s ÷ floor |")
-		fmt.Println("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+		fmt.Fprintln(out)
+		fmt.Fprintf(out, "### Loopback HTTP, %d workers (server on one pinned core)\n\n", n)
+		fmt.Fprintln(out, "| protocol | variant | req/s | p50 µs | p99 µs | server CPU µs/req | peak RSS MB | CPU ÷ floor | req/s ÷ floor |")
+		fmt.Fprintln(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
 		for _, p := range bench.Protos() {
 			f := wires[wireKey{p, bench.Floor, n}]
 			for _, v := range variants {
@@ -195,7 +204,7 @@ func main() {
 				if w == nil {
 					continue
 				}
-				fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, v, cell(w.rps, 0), cell(w.p50, 0), cell(w.p99, 0),
+				fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p, v, cell(w.rps, 0), cell(w.p50, 0), cell(w.p99, 0),
 					cell(w.cpu, 1), cell(w.rss, 0), ratio(w.cpu, f, func(w *wire) []float64 { return w.cpu }, lower),
 					ratio(w.rps, f, func(w *wire) []float64 { return w.rps }, higher))
 			}
@@ -209,16 +218,17 @@ func main() {
 		}
 	}
 	if len(scale) > 0 {
-		fmt.Println()
-		fmt.Println("### How cost grows with the work (mcpdual, in process)")
-		fmt.Println()
-		fmt.Println("| case | µs/op | B/op | allocs/op |")
-		fmt.Println("|---|--:|--:|--:|")
+		fmt.Fprintln(out)
+		fmt.Fprintln(out, "### How cost grows with the work (mcpdual, in process)")
+		fmt.Fprintln(out)
+		fmt.Fprintln(out, "| case | µs/op | B/op | allocs/op |")
+		fmt.Fprintln(out, "|---|--:|--:|--:|")
 		for _, name := range scale {
 			s := benches[name]
-			fmt.Printf("| %s | %s | %s | %s |\n", strings.TrimPrefix(name, "Scale/"), cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0))
+			fmt.Fprintf(out, "| %s | %s | %s | %s |\n", strings.TrimPrefix(name, "Scale/"), cell(s.us, 1), cell(s.bytes, 0), cell(s.allocs, 0))
 		}
 	}
+	return nil
 }
 
 func num(s string) float64 {
