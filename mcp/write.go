@@ -105,6 +105,11 @@ const streamAbove = 64 << 10
 // textPiece is how much text is quoted at a time.
 const textPiece = 16 << 10
 
+// quotePool holds the buffers a large text is quoted into, a piece at a
+// time; a piece is written before its buffer is reused. Each is the size
+// of textPiece's longest quoting (\u00XX for every byte), so none grows.
+var quotePool = sync.Pool{New: func() any { b := make([]byte, 0, textPiece*6+8); return &b }}
+
 // writeLarge writes r whole, with its exact Content-Length, its content in
 // pieces: a text is measured by quoting it once into a scratch buffer
 // before it is written.
@@ -113,19 +118,18 @@ func (h *Handler) writeLarge(w http.ResponseWriter, id []byte, version Version, 
 	head := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	head = append(head, id...)
 	head = append(head, `,"result":`...)
+	var sp *[]byte
 	var scratch []byte
-	var mid string
+	closing := "]"
 	if r.isText {
 		head = r.appendHead(head)
-		scratch = make([]byte, 0, textPiece*6+8) // \u00XX is the longest escape of a byte
-		mid = `"}]`
+		sp = quotePool.Get().(*[]byte)
+		scratch, closing = *sp, `"}]`
 	} else {
 		head = append(r.appendOpen(head), '[')
-		mid = "]"
 	}
-	mid += r.structuredMember()
-	tail := r.tail() + "}"
-	size := len(head) + len(mid) + len(r.structured) + len(tail)
+	member, tail := r.structuredMember(), r.tail()
+	size := len(head) + len(closing) + len(member) + len(r.structured) + len(tail) + len("}")
 	r.eachPiece(scratch, func(q []byte) { size += len(q) })
 
 	writeJSONHeader(w, http.StatusOK, version, size, values)
@@ -139,10 +143,16 @@ func (h *Handler) writeLarge(w http.ResponseWriter, id []byte, version Version, 
 	}
 	write(head)
 	r.eachPiece(scratch, write)
-	write([]byte(mid))
+	// What follows the content goes out of head's buffer, written already.
+	end := append(append(head[:0], closing...), member...)
+	write(end)
 	write(r.structured)
-	write([]byte(tail))
-	putBuf(bp, head)
+	end = append(append(end[:0], tail...), '}')
+	write(end)
+	putBuf(bp, end)
+	if sp != nil {
+		quotePool.Put(sp)
+	}
 }
 
 // eachPiece hands each the result's content a piece at a time: a text

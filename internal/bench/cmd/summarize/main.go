@@ -136,9 +136,9 @@ func report(out io.Writer, in io.Reader) error {
 			if s == nil || f == nil {
 				return "–"
 			}
-			return fmt.Sprintf("%.2f× (%s vs %s µs; %s vs %s; medians %.2f×)", best(s.us, lower)/best(f.us, lower),
-				group(best(s.us, lower), 1), group(best(f.us, lower), 1), group(median(s.allocs), 0), group(median(f.allocs), 0),
-				median(s.us)/median(f.us))
+			a, b := best(s.us, lower), best(f.us, lower)
+			return fmt.Sprintf("%.2f× (%s vs %s µs; %s vs %s; medians %.2f×)", a/b, group(a, 1), group(b, 1),
+				group(median(s.allocs), 0), group(median(f.allocs), 0), median(s.us)/median(f.us))
 		})
 	}
 	for _, n := range workers {

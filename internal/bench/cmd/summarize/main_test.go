@@ -55,7 +55,10 @@ func TestMedianAndCell(t *testing.T) {
 }
 
 // TestReport holds the whole report of one full run's lines
-// (testdata/run.txt, the first of design record 034's round six): each
+// (testdata/run.txt, the first of design record 034's round six; its
+// RESULT lines were rebuilt from the run's progress lines on stderr, with
+// the fields summarize reads, since run.sh kept its raw file only with
+// RESULTS set): each
 // row of the first table divides the best repeats, and names the medians'
 // ratio beside it; the tables show medians with their range.
 func TestReport(t *testing.T) {
