@@ -18,7 +18,10 @@
 #
 # Repeats are the outer loop and the variants interleave inside it, so a
 # slow spell of a shared machine spreads over every variant instead of
-# landing on one. Servers listen on 127.0.0.1 only; each is stopped by its
+# landing on one. The floor runs between mcpdual's two variants, and every
+# other repeat takes the variants in reverse order: what each ratio
+# divides was measured minutes apart at most, and a drift over the run
+# favours neither side of it. Servers listen on 127.0.0.1 only; each is stopped by its
 # PID (also on exit or Ctrl-C). The server's CPU per request is read from
 # /proc/<pid>/stat by cmd/load over the measured window.
 set -euo pipefail
@@ -36,7 +39,7 @@ BENCHTIME=${BENCHTIME:-1s}
 MAX_REQUESTS=${MAX_REQUESTS:-2000000}
 SERVER_CPUS=${SERVER_CPUS:-0}
 LOAD_CPUS=${LOAD_CPUS:-1}
-VARIANTS=${VARIANTS:-"mcpdual mcpdual-func gosdk mcpgo mcpgo-validate floor ts-node"}
+VARIANTS=${VARIANTS:-"mcpdual floor mcpdual-func gosdk mcpgo mcpgo-validate ts-node"}
 PROTOS=${PROTOS:-"2025-06-18 2026-07-28"}
 SCALE=${SCALE:-1}
 
@@ -104,8 +107,12 @@ protos_re=$(tr ' ' '|' <<<"$PROTOS")
 load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
 LOAD_START=$(load_avg)
 for r in $(seq "$REPEATS"); do
-  echo "== repeat $r/$REPEATS: in process (-benchtime $BENCHTIME)" >&2
-  for v in $VARIANTS; do
+  order=$VARIANTS
+  if ((r % 2 == 0)); then
+    order=$(tr ' ' '\n' <<<"$VARIANTS" | tac | tr '\n' ' ')
+  fi
+  echo "== repeat $r/$REPEATS: in process (-benchtime $BENCHTIME): $order" >&2
+  for v in $order; do
     [[ "$v" == ts-node ]] && continue # another process: loopback only
     "${PIN_SERVER[@]}" "$W/bench.test" -test.run '^$' -test.bench "^BenchmarkToolsCall\$/^($protos_re)\$/^$v\$" \
       -test.benchmem -test.benchtime "$BENCHTIME" -test.count 1 >"$W/bench.out" ||
@@ -120,7 +127,7 @@ for r in $(seq "$REPEATS"); do
   fi
   for n in $WORKERS; do
     echo "== repeat $r/$REPEATS: loopback ($n workers, $WARMUP warm-up, $DURATION, at most $MAX_REQUESTS requests)" >&2
-    for v in $VARIANTS; do
+    for v in $order; do
       for p in $PROTOS; do
         start_server "$v"
         "${PIN_LOAD[@]}" "$W/load" -url "$URL" -proto "$p" -label "$v" -workers "$n" -server-pid "$SERVER_PID" \
