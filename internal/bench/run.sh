@@ -19,11 +19,12 @@
 # Repeats are the outer loop and the variants interleave inside it, so a
 # slow spell of a shared machine spreads over every variant instead of
 # landing on one. The floor runs between mcpdual's two variants, and every
-# other repeat takes the variants in reverse order: what each ratio
-# divides was measured minutes apart at most, and a drift over the run
-# favours neither side of it. Servers listen on 127.0.0.1 only; each is stopped by its
-# PID (also on exit or Ctrl-C). The server's CPU per request is read from
-# /proc/<pid>/stat by cmd/load over the measured window.
+# second repeat takes the variants in reverse order: what each ratio
+# divides was measured close together, and a drift over the run does not
+# always fall on the same side of it. Servers listen on 127.0.0.1 only;
+# each is stopped by its PID (also on exit or Ctrl-C). The server's CPU
+# per request is read from /proc/<pid>/stat by cmd/load over the measured
+# window.
 set -euo pipefail
 cd "$(dirname "$0")"
 
