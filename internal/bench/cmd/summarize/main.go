@@ -154,10 +154,23 @@ func report(out io.Writer, in io.Reader) error {
 				if s == nil || f == nil || len(m.get(s)) == 0 || len(m.get(f)) == 0 {
 					return "–"
 				}
-				a, b := best(m.get(s), m.dir), best(m.get(f), m.dir)
-				return fmt.Sprintf("%.2f× (%s vs %s; medians %.2f×)", a/b, group(a, 1), group(b, 1), median(m.get(s))/median(m.get(f)))
+				xs, ys := m.get(s), m.get(f)
+				a, b := best(xs, m.dir), best(ys, m.dir)
+				return fmt.Sprintf("%.2f× (%s vs %s; medians %.2f×)", a/b, group(a, 1), group(b, 1), median(xs)/median(ys))
 			})
 		}
+		row(fmt.Sprintf("HTTP %d workers, server CPU per request, each repeat ÷ the floor's beside it: mcpdual / mcpdual-func", n), func(p string) string {
+			f := wires[wireKey{p, bench.Floor, n}]
+			var parts []string
+			for _, v := range []string{bench.MCPDual, bench.MCPDualFunc} {
+				if s := wires[wireKey{p, v, n}]; s != nil && f != nil {
+					parts = append(parts, paired(s.cpu, f.cpu))
+				} else {
+					parts = append(parts, "–")
+				}
+			}
+			return strings.Join(parts, " / ")
+		})
 		row(fmt.Sprintf("HTTP %d workers, req/s: mcpdual ÷ gosdk / mcpgo / ts-node", n), func(p string) string {
 			d := wires[wireKey{p, bench.MCPDual, n}]
 			if d == nil {
@@ -282,6 +295,19 @@ func ratio[T any](xs []float64, base *T, measure func(*T) []float64, d direction
 		return "–"
 	}
 	return fmt.Sprintf("%.2f×", best(xs, d)/best(measure(base), d))
+}
+
+// paired divides each repeat of xs by the same repeat of base, which
+// run.sh runs next to it, and shows those ratios as a cell: a slow spell
+// that spans both runs of a pair leaves its ratio alone, where it would
+// move a ratio of medians or of best repeats taken minutes apart.
+func paired(xs, base []float64) string {
+	n := min(len(xs), len(base))
+	rs := make([]float64, n)
+	for i := range n {
+		rs[i] = xs[i] / base[i]
+	}
+	return cell(rs, 2)
 }
 
 func diff(allocs []float64, base *inproc) string {

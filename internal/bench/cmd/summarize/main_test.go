@@ -37,6 +37,24 @@ func TestRatio_BestRepeats(t *testing.T) {
 	}
 }
 
+// paired divides repeat by repeat: a slow spell that spans both runs of
+// a pair leaves that pair's ratio near the others.
+func TestPaired(t *testing.T) {
+	// The second run of round seven, 2025-06-18 at 16 workers: the third
+	// repeat of both ran in a slow spell.
+	ours := []float64{28.96, 28.00, 44.59}
+	floor := []float64{27.18, 26.33, 39.11}
+	if got, want := paired(ours, floor), "1.07 [1.06–1.14]"; got != want {
+		t.Errorf("paired = %q, want %q", got, want)
+	}
+	if got, want := paired(ours[:2], floor), "1.06 [1.06–1.07]"; got != want {
+		t.Errorf("paired with a repeat missing = %q, want %q (the repeats both sides have)", got, want)
+	}
+	if got := paired(nil, floor); got != "–" {
+		t.Errorf("paired without repeats = %q, want –", got)
+	}
+}
+
 func TestMedianAndCell(t *testing.T) {
 	for _, c := range []struct {
 		xs   []float64
@@ -54,13 +72,12 @@ func TestMedianAndCell(t *testing.T) {
 	}
 }
 
-// TestReport holds the whole report of one full run's lines
-// (testdata/run.txt, the first of design record 034's round six; its
-// RESULT lines were rebuilt from the run's progress lines on stderr, with
-// the fields summarize reads, since run.sh kept its raw file only with
-// RESULTS set): each
-// row of the first table divides the best repeats, and names the medians'
-// ratio beside it; the tables show medians with their range.
+// TestReport holds the whole report of one full run's raw lines
+// (testdata/run.txt: RESULTS of the second run of design record 034's
+// round seven, the README's tables): each row of the first table divides
+// the best repeats and names the medians' ratio beside it, the paired row
+// divides each repeat by the floor's beside it, and the tables show
+// medians with their range.
 func TestReport(t *testing.T) {
 	f, err := os.Open("testdata/run.txt")
 	if err != nil {
@@ -72,15 +89,16 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| in process, mcpdual ÷ floor: time (allocations) | 1.34× (3.6 vs 2.7 µs; 16 vs 13; medians 1.34×) | 0.96× (4.2 vs 4.3 µs; 17 vs 16; medians 0.95×) |",
-		"| HTTP 16 workers, mcpdual ÷ floor: server CPU per request | 1.02× (28.0 vs 27.4; medians 0.78×) | 1.04× (29.5 vs 28.5; medians 0.82×) |",
-		"| HTTP 16 workers, mcpdual ÷ floor: req/s | 1.01× (33,722.0 vs 33,396.0; medians 1.39×) |",
-		"| HTTP 16 workers, mcpdual ÷ floor: p99 | 0.98× (1,453.0 vs 1,481.0; medians 0.72×) |",
-		"| HTTP 16 workers, req/s: mcpdual ÷ gosdk / mcpgo / ts-node | 5.8× / 1.7× / 29.0× |",
-		"| 2025-06-18 | floor | 24,119 [22,044–33,396] | 616 [449–694] | 2,025 [1,481–2,180] | 36.1 [27.4–38.6] | 18 | 1.00× | 1.00× |",
-		"| 2025-06-18 | mcpdual | 33,585 [33,516–33,722] | 437 [435–445] | 1,455 [1,453–1,466] | 28.0 [28.0–28.2] | 19 [18–19] | 1.02× | 1.01× |",
-		"| 2025-06-18 | mcpdual | 3.7 [3.6–3.8] | 3,888 | 16 | 1.34× | +3 |",
-		"| Tools/10000/call | 6.7 [6.6–6.7] | 4,176 | 17 |",
+		"| in process, mcpdual ÷ floor: time (allocations) | 1.42× (3.8 vs 2.6 µs; 16 vs 13; medians 1.36×) | 0.96× (4.3 vs 4.4 µs; 17 vs 16; medians 1.01×) |",
+		"| HTTP 16 workers, mcpdual ÷ floor: server CPU per request | 1.06× (28.0 vs 26.3; medians 1.07×) | 1.04× (28.7 vs 27.7; medians 1.06×) |",
+		"| HTTP 16 workers, mcpdual ÷ floor: req/s | 0.96× (33,779.7 vs 35,321.1; medians 0.96×) | 0.97× (32,993.8 vs 34,139.7; medians 0.94×) |",
+		"| HTTP 16 workers, mcpdual ÷ floor: p99 | 1.05× (1,496.4 vs 1,424.0; medians 1.06×) | 1.04× (1,530.1 vs 1,476.3; medians 1.02×) |",
+		"| HTTP 16 workers, server CPU per request, each repeat ÷ the floor's beside it: mcpdual / mcpdual-func | 1.07 [1.06–1.14] / 1.14 [0.91–1.36] | 1.06 [1.04–1.10] / 1.02 [0.94–1.36] |",
+		"| HTTP 16 workers, req/s: mcpdual ÷ gosdk / mcpgo / ts-node | 5.9× / 1.6× / 29.9× | 8.2× / 3.2× / 32.4× |",
+		"| 2025-06-18 | floor | 34,219 [23,219–35,321] | 441 [426–635] | 1,434 [1,424–2,152] | 27.2 [26.3–39.1] | 18 | 1.00× | 1.00× |",
+		"| 2025-06-18 | mcpdual | 32,808 [21,980–33,780] | 447 [435–656] | 1,514 [1,496–2,482] | 29.0 [28.0–44.6] | 18 [18–19] | 1.06× | 0.96× |",
+		"| 2025-06-18 | mcpdual | 3.8 [3.8–4.3] | 3,888 | 16 | 1.42× | +3 |",
+		"| Tools/10000/call | 6.8 [6.5–6.8] | 4,176 | 17 |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks\n%s\nreport:\n%s", want, out.String())
