@@ -3,6 +3,7 @@ package oidc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -184,10 +185,10 @@ func decodeClaims(b []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var claims map[string]any
 	if err := dec.Decode(&claims); err != nil || claims == nil {
-		return nil, invalid("claims are not a JSON object")
+		return nil, errors.New("claims are not a JSON object")
 	}
 	if dec.More() {
-		return nil, invalid("claims are followed by more data")
+		return nil, errors.New("claims are followed by more data")
 	}
 	return claims, nil
 }

@@ -62,8 +62,9 @@ type IntrospectionConfig struct {
 	// MapClaims adds host-specific claims to the principal; nil adds
 	// nothing.
 	MapClaims ClaimMapper
-	// HTTPClient calls the issuer (default: a 10-second timeout). The
-	// verifier uses a copy whose redirect policy is RedirectOrigins'.
+	// HTTPClient calls the issuer (default: a client with a 10-second
+	// timeout; a client without Timeout gets that one too). The verifier
+	// uses a copy whose redirect policy is RedirectOrigins'.
 	HTTPClient *http.Client
 	// RedirectOrigins lists the origins a redirect from the issuer may
 	// lead to, for discovery and introspection (see
@@ -137,7 +138,7 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 	return &IntrospectionVerifier{
 		cfg:    cfg,
 		checks: claimChecks{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway, issuerOptional: true},
-		disc:   &discovery{issuer: cfg.Issuer, client: cfg.HTTPClient, retryAfter: cfg.RetryAfter},
+		disc:   &discovery{issuer: cfg.Issuer, client: cfg.HTTPClient, retryAfter: cfg.RetryAfter, maxAge: defaultMetadataAge},
 		cache:  make(map[[sha256.Size]byte]cached),
 	}, nil
 }
@@ -165,9 +166,9 @@ func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token str
 		failedAt, failure := v.failedAt, v.failure
 		v.mu.Unlock()
 		if wait := v.cfg.RetryAfter - now.Sub(failedAt); failure != nil && wait > 0 {
-			return nil, unavailableAfter(wait, failure)
+			return nil, stillUnavailable(wait, failure)
 		}
-		res, err, _ := v.group.Do(string(key[:]), func() (any, error) {
+		res, err := shared(ctx, &v.group, string(key[:]), func(ctx context.Context) (any, error) {
 			// A flight for this token may have ended between the look-up
 			// above and this one starting: its answer is in the cache.
 			v.mu.Lock()
@@ -176,7 +177,7 @@ func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token str
 			if ok && time.Now().Before(c.expires) {
 				return c, nil
 			}
-			c, outage, err := v.introspect(context.WithoutCancel(ctx), token)
+			c, outage, err := v.introspect(ctx, token)
 			if err != nil && outage {
 				// Not cached: the issuer is asked again after RetryAfter,
 				// for every token, since its answer would be the same.
@@ -191,7 +192,7 @@ func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token str
 			return c, nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, unavailableAfter(v.cfg.RetryAfter, err)
 		}
 		c = res.(cached)
 	}
@@ -221,15 +222,22 @@ func (v *IntrospectionVerifier) VerifyAccessToken(ctx context.Context, token str
 // caller's odd token must not stop every other caller's.
 func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (_ cached, outage bool, _ error) {
 	endpoint := v.cfg.Endpoint
+	var meta *metadata // the metadata endpoint came from, if discovered
 	if endpoint == "" {
-		meta, err := v.disc.get(ctx)
-		if err != nil {
+		var err error
+		if meta, err = v.disc.get(ctx); err != nil {
 			return cached{}, true, err
 		}
-		if meta.IntrospectionEndpoint == "" {
-			return cached{}, true, unavailableAfter(v.cfg.RetryAfter, fmt.Errorf("oidc: issuer %s publishes no introspection_endpoint", v.cfg.Issuer))
-		}
 		endpoint = meta.IntrospectionEndpoint
+		if endpoint == "" {
+			err = fmt.Errorf("oidc: issuer %s publishes no introspection_endpoint", v.cfg.Issuer)
+		} else {
+			err = checkDiscovered("introspection_endpoint", v.cfg.Issuer, endpoint)
+		}
+		if err != nil {
+			v.disc.forget(meta)
+			return cached{}, true, unavailableAfter(v.cfg.RetryAfter, err)
+		}
 	}
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
 	if v.cfg.AuthMethod == ClientSecretPost {
@@ -252,11 +260,18 @@ func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (_
 		// this server, not the client's token: 503 like an outage.
 		down := status == 0 || status >= 500 || status == http.StatusUnauthorized ||
 			status == http.StatusForbidden || status == http.StatusNotFound
+		if down && meta != nil {
+			// The issuer may have moved its endpoint: discover it again
+			// when it is next tried.
+			v.disc.forget(meta)
+		}
 		return cached{}, down, unavailableAfter(v.cfg.RetryAfter, redact(err, token))
 	}
 	claims, err := decodeClaims(answer)
 	if err != nil {
-		return cached{}, false, unavailableAfter(v.cfg.RetryAfter, err)
+		// The issuer's answer, not the token, is at fault: 503, never the
+		// 401 that would send every client to log in again.
+		return cached{}, false, unavailableAfter(v.cfg.RetryAfter, fmt.Errorf("oidc: the introspection answer: %v", err))
 	}
 	now := time.Now()
 	refusal := func(err error) (cached, bool, error) {

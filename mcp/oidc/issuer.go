@@ -1,6 +1,7 @@
 package oidc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,31 @@ func unavailableAfter(after time.Duration, err error) error {
 	return &unavailable{err: err, after: max(after, time.Second)}
 }
 
+// stillUnavailable is the answer while a failure is remembered: its cause,
+// with the time left before the issuer is tried again rather than the
+// whole wait the failure first named.
+func stillUnavailable(left time.Duration, failure error) error {
+	if u, ok := failure.(*unavailable); ok {
+		failure = u.err
+	}
+	return &unavailable{err: failure, after: max(left, time.Second)}
+}
+
+// shared runs fetch once for all callers of key arriving while it runs.
+// The fetch is every waiting caller's, so it does not end when the first
+// of them leaves: it runs on ctx without its cancellation, bounded by the
+// verifier's client's timeout (httpClient gives every client one). A
+// caller waits only as long as its own ctx lasts.
+func shared(ctx context.Context, g *singleflight.Group, key string, fetch func(context.Context) (any, error)) (any, error) {
+	ch := g.DoChan(key, func() (any, error) { return fetch(context.WithoutCancel(ctx)) })
+	select {
+	case r := <-ch:
+		return r.Val, r.Err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("oidc: gave up waiting for the issuer: %w", ctx.Err())
+	}
+}
+
 // Defaults shared by both verifiers.
 const (
 	defaultTimeout    = 10 * time.Second
@@ -64,50 +90,76 @@ type metadata struct {
 }
 
 // discovery fetches the issuer's metadata once it is first needed and
-// keeps it. A failed attempt is remembered for retryAfter, so that while
-// the issuer is down requests are answered 503 at once instead of each
-// one waiting on it.
+// keeps it for maxAge, or until a call to an address it named fails
+// (forget): an issuer may move its keys or endpoints, and the old address
+// may then answer 404 for ever. A failed attempt is remembered for
+// retryAfter, so that while the issuer is down requests are answered 503
+// at once instead of each one waiting on it; metadata past maxAge whose
+// refresh failed stays in use, as old keys do.
 type discovery struct {
 	issuer     string
 	client     *http.Client
 	retryAfter time.Duration
+	maxAge     time.Duration
 
-	group singleflight.Group
-	mu    sync.Mutex
-	meta  *metadata
+	group     singleflight.Group
+	mu        sync.Mutex
+	meta      *metadata
+	fetchedAt time.Time
+	stale     bool // meta named an address that failed (forget)
 	// failedAt and failure are the last failed attempt.
 	failedAt time.Time
 	failure  error
 }
 
-// get returns the issuer's metadata, fetching it when not yet known.
+// defaultMetadataAge is how long an introspection verifier keeps the
+// issuer's metadata; a JWT verifier keeps it for MaxKeyAge.
+const defaultMetadataAge = 24 * time.Hour
+
+// get returns the issuer's metadata, fetching it when not yet known,
+// past maxAge, or forgotten.
 func (d *discovery) get(ctx context.Context) (*metadata, error) {
 	d.mu.Lock()
-	meta, failedAt, failure := d.meta, d.failedAt, d.failure
+	meta, fetchedAt, stale, failedAt, failure := d.meta, d.fetchedAt, d.stale, d.failedAt, d.failure
 	d.mu.Unlock()
-	if meta != nil {
+	usable := meta != nil && !stale
+	if usable && time.Since(fetchedAt) <= d.maxAge {
 		return meta, nil
 	}
 	if wait := d.retryAfter - time.Since(failedAt); failure != nil && wait > 0 {
-		return nil, unavailableAfter(wait, failure)
+		if usable {
+			return meta, nil
+		}
+		return nil, stillUnavailable(wait, failure)
 	}
-	v, err, _ := d.group.Do("", func() (any, error) {
-		// The fetch is shared by every request waiting for it, so it must
-		// not end when the first of them is cancelled.
-		m, err := d.fetch(context.WithoutCancel(ctx))
+	v, err := shared(ctx, &d.group, "", func(ctx context.Context) (any, error) {
+		m, err := d.fetch(ctx)
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		if err != nil {
 			d.failedAt, d.failure = time.Now(), err
 			return nil, err
 		}
-		d.meta, d.failure = m, nil
+		d.meta, d.fetchedAt, d.stale, d.failure = m, time.Now(), false, nil
 		return m, nil
 	})
-	if err != nil {
-		return nil, unavailableAfter(d.retryAfter, err)
+	switch {
+	case err == nil:
+		return v.(*metadata), nil
+	case usable:
+		return meta, nil
 	}
-	return v.(*metadata), nil
+	return nil, unavailableAfter(d.retryAfter, err)
+}
+
+// forget marks meta, if it is still the metadata in use, as out of date:
+// an address it named failed, so the next get asks the issuer again.
+func (d *discovery) forget(meta *metadata) {
+	d.mu.Lock()
+	if d.meta == meta {
+		d.stale = true
+	}
+	d.mu.Unlock()
 }
 
 // fetch tries the OpenID Connect location first, then, when that answers
@@ -182,6 +234,23 @@ func doJSON(c *http.Client, req *http.Request, v any) (int, error) {
 	return resp.StatusCode, nil
 }
 
+// checkDiscovered refuses an address the issuer's metadata names (its
+// jwks_uri, its introspection_endpoint) that a configured one would not be
+// allowed to be: keys fetched over plain http could be replaced on the way,
+// and an introspection request carries this server's credentials.
+func checkDiscovered(field, issuer, s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("oidc: issuer %s names an unusable %s: %w", issuer, field, err)
+	case u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())):
+		return fmt.Errorf("oidc: issuer %s names a %s that is not https (http only on a loopback host): %s", issuer, field, u.Redacted())
+	case u.Host == "" || u.User != nil:
+		return fmt.Errorf("oidc: issuer %s names a %s that is not an absolute URL without user info", issuer, field)
+	}
+	return nil
+}
+
 // checkIssuer refuses an issuer identifier that is not an https URL
 // (http only on loopback) without query or fragment.
 func checkIssuer(field, s string) error {
@@ -226,9 +295,10 @@ func httpClient(c *http.Client, allowed map[string]bool) *http.Client {
 	var cp http.Client
 	if c != nil {
 		cp = *c
-	} else {
-		cp.Timeout = defaultTimeout
 	}
+	// A client without a timeout (a host's, made for its Transport) would
+	// let a hung issuer hold every request waiting on it for ever.
+	cp.Timeout = cmp.Or(cp.Timeout, defaultTimeout)
 	next := cp.CheckRedirect
 	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {

@@ -41,6 +41,13 @@ type testIssuer struct {
 	secret    string
 	postAuth  bool // expect client_secret_post instead of basic
 	failing   bool // answer 500 to everything
+	// keysAt and introspectAt are where the keys and the introspection
+	// endpoint are ("": /keys, /introspect), as the metadata says: an
+	// issuer that moves them answers 404 at the old address.
+	keysAt, introspectAt string
+	discoveryDown        bool   // answer 500 at both discovery locations
+	jwksURI              string // the metadata's jwks_uri when set, wherever it points
+	introspectURI        string // and its introspection_endpoint
 	// redirects sends a request for a path elsewhere (307, which keeps
 	// the method and the body).
 	redirects map[string]string
@@ -125,15 +132,20 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(v)
 	}
+	keysAt, introspectAt := cmp.Or(is.keysAt, "/keys"), cmp.Or(is.introspectAt, "/introspect")
 	meta := func() {
 		is.discoveryHits.Add(1)
+		if is.discoveryDown {
+			http.Error(w, "discovery down", http.StatusInternalServerError)
+			return
+		}
 		iss := is.docIssuer
 		if iss == "" {
 			iss = is.url
 		}
-		writeJSON(map[string]any{"issuer": iss, "jwks_uri": is.url + "/keys", "introspection_endpoint": is.url + "/introspect"})
+		writeJSON(map[string]any{"issuer": iss, "jwks_uri": cmp.Or(is.jwksURI, is.url+keysAt), "introspection_endpoint": cmp.Or(is.introspectURI, is.url+introspectAt)})
 	}
-	if r.URL.Path == "/introspect" {
+	if r.URL.Path == introspectAt {
 		is.introspectHits.Add(1)
 	}
 	if is.failing {
@@ -144,7 +156,7 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, to, http.StatusTemporaryRedirect)
 		return
 	}
-	switch r.URL.Path {
+	switch p := r.URL.Path; p {
 	case "/.well-known/openid-configuration":
 		if !is.oidcPath {
 			w.WriteHeader(cmp.Or(is.oidcError, http.StatusNotFound))
@@ -153,7 +165,7 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 		meta()
 	case "/.well-known/oauth-authorization-server":
 		meta()
-	case "/keys":
+	case keysAt:
 		is.jwksHits.Add(1)
 		keys := []any{}
 		for _, k := range is.published {
@@ -163,7 +175,7 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 			keys = append(keys, raw)
 		}
 		writeJSON(map[string]any{"keys": keys})
-	case "/introspect":
+	case introspectAt:
 		if err := r.ParseForm(); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return

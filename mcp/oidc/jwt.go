@@ -70,7 +70,7 @@ type JWTConfig struct {
 	// principal; nil adds nothing.
 	MapClaims ClaimMapper
 	// HTTPClient fetches metadata and keys (default: a client with a
-	// 10-second timeout). The verifier uses a copy whose redirect policy
+	// 10-second timeout; a client without Timeout gets that one too). The verifier uses a copy whose redirect policy
 	// is RedirectOrigins' (the client's own CheckRedirect runs after it).
 	HTTPClient *http.Client
 	// RedirectOrigins lists the origins ("https://cdn.example.com",
@@ -109,11 +109,12 @@ var asymmetric = []jose.SignatureAlgorithm{
 }
 
 // NewJWTVerifier validates cfg and returns its verifier. It does not
-// contact the issuer and so succeeds while the issuer is down; ctx bounds
-// a first discovery and key fetch started in the background, so that the
-// first request usually finds the keys ready (an already cancelled ctx
-// skips it). A failure there is not an error: requests are answered 503
-// until the issuer answers.
+// contact the issuer and so succeeds while the issuer is down; it starts a
+// first discovery and key fetch in the background, so that the first
+// request usually finds the keys ready (an already cancelled ctx skips
+// it). Requests arriving meanwhile share that fetch, so ctx ending does
+// not stop it: HTTPClient's timeout bounds it. A failure there is not an
+// error: requests are answered 503 until the issuer answers.
 func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	if err := checkIssuer("JWTConfig.Issuer", cfg.Issuer); err != nil {
 		return nil, err
@@ -156,12 +157,13 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 		cfg:    cfg,
 		algs:   algs,
 		checks: claimChecks{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway},
-		disc:   &discovery{issuer: cfg.Issuer, client: cfg.HTTPClient, retryAfter: cfg.RetryAfter},
+		disc:   &discovery{issuer: cfg.Issuer, client: cfg.HTTPClient, retryAfter: cfg.RetryAfter, maxAge: cfg.MaxKeyAge},
 	}
 	if ctx.Err() == nil {
-		// Warm up, as one flight with the requests that arrive meanwhile.
-		// A failure counts like any other: requests are answered 503 for
-		// RetryAfter before the issuer is tried again.
+		// Warm up, as one flight with the requests that arrive meanwhile:
+		// like theirs, it does not end with ctx (shared). A failure counts
+		// like any other: requests are answered 503 for RetryAfter before
+		// the issuer is tried again.
 		go func() { _, _ = v.flight(ctx, time.Time{}) }()
 	}
 	return v, nil
@@ -220,7 +222,7 @@ func (v *JWTVerifier) VerifyAccessToken(ctx context.Context, token string, _ *ht
 	}
 	claims, err := decodeClaims(raw)
 	if err != nil {
-		return nil, err
+		return nil, invalid("%v", err)
 	}
 	p, err := v.checks.principal(claims, time.Now())
 	if err != nil {
@@ -290,7 +292,7 @@ func (v *JWTVerifier) refresh(ctx context.Context, forKid bool, seen time.Time) 
 	failedAt, failure := v.failedAt, v.failure
 	if wait := v.cfg.RetryAfter - time.Since(failedAt); failure != nil && wait > 0 {
 		v.mu.Unlock()
-		return nil, unavailableAfter(wait, failure)
+		return nil, stillUnavailable(wait, failure)
 	}
 	prev, started := v.kidRefreshAt, time.Now()
 	if forKid {
@@ -299,9 +301,7 @@ func (v *JWTVerifier) refresh(ctx context.Context, forKid bool, seen time.Time) 
 		v.kidRefreshAt = started
 	}
 	v.mu.Unlock()
-	// The fetch is shared by every request waiting for it, so it must not
-	// end when the first of them is cancelled.
-	res, err := v.flight(context.WithoutCancel(ctx), seen)
+	res, err := v.flight(ctx, seen)
 	if err != nil {
 		if forKid {
 			// No keys were seen: the failure's RetryAfter governs, not
@@ -323,7 +323,7 @@ func (v *JWTVerifier) refresh(ctx context.Context, forKid bool, seen time.Time) 
 // keys fetched since then, by a flight that ended just before this one
 // started, are returned without fetching again.
 func (v *JWTVerifier) flight(ctx context.Context, seen time.Time) (map[string][]jose.JSONWebKey, error) {
-	res, err, _ := v.group.Do("", func() (any, error) {
+	res, err := shared(ctx, &v.group, "", func(ctx context.Context) (any, error) {
 		v.mu.Lock()
 		keys, fetchedAt := v.keys, v.fetchedAt
 		v.mu.Unlock()
@@ -351,20 +351,32 @@ func (v *JWTVerifier) flight(ctx context.Context, seen time.Time) (map[string][]
 // skipped, not fatal: an issuer may publish key types we do not know.
 func (v *JWTVerifier) fetchKeys(ctx context.Context) (map[string][]jose.JSONWebKey, error) {
 	jwksURL := v.cfg.JWKSURL
+	var meta *metadata // the metadata jwksURL came from, if discovered
 	if jwksURL == "" {
-		meta, err := v.disc.get(ctx)
-		if err != nil {
+		var err error
+		if meta, err = v.disc.get(ctx); err != nil {
 			return nil, err
 		}
-		if meta.JWKSURI == "" {
-			return nil, fmt.Errorf("oidc: issuer %s publishes no jwks_uri", v.cfg.Issuer)
-		}
 		jwksURL = meta.JWKSURI
+		if jwksURL == "" {
+			err = fmt.Errorf("oidc: issuer %s publishes no jwks_uri", v.cfg.Issuer)
+		} else {
+			err = checkDiscovered("jwks_uri", v.cfg.Issuer, jwksURL)
+		}
+		if err != nil {
+			v.disc.forget(meta)
+			return nil, err
+		}
 	}
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
 	if _, err := getJSON(ctx, v.cfg.HTTPClient, jwksURL, &set); err != nil {
+		if meta != nil {
+			// The issuer may have moved its keys: discover them again
+			// when they are next fetched.
+			v.disc.forget(meta)
+		}
 		return nil, err
 	}
 	keys := make(map[string][]jose.JSONWebKey)
