@@ -90,6 +90,8 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	var probe struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
 		Params struct {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
@@ -116,6 +118,13 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	rec := &memberRecorder{header: http.Header{}}
 	next.ServeHTTP(rec, sub)
 	if rec.status == http.StatusAccepted || rec.body.Len() == 0 {
+		return nil
+	}
+	if probe.Method == "" && (probe.Result != nil || probe.Error != nil) {
+		// A response is never answered, even when it is refused (it
+		// answers no question, or answers are not taken): an error
+		// carrying its id would read as the answer to one of the client's
+		// own requests. The endpoint has logged the refusal.
 		return nil
 	}
 	resp := bytes.TrimSpace(rec.body.Bytes())

@@ -38,6 +38,8 @@ func TestBatch_2025_03_26(t *testing.T) {
 	unknown := `{"jsonrpc":"2.0","id":4,"method":"no/such"}`
 	init := `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	meta := `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	resp := `{"jsonrpc":"2.0","id":"q1","result":{}}`
+	errResp := `{"jsonrpc":"2.0","id":"q2","error":{"code":-1,"message":"no"}}`
 	many := make([]string, 65)
 	for i := range many {
 		many[i] = ping
@@ -63,6 +65,11 @@ func TestBatch_2025_03_26(t *testing.T) {
 		{name: "a member that is not an object", body: "[1," + ping + "]", status: 200, want: want{ids: `null,"p"`, codes: map[string]int{"null": -32600}}},
 		{name: "a batch in a batch", body: "[[" + ping + "],[[]]]", status: 200, want: want{ids: `null,null`, codes: map[string]int{"null": -32600}}},
 		{name: "notifications only", body: "[" + note + "," + note + "]", status: 202},
+		// A response answers no question here: refused, but never answered,
+		// since an error with its id would read as the answer to one of the
+		// client's own requests.
+		{name: "a response is not answered", body: "[" + resp + "," + ping + "," + errResp + "]", status: 200, want: want{ids: `"p"`}},
+		{name: "responses only", body: "[" + resp + "," + errResp + "]", status: 202},
 		{name: "empty", body: "[]", status: 400, refusal: "empty_batch"},
 		{name: "too many members", body: "[" + strings.Join(many, ",") + "]", status: 400, refusal: "batch_too_large"},
 		{name: "2025-06-18 forbids batches", header: "2025-06-18", body: "[" + ping + "]", status: 400, refusal: "batch"},

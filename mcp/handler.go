@@ -154,7 +154,10 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
-	if r.ContentLength > h.cfg.limits.BodyBytes {
+	if r.ContentLength > h.cfg.limits.BodyBytes && (loc == nil || loc.Message == nil) {
+		// A message a local transport parsed is refused below, with its
+		// id: on a local transport the id is all that ties an answer to
+		// its message.
 		h.writeError(r.Context(), w, nil, "", h.tooLarge())
 		return
 	}
@@ -240,14 +243,18 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		}
 	}
 	if err != nil {
-		h.writeError(r.Context(), w, nil, "", err)
+		var id []byte
+		if parsed {
+			id = loc.Message.ID
+		}
+		h.writeError(r.Context(), w, id, "", err)
 		return
 	}
 	if perr != nil && perr.Reason == "unexpected_response" && h.cfg.legacy != nil && localRefusal == nil {
 		h.acceptAnswer(w, r, principal, body)
 		return
 	}
-	if perr != nil && perr.Reason == "batch" && loc == nil && h.batchable(r) {
+	if perr != nil && perr.Reason == "batch" && h.batchable(r) {
 		h.serveBatch(w, r, body, h) // batch.go: each member is served as a POST of its own
 		return
 	}

@@ -353,3 +353,29 @@ func TestLegacyInput_Cancelled(t *testing.T) {
 		t.Error("a cancelled call ran")
 	}
 }
+
+// TestLegacyInput_BatchMember: a batch member runs without the client's
+// capabilities or a wait for its answers, so a destructive tool in a batch
+// is refused as for a client without elicitation: answered, not run, and
+// no question is sent.
+func TestLegacyInput_BatchMember(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, mcp.WithLegacyInput(mcp.LegacyInput{Wait: 300 * time.Millisecond}))
+	s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+	initialize2025(s, mcp.Version20250326, `{"elicitation":{}}`)
+	s.send("[" + toolsCall(2, "delete_item", `{"id":"x1"}`, "") + "]")
+	select {
+	case l := <-s.lines:
+		if !strings.HasPrefix(string(l), `[{"jsonrpc":"2.0","id":2,"result":`) || !strings.Contains(string(l), "confirmation_required") {
+			t.Errorf("the batch's answer: %s", l)
+		}
+	case <-time.After(wait):
+		t.Fatal("no answer to the batch")
+	}
+	if f.deleted.Load() != 0 {
+		t.Error("the destructive route ran unconfirmed")
+	}
+	for _, m := range s.finish() {
+		t.Errorf("more was written: %s", m.raw)
+	}
+}

@@ -124,11 +124,12 @@ type probe struct {
 	keyBig bool // the member name is too long to be one of ours
 	value  []byte
 	valBig bool // the value is too long to be an id
-	member int  // which member's value this is: 0 other, 1 id, 2 method
+	member int  // which member's value this is: 0 other, 1 id, 2 method, 3 result or error
 
 	id        []byte // the top-level id, when valid
 	ids       int    // how many top-level "id" members were seen
 	hasMethod bool
+	hasAnswer bool // a top-level "result" or "error": a response
 	broken    bool // not an object, or not JSON: nothing is trusted
 }
 
@@ -221,6 +222,8 @@ func (pr *probe) step(c byte) {
 					pr.member = 1
 				case jsonrpc.StringIs(pr.key, "method"):
 					pr.member = 2
+				case jsonrpc.StringIs(pr.key, "result"), jsonrpc.StringIs(pr.key, "error"):
+					pr.member = 3
 				}
 			}
 		default:
@@ -317,6 +320,8 @@ func (pr *probe) endValue() {
 		}
 	case 2:
 		pr.hasMethod = true
+	case 3:
+		pr.hasAnswer = true
 	}
 }
 
@@ -332,6 +337,12 @@ func (pr *probe) ID() []byte {
 // object with a method and no id member.
 func (pr *probe) Notification() bool {
 	return !pr.broken && pr.ids == 0 && pr.hasMethod
+}
+
+// Response reports a message that looked like a response: an object with
+// a result or an error and no method.
+func (pr *probe) Response() bool {
+	return !pr.broken && pr.hasAnswer && !pr.hasMethod
 }
 
 // strByte takes byte c of a string (after its opening quote) and reports

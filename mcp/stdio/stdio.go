@@ -250,10 +250,16 @@ func (s *server) result(err error) error {
 	return err
 }
 
-// tooLarge answers a line over the limit, unless it was a notification.
+// tooLarge answers a line over the limit, unless it was a notification
+// or a response: a response is never answered (an error carrying its id
+// would read as the answer to one of the client's own requests). The
+// question it answered is not told: its wait ends it, as over HTTP, where
+// an answer over LegacyInput.AnswerBytes is refused and the question
+// waits on.
 func (s *server) tooLarge(o *oversized) {
-	s.cfg.logger.WarnContext(s.ctx, "stdio: message over the size limit skipped", "bytes", o.size, "maxBytes", s.cfg.maxMessage)
-	if o.Notification() {
+	s.cfg.logger.WarnContext(s.ctx, "stdio: message over the size limit skipped", "bytes", o.size, "maxBytes", s.cfg.maxMessage,
+		"response", o.Response())
+	if o.Notification() || o.Response() {
 		return
 	}
 	msg := appendEnvelope(make([]byte, 0, 160), o.ID())
@@ -376,8 +382,10 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 		r.Header[workspaceHeader] = []string{s.cfg.workspace}
 	}
 	initialize := parsed && msg.Method == "initialize"
-	if v := s.version.Load(); v != nil && parsed && !initialize && !namesRevision(msg.Params) {
-		// What an HTTP client sends after the handshake.
+	if v := s.version.Load(); v != nil && (!parsed || !initialize && !namesRevision(msg.Params)) {
+		// What an HTTP client sends after the handshake; a line that did
+		// not parse as one message, a batch, gets it too, so that a batch
+		// is served only after a 2025-03-26 handshake (or before any).
 		r.Header[protocolHeader] = []string{*v}
 	}
 	var notification bool
@@ -396,6 +404,8 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 			s.cfg.logger.WarnContext(ctx, "stdio: a notification was refused", "method", msg.Method, "status", w.status, "answer", string(truncate(w.body, 300)))
 		}
 		return
+	case !parsed && !panicked && w.status == http.StatusAccepted && len(w.body) == 0 && isBatch(line):
+		return // a batch of notifications and responses: nothing to answer
 	case !panicked && len(w.body) > 0 && jsonrpc.Validate(w.body, jsonrpc.DefaultMaxDepth) == nil:
 		if initialize && w.status == http.StatusOK {
 			s.negotiated(w.body, msg.Params)
@@ -614,3 +624,9 @@ var (
 	protocolHeader  = http.CanonicalHeaderKey(headers.ProtocolVersion)
 	workspaceHeader = http.CanonicalHeaderKey(auth.WorkspaceHeader)
 )
+
+// isBatch reports whether line is a JSON array: a 2025-03-26 batch.
+func isBatch(line []byte) bool {
+	line = bytes.TrimLeft(line, " \t\r")
+	return len(line) > 0 && line[0] == '['
+}

@@ -3,6 +3,7 @@ package stdio_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -552,6 +553,10 @@ func TestOversized(t *testing.T) {
 		{"id last", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"` + pad + `","id":1}},"id":"last"}`, `"last"`},
 		{"nested id only", `{"jsonrpc":"2.0","method":"tools/call","params":{"id":3,"text":"` + pad + `"}}`, "-"},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + pad + `"}}`, "-"},
+		// A response is never answered, even with its id: the error would
+		// read as the answer to one of the client's own requests.
+		{"response", `{"jsonrpc":"2.0","id":1,"result":{"content":{"type":"text","text":"` + pad + `"}}}`, "-"},
+		{"error response, id last", `{"jsonrpc":"2.0","error":{"code":1,"message":"` + pad + `"},"id":"q1"}`, "-"},
 		{"not JSON", strings.Repeat("{", 3*max), ""},
 		{"bad id", `{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"p":"` + pad + `"}}`, ""},
 	}
@@ -575,7 +580,7 @@ func TestOversized(t *testing.T) {
 			}
 			if c.id == "-" {
 				if len(errs) != 0 {
-					t.Errorf("a notification was answered: %s", errs[0].raw)
+					t.Errorf("a notification or a response was answered: %s", errs[0].raw)
 				}
 				return
 			}
@@ -617,7 +622,7 @@ func TestMalformed(t *testing.T) {
 		{`{not json`, "", -32700},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, "", -32700},
 		{"\xff\xfe", "", -32700},
-		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", -32600},
+		{`[]`, "", -32600}, // an empty batch; batches: TestBatch
 		{`"ping"`, "", -32600},
 		{`{"jsonrpc":"2.0","id":3}`, "3", -32600},
 		{`{"jsonrpc":"1.0","id":4,"method":"ping"}`, "4", -32600},
@@ -909,4 +914,78 @@ func TestForeignHandler(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBatch: 2025-03-26 requires receiving batches, over stdio as over
+// HTTP. After a 2025-03-26 handshake (or before any) an array is served
+// member by member and answered with one array on one line; a batch of
+// notifications only is answered with nothing; after a handshake on a
+// later revision, which forbids batches, it is refused with the endpoint's
+// own error. The next line is served either way.
+func TestBatch(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"", "2025-03-26", "2025-06-18"} {
+		t.Run("handshake "+cmp.Or(v, "none"), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+			if v != "" {
+				s.call(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+				s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			}
+			s.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},` +
+				toolsCall(8, "echo", `{"text":"hi"}`, "") + `]`)
+			var line []byte
+			select {
+			case line = <-s.lines:
+			case <-time.After(wait):
+				t.Fatal("no answer to the batch")
+			}
+			if v == "2025-06-18" {
+				if m := decode(t, line); m.code() != -32600 {
+					t.Errorf("a batch after a 2025-06-18 handshake: %s, want -32600", line)
+				}
+			} else {
+				var answers []message
+				if err := json.Unmarshal(line, &answers); err != nil || bytes.ContainsAny(line, "\r\n") {
+					t.Fatalf("not one array on one line: %q (%v)", line, err)
+				}
+				if len(answers) != 2 || string(answers[0].ID) != "7" || answers[0].Error != nil ||
+					string(answers[1].ID) != "8" || answers[1].Error != nil || !bytes.Contains(answers[1].Result, []byte(`hi`)) {
+					t.Errorf("batch answer: %s", line)
+				}
+			}
+			// Notifications and a response only: nothing to answer.
+			s.send(`[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"q","result":{}}]`)
+			if v == "2025-06-18" {
+				if m := s.recv(); m.code() != -32600 {
+					t.Errorf("a batch after a 2025-06-18 handshake: %s, want -32600", m.raw)
+				}
+			}
+			if m := s.call(100, `{"jsonrpc":"2.0","id":100,"method":"ping"}`); m.Error != nil {
+				t.Errorf("next line: %s", m.raw)
+			}
+			for _, m := range s.finish() {
+				t.Errorf("a batch without requests was answered: %s", m.raw)
+			}
+		})
+	}
+}
+
+// TestBodyLimitKeepsID: a line under the transport's limit but over the
+// endpoint's Limits.BodyBytes is refused by the endpoint with the
+// message's id, which on stdio is all that ties the refusal to its
+// request.
+func TestBodyLimitKeepsID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, mcp.WithLimits(mcp.Limits{BodyBytes: 1024}))
+	s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"), stdio.WithMaxMessageBytes(8192))
+	m := s.call(42, toolsCall(42, "echo", `{"text":"`+strings.Repeat("x", 2000)+`"}`, ""))
+	if m.code() != -32600 || !strings.Contains(string(m.Error.Data), `"maxBytes":1024`) {
+		t.Errorf("over BodyBytes: %s", m.raw)
+	}
+	if m := s.call(43, toolsCall(43, "echo", `{"text":"short"}`, "")); m.Error != nil {
+		t.Errorf("under BodyBytes: %s", m.raw)
+	}
+	s.finish()
 }
