@@ -3,6 +3,7 @@ package headers
 import (
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net/http"
 	"strings"
 	"testing"
@@ -136,6 +137,35 @@ func TestMatch(t *testing.T) {
 		{"null", `null`, false},
 		{"{}", `{}`, false},
 		{"é", `"\u00e9"`, true},
+		// Integers: JSON number spellings only, compared exactly.
+		{"4.2e1", `42`, true},
+		{"42", `420e-1`, true},
+		{"-7", `-7.000`, true},
+		{"0", `-0`, true},
+		{"-0", `0.0e5`, true},
+		{"9007199254740991", `9007199254740991`, true},
+		{"-9007199254740991", `-9007199254740991`, true},
+		{"9007199254740992", `9007199254740992`, false},
+		{"42", `42.000000000000001`, false}, // a float would round it to 42
+		{"42.5", `42.5`, false},             // not an integer
+		{"1e400", `1e400`, false},
+		{"1e-400", `0`, false},
+		{"0e-400", `0`, true},
+		{"1", `1e99999999999999999999`, false},
+		{"0x2Ap0", `42`, false},
+		{"0x2A", `42`, false},
+		{"+42", `42`, false},
+		{"042", `42`, false},
+		{"42.", `42`, false},
+		{".42e2", `42`, false},
+		{"4_2", `42`, false},
+		{" 42", `42`, false},
+		{"42 ", `42`, false},
+		{"Inf", `42`, false},
+		{"NaN", `42`, false},
+		{"-", `42`, false},
+		{"1e", `1`, false},
+		{"1e+", `1`, false},
 	}
 	for _, tt := range tests {
 		if got := Match(tt.header, []byte(tt.body)); got != tt.want {
@@ -165,6 +195,35 @@ func FuzzDecode(f *testing.F) {
 		back, err := Decode(Encode(v))
 		if err != nil || back != v {
 			t.Fatalf("round trip of %q: %q, %v", v, back, err)
+		}
+	})
+}
+
+// FuzzIntegerOf holds integerOf to exact arithmetic: a JSON number (as
+// encoding/json reads one) stands for an integer within ±(2^53-1) exactly
+// when big.Rat says so, with the same value; anything else is refused.
+func FuzzIntegerOf(f *testing.F) {
+	for _, s := range []string{"42", "42.0", "4.2e1", "-0", "0x2A", "+42", "042", "42.", "1e400", "420e-1", "9007199254740992"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := integerOf(s)
+		if e := strings.IndexAny(s, "eE"); e >= 0 && len(s)-e > 6 {
+			return // big.Rat would build 10^exponent; integerOf bounds it
+		}
+		var n json.Number
+		isNumber := len(s) > 0 && (s[0] == '-' || isDigit(s[0])) && json.Unmarshal([]byte(s), &n) == nil && string(n) == s
+		if !isNumber {
+			if ok {
+				t.Fatalf("integerOf(%q) = %d, true; not a JSON number", s, got)
+			}
+			return
+		}
+		r, _ := new(big.Rat).SetString(s)
+		limit := new(big.Rat).SetInt64(maxSafeInteger)
+		want := r.IsInt() && new(big.Rat).Abs(r).Cmp(limit) <= 0
+		if ok != want || (ok && r.Num().Int64() != got) {
+			t.Fatalf("integerOf(%q) = %d, %v; exact value %s", s, got, ok, r.RatString())
 		}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -130,8 +129,11 @@ func isTchar(c byte) bool {
 
 // Match reports whether a decoded header value stands for the raw JSON
 // value body carries for the argument. Strings compare exactly (values are
-// case-sensitive), numbers numerically (so "42" matches 42.0), booleans as
-// the lowercase literals. Objects, arrays and null never match.
+// case-sensitive), integers numerically (so "42" matches 42.0): both must
+// be spelled as JSON numbers and stand exactly for the same integer within
+// ±(2^53-1), so that an intermediary reading the header as JSON sees the
+// value the tool gets. Booleans compare as the lowercase literals.
+// Objects, arrays, null and numbers that are not integers never match.
 func Match(header string, body []byte) bool {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
@@ -147,16 +149,97 @@ func Match(header string, body []byte) bool {
 	case c == 't' || c == 'f':
 		return string(body) == header
 	case c == '-' || (c >= '0' && c <= '9'):
-		b, err := strconv.ParseFloat(string(body), 64)
-		if err != nil {
+		b, ok := integerOf(string(body))
+		if !ok {
 			return false
 		}
-		h, err := strconv.ParseFloat(header, 64)
-		if err != nil || strings.ContainsAny(header, " \t") {
-			return false
-		}
-		return h == b && math.Abs(h) <= maxSafeInteger && h == math.Trunc(h)
+		h, ok := integerOf(header)
+		return ok && h == b
 	default:
 		return false
 	}
 }
+
+// integerOf returns the integer the JSON number s stands for exactly, when
+// it is one within ±(2^53-1): "42", "42.0", "4.2e1" and "-0" are, "42.5",
+// "+42", "042", "42." and "0x2A" are not (the last four are no JSON
+// number). It works on the digits, never through a float, which would
+// round 42.000000000000001 to 42.
+func integerOf(s string) (int64, bool) {
+	i, neg := 0, false
+	if i < len(s) && s[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	default:
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+	}
+	if i == start {
+		return 0, false
+	}
+	intPart, frac := s[start:i], ""
+	if i < len(s) && s[i] == '.' {
+		i++
+		f := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == f {
+			return 0, false
+		}
+		frac = s[f:i]
+	}
+	exp := 0
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		e := i
+		for i < len(s) && isDigit(s[i]) {
+			if exp < 1<<20 { // far past any integer kept here; bounds the sum
+				exp = exp*10 + int(s[i]-'0')
+			}
+			i++
+		}
+		if i == e {
+			return 0, false
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	// The value is digits × 10^shift.
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" {
+		return 0, true // zero, however spelled
+	}
+	shift := exp - len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	shift += len(digits) - len(trimmed)
+	digits = trimmed
+	if shift < 0 || len(digits)+shift > 16 { // a fraction, or past 2^53 (16 digits)
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits+strings.Repeat("0", shift), 10, 64)
+	if err != nil || n > maxSafeInteger {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -141,6 +141,10 @@ func checkArguments(t *tool, name string, args []byte, maxValues int) (seam.Resu
 		return textResult("Invalid arguments for tool "+name+": more than "+strconv.Itoa(maxValues)+
 			" values; send fewer items per call", true), nil
 	}
+	if errors.Is(err, jsonrpc.ErrNumberTooLarge) {
+		return textResult("Invalid arguments for tool "+name+": a number with more than "+strconv.Itoa(jsonrpc.MaxNumberDigits)+
+			" digits or an exponent beyond ±"+strconv.Itoa(jsonrpc.MaxNumberExponent)+"; send it as a string", true), nil
+	}
 	if err != nil {
 		return nil, NewError(CodeInvalidParams, "Invalid params: arguments are not valid JSON")
 	}

@@ -462,6 +462,13 @@ func TestEra2026_ParamHeaders(t *testing.T) {
 		{"bad base64", args, with("Mcp-Param-Region", "=?base64?dXMtd2VzdDE?="), -32020},
 		{"non-ASCII plain value", args, with("Mcp-Param-Region", "üs"), -32020},
 		{"count differs", args, with("Mcp-Param-Count", "41"), -32020},
+		{"count as an exponent", args, with("Mcp-Param-Count", "4.2e1"), 0},
+		// Go's float syntax is not JSON's: an intermediary reading these as
+		// JSON numbers would not see 42.
+		{"count in hex", args, with("Mcp-Param-Count", "0x2Ap0"), -32020},
+		{"count with a plus", args, with("Mcp-Param-Count", "+42"), -32020},
+		{"count with a leading zero", args, with("Mcp-Param-Count", "042"), -32020},
+		{"count with a bare point", args, with("Mcp-Param-Count", "42."), -32020},
 		{"bool differs", args, with("Mcp-Param-Dry", "false"), -32020},
 		{"absent argument needs no header", `"name":"regional","arguments":{}`, map[string]string{}, 0},
 		{"null argument needs no header", `"name":"regional","arguments":{"region":null}`, map[string]string{}, 0},

@@ -1,16 +1,20 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
@@ -145,4 +149,63 @@ func TestLimits_RateHeadersAgree(t *testing.T) {
 	if r.status != 429 || r.header.Get("X-RateLimit-Limit") != "6" || r.header.Get("Retry-After") == "" {
 		t.Errorf("refused by the per-client limiter: %d %v", r.status, r.header)
 	}
+}
+
+// TestLimits_Numbers: a schema validator compares numbers exactly, as
+// fractions: an argument with a huge exponent or thousands of digits
+// would cost it tenths of a second each, and past an exponent of a
+// million crashed it (the request's goroutine panicked inside the
+// validator). Such a number is refused before validation, in every
+// revision, as the tool's error naming the bound; at the bound it is
+// validated as any other. A schema holding one is refused at
+// registration.
+func TestLimits_Numbers(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "numbers", Version: "1"})
+	mux := http.NewServeMux()
+	var ran atomic.Int64
+	mux.HandleFunc("POST /n", func(w http.ResponseWriter, r *http.Request) { ran.Add(1); w.Write([]byte(`{}`)) })
+	srv.AddTool(mcp.Tool{Name: "n", Description: "numbers",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","minimum":0,"multipleOf":0.5},` +
+			`"ns":{"type":"array","items":{"type":"integer"},"uniqueItems":true}}}`)}, "POST /n", mux)
+	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+	t.Cleanup(ts.Close)
+	f := &fixture{url: ts.URL}
+	digits := "1" + strings.Repeat("0", jsonrpc.MaxNumberDigits-1)
+	cases := []struct {
+		args   string
+		refuse bool // the bound's refusal; otherwise validated (and run when valid)
+	}{
+		{`{"n":1e1000001}`, true},    // crashed the validator (minimum)
+		{`{"ns":[1e1000001]}`, true}, // crashed it (uniqueItems hashes numbers as fractions)
+		{`{"ns":[1e999999]}`, true},  // 70 ms a number
+		{`{"n":` + digits + `0}`, true},
+		{`{"n":1e-401}`, true},
+		{`{"n":` + digits + `}`, false},
+		{`{"n":5e400}`, false},
+		{`{"n":-1e400}`, false}, // validated: below the minimum
+	}
+	for _, v := range []mcp.Version{mcp.Version20260728, mcp.Version20250618, mcp.Version20250326} {
+		for _, tc := range cases {
+			r := f.do(t, call{era: v, id: "1", method: "tools/call", params: `"name":"n","arguments":` + tc.args})
+			check(t, r, want{status: 200, id: "1", proto: string(v)})
+			text, isErr := resultText(t, map[string]any{"result": r.result(t)})
+			refused := strings.Contains(text, "a number with more than 400 digits or an exponent beyond ±400")
+			if refused != tc.refuse || (tc.refuse && !isErr) {
+				t.Errorf("%s %.60s: %q (isError %v), want the bound's refusal %v", v, tc.args, text, isErr, tc.refuse)
+			}
+		}
+	}
+	if n := ran.Load(); n != 3*2 { // the two valid calls below the bound, in three revisions
+		t.Errorf("the route ran %d times, want 6", n)
+	}
+	bad := mcp.NewServer(mcp.Implementation{Name: "bad", Version: "1"})
+	func() {
+		defer func() {
+			if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "exponent beyond") {
+				t.Errorf("a schema holding 1e1000001: %v", p)
+			}
+		}()
+		bad.AddTool(mcp.Tool{Name: "bad", Description: "bad", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"multipleOf":1e1000001}}}`)}, "POST /n", mux)
+	}()
 }

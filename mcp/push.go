@@ -211,7 +211,12 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	req := &request{envelope: envelope{server: snap, handler: h, principal: principal}}
 	req.HTTP, req.Server, req.Core = r, h.viewOf(snap), req
 	rev := h.byVersion[h.dflt]
-	if v := r.Header.Get(headers.ProtocolVersion); v != "" {
+	switch v, err := headers.Get(r.Header, headers.ProtocolVersion); {
+	case err == headers.ErrDuplicate:
+		// Read as a POST's is (selectEra): two values name no revision.
+		h.writeError(r.Context(), w, nil, "", mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+err.Error()))
+		return
+	case err == nil && v != "":
 		rev = h.byVersion[Version(v)]
 	}
 	if rev == nil || rev.f.Envelope {

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -138,6 +139,22 @@ func TestPush_Refusals(t *testing.T) {
 			t.Errorf("%s: %d %s", c.name, st.resp.StatusCode, b)
 		}
 	}
+	// The version header is read as a POST's is: two values name no
+	// revision (the first is not taken).
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second) // an opened stream would not end
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
+	req.Header = http.Header{"Accept": {"text/event-stream"}, "Authorization": {"Bearer " + tokAlice}, "X-Workspace-Id": {"w1"},
+		"Mcp-Session-Id": {s.id}, "Mcp-Protocol-Version": {"2025-06-18", "2025-03-26"}}
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "duplicate") {
+			t.Errorf("two MCP-Protocol-Version values: %d %s", resp.StatusCode, b)
+		}
+	}
 	noSession := &session{token: tokAlice}
 	for _, m := range []string{"resources/subscribe", "logging/setLevel"} {
 		if _, body := noSession.post(t, r, m, `"uri":"mail://w1/inbox","level":"info"`); !strings.Contains(body, `"code":-32600`) || !strings.Contains(body, "needs a session") {
@@ -254,7 +271,9 @@ func TestPush_SubscriptionKeepsItsWorkspace(t *testing.T) {
 	if _, body := s.post(t, r, "resources/subscribe", `"uri":"mail://w1/inbox"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
 		t.Fatalf("subscribe in w1: %s", body)
 	}
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, r.url, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second) // an opened stream would not end
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
 	req.Header = http.Header{"Accept": {"text/event-stream"}, "Authorization": {"Bearer " + tokAlice}, "X-Workspace-Id": {"w2"},
 		"Mcp-Protocol-Version": {"2025-06-18"}, "Mcp-Session-Id": {s.id}}
 	resp, err := http.DefaultClient.Do(req)

@@ -29,12 +29,13 @@ func Canonical(obj []byte) ([]byte, error) {
 // would, and sorts members in place: its cost is the output, the
 // positions of the members of the objects open at once, and nothing per
 // value. Only input that is not one valid object nested at most
-// maxCanonicalDepth deep takes the definition (which refuses it, or, for
-// `null` and a few trailing tokens encoding/json tolerates, answers with
-// what little it read). FuzzCanonical checks that both agree wherever the
-// single pass answers.
+// maxCanonicalDepth deep takes the definition, which refuses it: a
+// document that is not one JSON object (`null`, an object followed by a
+// stray '}' or ']', white space JSON does not allow) has no canonical
+// form, so that no two texts share a digest. FuzzCanonical checks that
+// both agree wherever the single pass answers.
 func appendCanonical(dst, obj []byte) ([]byte, error) {
-	if len(bytes.TrimSpace(obj)) == 0 {
+	if len(trimJSONSpace(obj)) == 0 {
 		return append(dst, "{}"...), nil
 	}
 	if out, ok := appendFast(dst, obj); ok {
@@ -99,10 +100,13 @@ func canonicalSlow(obj []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(obj))
 	d.UseNumber()
 	var v map[string]any
-	if err := d.Decode(&v); err != nil {
+	if err := d.Decode(&v); err != nil || v == nil {
 		return nil, errors.New("mrtr: arguments must be a JSON object")
 	}
-	if d.More() {
+	// More reports false before a stray '}' or ']': what follows the
+	// object must be JSON's white space and nothing else, or two texts
+	// would share one digest.
+	if len(trimJSONSpace(obj[d.InputOffset():])) != 0 {
 		return nil, errors.New("mrtr: arguments must be one JSON object")
 	}
 	var buf bytes.Buffer
@@ -112,6 +116,13 @@ func canonicalSlow(obj []byte) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// trimJSONSpace removes JSON's white space (RFC 8259: space, tab, LF,
+// CR) from both ends of b; bytes.TrimSpace would remove more (\v, \f,
+// U+0085, U+00A0), which JSON does not allow there.
+func trimJSONSpace(b []byte) []byte {
+	return bytes.Trim(b, " \t\r\n")
 }
 
 // maxCanonicalDepth is encoding/json's own nesting bound (its scanner

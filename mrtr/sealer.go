@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 )
@@ -172,6 +173,11 @@ func (s *Sealer) SealFor(b Binding, payload []byte, ttl time.Duration) (state st
 func (s *Sealer) Open(b Binding, state string) (*Opened, error) {
 	if len(state) > MaxInboundBytes {
 		return nil, refuse("too_large")
+	}
+	// The decoder skips CR and LF even when strict: refused here, so that
+	// a state has one spelling.
+	if strings.ContainsAny(state, "\r\n") {
+		return nil, refuse("malformed")
 	}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(state)
 	if err != nil {

@@ -11,11 +11,30 @@ import (
 // than allowed.
 var ErrTooManyValues = errors.New("jsonrpc: too many values")
 
+// MaxNumberDigits and MaxNumberExponent bound the numbers Decode hands a
+// validator: JSON Schema validators compare numbers exactly (as big.Rat),
+// and building one from a 500,000-digit number takes over half a second,
+// from 1e999999 a twentieth of one, while past an exponent of a million
+// big.Rat fails and the validator dereferences its nil result. No tool's
+// argument needs more than these: a float64 has 17 significant digits
+// and exponents within ±324, an int64 19 digits.
+const (
+	MaxNumberDigits   = 400
+	MaxNumberExponent = 400
+)
+
+// ErrNumberTooLarge is what Decode returns for a number past
+// MaxNumberDigits or MaxNumberExponent.
+var ErrNumberTooLarge = errors.New("jsonrpc: a number with more than " + strconv.Itoa(MaxNumberDigits) +
+	" digits or an exponent beyond ±" + strconv.Itoa(MaxNumberExponent))
+
 // Decode turns one JSON text that has already passed Validate or Parse
 // into the generic form JSON Schema validators take: map[string]any,
 // []any, string, json.Number, bool and nil. It counts every value and
 // stops with ErrTooManyValues past maxValues (0: no bound), so the memory
-// it allocates is bounded by the count, not by what the text holds.
+// it allocates is bounded by the count, not by what the text holds; and
+// it refuses a number a validator could not compare cheaply
+// (ErrNumberTooLarge).
 //
 // Strings and numbers without escapes share the memory of one copy of
 // data made up front, instead of one allocation each.
@@ -87,15 +106,45 @@ func (d *decoder) value() any {
 		return nil
 	default:
 		start := d.pos
+	scan:
 		for d.pos < len(d.s) {
 			switch d.s[d.pos] {
 			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				return json.Number(d.s[start:d.pos])
+				break scan
 			}
 			d.pos++
 		}
-		return json.Number(d.s[start:d.pos])
+		n := d.s[start:d.pos]
+		if !numberBounded(n) {
+			d.err = ErrNumberTooLarge
+			return nil
+		}
+		return json.Number(n)
 	}
+}
+
+// numberBounded reports whether n, a JSON number, has at most
+// MaxNumberDigits digits before its exponent and an exponent within
+// ±MaxNumberExponent.
+func numberBounded(n string) bool {
+	digits, i := 0, 0
+	for ; i < len(n) && n[i] != 'e' && n[i] != 'E'; i++ {
+		if '0' <= n[i] && n[i] <= '9' {
+			digits++
+		}
+	}
+	if digits > MaxNumberDigits {
+		return false
+	}
+	exp := 0
+	for i++; i < len(n); i++ {
+		if c := n[i]; '0' <= c && c <= '9' {
+			if exp = exp*10 + int(c-'0'); exp > MaxNumberExponent {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (d *decoder) str() string {

@@ -119,6 +119,10 @@ func (c *Cache) Compile(doc []byte) (*Schema, any, error) {
 	}
 	text := string(key) // the one copy: the cache's key, the document kept and what v's strings share
 	v, err := decodeText(text)
+	if errors.Is(err, jsonrpc.ErrNumberTooLarge) {
+		// A validator could not compare against it (see the error).
+		return nil, nil, fmt.Errorf("schema holds %w", err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
