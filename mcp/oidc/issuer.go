@@ -61,9 +61,18 @@ func stillUnavailable(left time.Duration, failure error) error {
 // The fetch is every waiting caller's, so it does not end when the first
 // of them leaves: it runs on ctx without its cancellation, bounded by the
 // verifier's client's timeout (httpClient gives every client one). A
-// caller waits only as long as its own ctx lasts.
+// caller waits only as long as its own ctx lasts. A panic in fetch is
+// its error: singleflight would raise it again in a goroutine of its own,
+// where nothing can recover it and the process ends.
 func shared(ctx context.Context, g *singleflight.Group, key string, fetch func(context.Context) (any, error)) (any, error) {
-	ch := g.DoChan(key, func() (any, error) { return fetch(context.WithoutCancel(ctx)) })
+	ch := g.DoChan(key, func() (v any, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				v, err = nil, fmt.Errorf("oidc: handling the issuer's answer panicked (%T)", p)
+			}
+		}()
+		return fetch(context.WithoutCancel(ctx))
+	})
 	select {
 	case r := <-ch:
 		return r.Val, r.Err

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
@@ -297,4 +299,18 @@ func eventually(t *testing.T, ok func() bool) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return false
+}
+
+// TestSharedPanics: a fetch that panics fails its callers with an error;
+// singleflight's DoChan would otherwise raise the panic where nothing can
+// recover it.
+func TestSharedPanics(t *testing.T) {
+	var g singleflight.Group
+	_, err := shared(t.Context(), &g, "", func(context.Context) (any, error) { panic("a key the parser did not expect") })
+	if err == nil || !strings.Contains(err.Error(), "panicked") {
+		t.Fatalf("a panicking fetch: %v", err)
+	}
+	if v, err := shared(t.Context(), &g, "", func(context.Context) (any, error) { return 1, nil }); v != 1 || err != nil {
+		t.Fatalf("the next fetch: %v, %v", v, err)
+	}
 }
