@@ -14,7 +14,10 @@
 // revision the handler serves works: a 2025 client's initialize
 // negotiates a revision for the whole process, and later messages are
 // served in it, as an HTTP client's MCP-Protocol-Version header would
-// have them; a 2026-07-28 client needs no handshake.
+// have them; a 2026-07-28 client needs no handshake. A line holding a
+// JSON array is a 2025-03-26 batch, served after a 2025-03-26 handshake
+// (or before any) and answered with one array on one line, or with
+// nothing when it holds no request.
 //
 // The principal's rate budget is the handler's (mcp.WithRateLimit), set
 // where the handler is built, as for HTTP: a message over it is answered
