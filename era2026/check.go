@@ -165,7 +165,11 @@ func checkParams(req *seam.Request, name string) error {
 	}
 	args, _ := req.Param("arguments")
 	for _, p := range params {
-		val, present := lookupPath(args, p.Path)
+		val, present, imitation := lookupPath(args, p.Path)
+		if imitation != "" {
+			return seam.HeaderMismatch(p.Header, "ambiguous", "arguments member "+jsonrpc.QuoteName(imitation)+
+				" differs from "+jsonrpc.QuoteName(p.Path[len(p.Path)-1])+", which "+p.Header+" mirrors, only in case: a decoder behind the tool may take either")
+		}
 		present = present && string(val) != "null"
 		hv, err := headers.Get(req.HTTP.Header, p.Header)
 		switch {
@@ -189,19 +193,39 @@ func checkParams(req *seam.Request, name string) error {
 	return nil
 }
 
-func lookupPath(obj []byte, path []string) ([]byte, bool) {
+// lookupPath returns the value at path in obj. imitation is a member on
+// the way that differs from the path's name only in case, Unicode's
+// included (ſ for s, the Kelvin sign for k): encoding/json matches names
+// so, and the last one wins, so a tool decoding its arguments with it
+// could act on that member rather than the one the header was checked
+// against.
+func lookupPath(obj []byte, path []string) (val []byte, present bool, imitation string) {
 	cur := obj
 	for _, k := range path {
 		if len(cur) == 0 || cur[0] != '{' {
-			return nil, false
+			return nil, false, ""
 		}
-		v, ok := jsonrpc.Lookup(cur, k)
-		if !ok {
-			return nil, false
+		it := jsonrpc.NewIter(cur)
+		var next []byte
+		found := false
+		for {
+			name, v, ok := it.Next()
+			if !ok {
+				break
+			}
+			switch {
+			case string(name) == k:
+				next, found = v, true
+			case bytes.EqualFold(name, []byte(k)):
+				return nil, false, string(name)
+			}
 		}
-		cur = v
+		if !found {
+			return nil, false, ""
+		}
+		cur = next
 	}
-	return cur, true
+	return cur, true, ""
 }
 
 func reasonOf(err error) string {

@@ -469,6 +469,13 @@ func TestEra2026_ParamHeaders(t *testing.T) {
 		{"count with a plus", args, with("Mcp-Param-Count", "+42"), -32020},
 		{"count with a leading zero", args, with("Mcp-Param-Count", "042"), -32020},
 		{"count with a bare point", args, with("Mcp-Param-Count", "42."), -32020},
+		// A member encoding/json would take for the mirrored one: a tool
+		// decoding with it could act on a value the header was not
+		// checked against.
+		{"case variant beside the argument", `"name":"regional","arguments":{"region":"us-west1","Region":"eu-central1","count":42,"opts":{"dry":true}}`, all, -32020},
+		{"case variant alone", `"name":"regional","arguments":{"REGION":"eu-central1"}`, map[string]string{}, -32020},
+		{"long s variant on the path", `"name":"regional","arguments":{"region":"us-west1","count":42,"opts":{"dry":true},"optſ":{"dry":false}}`, all, -32020},
+		{"case variant in a nested object", `"name":"regional","arguments":{"region":"us-west1","count":42,"opts":{"dry":true,"DRY":false}}`, all, -32020},
 		{"bool differs", args, with("Mcp-Param-Dry", "false"), -32020},
 		{"absent argument needs no header", `"name":"regional","arguments":{}`, map[string]string{}, 0},
 		{"null argument needs no header", `"name":"regional","arguments":{"region":null}`, map[string]string{}, 0},

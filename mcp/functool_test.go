@@ -956,3 +956,49 @@ func TestFunc_OutputMapMembers(t *testing.T) {
 		t.Errorf("log: %s", log)
 	}
 }
+
+type hostIn struct {
+	Host string `json:"host"`
+}
+
+// TestFunc_ParamHeaderImitation: a function tool decodes its arguments
+// with encoding/json, which takes a member whose name differs only in
+// case (ſ and the Kelvin sign included) for the field, the last one
+// winning. Beside the mirrored argument, such a member would have run the
+// function with a value Mcp-Param-Host was never checked against; it is
+// refused with -32020, and the function does not run.
+func TestFunc_ParamHeaderImitation(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "imitation", Version: "1"})
+	var ran atomic.Int64
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "where", Description: "d",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"host":{"type":"string","x-mcp-header":"Host"}}}`)},
+		func(_ context.Context, in hostIn) (map[string]string, error) {
+			ran.Add(1)
+			return map[string]string{"host": in.Host}, nil
+		})
+	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+	t.Cleanup(ts.Close)
+	f := &fixture{url: ts.URL}
+	for _, args := range []string{
+		`{"host":"a.example","Host":"b.example"}`,
+		`{"host":"a.example","hoſt":"b.example"}`, // ſ, U+017F
+		`{"HOST":"b.example"}`,                    // no header is expected for an absent host
+	} {
+		hdr := map[string]string{"Mcp-Param-Host": "a.example"}
+		if !strings.Contains(args, `"host"`) {
+			hdr = map[string]string{}
+		}
+		r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "tools/call", params: `"name":"where","arguments":` + args, header: hdr})
+		check(t, r, want{status: 400, code: -32020, id: "1", proto: "2026-07-28"})
+		if !strings.Contains(string(r.raw), `"reason":"ambiguous"`) {
+			t.Errorf("%s: %s", args, r.raw)
+		}
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the function ran %d times", n)
+	}
+	r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "tools/call", params: `"name":"where","arguments":{"host":"a.example"}`,
+		header: map[string]string{"Mcp-Param-Host": "a.example"}})
+	check(t, r, want{status: 200, id: "1", proto: "2026-07-28"})
+}

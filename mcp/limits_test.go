@@ -168,6 +168,10 @@ func TestLimits_Numbers(t *testing.T) {
 	srv.AddTool(mcp.Tool{Name: "n", Description: "numbers",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","minimum":0,"multipleOf":0.5},` +
 			`"ns":{"type":"array","items":{"type":"integer"},"uniqueItems":true}}}`)}, "POST /n", mux)
+	// The quick check vouches for a plain number without decoding it: not
+	// for one past the bounds.
+	srv.AddTool(mcp.Tool{Name: "plain", Description: "a plain number",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number"}}}`)}, "POST /n", mux)
 	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
 	t.Cleanup(ts.Close)
 	f := &fixture{url: ts.URL}
@@ -187,17 +191,22 @@ func TestLimits_Numbers(t *testing.T) {
 	}
 	for _, v := range []mcp.Version{mcp.Version20260728, mcp.Version20250618, mcp.Version20250326} {
 		for _, tc := range cases {
-			r := f.do(t, call{era: v, id: "1", method: "tools/call", params: `"name":"n","arguments":` + tc.args})
-			check(t, r, want{status: 200, id: "1", proto: string(v)})
-			text, isErr := resultText(t, map[string]any{"result": r.result(t)})
-			refused := strings.Contains(text, "a number with more than 400 digits or an exponent beyond ±400")
-			if refused != tc.refuse || (tc.refuse && !isErr) {
-				t.Errorf("%s %.60s: %q (isError %v), want the bound's refusal %v", v, tc.args, text, isErr, tc.refuse)
+			for _, tool := range []string{"n", "plain"} {
+				if tool == "plain" && strings.HasPrefix(tc.args, `{"ns"`) {
+					continue // plain leaves ns unchecked: nothing compares it
+				}
+				r := f.do(t, call{era: v, id: "1", method: "tools/call", params: `"name":"` + tool + `","arguments":` + tc.args})
+				check(t, r, want{status: 200, id: "1", proto: string(v)})
+				text, isErr := resultText(t, map[string]any{"result": r.result(t)})
+				refused := strings.Contains(text, "a number with more than 400 digits or an exponent beyond ±400")
+				if refused != tc.refuse || (tc.refuse && !isErr) {
+					t.Errorf("%s %s %.60s: %q (isError %v), want the bound's refusal %v", v, tool, tc.args, text, isErr, tc.refuse)
+				}
 			}
 		}
 	}
-	if n := ran.Load(); n != 3*2 { // the two valid calls below the bound, in three revisions
-		t.Errorf("the route ran %d times, want 6", n)
+	if n := ran.Load(); n != 3*(2+3) { // n's two valid calls and plain's three, in three revisions
+		t.Errorf("the route ran %d times, want 15", n)
 	}
 	bad := mcp.NewServer(mcp.Implementation{Name: "bad", Version: "1"})
 	func() {

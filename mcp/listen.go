@@ -77,10 +77,15 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 	notes, _ := req.Param("notifications")
 	h := req.handler
 	rawIDs, tasksAsked := jsonrpc.Lookup(notes, "taskIds")
-	if (req.local != nil && req.notify == nil) || !jsonrpc.IsObject(notes) || (h.notes == nil && !tasksAsked) {
+	if (req.local != nil && req.notify == nil) || (h.notes == nil && !tasksAsked) {
 		// Nothing this server delivers on a listen stream was asked (or
 		// the transport has no stream): as before this existed.
 		return nil, methodNotFound(req.msg.Method)
+	}
+	if !jsonrpc.IsObject(notes) {
+		// This server delivers list changes, and says so (listChanged):
+		// a malformed listen is the client's error, not a method missing.
+		return nil, NewError(CodeInvalidParams, "Invalid params: notifications is required and must be an object")
 	}
 	if req.notify != nil && h.closing() {
 		// Before the kinds and the tasks are read (a resource's read, a

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -654,5 +655,29 @@ func TestNotify_QuietStreamEnds(t *testing.T) {
 	}
 	if end := s.within(t, 3*time.Second); end == nil || end["result"] == nil {
 		t.Fatalf("the quiet stream's end: %s", end)
+	}
+}
+
+// TestNotify_MalformedListen: a server that delivers list changes says
+// so (listChanged), so a listen whose notifications is missing or not an
+// object is the client's error, -32602, not a missing method.
+func TestNotify_MalformedListen(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "listen", Version: "1"})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /a", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("a")) })
+	srv.AddTool(mcp.Tool{Name: "a", Description: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /a", mux)
+	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{})))
+	t.Cleanup(ts.Close)
+	f := &fixture{url: ts.URL}
+	if r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "server/discover"}); !strings.Contains(string(r.raw), `"listChanged":true`) {
+		t.Fatalf("server/discover: %s", r.raw)
+	}
+	for _, p := range []string{``, `"notifications":"all"`, `"notifications":null`, `"notifications":[]`} {
+		r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "subscriptions/listen", params: p})
+		if r.code() != -32602 || !strings.Contains(string(r.raw), "notifications is required and must be an object") {
+			t.Errorf("params {%s}: %d %s, want -32602", p, r.status, r.raw)
+		}
 	}
 }

@@ -123,9 +123,11 @@ func (d *decoder) value() any {
 	}
 }
 
-// numberBounded reports whether n, a JSON number, has at most
-// MaxNumberDigits digits before its exponent and an exponent within
-// ±MaxNumberExponent.
+// NumberBounded reports whether raw, a JSON number, is one Decode takes:
+// at most MaxNumberDigits digits before its exponent and an exponent
+// within ±MaxNumberExponent.
+func NumberBounded(raw []byte) bool { return numberBounded(unsafe.String(unsafe.SliceData(raw), len(raw))) }
+
 func numberBounded(n string) bool {
 	digits, i := 0, 0
 	for ; i < len(n) && n[i] != 'e' && n[i] != 'E'; i++ {

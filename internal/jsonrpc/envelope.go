@@ -206,11 +206,23 @@ func CheckID(raw []byte) string {
 
 func caseVariant(key []byte, known []string) string {
 	for _, k := range known {
-		if len(k) == len(key) && string(key) != k && bytes.EqualFold(key, []byte(k)) {
+		// Unicode folds change the length (ſ is two bytes, s one; the
+		// Kelvin sign three): only an ASCII name of another length is
+		// certainly no variant.
+		if (len(k) == len(key) || !isASCII(key)) && string(key) != k && bytes.EqualFold(key, []byte(k)) {
 			return k
 		}
 	}
 	return ""
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // CaseVariant returns the name of known that key imitates: equal to it

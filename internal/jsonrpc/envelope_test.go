@@ -69,6 +69,10 @@ func TestParse_Refuses(t *testing.T) {
 		{"duplicate nested", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","name":"b"}}`, Invalid, "duplicate_member", ""},
 		{"duplicate in big object", `{"jsonrpc":"2.0","id":1,"method":"x","params":{` + manyKeys(40) + `,"k3":0}}`, Invalid, "duplicate_member", ""},
 		{"case variant", `{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"tools/call"}`, Invalid, "case_variant", ""},
+		// encoding/json folds ſ (U+017F) to s and the Kelvin sign to k: a
+		// variant of another length.
+		{"long s variant", `{"jsonrpc":"2.0","id":1,"method":"tools/list","paramſ":{}}`, Invalid, "case_variant", ""},
+		{"long s variant escaped", `{"jsonrpc":"2.0","id":1,"method":"tools/list","param\u017f":{}}`, Invalid, "case_variant", ""},
 		{"too deep", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":` + deep + `}}`, Invalid, "too_deep", ""},
 		{"very deep", veryDeep, Invalid, "too_deep", ""},
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"x"}`, Invalid, "invalid_id", ""},
@@ -140,6 +144,12 @@ func TestIter_ExactNames(t *testing.T) {
 	}
 	if _, _, found := MemberCaseVariant(Members(obj, nil), []string{"z"}); found {
 		t.Fatal("MemberCaseVariant found an exact name")
+	}
+	for _, v := range []string{"taſk", "\u212aind"} { // ſ, the Kelvin sign
+		obj := []byte(`{"` + v + `":1}`)
+		if _, want, found := MemberCaseVariant(Members(obj, nil), []string{"task", "kind"}); !found || (want != "task" && want != "kind") {
+			t.Errorf("MemberCaseVariant(%s) = %q, %v: a Unicode fold of another length", obj, want, found)
+		}
 	}
 }
 

@@ -287,7 +287,9 @@ func (q *quick) valid(raw []byte) bool {
 	case t == typeString:
 		return q.str(raw)
 	case t&typeNumber != 0:
-		return q.number(raw)
+		// A number Decode would refuse is not vouched for: the full
+		// check refuses it, as it decides whatever is left to it.
+		return jsonrpc.NumberBounded(raw) && q.number(raw)
 	}
 	return true
 }
