@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -203,11 +204,19 @@ func (e busEvent) encode() ([]byte, error) {
 	if err := e.check(); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(e)
-	if err == nil && len(b) > maxBusEvent {
-		err = errors.New("mcp: an event is larger than 8 KiB")
+	// Without HTML escaping, which would make each of & < > six bytes and
+	// a URI within maxEventURI too large to publish.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil, err
 	}
-	return b, err
+	b := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	if len(b) > maxBusEvent {
+		return nil, errors.New("mcp: an event is larger than 8 KiB")
+	}
+	return b, nil
 }
 
 // decodeEvent reads what a bus delivered; anything else on the channel (a

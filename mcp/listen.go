@@ -228,7 +228,9 @@ type listenTimers struct {
 func (st *listenState) timers() *listenTimers {
 	t := &listenTimers{end: time.NewTimer(listenLifetime), wake: time.NewTimer(0)}
 	h := st.req.handler
-	if p := st.req.principal; p != nil && !p.ExpiresAt.IsZero() && h.notes != nil {
+	if p := st.req.principal; p != nil && !p.ExpiresAt.IsZero() {
+		// Whatever the stream carries, list changes or a task's status,
+		// it ends with the token it was opened with.
 		t.expiry = time.NewTimer(time.Until(p.ExpiresAt))
 		t.expired = t.expiry.C
 	}
@@ -324,7 +326,20 @@ func (st *listenState) event(b []byte, ok bool) (seam.Result, error) {
 //
 //go:noinline
 func (st *listenState) poll(wake *time.Timer) (seam.Result, error) {
-	tasks, next, alive := st.req.pollTasks(st.tasks, st.reads, st.meta)
+	req := st.req
+	if req.handler.cfg.auth != nil {
+		// Following a task is reading it, again and again: the workspace
+		// is resolved again before each round, as for a resource update
+		// (mayStillRead), and a withdrawn one ends the stream.
+		if _, err := req.accessCache.resolveAgain(req.who()); err != nil {
+			return st.ended("the workspace was withdrawn"), nil
+		}
+	}
+	// And each task is opened again, as tasks/get would open it now: in
+	// the registry as it is (a tool removed or changed since), with the
+	// workspace just resolved and the permission rule's answer now.
+	req.server = req.handler.server.current()
+	tasks, next, alive := req.pollTasks(st.tasks, st.reads, st.meta)
 	st.tasks = tasks
 	if !alive {
 		return &listenEnd{id: st.subID}, nil

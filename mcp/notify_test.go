@@ -681,3 +681,16 @@ func TestNotify_MalformedListen(t *testing.T) {
 		}
 	}
 }
+
+// TestNotify_URIAtTheBound: an update of a URI within the bound a listen
+// accepts (2,048 bytes) is published whatever its characters: events are
+// encoded without HTML escaping, which made each & six bytes and such a
+// URI too large for the bus.
+func TestNotify_URIAtTheBound(t *testing.T) {
+	f := newFleet(t, 1)
+	prefix := "mail://w1/inbox?"
+	uri := prefix + strings.Repeat("&<>", (2048-len(prefix))/3)
+	if err := f.replicas[0].h.NotifyResourceUpdated(t.Context(), "w1", uri); err != nil {
+		t.Errorf("a %d-byte URI: %v", len(uri), err)
+	}
+}

@@ -70,6 +70,23 @@ func subscription(workspace, uri string) string {
 	return workspace + "\n" + uri
 }
 
+// subscribed reports whether a session's subscriptions (as subscription
+// stores them) hold an update of uri in workspace. An update of a resource
+// that belongs to no workspace ("") reaches a subscription to uri made in
+// any, as it reaches a 2026 listen (listenEvent): whether the caller may
+// still read it is mayStillRead's to say.
+func subscribed(uris []string, workspace, uri string) bool {
+	if workspace != "" {
+		return contains(uris, subscription(workspace, uri))
+	}
+	for _, u := range uris {
+		if _, rest, inWorkspace := strings.Cut(u, "\n"); u == uri || inWorkspace && rest == uri {
+			return true
+		}
+	}
+	return false
+}
+
 // storeFailed answers a request the session store could not serve.
 func storeFailed(req *request, err error) *Error {
 	req.logError("mcp: the session store failed", "method", req.msg.Method, "err", err)
@@ -342,7 +359,7 @@ func (h *Handler) pushEvent(req *request, key string, e busEvent) (msg []byte, o
 			req.logError("mcp: the session store failed; a session's stream ends", "err", err)
 			return nil, false, true
 		}
-		if len(e.Workspace) > maxEventWorkspace || !contains(uris, subscription(e.Workspace, e.URI)) {
+		if len(e.Workspace) > maxEventWorkspace || !subscribed(uris, e.Workspace, e.URI) {
 			return nil, false, false
 		}
 		allowed, withdrawn := req.mayStillRead(e)

@@ -313,3 +313,32 @@ func TestPush_NotWithoutSessions(t *testing.T) {
 		t.Errorf("discover: %s", r.raw)
 	}
 }
+
+// TestPush_UpdateOfNoWorkspace: an update of a resource that belongs to no
+// workspace (NotifyResourceUpdated with "") reaches a 2025 session that
+// subscribed to its URI while acting in a workspace, as it reaches a 2026
+// listen of the same caller: the session store keeps the workspace with
+// the URI, and only an update naming that workspace used to match it.
+func TestPush_UpdateOfNoWorkspace(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	ctx := t.Context()
+	l, ack := r.listen(t, ctx, tokAlice, "w1", `"resourceSubscriptions":["mail://w1/inbox"]`)
+	if len(ack["params"]) == 0 {
+		t.Fatalf("listen ack: %s", ack)
+	}
+	s := newSession(t, r)
+	stream := s.get(t, r, tokAlice, s.id)
+	if _, body := s.post(t, r, "resources/subscribe", `"uri":"mail://w1/inbox"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("subscribe: %s", body)
+	}
+	if err := r.h.NotifyResourceUpdated(ctx, "", "mail://w1/inbox"); err != nil {
+		t.Fatal(err)
+	}
+	if m := l.within(t, 2*time.Second); method(m) != "notifications/resources/updated" {
+		t.Errorf("2026 listen: %v", m)
+	}
+	if m := stream.within(t, 2*time.Second); method(m) != "notifications/resources/updated" {
+		t.Errorf("2025 session: %v", m)
+	}
+}

@@ -158,6 +158,15 @@ func (req *request) pollTasks(tasks []*watched, reads taskReads, meta []byte) ([
 			kept = append(kept, t)
 			continue
 		}
+		req.TaskID, req.task = t.id, nil
+		if err := req.rev.era.Open(&req.Request); err != nil || req.task == nil {
+			// tasks/get would refuse it now: the stream stops following it.
+			req.TaskID, req.task = "", nil
+			req.Log(slog.LevelDebug, "mcp: a listen stream stopped following a task it may no longer read", "tool", t.ot.tool.def.Name, "err", err)
+			continue
+		}
+		t.ot = req.task
+		req.TaskID, req.task = "", nil
 		res, job, err := req.detailTask(t.ot, t.id)
 		if err != nil {
 			// The job is gone, or cannot be read or shown to this

@@ -28,17 +28,22 @@ const (
 // input go through the routes c names. It panics on a route that is not a
 // valid pattern, a status route that is not a GET with a wildcard naming
 // the job, cancel or update routes with wildcards the status route lacks,
-// or a TTL out of (0, 7 days].
+// a TTL out of [1 ms, 7 days], or a PollInterval under 1 ms (the wire
+// carries both in whole milliseconds).
 func WithTask(c task.Config) ItemOption {
 	sp := &taskSpec{support: c.Support, ttl: c.TTL, poll: c.PollInterval, accepted: c.Accepted, read: c.Read}
 	if sp.ttl == 0 {
 		sp.ttl = defaultTaskTTL
 	}
-	if sp.ttl < 0 || sp.ttl > maxTaskTTL {
-		panic("mcp: WithTask: TTL must be positive and at most 7 days")
+	if sp.ttl < time.Millisecond || sp.ttl > maxTaskTTL {
+		panic("mcp: WithTask: TTL must be at least 1 ms and at most 7 days")
 	}
 	if sp.poll <= 0 {
 		sp.poll = defaultTaskPoll
+	}
+	if sp.poll < time.Millisecond {
+		// pollIntervalMs must be positive, and the wire has whole ones.
+		panic("mcp: WithTask: PollInterval must be at least 1 ms")
 	}
 	if sp.read == nil {
 		sp.read = task.ReadJob

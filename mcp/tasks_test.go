@@ -579,17 +579,21 @@ func TestTasks_IDs(t *testing.T) {
 func TestWithTask_Misuse(t *testing.T) {
 	t.Parallel()
 	for name, c := range map[string]task.Config{
-		"no status":              {},
-		"status not GET":         {Status: "POST /jobs/{id}"},
-		"status without a job":   {Status: "GET /jobs"},
-		"cancel is a GET":        {Status: "GET /jobs/{id}", Cancel: "GET /jobs/{id}/cancel"},
-		"update names more":      {Status: "GET /jobs/{id}", Update: "POST /jobs/{id}/{key}"},
-		"ttl too long":           {Status: "GET /jobs/{id}", TTL: 8 * 24 * time.Hour},
-		"negative ttl":           {Status: "GET /jobs/{id}", TTL: -time.Second},
-		"unknown support":        {Status: "GET /jobs/{id}", Support: 7},
-		"invalid cancel pattern": {Status: "GET /jobs/{id}", Cancel: "POST jobs"},
-		"cancel names no job":    {Status: "GET /jobs/{id}", Cancel: "POST /jobs/cancel-all"},
-		"update names no job":    {Status: "GET /jobs/{id}", Update: "POST /jobs/input"},
+		"no status":            {},
+		"status not GET":       {Status: "POST /jobs/{id}"},
+		"status without a job": {Status: "GET /jobs"},
+		"cancel is a GET":      {Status: "GET /jobs/{id}", Cancel: "GET /jobs/{id}/cancel"},
+		"update names more":    {Status: "GET /jobs/{id}", Update: "POST /jobs/{id}/{key}"},
+		"ttl too long":         {Status: "GET /jobs/{id}", TTL: 8 * 24 * time.Hour},
+		"negative ttl":         {Status: "GET /jobs/{id}", TTL: -time.Second},
+		// The wire carries whole milliseconds: ttlMs 0 (a task unknown
+		// once made) and pollIntervalMs 0 (which must be positive).
+		"ttl under 1 ms":           {Status: "GET /jobs/{id}", TTL: 999 * time.Microsecond},
+		"poll interval under 1 ms": {Status: "GET /jobs/{id}", PollInterval: 500 * time.Microsecond},
+		"unknown support":          {Status: "GET /jobs/{id}", Support: 7},
+		"invalid cancel pattern":   {Status: "GET /jobs/{id}", Cancel: "POST jobs"},
+		"cancel names no job":      {Status: "GET /jobs/{id}", Cancel: "POST /jobs/cancel-all"},
+		"update names no job":      {Status: "GET /jobs/{id}", Update: "POST /jobs/input"},
 	} {
 		func() {
 			defer func() {
@@ -600,6 +604,7 @@ func TestWithTask_Misuse(t *testing.T) {
 			mcp.WithTask(c)
 		}()
 	}
+	mcp.WithTask(task.Config{Status: "GET /jobs/{id}", TTL: time.Millisecond, PollInterval: time.Millisecond}) // the least each may be
 	defer func() {
 		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "tools only") {
 			t.Errorf("WithTask on a resource: %v", p)
