@@ -109,6 +109,11 @@ func TestParseAnnotations(t *testing.T) {
 		"under anyOf": `{"type":"object","anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}`,
 		"under $defs": `{"type":"object","$defs":{"x":{"type":"string","x-mcp-header":"A"}}}`,
 		"at root":     `{"type":"object","x-mcp-header":"A"}`,
+		// A property another differs from only in case (Unicode's folds
+		// included): encoding/json may take either for the other.
+		"case sibling":      `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"Region":{"type":"string"}}}`,
+		"long s sibling":    `{"type":"object","properties":{"opts":{"type":"object","properties":{"dry":{"type":"boolean","x-mcp-header":"Dry"}}},"optſ":{}}}`,
+		"annotated sibling": `{"type":"object","properties":{"region":{"type":"string"},"REGION":{"type":"string","x-mcp-header":"Region"}}}`,
 	}
 	for name, s := range bad {
 		if _, err := ParseAnnotations(decode(t, s)); err == nil {

@@ -36,12 +36,15 @@ func ParseAnnotations(schema map[string]any) ([]Param, error) {
 		out  []Param
 		seen = map[string]bool{}
 	)
-	var walk func(node any, path []string, reachable bool) error
-	walk = func(node any, path []string, reachable bool) error {
+	// clash names two properties on the way that differ only in case:
+	// encoding/json, which tools decode with, may take either for the
+	// other, so the header could not say which one it mirrors.
+	var walk func(node any, path []string, reachable bool, clash string) error
+	walk = func(node any, path []string, reachable bool, clash string) error {
 		switch n := node.(type) {
 		case []any:
 			for _, e := range n {
-				if err := walk(e, path, false); err != nil {
+				if err := walk(e, path, false, clash); err != nil {
 					return err
 				}
 			}
@@ -50,6 +53,10 @@ func ParseAnnotations(schema map[string]any) ([]Param, error) {
 				p, err := checkAnnotation(raw, n, path, reachable)
 				if err != nil {
 					return err
+				}
+				if clash != "" {
+					return fmt.Errorf("%s %q: properties %s on its path differ only in case; a decoder that ignores case may take either",
+						annotation, p.Header[len(ParamPrefix):], clash)
 				}
 				key := strings.ToLower(p.Header)
 				if seen[key] {
@@ -77,20 +84,26 @@ func ParseAnnotations(schema map[string]any) ([]Param, error) {
 					sort.Strings(names)
 					for _, name := range names {
 						next := append(append([]string(nil), path...), name)
-						if err := walk(props[name], next, reachable); err != nil {
+						c := clash
+						for _, other := range names {
+							if c == "" && other != name && strings.EqualFold(other, name) {
+								c = strconv.Quote(name) + " and " + strconv.Quote(other)
+							}
+						}
+						if err := walk(props[name], next, reachable, c); err != nil {
 							return err
 						}
 					}
 					continue
 				}
-				if err := walk(v, path, false); err != nil {
+				if err := walk(v, path, false, clash); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := walk(schema, nil, true); err != nil {
+	if err := walk(schema, nil, true, ""); err != nil {
 		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Header < out[j].Header })
@@ -205,8 +218,12 @@ func integerOf(s string) (int64, bool) {
 		}
 		e := i
 		for i < len(s) && isDigit(s[i]) {
-			if exp < 1<<20 { // far past any integer kept here; bounds the sum
-				exp = exp*10 + int(s[i]-'0')
+			if exp = exp*10 + int(s[i]-'0'); exp > 1<<20 {
+				// No integer within 2^53 needs it, unless a fraction of as
+				// many digits cancels it, which no body within the 1 MiB
+				// limit holds and Decode refuses anyway: refused, rather
+				// than capped into a false match.
+				return 0, false
 			}
 			i++
 		}

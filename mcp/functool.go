@@ -282,6 +282,12 @@ func (req *request) outputValid(t *tool, out []byte, scanned bool) bool {
 		return true
 	}
 	decoded, err := schema.DecodeShared(out, 0)
+	if scanned && errors.Is(err, jsonrpc.ErrNumberTooLarge) {
+		// The bound that keeps a validator safe from a client's numbers
+		// holds for a tool's own: its output cannot be checked.
+		req.logError("mcp: tool output holds a number the outputSchema cannot be checked against", "tool", t.def.Name, "err", err)
+		return false
+	}
 	if !scanned || err != nil {
 		req.logError("mcp: tool output is not JSON though the tool has an outputSchema", "tool", t.def.Name)
 		return false

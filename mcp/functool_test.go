@@ -1002,3 +1002,34 @@ func TestFunc_ParamHeaderImitation(t *testing.T) {
 		header: map[string]string{"Mcp-Param-Host": "a.example"}})
 	check(t, r, want{status: 200, id: "1", proto: "2026-07-28"})
 }
+
+type bigOut struct {
+	N json.Number `json:"n"`
+}
+
+// TestFunc_OutputNumberPastTheBound: a function's output is validated
+// against its outputSchema under the bound that keeps the validator safe
+// from a client's numbers (jsonrpc.ErrNumberTooLarge): a number past it
+// cannot be checked, so the call fails as an output that does not
+// conform would, and the log says why.
+func TestFunc_OutputNumberPastTheBound(t *testing.T) {
+	t.Parallel()
+	log := &syncBuffer{}
+	srv := mcp.NewServer(mcp.Implementation{Name: "big", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "big", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","minimum":0}}}`)},
+		func(context.Context, struct{}) (bigOut, error) {
+			return bigOut{N: json.Number("1" + strings.Repeat("0", 450))}, nil
+		})
+	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil)))))
+	t.Cleanup(ts.Close)
+	f := &fixture{url: ts.URL}
+	r := f.do(t, call{era: mcp.Version20260728, id: "1", method: "tools/call", params: `"name":"big","arguments":{}`})
+	check(t, r, want{status: 200, id: "1", proto: "2026-07-28"})
+	if text, isErr := resultText(t, map[string]any{"result": r.result(t)}); !isErr {
+		t.Errorf("an output past the bound: %q, not an error", text)
+	}
+	if !strings.Contains(log.String(), "holds a number the outputSchema cannot be checked against") {
+		t.Errorf("log: %s", log.String())
+	}
+}

@@ -228,10 +228,11 @@ type listenTimers struct {
 func (st *listenState) timers() *listenTimers {
 	t := &listenTimers{end: time.NewTimer(listenLifetime), wake: time.NewTimer(0)}
 	h := st.req.handler
-	if p := st.req.principal; p != nil && !p.ExpiresAt.IsZero() {
+	if a := h.cfg.auth; a != nil && !a.Expires(st.req.principal).IsZero() {
 		// Whatever the stream carries, list changes or a task's status,
-		// it ends with the token it was opened with.
-		t.expiry = time.NewTimer(time.Until(p.ExpiresAt))
+		// it ends with the token it was opened with, when Authenticate
+		// would no longer take it.
+		t.expiry = time.NewTimer(time.Until(a.Expires(st.req.principal)))
 		t.expired = t.expiry.C
 	}
 	if h.notes != nil {

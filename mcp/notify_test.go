@@ -694,3 +694,27 @@ func TestNotify_URIAtTheBound(t *testing.T) {
 		t.Errorf("a %d-byte URI: %v", len(uri), err)
 	}
 }
+
+// TestNotify_TokenWithinSkew: a token Authenticate accepts within its
+// clock skew, its expiry already past, opens a stream that lives until
+// the skew runs out, not one that ends at once and sends the client
+// round again and again.
+func TestNotify_TokenWithinSkew(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "skew", Version: "1"})
+	mux := http.NewServeMux()
+	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
+	verifier := func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
+		return &auth.Principal{Subject: "s", Audience: []string{resourceURI}, Scopes: []string{"mcp:read"}, ExpiresAt: time.Now().Add(-10 * time.Second)}, nil
+	}
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(verifier), Resource: resourceURI, Skew: time.Minute})),
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{}))
+	r := &replica{url: newTestServer(t, h)}
+	s, ack := r.listen(t, t.Context(), "within-skew", "", `"toolsListChanged":true`)
+	if method(ack) != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("ack: %s", ack)
+	}
+	if m := s.within(t, time.Second); m != nil && m["result"] != nil {
+		t.Errorf("the stream ended at once: %s", m)
+	}
+}

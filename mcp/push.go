@@ -291,8 +291,8 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	end := time.NewTimer(min(pushLifetime, time.Until(req.sessionUntil)))
 	defer end.Stop()
 	var expired <-chan time.Time
-	if principal != nil && !principal.ExpiresAt.IsZero() {
-		t := time.NewTimer(time.Until(principal.ExpiresAt))
+	if a := h.cfg.auth; a != nil && !a.Expires(principal).IsZero() {
+		t := time.NewTimer(time.Until(a.Expires(principal)))
 		defer t.Stop()
 		expired = t.C
 	}

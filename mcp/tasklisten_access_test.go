@@ -49,8 +49,12 @@ func TestTaskListen_WorkspaceWithdrawn(t *testing.T) {
 	ts.store.set("job-1", func(j *testJob) {
 		j.Status, j.Result = task.Completed, json.RawMessage(`"w1 confidential result"`)
 	})
-	if m := s.within(t, 3*time.Second); m != nil && strings.Contains(string(m["params"]), "confidential") {
+	m := s.within(t, 3*time.Second)
+	if m != nil && strings.Contains(string(m["params"]), "confidential") {
 		t.Errorf("the result reached the stream after the workspace was withdrawn: %s", m["params"])
+	}
+	if m == nil || m["result"] == nil {
+		t.Errorf("the stream did not end: %v", m)
 	}
 }
 
@@ -60,6 +64,7 @@ func TestTaskListen_WorkspaceWithdrawn(t *testing.T) {
 func TestTaskListen_TokenExpiry(t *testing.T) {
 	expires := time.Now().Add(1500 * time.Millisecond)
 	ts := newTaskServer(t, func(c *auth.Config) {
+		c.Skew = time.Millisecond // the stream ends when Authenticate would refuse the token
 		c.Verifier = auth.VerifierFunc(func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
 			p, err := testVerifier(ctx, tokAlice, r)
 			if err == nil && token == "tok-short" {

@@ -126,7 +126,9 @@ func (d *decoder) value() any {
 // NumberBounded reports whether raw, a JSON number, is one Decode takes:
 // at most MaxNumberDigits digits before its exponent and an exponent
 // within ±MaxNumberExponent.
-func NumberBounded(raw []byte) bool { return numberBounded(unsafe.String(unsafe.SliceData(raw), len(raw))) }
+func NumberBounded(raw []byte) bool {
+	return numberBounded(unsafe.String(unsafe.SliceData(raw), len(raw)))
+}
 
 func numberBounded(n string) bool {
 	digits, i := 0, 0

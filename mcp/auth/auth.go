@@ -238,6 +238,17 @@ func (a *Authenticator) RateKey(p *Principal) string {
 // Resource returns the canonical resource URI.
 func (a *Authenticator) Resource() string { return a.cfg.Resource }
 
+// Expires is when a token with p's expiry stops being accepted: its
+// ExpiresAt plus the clock skew Authenticate allows (zero for none). A
+// stream opened with the token ends then, not at ExpiresAt, which a token
+// accepted within the skew has already passed.
+func (a *Authenticator) Expires(p *Principal) time.Time {
+	if p == nil || p.ExpiresAt.IsZero() {
+		return time.Time{}
+	}
+	return p.ExpiresAt.Add(a.cfg.Skew)
+}
+
 // MethodScopes returns the scopes method requires (nil when none).
 func (a *Authenticator) MethodScopes(method string) []string { return a.cfg.MethodScopes[method] }
 

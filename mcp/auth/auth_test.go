@@ -207,6 +207,15 @@ func TestAuthenticate_Skew(t *testing.T) {
 			t.Errorf("%s: admitted = %v, want %v", c.name, got, c.ok)
 		}
 	}
+	// Expires is where admission ends: a stream opened with the token
+	// ends then (the default skew, 30 s, past ExpiresAt).
+	exp = now.Add(-25 * time.Second)
+	if got := a.Expires(&Principal{ExpiresAt: exp}); !got.Equal(exp.Add(30 * time.Second)) {
+		t.Errorf("Expires = %v, want ExpiresAt + 30 s", got)
+	}
+	if !a.Expires(&Principal{}).IsZero() || !a.Expires(nil).IsZero() {
+		t.Error("Expires of a token without expiry is not zero")
+	}
 }
 
 func TestAuthenticate_VerifierChecksAudience(t *testing.T) {
