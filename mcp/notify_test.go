@@ -495,17 +495,7 @@ func TestNotify_BusOutage(t *testing.T) {
 // TestNotify_TokenExpiry: a stream ends when the token it was opened
 // with expires.
 func TestNotify_TokenExpiry(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "expiry", Version: "1"})
-	mux := http.NewServeMux()
-	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
-	verifier := func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
-		return &auth.Principal{Subject: "s", Audience: []string{resourceURI}, Scopes: []string{"mcp:read"}, ExpiresAt: time.Now().Add(300 * time.Millisecond)}, nil
-	}
-	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
-		mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(verifier), Resource: resourceURI, Skew: time.Millisecond})),
-		mcp.WithChangeNotifications(mcp.ChangeNotifications{}))
-	r := &replica{url: newTestServer(t, h)}
-	s, ack := r.listen(t, t.Context(), "short", "", `"toolsListChanged":true`)
+	s, ack := listenExpiring(t, time.Now().Add(300*time.Millisecond), time.Millisecond)
 	if method(ack) != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("ack: %s", ack)
 	}
@@ -517,6 +507,23 @@ func TestNotify_TokenExpiry(t *testing.T) {
 	if time.Since(start) > 2*time.Second {
 		t.Errorf("ended after %v", time.Since(start))
 	}
+}
+
+// listenExpiring opens a list-change listen with a token that expires at
+// expires, on a handler whose Authenticator allows skew.
+func listenExpiring(t *testing.T, expires time.Time, skew time.Duration) (*listenStream, map[string]json.RawMessage) {
+	t.Helper()
+	srv := mcp.NewServer(mcp.Implementation{Name: "expiry", Version: "1"})
+	mux := http.NewServeMux()
+	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
+	verifier := func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
+		return &auth.Principal{Subject: "s", Audience: []string{resourceURI}, Scopes: []string{"mcp:read"}, ExpiresAt: expires}, nil
+	}
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
+		mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(verifier), Resource: resourceURI, Skew: skew})),
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{}))
+	r := &replica{url: newTestServer(t, h)}
+	return r.listen(t, t.Context(), "expiring", "", `"toolsListChanged":true`)
 }
 
 // TestNotify_Stdio: over stdio a listen stream's messages go on the one
@@ -700,17 +707,7 @@ func TestNotify_URIAtTheBound(t *testing.T) {
 // the skew runs out, not one that ends at once and sends the client
 // round again and again.
 func TestNotify_TokenWithinSkew(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "skew", Version: "1"})
-	mux := http.NewServeMux()
-	srv.AddTool(mcp.Tool{Name: "a", InputSchema: objSchema}, "GET /a", mux)
-	verifier := func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
-		return &auth.Principal{Subject: "s", Audience: []string{resourceURI}, Scopes: []string{"mcp:read"}, ExpiresAt: time.Now().Add(-10 * time.Second)}, nil
-	}
-	h := mcp.NewHandler(srv, []mcp.Era{era2026.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
-		mcp.WithAuth(auth.New(auth.Config{Verifier: auth.VerifierFunc(verifier), Resource: resourceURI, Skew: time.Minute})),
-		mcp.WithChangeNotifications(mcp.ChangeNotifications{}))
-	r := &replica{url: newTestServer(t, h)}
-	s, ack := r.listen(t, t.Context(), "within-skew", "", `"toolsListChanged":true`)
+	s, ack := listenExpiring(t, time.Now().Add(-10*time.Second), time.Minute)
 	if method(ack) != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("ack: %s", ack)
 	}

@@ -225,17 +225,7 @@ func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (_
 	var meta *metadata // the metadata endpoint came from, if discovered
 	if endpoint == "" {
 		var err error
-		if meta, err = v.disc.get(ctx); err != nil {
-			return cached{}, true, err
-		}
-		endpoint = meta.IntrospectionEndpoint
-		if endpoint == "" {
-			err = fmt.Errorf("oidc: issuer %s publishes no introspection_endpoint", v.cfg.Issuer)
-		} else {
-			err = checkDiscovered("introspection_endpoint", v.cfg.Issuer, endpoint)
-		}
-		if err != nil {
-			v.disc.forget(meta)
+		if endpoint, meta, err = v.disc.address(ctx, "introspection_endpoint", func(m *metadata) string { return m.IntrospectionEndpoint }); err != nil {
 			return cached{}, true, unavailableAfter(v.cfg.RetryAfter, err)
 		}
 	}

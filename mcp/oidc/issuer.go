@@ -161,6 +161,29 @@ func (d *discovery) get(ctx context.Context) (*metadata, error) {
 	return nil, unavailableAfter(d.retryAfter, err)
 }
 
+// address returns the address the issuer's metadata gives for field (of
+// reads it), with the metadata it came from: discovered when need be, and
+// checked as a configured address would be (checkDiscovered). Metadata
+// that names none, or one refused, is forgotten, so that the issuer is
+// asked again when it is next tried.
+func (d *discovery) address(ctx context.Context, field string, of func(*metadata) string) (string, *metadata, error) {
+	meta, err := d.get(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	addr := of(meta)
+	if addr == "" {
+		err = fmt.Errorf("oidc: issuer %s publishes no %s", d.issuer, field)
+	} else {
+		err = checkDiscovered(field, d.issuer, addr)
+	}
+	if err != nil {
+		d.forget(meta)
+		return "", nil, err
+	}
+	return addr, meta, nil
+}
+
 // forget marks meta, if it is still the metadata in use, as out of date:
 // an address it named failed, so the next get asks the issuer again.
 func (d *discovery) forget(meta *metadata) {

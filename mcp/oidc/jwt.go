@@ -354,17 +354,7 @@ func (v *JWTVerifier) fetchKeys(ctx context.Context) (map[string][]jose.JSONWebK
 	var meta *metadata // the metadata jwksURL came from, if discovered
 	if jwksURL == "" {
 		var err error
-		if meta, err = v.disc.get(ctx); err != nil {
-			return nil, err
-		}
-		jwksURL = meta.JWKSURI
-		if jwksURL == "" {
-			err = fmt.Errorf("oidc: issuer %s publishes no jwks_uri", v.cfg.Issuer)
-		} else {
-			err = checkDiscovered("jwks_uri", v.cfg.Issuer, jwksURL)
-		}
-		if err != nil {
-			v.disc.forget(meta)
+		if jwksURL, meta, err = v.disc.address(ctx, "jwks_uri", func(m *metadata) string { return m.JWKSURI }); err != nil {
 			return nil, err
 		}
 	}
