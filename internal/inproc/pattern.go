@@ -43,17 +43,24 @@ func Parse(p string) (Pattern, error) {
 	}
 	r := Pattern{Text: p, Method: method}
 	seen := map[string]bool{}
-	for _, part := range strings.Split(path[1:], "/") {
+	parts := strings.Split(path[1:], "/")
+	for i, part := range parts {
 		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
 			name := part[1 : len(part)-1]
-			if name == "" || strings.ContainsAny(name, "{}.") || seen[name] {
+			// ServeMux's "{$}" (the end of the path) and "{name...}" (the
+			// rest of it) are not a segment's wildcard.
+			if name == "" || name == "$" || strings.ContainsAny(name, "{}.") || seen[name] {
 				return Pattern{}, fmt.Errorf("invalid or repeated wildcard {%s}", name)
 			}
 			seen[name] = true
 			r.Segments = append(r.Segments, Segment{Text: name, Wildcard: true})
 			continue
 		}
-		if strings.ContainsAny(part, "{}?#%") || part == "." || part == ".." {
+		// No control character or space, which no request URI holds, and
+		// no empty segment but a trailing slash's, which ServeMux would
+		// answer with a redirect to the cleaned path.
+		if strings.ContainsAny(part, "{}?#%") || part == "." || part == ".." || strings.IndexFunc(part, notURIChar) >= 0 ||
+			(part == "" && i < len(parts)-1) {
 			return Pattern{}, fmt.Errorf("invalid path segment %q", part)
 		}
 		r.Segments = append(r.Segments, Segment{Text: part})
@@ -63,6 +70,8 @@ func Parse(p string) (Pattern, error) {
 	}
 	return r, nil
 }
+
+func notURIChar(c rune) bool { return c <= ' ' || c == 0x7f }
 
 // PathValue is the value Fill gave a wildcard.
 type PathValue struct{ Name, Value string }

@@ -22,12 +22,13 @@ import (
 // schema as WithOutputSchemas says. Tools that need neither are served by
 // the host's handler directly.
 type toolRoute struct {
-	h       http.Handler
-	tool    string
-	op      string            // "GET /path", for the model's message
-	renames map[string]string // argument -> body property
-	form    bool
-	noBody  bool // the operation has no request body: none is sent
+	h        http.Handler
+	tool     string
+	op       string            // "GET /path", for the model's message
+	renames  map[string]string // argument -> body property
+	form     bool
+	noBody   bool   // the operation has no request body: none is sent
+	bodyType string // the body's media type when not application/json (see tool.bodyType)
 	// How query parameters and form fields are re-encoded (see rule).
 	queryRules, formRules map[string]rule
 
@@ -43,15 +44,26 @@ type toolRoute struct {
 const maxAnswer = 16 << 20
 
 func (tr *toolRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	args := arguments(r)
 	if (len(tr.renames) > 0 || len(tr.formRules) > 0) && r.Body != nil {
-		tr.rename(r)
+		if bad := tr.rename(r, args); bad != "" {
+			writeResult(w, nil, nil, true, bad)
+			return
+		}
 	}
 	if len(tr.queryRules) > 0 {
 		q, err := url.ParseQuery(r.URL.RawQuery)
 		if err == nil {
-			reencode(q, tr.queryRules)
+			if bad := reencode(q, tr.queryRules, args, nil); bad != "" {
+				writeResult(w, nil, nil, true, bad)
+				return
+			}
 			r.URL.RawQuery = q.Encode()
+			r.RequestURI = r.URL.RequestURI()
 		}
+	}
+	if tr.bodyType != "" && !tr.noBody && r.Header.Get("Content-Type") == "application/json" {
+		r.Header.Set("Content-Type", tr.bodyType)
 	}
 	if tr.noBody {
 		// The library sends the arguments left over as a JSON object
@@ -161,16 +173,50 @@ func writeResult(w http.ResponseWriter, text, structured []byte, isError bool, n
 	_, _ = w.Write(b.Bytes())
 }
 
+// arguments returns the call's arguments by name, as the client sent
+// them (nil when the request is not a tool call's).
+func arguments(r *http.Request) map[string]json.RawMessage {
+	call := mcp.CallFromContext(r.Context())
+	if call == nil {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(call.Arguments(), &m) != nil {
+		return nil
+	}
+	return m
+}
+
 // reencode turns the values the library sent (arrays as repeated keys,
-// objects as JSON text) into what each rule says.
-func reencode(q url.Values, rules map[string]rule) {
+// objects as JSON text) into what each rule says. A deepObject or
+// deepArray value is read from the argument as the client sent it (args,
+// by argument name; argOf maps a field to its argument, nil: the same
+// name): sent as text, a string that reads as JSON would become
+// structure the schema never allowed. It returns why a value cannot be
+// sent, "" when all can: an item of an array joined by a delimiter must
+// not hold the delimiter, which would make it several items.
+func reencode(q url.Values, rules map[string]rule, args map[string]json.RawMessage, argOf map[string]string) string {
 	for name, how := range rules {
 		vals, ok := q[name]
 		if !ok {
 			continue
 		}
+		arg := name
+		if a, ok := argOf[name]; ok {
+			arg = a
+		}
 		switch how {
 		case deepObject, deepArray:
+			if raw, ok := args[arg]; ok {
+				var decoded any
+				dec := json.NewDecoder(bytes.NewReader(raw))
+				dec.UseNumber()
+				if dec.Decode(&decoded) == nil {
+					delete(q, name)
+					brackets(q, name, decoded)
+					continue
+				}
+			}
 			delete(q, name)
 			for i, v := range vals {
 				prefix := name
@@ -187,9 +233,16 @@ func reencode(q url.Values, rules map[string]rule) {
 				}
 			}
 		default:
+			for _, v := range vals {
+				if strings.Contains(v, string(how)) {
+					return "The argument " + arg + " cannot be sent: an item holds " + strconv.Quote(string(how)) +
+						", which separates the items of " + name + " in this API; send items without it."
+				}
+			}
 			q[name] = []string{strings.Join(vals, string(how))}
 		}
 	}
+	return ""
 }
 
 // brackets adds v under prefix as deepObject does: prefix[key]=value,
@@ -215,8 +268,9 @@ func brackets(q url.Values, prefix string, v any) {
 }
 
 // rename puts renamed body properties back under their own names, and
-// re-encodes form fields.
-func (tr *toolRoute) rename(r *http.Request) {
+// re-encodes form fields; it returns why a field cannot be sent ("": it
+// can).
+func (tr *toolRoute) rename(r *http.Request, args map[string]json.RawMessage) (bad string) {
 	raw, err := io.ReadAll(r.Body)
 	_ = r.Body.Close()
 	if err != nil {
@@ -225,13 +279,17 @@ func (tr *toolRoute) rename(r *http.Request) {
 	if tr.form {
 		vals, err := url.ParseQuery(string(raw))
 		if err == nil {
+			argOf := map[string]string{}
 			for arg, prop := range tr.renames {
+				argOf[prop] = arg
 				if v, ok := vals[arg]; ok {
 					delete(vals, arg)
 					vals[prop] = v
 				}
 			}
-			reencode(vals, tr.formRules)
+			if bad = reencode(vals, tr.formRules, args, argOf); bad != "" {
+				return bad
+			}
 			raw = []byte(vals.Encode())
 		}
 	} else if len(tr.renames) > 0 {
@@ -258,6 +316,7 @@ func (tr *toolRoute) rename(r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	r.ContentLength = int64(len(raw))
 	r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+	return ""
 }
 
 type jsonMember struct {

@@ -14,11 +14,12 @@ import (
 // document is a loaded OpenAPI 3 document: the node tree it was read
 // into (see node), and what operations share from its top level.
 type document struct {
-	root     *node // the top-level mapping
-	own      int   // values the document writes
-	v30      bool  // OpenAPI 3.0: schemas are of the 3.0 dialect
-	security []*securityRequirement
-	servers  []*server
+	root        *node // the top-level mapping
+	own         int   // values the document writes
+	v30         bool  // OpenAPI 3.0: schemas are of the 3.0 dialect
+	security    []*securityRequirement
+	securityErr error // the top-level security is malformed (see security)
+	servers     []*server
 	// left is what converting the document may still make (see spend);
 	// over is where it ran out.
 	left int
@@ -94,7 +95,7 @@ func load(spec []byte) (*document, error) {
 	}
 	doc := &document{root: root, v30: strings.HasPrefix(version, "3.0"), servers: servers(root), own: own}
 	doc.left = doc.limit()
-	doc.security, _ = security(root)
+	doc.security, _, doc.securityErr = security(root)
 	return doc, nil
 }
 

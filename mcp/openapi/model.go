@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -76,7 +77,8 @@ type opModel struct {
 	bodyErr                           error  // a reference that does not resolve
 	Responses                         *responses
 	Security                          []*securityRequirement
-	hasSecurity                       bool // security is written, even as []
+	hasSecurity                       bool  // security is written, even as []
+	securityErr                       error // security is written but is not a list of requirements
 	Servers                           []*server
 }
 
@@ -232,7 +234,7 @@ func (d *document) operation(n *node) *opModel {
 			op.Responses.Codes.add(code, &respModel{Content: d.content(target)})
 		}
 	}
-	op.Security, op.hasSecurity = security(n)
+	op.Security, op.hasSecurity, op.securityErr = security(n)
 	return op
 }
 
@@ -300,17 +302,34 @@ func (d *document) contentOf(c *node) *omap[*mediaType] {
 	return out
 }
 
-func security(n *node) ([]*securityRequirement, bool) {
+// security reads a security member: present when it is written, bad when
+// it is not a list of requirement objects each mapping a scheme to a list
+// of scopes. A malformed one must not be read as what it resembles: a
+// mapping's entries, or null, would read as empty requirements, that is
+// as "anonymous allowed", and hide the document's own requirement.
+func security(n *node) (_ []*securityRequirement, present bool, bad error) {
 	list, ok := member(n, "security")
 	if !ok {
-		return nil, false
+		return nil, false, nil
+	}
+	if list.Kind != sequenceNode {
+		return nil, true, errors.New("security is not a list of requirement objects")
 	}
 	out := []*securityRequirement{}
-	for _, req := range list.Content {
+	for i, req := range list.Content {
+		if req.Kind != mappingNode {
+			return nil, true, fmt.Errorf("security/%d is not a requirement object", i)
+		}
 		r := &securityRequirement{Requirements: &omap[[]string]{}}
 		for name, scopes := range pairs(req) {
+			if scopes.Kind != sequenceNode {
+				return nil, true, fmt.Errorf("security/%d/%s is not a list of scopes", i, name)
+			}
 			var s []string
 			for _, v := range scopes.Content {
+				if v.Kind != scalarNode {
+					return nil, true, fmt.Errorf("security/%d/%s holds a scope that is not a string", i, name)
+				}
 				s = append(s, v.Value)
 			}
 			r.Requirements.add(name, s)
@@ -318,7 +337,7 @@ func security(n *node) ([]*securityRequirement, bool) {
 		r.ContainsEmptyRequirement = r.Requirements.Len() == 0
 		out = append(out, r)
 	}
-	return out, true
+	return out, true, nil
 }
 
 func servers(n *node) []*server {

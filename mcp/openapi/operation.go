@@ -99,6 +99,11 @@ type tool struct {
 	keyArgs  []string          // required scalar body properties
 	renames  map[string]string // argument -> body property it stands for
 	form     bool
+	// bodyType is the JSON media type the document gives the body when
+	// it is not application/json itself (merge-patch+json, vnd.api+json):
+	// an API may answer 415 to another, or choose what the call means
+	// by it.
+	bodyType string
 	// Query parameters and form fields the document encodes otherwise
 	// than the library sends them (see rule).
 	queryRules, formRules map[string]rule
@@ -203,10 +208,15 @@ func (r *registrar) prefix(o *operation) (string, error) {
 // requirement. Alternatives needing different scopes cannot be expressed
 // as one list.
 func (r *registrar) scopes(o *operation) (_ []string, note string, _ error) {
-	reqs := o.op.Security
+	reqs, bad := o.op.Security, o.op.securityErr
 	at := o.ptr + "/security"
 	if !o.op.hasSecurity {
-		reqs, at = r.doc.security, "/security"
+		reqs, at, bad = r.doc.security, "/security", r.doc.securityErr
+	}
+	if bad != nil {
+		// Read as it stands it would require nothing: left out, not
+		// registered open.
+		return nil, "", o.fail(at, "%v; the scopes it requires cannot be read", bad)
 	}
 	var first []string
 	for i, req := range reqs {
@@ -400,6 +410,9 @@ func (r *registrar) buildTool(o *operation, ov Override) (*tool, error) {
 		mat := at + "/content/" + pointerEscape(ct)
 		bodyRequired := rb.Required != nil && *rb.Required
 		form := formMedia(ct)
+		if m, _, err := mime.ParseMediaType(ct); err == nil && jsonMedia(ct) && m != "application/json" {
+			t.bodyType = ct
+		}
 		node := mt.Schema
 		var obj *object
 		if node != nil {
@@ -636,6 +649,10 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 		return nil, "", o.fail(at, "query parameter %q needs a schema", p.Name)
 	}
 	typ := in.typeOf(node)
+	if typ == "" && in.mayBeObject(node, 0) {
+		// An object behind allOf, anyOf or oneOf is sent as one too.
+		typ = "object"
+	}
 	explode := p.Explode == nil || *p.Explode
 	var how rule
 	switch p.Style {

@@ -325,10 +325,10 @@ func (r *registrar) selected(o *operation) bool {
 // the tool renames body properties or checks answers.
 func (r *registrar) handlerFor(t *tool, h http.Handler) http.Handler {
 	noBody := t.op.op.RequestBody == nil && (t.op.method == http.MethodPost || t.op.method == http.MethodPut || t.op.method == http.MethodPatch)
-	if len(t.renames) == 0 && t.def.OutputSchema == nil && !noBody && len(t.queryRules) == 0 && len(t.formRules) == 0 {
+	if len(t.renames) == 0 && t.def.OutputSchema == nil && !noBody && len(t.queryRules) == 0 && len(t.formRules) == 0 && t.bodyType == "" {
 		return h
 	}
-	return &toolRoute{h: h, tool: t.def.Name, op: t.op.key(), renames: t.renames, form: t.form, noBody: noBody,
+	return &toolRoute{h: h, tool: t.def.Name, op: t.op.key(), renames: t.renames, form: t.form, noBody: noBody, bodyType: t.bodyType,
 		queryRules: t.queryRules, formRules: t.formRules, mode: r.cfg.outputs, output: t.def.OutputSchema}
 }
 

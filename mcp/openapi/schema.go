@@ -441,6 +441,32 @@ func (c *converter) defs() (*object, error) {
 	return out, nil
 }
 
+// mayBeObject reports whether the schema at n, which declares no single
+// type, lets an object through: it has properties, or one of its allOf,
+// anyOf or oneOf branches is or may be an object.
+func (c *converter) mayBeObject(n *node, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	for n := range c.doc.chain(n) {
+		if _, ok := member(n, "properties"); ok {
+			return true
+		}
+		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+			list, ok := member(n, k)
+			if !ok || list.Kind != sequenceNode {
+				continue
+			}
+			for _, b := range list.Content {
+				if t := c.typeOf(b); t == "object" || (t == "" && c.mayBeObject(b, depth+1)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // typeOf returns the type the schema at n declares, following a root
 // $ref chain ("" when it declares none, or several).
 func (c *converter) typeOf(n *node) string {

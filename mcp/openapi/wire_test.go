@@ -1,0 +1,181 @@
+package openapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/mcptest"
+	"github.com/mcpdual/mcpdual/mcp/openapi"
+)
+
+// What a review of the way documents become calls found, each shown by a
+// failing test first (design record 023): a call must reach the route as
+// the document describes it, and a document that cannot be read as it
+// stands leaves its operation out rather than registering it open.
+
+const oasHead = `{"openapi":"3.0.3","info":{"title":"t","version":"1"},`
+
+// register registers doc over h and returns its report and a 2025-06-18
+// client of it.
+func register(t *testing.T, doc string, h http.Handler, opts ...mcp.HandlerOption) (*openapi.Report, *mcptest.Client) {
+	t.Helper()
+	srv := mcp.NewServer(mcp.Implementation{Name: "wire", Version: "1"})
+	rep, err := openapi.Register(srv, []byte(doc), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, mcptest.New(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...), mcp.Version20250618)
+}
+
+func skippedFor(rep *openapi.Report, op string) string {
+	for _, s := range rep.Skipped {
+		if s.OperationID == op {
+			return s.Reason
+		}
+	}
+	return ""
+}
+
+// TestSecurity_Malformed: a security member that is not a list of
+// requirement objects read as what it resembles would require nothing
+// (a mapping's entries and null read as empty requirements) and hide the
+// document's own requirement; such an operation is left out with the
+// reason, and a token without the scope never sees it.
+func TestSecurity_Malformed(t *testing.T) {
+	t.Parallel()
+	const resource = "http://127.0.0.1/mcp"
+	a := auth.New(auth.Config{Resource: resource, Verifier: auth.VerifierFunc(func(ctx context.Context, token string, r *http.Request) (*auth.Principal, error) {
+		return &auth.Principal{Issuer: "https://i.test", Subject: "s", Audience: []string{resource}, ExpiresAt: time.Now().Add(time.Hour)}, nil
+	})})
+	for name, sec := range map[string]string{
+		"a mapping":            `{"oauth":["admin"]}`,
+		"null":                 `null`,
+		"a list of strings":    `["oauth"]`,
+		"scopes not a list":    `[{"oauth":"admin"}]`,
+		"a scope not a string": `[{"oauth":[["admin"]]}]`,
+	} {
+		doc := oasHead + `"security":[{"oauth":["admin"]}],
+		"components":{"securitySchemes":{"oauth":{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"http://127.0.0.1/t","scopes":{"admin":"a"}}}}}},
+		"paths":{"/a":{"post":{"operationId":"wellFormed","responses":{"204":{"description":"ok"}}}},
+		 "/b":{"post":{"operationId":"malformed","security":` + sec + `,"responses":{"204":{"description":"ok"}}}}}}`
+		srv := mcp.NewServer(mcp.Implementation{Name: "wire", Version: "1"})
+		rep, err := openapi.Register(srv, []byte(doc), http.NotFoundHandler())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reason := skippedFor(rep, "malformed"); !strings.Contains(reason, "security") {
+			t.Errorf("%s: not left out with a reason about security: %+v", name, rep.Skipped)
+		}
+		c := mcptest.New(mcp.NewHandler(srv, []mcp.Era{era2025.New()}, mcp.WithAuth(a)), mcp.Version20250618,
+			mcptest.WithHeader("Authorization", "Bearer noscopes"))
+		if got := listed(t, c, "tools/list", "tools"); strings.Contains(got, "malformed") {
+			t.Errorf("%s: a token without the admin scope lists %s", name, got)
+		}
+	}
+	// The document's own security malformed: every operation relying on
+	// it is left out.
+	doc := oasHead + `"security":{"oauth":["admin"]},"paths":{"/a":{"post":{"operationId":"relies","responses":{"204":{"description":"ok"}}}}}}`
+	if rep, _ := register(t, doc, http.NotFoundHandler()); len(rep.Tools) != 0 || !strings.Contains(skippedFor(rep, "relies"), "security") {
+		t.Errorf("a malformed top-level security: %+v %+v", rep.Tools, rep.Skipped)
+	}
+}
+
+// TestBody_MediaType: a JSON body the document types otherwise than
+// application/json (merge-patch+json, vnd.api+json) reaches the route
+// with that Content-Type: an API may refuse another, or read the call
+// otherwise by it.
+func TestBody_MediaType(t *testing.T) {
+	t.Parallel()
+	for _, ct := range []string{"application/merge-patch+json", "application/vnd.api+json", "application/json"} {
+		doc := oasHead + `"paths":{"/items/{id}":{"patch":{"operationId":"patchItem",
+		 "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],
+		 "requestBody":{"required":true,"content":{"` + ct + `":{"schema":{"type":"object","properties":{"name":{"type":"string"}}}}}},
+		 "responses":{"204":{"description":"ok"}}}}}}`
+		_, c := register(t, doc, http.HandlerFunc(echo))
+		text, isErr := call(t, c, "patchItem", `{"id":"1","name":"x"}`)
+		var seen map[string]string
+		_ = json.Unmarshal([]byte(text), &seen)
+		if isErr || seen["type"] != ct || seen["body"] != `{"name":"x"}` {
+			t.Errorf("%s: the route saw %q with %q (%s)", ct, seen["type"], seen["body"], text)
+		}
+	}
+}
+
+// TestDeep_StringsStayStrings: a deepObject array of strings sends each
+// string as one value, even one that reads as JSON: decoded, it became
+// keys the caller chose (tag[0][owner]=root) past a string's schema.
+// Objects are still bracketed.
+func TestDeep_StringsStayStrings(t *testing.T) {
+	t.Parallel()
+	doc := oasHead + `"paths":{"/items":{"get":{"operationId":"listItems",
+	 "parameters":[{"name":"tag","in":"query","style":"deepObject","schema":{"type":"array","items":{"type":"string","maxLength":40}}},
+	  {"name":"f","in":"query","style":"deepObject","schema":{"type":"object","properties":{"owner":{"type":"string"}}}}],
+	 "responses":{"204":{"description":"ok"}}}}}}`
+	_, c := register(t, doc, http.HandlerFunc(echo))
+	text, _ := call(t, c, "listItems", `{"tag":["{\"owner\":\"root\"}","[1]"],"f":{"owner":"me"}}`)
+	var seen map[string]string
+	_ = json.Unmarshal([]byte(text), &seen)
+	if want := "f%5Bowner%5D=me&tag%5B0%5D=%7B%22owner%22%3A%22root%22%7D&tag%5B1%5D=%5B1%5D"; seen["query"] != want {
+		t.Errorf("query %q, want %q", seen["query"], want)
+	}
+}
+
+// TestDelimited_ItemHoldingDelimiter: an array sent with explode false is
+// one value joined by its style's delimiter, so an item holding the
+// delimiter would reach the API as several (past maxItems): the call is
+// refused as the tool's error, and the API is not called.
+func TestDelimited_ItemHoldingDelimiter(t *testing.T) {
+	t.Parallel()
+	for style, delim := range map[string]string{"form": ",", "spaceDelimited": " ", "pipeDelimited": "|"} {
+		doc := oasHead + `"paths":{"/items":{"get":{"operationId":"listItems",
+		 "parameters":[{"name":"ids","in":"query","style":"` + style + `","explode":false,"schema":{"type":"array","maxItems":2,"items":{"type":"string"}}}],
+		 "responses":{"204":{"description":"ok"}}}}}}`
+		var called atomic.Int64
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			called.Add(1)
+			echo(w, r)
+		})
+		_, c := register(t, doc, h)
+		if text, isErr := call(t, c, "listItems", `{"ids":["1`+delim+`2"]}`); !isErr || !strings.Contains(text, "cannot be sent") {
+			t.Errorf("%s: an item holding %q: %q (isError %v)", style, delim, text, isErr)
+		}
+		if called.Load() != 0 {
+			t.Errorf("%s: the API was called", style)
+		}
+		text, isErr := call(t, c, "listItems", `{"ids":["1","2"]}`)
+		var seen map[string]string
+		_ = json.Unmarshal([]byte(text), &seen)
+		if isErr || called.Load() != 1 || !strings.HasPrefix(seen["query"], "ids=1") {
+			t.Errorf("%s: two plain items: %q (isError %v)", style, text, isErr)
+		}
+	}
+}
+
+// TestQuery_ObjectBehindAllOf: an object query parameter whose type is
+// behind allOf, anyOf or oneOf is an object all the same: without
+// deepObject or content the library cannot send it as the document says
+// (form, explode: a=x), so the operation is left out, as one typed
+// object directly is.
+func TestQuery_ObjectBehindAllOf(t *testing.T) {
+	t.Parallel()
+	for _, schema := range []string{`{"allOf":[{"$ref":"#/components/schemas/F"}]}`, `{"anyOf":[{"type":"string"},{"$ref":"#/components/schemas/F"}]}`,
+		`{"oneOf":[{"properties":{"a":{"type":"string"}}}]}`} {
+		doc := `{"openapi":"3.1.0","info":{"title":"t","version":"1"},
+		"components":{"schemas":{"F":{"type":"object","properties":{"a":{"type":"string"}}}}},
+		"paths":{"/items":{"get":{"operationId":"listItems","parameters":[{"name":"f","in":"query","schema":` + schema + `}],
+		 "responses":{"204":{"description":"ok"}}}}}}`
+		rep, _ := register(t, doc, http.HandlerFunc(echo))
+		if len(rep.Tools) != 0 || !strings.Contains(skippedFor(rep, "listItems"), "object") {
+			t.Errorf("%s: %+v %+v", schema, rep.Tools, rep.Skipped)
+		}
+	}
+}
