@@ -97,6 +97,12 @@ func (e *Era) issueSession(req *seam.Request, version string) string {
 		return ""
 	}
 	caps, _ := req.Param("capabilities")
+	if jsonrpc.Validate(caps, sessionDepth-1) != nil {
+		// Deeper than open reads back: sealed, the id would never open,
+		// and the client would initialize again and again. Without them
+		// the session still opens, declaring no capability.
+		caps = nil
+	}
 	payload := []byte(`{"v":`)
 	payload = seam.AppendString(payload, version)
 	if c := sessionCaps(caps); c != nil {
@@ -116,7 +122,8 @@ func (e *Era) issueSession(req *seam.Request, version string) string {
 // returns the capabilities it carries (nil without a session). The revision it names
 // must be the one the request is in, since MCP-Protocol-Version names it
 // too; a request without that header (2025-03-26 sends none) is served in
-// the revision the core chose.
+// the session's revision (Declared.Version): both sides must keep to the
+// revision negotiated, and the session is how the server knows it.
 func (e *Era) openSession(req *seam.Request) (seam.Declared, error) {
 	if e.sessions == nil || req.Local || req.HTTP == nil {
 		return seam.Declared{}, nil
@@ -137,15 +144,24 @@ func (e *Era) openSession(req *seam.Request) (seam.Declared, error) {
 		return seam.Declared{}, oerr
 	}
 	v, _ := jsonrpc.Lookup(opened, "v")
-	if s, _ := jsonrpc.String(v); s != req.Version && req.HTTP.Header.Get(headers.ProtocolVersion) != "" {
+	negotiated, _ := jsonrpc.String(v)
+	named := req.HTTP.Header.Get(headers.ProtocolVersion) != ""
+	if negotiated != req.Version && named {
 		return seam.Declared{}, seam.HeaderMismatch(headers.ProtocolVersion, "mismatch", "MCP-Protocol-Version does not match the revision the session negotiated")
 	}
 	d := seam.Declared{ClientCapabilities: []byte("{}"), Session: id, SessionUntil: until}
+	if !named {
+		d.Version = negotiated
+	}
 	if c, ok := jsonrpc.Lookup(opened, "c"); ok {
 		d.ClientCapabilities = c
 	}
 	return d, nil
 }
+
+// sessionDepth bounds the nesting of what a session seals: the payload
+// object holding the client's capabilities, one level below it.
+const sessionDepth = 8
 
 // open opens a session id for the caller, or answers 404.
 func (e *Era) open(req *seam.Request, id string) ([]byte, time.Time, error) {
@@ -154,7 +170,7 @@ func (e *Era) open(req *seam.Request, id string) ([]byte, time.Time, error) {
 		req.Core.Log(slog.LevelInfo, "era2025: session id refused", "reason", mrtr.Reason(err))
 		return nil, time.Time{}, seam.SessionNotFound()
 	}
-	if jsonrpc.Validate(opened.Payload, 8) != nil {
+	if jsonrpc.Validate(opened.Payload, sessionDepth) != nil {
 		return nil, time.Time{}, seam.SessionNotFound()
 	}
 	return opened.Payload, opened.Expires, nil

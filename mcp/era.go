@@ -73,7 +73,9 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 				// header naming one this server does not know (a newer
 				// client's wish) must not stop it.
 				// notifications/initialized, its second half, carries
-				// nothing and runs nothing.
+				// nothing and runs nothing: a client that sends it with
+				// the header it asked for, before taking up the one
+				// negotiated, is not refused for a no-op.
 				return h.byVersion[h.dflt], nil
 			}
 			return nil, h.unsupported(hv)

@@ -259,7 +259,13 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	if perr != nil {
-		h.writeError(r.Context(), w, perr.ID, "", parseError(perr))
+		id := perr.ID
+		if perr.Reason == "unexpected_response" {
+			// The error carries no id: with the response's own, it would
+			// read as the answer to one of the client's requests.
+			id = nil
+		}
+		h.writeError(r.Context(), w, id, "", parseError(perr))
 		return
 	}
 	if localRefusal != nil {

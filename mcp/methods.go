@@ -66,6 +66,15 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		req.clientCaps = d.ClientCapabilities
 	}
 	req.session, req.sessionUntil = d.Session, d.SessionUntil
+	if d.Version != "" && Version(d.Version) != req.version {
+		// The session's revision, for a request that named none.
+		rev := h.byVersion[Version(d.Version)]
+		if rev == nil || rev.era != e {
+			return nil, seam.SessionNotFound() // a revision this endpoint no longer serves here
+		}
+		req.rev = rev
+		req.setVersion(rev.version)
+	}
 	if req.clientCaps != nil {
 		req.capBits = capabilitiesOf(req.clientCaps)
 	}

@@ -252,6 +252,13 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.session, req.sessionUntil = d.Session, d.SessionUntil
+	if d.Version != "" && Version(d.Version) != req.version {
+		// The session's revision, for a stream that named none.
+		if r := h.byVersion[Version(d.Version)]; r != nil && r.era == rev.era {
+			rev, req.rev = r, r
+			req.setVersion(r.version)
+		}
+	}
 	caller := req.callerKey()
 	if h.cfg.limiter != nil {
 		// Opening a stream is metered as a request of the caller's.

@@ -222,3 +222,63 @@ func TestSessions_NotOpened(t *testing.T) {
 		t.Errorf("DELETE without sessions: %d, want 405", r.status)
 	}
 }
+
+type sessionOut struct {
+	N int `json:"n"`
+}
+
+// TestSession_RevisionWithoutHeader: a 2025-03-26 client sends no
+// MCP-Protocol-Version; its session says which revision it negotiated,
+// and the server keeps to it (every revision's "both sides MUST respect
+// the negotiated version"), instead of serving the default revision's
+// shapes (title, outputSchema, structuredContent) and naming it in the
+// answer's header. With the header, it must repeat the session's.
+func TestSession_RevisionWithoutHeader(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "t", Title: "A Title", Description: "d"},
+		func(ctx context.Context, in struct{}) (sessionOut, error) { return sessionOut{N: 1}, nil })
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(),
+		era2025.New(era2025.WithSessions(mrtr.NewSealer(sessionRing(t, 1)), 0))}))
+	for _, v := range []mcp.Version{mcp.Version20250326, mcp.Version20251125} {
+		r := initialize(t, url, "", v, `{}`)
+		id := r.header.Get("Mcp-Session-Id")
+		if r.status != 200 || id == "" {
+			t.Fatalf("%s initialize: %d %q %s", v, r.status, id, r.body)
+		}
+		l := post(t, url, http.MethodPost, "", map[string]string{"Mcp-Session-Id": id}, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		c := post(t, url, http.MethodPost, "", map[string]string{"Mcp-Session-Id": id},
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+		newer := v != mcp.Version20250326
+		if got := l.header.Get("MCP-Protocol-Version"); got != string(v) || l.status != 200 {
+			t.Errorf("%s session, no header: %d, answered as %q", v, l.status, got)
+		}
+		if bytes.Contains(l.body, []byte(`"outputSchema"`)) != newer || bytes.Contains(c.body, []byte(`structuredContent`)) != newer {
+			t.Errorf("%s session, no header: tools/list %s; tools/call %s", v, l.body, c.body)
+		}
+	}
+}
+
+// TestSession_DeepCapabilities: initialize seals only capabilities its
+// session can open again (8 levels): deeper ones are left out of the
+// session, which still opens, instead of issuing an id every later
+// request answered 404, and the client initializing again for ever.
+func TestSession_DeepCapabilities(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(),
+		era2025.New(era2025.WithSessions(mrtr.NewSealer(sessionRing(t, 1)), 0))}))
+	for _, caps := range []string{`{"elicitation":{},"extensions":{"com.example/ui":{"display":{"theme":{"colors":{"dark":{"bg":{}}}}}}}}`,
+		`{"elicitation":{},"extensions":{"com.example/ui":{"display":{"theme":{}}}}}`} {
+		r := initialize(t, url, "", mcp.Version20251125, caps)
+		id := r.header.Get("Mcp-Session-Id")
+		if r.status != 200 || id == "" {
+			t.Fatalf("initialize: %d %s", r.status, r.body)
+		}
+		p := post(t, url, http.MethodPost, "", map[string]string{"Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-11-25"},
+			`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		if p.status != 200 {
+			t.Errorf("%s: the session id initialize issued does not open: %d %s", caps, p.status, p.body)
+		}
+	}
+}

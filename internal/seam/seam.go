@@ -411,6 +411,10 @@ type Declared struct {
 	// request ("": none), valid until SessionUntil.
 	Session      string
 	SessionUntil time.Time
+	// Version is the revision the session negotiated, when the request
+	// named none (2025-03-26 sends no MCP-Protocol-Version): the core
+	// serves the request in it. "": the request's own.
+	Version string
 }
 
 // Negotiated is what a method an era answers settles for the exchange.
