@@ -355,6 +355,9 @@ func TestApps_RegistrationRefusals(t *testing.T) {
 		{"domain with space", func(s *mcp.Server) {
 			s.AddResource(mcp.Resource{URI: "ui://v", Name: "v", UI: &apps.ResourceUI{Domain: "a b"}}, "GET /v", ok)
 		}, "UI.Domain"},
+		{"a ui:// template", func(s *mcp.Server) {
+			s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "ui://views/{id}", Name: "v"}, "GET /v/{id}", ok)
+		}, "ui:// names MCP Apps views"},
 		{"template meta", func(s *mcp.Server) {
 			s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "n://{id}", Name: "n", Meta: json.RawMessage(`"x"`)}, "GET /n/{id}", ok)
 		}, "Meta must be a JSON object"},
@@ -373,9 +376,6 @@ func TestApps_RegistrationRefusals(t *testing.T) {
 		add  func(s *mcp.Server)
 	}{
 		{"no such view", func(s *mcp.Server) {}},
-		{"a template is no view", func(s *mcp.Server) {
-			s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "ui://views/{id}", Name: "v"}, "GET /v/{id}", ok)
-		}},
 	} {
 		t.Run("freeze/"+c.name, func(t *testing.T) {
 			srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})

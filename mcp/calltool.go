@@ -80,7 +80,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if t.fn != nil {
 		return req.runFunc(t, call)
 	}
-	in, msg := t.place(call)
+	in, msg := t.place(call, s.literals)
 	if msg != "" {
 		return textResult(msg, true), nil
 	}

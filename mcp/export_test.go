@@ -78,3 +78,6 @@ func SetStreamWriteTimeoutForTest(d time.Duration) func() {
 	streamWriteTimeout = d
 	return func() { streamWriteTimeout = old }
 }
+
+// CanonicalURI is canonicalURI, for the tests of the outer package.
+func CanonicalURI(uri string) string { return canonicalURI(uri) }

@@ -295,3 +295,34 @@ func TestInProcess_HeadersStartEmpty(t *testing.T) {
 		t.Errorf("the route ran %d times, want 90", seen.Load())
 	}
 }
+
+// TestInProcess_RefusedIdentityPerRoute: the warning is kept once per
+// route, not per target: a template route refusing other tenants' items
+// (403 for every URI a client tries) writes one line and keeps one
+// record, however many URIs are read, and no log line holds more than a
+// bounded piece of a client's string.
+func TestInProcess_RefusedIdentityPerRoute(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /emails/{id}", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "not yours", http.StatusForbidden) })
+	srv := mcp.NewServer(mcp.Implementation{Name: "warned", Version: "1"})
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "inbox://emails/{id}", Name: "email"}, "GET /emails/{id}", mux)
+	log := &syncBuffer{}
+	authn := auth.New(auth.Config{Verifier: auth.VerifierFunc(testVerifier), Resource: resourceURI})
+	f := &fixture{url: newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(authn),
+		mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil)))))}
+	long := strings.Repeat("x", 1500)
+	for i := range 30 {
+		f.do(t, call{era: mcp.Version20250618, id: "1", method: "resources/read", params: `"uri":"inbox://emails/` + strconv.Itoa(i) + long + `"`,
+			header: map[string]string{"Authorization": "Bearer " + tokAlice}})
+	}
+	out := log.String()
+	if n := strings.Count(out, "did not see an identity it accepts"); n != 1 {
+		t.Errorf("%d warnings for one route, want 1", n)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 1200 {
+			t.Errorf("a log line of %d bytes", len(line))
+		}
+	}
+}

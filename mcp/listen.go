@@ -407,6 +407,7 @@ func (s *Server) listenKinds(req *request, notes []byte) (listenFilter, error) {
 		if !isStr || u == "" || len(u) > maxEventURI {
 			return f, bad
 		}
+		u = canonicalURI(u) // as updates are published, and as reads check it
 		if !contains(uris, u) {
 			uris = append(uris, u)
 		}

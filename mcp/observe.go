@@ -3,6 +3,7 @@ package mcp
 import (
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/mcp/observe"
@@ -55,12 +56,28 @@ func eventOf(w http.ResponseWriter) *observe.Event {
 	return nil
 }
 
+// maxObserved bounds a client's string an observer is given, in bytes.
+const maxObserved = 128
+
+// clip cuts s to at most n bytes, on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // begin tells the observer about req once its message is read. It
 // returns req's HTTP request with the observer's context.
 func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 	ev := &x.ev
 	msg := &req.msg
-	ev.Method, ev.Notification, ev.BytesIn = msg.Method, msg.IsNotification(), bodyLen
+	// The method and the target are the client's strings, as long as the
+	// body allows: every observer gets them cut (logs, spans, metrics).
+	ev.Method, ev.Notification, ev.BytesIn = clip(msg.Method, maxObserved), msg.IsNotification(), bodyLen
 	if msg.ID != nil {
 		ev.ID = string(msg.ID)
 	}
@@ -71,6 +88,7 @@ func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 		ev.RawMeta = meta
 	}
 	ev.Target, ev.TargetKnown = req.server.targetOf(req)
+	ev.Target = clip(ev.Target, maxObserved)
 	x.begun = true
 	ctx, done := h.cfg.observer.Request(req.HTTP.Context(), ev)
 	x.done = done

@@ -375,3 +375,31 @@ func TestBudget_UnobservedCall(t *testing.T) {
 		s.echoed(t, "hello-mcp")
 	}
 }
+
+// TestObserver_LongClientStrings: a client's method and tool name reach
+// observers cut to 128 bytes (and a mark): a 900 KB name would otherwise
+// be a log line, a span attribute and a metric label of that size.
+func TestObserver_LongClientStrings(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	o := newObserved(t, mcp.WithObserver(observe.Join(observe.AccessLog(slog.New(slog.NewJSONHandler(&buf, nil))), nil)))
+	name := strings.Repeat("é", 300) // two bytes each: the cut falls between runes
+	body, h := toolsCall(mcp.Version20250618, "1", name, `{}`, "")
+	o.post(t, mcp.Version20250618, tokAlice, body, h)
+	method := strings.Repeat("m", 1000)
+	o.post(t, mcp.Version20250618, tokAlice, `{"jsonrpc":"2.0","id":2,"method":"`+method+`"}`, h)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines: %s", len(lines), buf.String())
+	}
+	var first, second map[string]any
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[1]), &second)
+	target, _ := first["target"].(string)
+	if want := strings.Repeat("é", 64) + "…"; target != want {
+		t.Errorf("target %q (%d bytes), want 64 runes and a mark", target, len(target))
+	}
+	if m, _ := second["method"].(string); m != strings.Repeat("m", 128)+"…" {
+		t.Errorf("method of %d bytes", len(m))
+	}
+}

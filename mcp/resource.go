@@ -170,6 +170,12 @@ func (s *Server) addTemplate(t ResourceTemplate, route string, h http.Handler, o
 	if err := s.templateTaken(t.URITemplate); err != nil {
 		return err
 	}
+	if strings.HasPrefix(strings.ToLower(t.URITemplate), "ui://") {
+		// MCP Apps reserves ui:// for views of text/html;profile=mcp-app,
+		// which are resources of their own; a template's reads would carry
+		// whatever type its route answers.
+		return errors.New("mcp: resource template " + t.URITemplate + ": ui:// names MCP Apps views, which are resources (AddResource), not templates")
+	}
 	re, vars, err := compileTemplate(t.URITemplate)
 	if err != nil {
 		return fmt.Errorf("mcp: resource template %q: %v", t.URITemplate, err)
@@ -373,7 +379,7 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	if !ok || !isStr || uri == "" {
 		return nil, NewError(CodeInvalidParams, "Invalid params: uri must be a string")
 	}
-	return s.readURI(req, uri)
+	return s.readURI(req, canonicalURI(uri))
 }
 
 // readURI reads uri for req: resources/read, and a subscription's check
@@ -393,7 +399,13 @@ func (s *Server) readURI(req *request, uri string) (seam.Result, error) {
 	var meta []byte    // the item's _meta, for the contents
 	var view *resource // an MCP Apps view, whose route must answer HTML
 	args := json.RawMessage(`{}`)
-	if r, ok := s.byURI[uri]; ok && req.visible(auth.KindResource, uri) {
+	if r, ok := s.byURI[uri]; ok {
+		if !req.visible(auth.KindResource, uri) {
+			// Hidden, it is not found: not read through a template that
+			// also matches its URI, whose route the host's mux may well
+			// send to this resource's own.
+			return nil, resourceNotFound(req, uri)
+		}
 		h, scopes, meta = r.handler, r.opts.scopes, r.meta
 		if r.view {
 			view = r
@@ -411,6 +423,12 @@ func (s *Server) readURI(req *request, uri string) (seam.Result, error) {
 			}
 			h, scopes, meta = t.handler, t.opts.scopes, t.meta
 			in, args = t.request(vals)
+			if t.read == nil && t.route.Literal == "" && s.literals[http.MethodGet+" "+in.path] {
+				// The filled path is another item's own route: a mux
+				// prefers it to the template's wildcard, and would run
+				// that item's route past its scopes and permission.
+				return nil, resourceNotFound(req, uri)
+			}
 			if t.read != nil {
 				fn, fnVals = t, vals
 			}

@@ -174,7 +174,7 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 			observed(status)
 		}
 		if panicked == nil && (rec.Status == http.StatusUnauthorized || rec.Status == http.StatusForbidden) && w.principal != nil {
-			w.h.warnIdentity(w.r.Context(), call, rec.Status)
+			w.h.warnIdentity(w.r.Context(), call, in.pattern, rec.Status)
 		}
 	}()
 	inner, err := c.newInner(w, values, ws, call, in)
@@ -194,17 +194,19 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 	return rec, nil
 }
 
-// warnIdentity logs, once per target, that a route refused an
+// warnIdentity logs, once per route, that a route refused an
 // authenticated in-process call: the usual cause is a host middleware
-// that looks for a token the in-process request does not carry.
-func (h *Handler) warnIdentity(ctx context.Context, call *Call, status int) {
-	key := call.method + " " + call.tool
-	if _, seen := h.warned.LoadOrStore(key, true); seen {
+// that looks for a token the in-process request does not carry. Once per
+// route pattern, not per target: a resource's target is the client's URI,
+// and a template route refusing other tenants' items is ordinary, so per
+// URI it would keep a record and a line for every URI a client tries.
+func (h *Handler) warnIdentity(ctx context.Context, call *Call, pattern string, status int) {
+	if _, seen := h.warned.LoadOrStore(call.method+" "+pattern, true); seen {
 		return
 	}
 	h.cfg.logger.WarnContext(ctx, "mcp: a route refused an authenticated in-process call: it did not see an identity it accepts; "+
 		"let its middleware accept mcp.InProcess requests, and map the principal with mcp.WithRouteRequest",
-		"method", call.method, "target", call.tool, "status", status)
+		"method", call.method, "route", pattern, "target", clip(call.tool, maxObserved), "status", status)
 }
 
 // scalarText renders a string, number or boolean argument as text: a
@@ -250,8 +252,9 @@ func mediaType(h http.Header) string {
 
 // place lays a call's arguments out as the route's request. It returns a
 // message for the model instead when an argument cannot be placed in the
-// path safely.
-func (t *tool) place(call *Call) (inner, string) {
+// path safely, or the path it fills is one of literals, the routes of the
+// registry's items that have no wildcard.
+func (t *tool) place(call *Call, literals map[string]bool) (inner, string) {
 	args := call.args
 	path, values, bad := t.route.Fill(func(name string) (string, bool) {
 		v, _ := jsonrpc.Lookup(args, name)
@@ -259,6 +262,12 @@ func (t *tool) place(call *Call) (inner, string) {
 	})
 	if bad != "" {
 		return inner{}, "Invalid argument " + bad + ": it must be a non-empty string, number or boolean naming one item"
+	}
+	if t.route.Literal == "" && literals[t.route.Method+" "+path] {
+		// The filled path is another item's own route, which a mux
+		// prefers to this tool's wildcard: that item's route would run
+		// past its own scopes and permission.
+		return inner{}, "Invalid arguments: they name the route of another tool or resource; call that one instead"
 	}
 	var body []byte
 	var query string

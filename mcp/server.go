@@ -137,6 +137,10 @@ type Server struct {
 	prompts     []*prompt
 	byPrompt    map[string]*prompt
 	fingerprint string
+	// literals are the routes of the items that have no wildcard
+	// ("METHOD /path"), known at freeze: a wildcard route filled into one
+	// of them would reach that item's route (place, readURI).
+	literals map[string]bool
 
 	// staged is set on the staging view Register, Check and Update hand
 	// their function: its Add* methods collect their errors in errs
@@ -235,6 +239,22 @@ func (s *Server) freezeErr(extensions func(*Server) error) error {
 	}
 	if len(s.tools) > 0 {
 		s.caps |= seam.CapTools
+	}
+	s.literals = map[string]bool{}
+	for _, t := range s.tools {
+		if t.handler != nil && t.route.Literal != "" {
+			s.literals[t.route.Method+" "+t.route.Literal] = true
+		}
+	}
+	for _, r := range s.resources {
+		if r.handler != nil && r.route.Literal != "" {
+			s.literals[r.route.Method+" "+r.route.Literal] = true
+		}
+	}
+	for _, p := range s.prompts {
+		if p.handler != nil && p.route.Literal != "" {
+			s.literals[p.route.Method+" "+p.route.Literal] = true
+		}
 	}
 	for _, t := range s.tools {
 		if t.opts.task != nil {

@@ -1,0 +1,166 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+)
+
+func accessDo(t *testing.T, url string, era mcp.Version, method, params string) *reply {
+	t.Helper()
+	c := rt{era: era, method: method, id: 5}
+	body := strings.TrimSuffix(c.body(), "}}")
+	if era == mcp.Version20260728 {
+		body += ","
+	}
+	body += params + "}}"
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tokAlice)
+	req.Header.Set("MCP-Protocol-Version", string(era))
+	if era == mcp.Version20260728 {
+		req.Header.Set("Mcp-Method", method)
+		var p struct{ URI, Name string }
+		json.Unmarshal([]byte("{"+params+"}"), &p)
+		if p.URI+p.Name != "" {
+			req.Header.Set("Mcp-Name", p.URI+p.Name)
+		}
+	}
+	return send(t, req)
+}
+
+// Resource reads against the host's access rules, however a client spells
+// the URI or fills a template (design record 005). A review found each of
+// these reads reaching what it should not.
+
+// accessDo sends one request as tokAlice (scope mcp:read only) with the
+// headers its revision wants.
+
+// TestResourceAccess_PercentEncoding: a URI is compared in one spelling
+// (percent-encoding normalized): a Permit rule hiding v://docs/secret
+// hides v://docs/%73ecret, which the route would have read as "secret".
+func TestResourceAccess_PercentEncoding(t *testing.T) {
+	mux := http.NewServeMux()
+	var reached []string
+	mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) {
+		reached = append(reached, r.PathValue("x"))
+		io.WriteString(w, "doc "+r.PathValue("x"))
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://docs/{x}", Name: "doc"}, "GET /docs/{x}", mux)
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
+		Permit: func(ctx context.Context, acc auth.Access) bool {
+			return !(acc.Kind == auth.KindResource && acc.Name == "v://docs/secret")
+		}})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	for _, era := range eras {
+		reached = nil
+		if r := accessDo(t, url, era, "resources/read", `"uri":"v://docs/secret"`); r.code() == 0 {
+			t.Fatalf("%s: plain hidden URI was readable: %s", era, r.raw)
+		}
+		r := accessDo(t, url, era, "resources/read", `"uri":"v://docs/%73ecret"`)
+		if r.code() == 0 {
+			t.Errorf("%s: hidden resource v://docs/secret read as v://docs/%%73ecret: route saw %q, reply %s", era, reached, r.raw)
+		}
+	}
+}
+
+// TestResourceAccess_FixedThroughTemplate: a fixed resource's scopes
+// hold however its URI is spelled: v://docs/p%61yroll matched the
+// template beside it, whose route path the host's mux sent to the fixed
+// resource's own route.
+func TestResourceAccess_FixedThroughTemplate(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "public doc") })
+	mux.HandleFunc("GET /docs/payroll", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "PAYROLL") })
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "v://docs/payroll", Name: "payroll"}, "GET /docs/payroll", mux, mcp.RequireScopes("hr:admin"))
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://docs/{x}", Name: "doc"}, "GET /docs/{x}", mux)
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	era := mcp.Version20260728
+	if r := accessDo(t, url, era, "resources/read", `"uri":"v://docs/payroll"`); r.status != 403 {
+		t.Fatalf("plain read should need hr:admin: %d %s", r.status, r.raw)
+	}
+	r := accessDo(t, url, era, "resources/read", `"uri":"v://docs/p%61yroll"`)
+	if strings.Contains(string(r.raw), "UEFZUk9MTA") || strings.Contains(string(r.raw), "PAYROLL") {
+		t.Errorf("scoped resource read without hr:admin: %s", r.raw)
+	}
+}
+
+// TestResourceAccess_SiblingRoute: a template whose filled path is
+// another item's own route is not read: ServeMux prefers "GET
+// /docs/payroll" to the template's "GET /docs/{x}", and the scoped
+// resource's route would run for a caller without its scope. A tool
+// filling its wildcard into another item's route is refused the same way.
+func TestResourceAccess_SiblingRoute(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "public doc") })
+	mux.HandleFunc("GET /docs/payroll", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "PAYROLL") })
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "v://hr/payroll", Name: "payroll"}, "GET /docs/payroll", mux, mcp.RequireScopes("hr:admin"))
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://files/{x}", Name: "doc"}, "GET /docs/{x}", mux)
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	for _, era := range eras {
+		r := accessDo(t, url, era, "resources/read", `"uri":"v://files/payroll"`)
+		if strings.Contains(string(r.raw), "UEFZUk9MTA") || strings.Contains(string(r.raw), "PAYROLL") || r.code() == 0 {
+			t.Errorf("%s: template read reached the scoped sibling route: %s", era, r.raw)
+		}
+		if r := accessDo(t, url, era, "resources/read", `"uri":"v://files/other"`); r.code() != 0 {
+			t.Errorf("%s: another value: %s", era, r.raw)
+		}
+	}
+	// A tool on the same wildcard route.
+	srv2 := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv2.AddTool(mcp.Tool{Name: "payroll", InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /docs/payroll", mux, mcp.RequireScopes("hr:admin"))
+	srv2.AddTool(mcp.Tool{Name: "doc", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}`)}, "GET /docs/{x}", mux)
+	url2 := newTestServer(t, mcp.NewHandler(srv2, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	for _, era := range eras {
+		r := accessDo(t, url2, era, "tools/call", `"name":"doc","arguments":{"x":"payroll"}`)
+		if strings.Contains(string(r.raw), "PAYROLL") || !strings.Contains(string(r.raw), "name the route of another tool") {
+			t.Errorf("%s: a tool's wildcard filled into a scoped tool's route: %s", era, r.raw)
+		}
+	}
+}
+
+// TestResourceAccess_HiddenFixedNotThroughTemplate: a fixed resource the
+// permission rule hides is not found, not read through a template that
+// also matches its URI (whose route the mux sends to the fixed one's).
+func TestResourceAccess_HiddenFixedNotThroughTemplate(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "public doc") })
+	mux.HandleFunc("GET /secret", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "SECRET") })
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "v://docs/secret", Name: "secret"}, "GET /secret", mux)
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://docs/{x}", Name: "doc"}, "GET /docs/{x}", mux)
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
+		Permit: func(ctx context.Context, acc auth.Access) bool { return acc.Name != "v://docs/secret" }})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	for _, era := range eras {
+		if r := accessDo(t, url, era, "resources/read", `"uri":"v://docs/secret"`); r.code() == 0 {
+			t.Errorf("%s: the hidden resource was read: %s", era, r.raw)
+		}
+	}
+}
+
+// TestResourceAccess_CanonicalURI: percent-encoding normalized, an
+// encoded unreserved character decoded, other escapes upper case.
+func TestResourceAccess_CanonicalURI(t *testing.T) {
+	for in, want := range map[string]string{
+		"v://docs/secret": "v://docs/secret", "v://docs/%73ecret": "v://docs/secret", "v://a/%7e%2d%2E%5F": "v://a/~-._",
+		"v://a/%2f%3a": "v://a/%2F%3A", "v://a/%": "v://a/%", "v://a/%7": "v://a/%7", "v://a/%zz%41": "v://a/%zzA", "%41": "A",
+	} {
+		if got := mcp.CanonicalURI(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
