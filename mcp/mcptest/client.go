@@ -653,23 +653,21 @@ var errTooLarge = errors.New("mcptest: the response exceeds 16 MiB (maxResponse)
 // readUntilResponse reads an event stream up to the end of the first
 // event that is a JSON-RPC response (a result or an error), or to its end.
 func readUntilResponse(body io.Reader) ([]byte, error) {
-	br := bufio.NewReader(io.LimitReader(body, maxResponse+1))
-	var raw, data []byte
+	sr := sseReader{br: bufio.NewReader(io.LimitReader(body, maxResponse+1))}
+	var data []byte
 	for {
-		line, err := br.ReadBytes('\n')
-		raw = append(raw, line...)
-		if len(raw) > maxResponse {
-			return raw, errTooLarge
+		text, err := sr.line()
+		if len(sr.raw) > maxResponse {
+			return sr.raw, errTooLarge
 		}
-		text := strings.TrimRight(string(line), "\r\n")
 		switch {
-		case text == "" && data != nil:
+		case text == "" && data != nil && err == nil:
 			var m struct {
 				Result json.RawMessage `json:"result"`
 				Error  json.RawMessage `json:"error"`
 			}
 			if json.Unmarshal(data, &m) == nil && (m.Result != nil || m.Error != nil) {
-				return raw, nil
+				return sr.raw, nil
 			}
 			data = nil
 		case strings.HasPrefix(text, "data:"):
@@ -679,10 +677,10 @@ func readUntilResponse(body io.Reader) ([]byte, error) {
 			data = append(data, strings.TrimPrefix(strings.TrimPrefix(text, "data:"), " ")...)
 		}
 		if err == io.EOF {
-			return raw, nil
+			return sr.raw, nil
 		}
 		if err != nil {
-			return raw, err
+			return sr.raw, err
 		}
 	}
 }
@@ -691,12 +689,11 @@ func readUntilResponse(body io.Reader) ([]byte, error) {
 func events(raw []byte) [][]byte {
 	var out [][]byte
 	var data []byte
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 64<<10), maxResponse+1) // raw is at most maxResponse
-	for sc.Scan() {
-		line := sc.Text()
+	sr := sseReader{br: bufio.NewReader(bytes.NewReader(raw))}
+	for {
+		line, err := sr.line()
 		switch {
-		case line == "":
+		case line == "" && err == nil:
 			if data != nil {
 				out = append(out, data)
 				data = nil
@@ -707,11 +704,61 @@ func events(raw []byte) [][]byte {
 			}
 			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")...)
 		}
+		if err != nil {
+			break
+		}
 	}
 	if data != nil {
 		out = append(out, data)
 	}
 	return out
+}
+
+// sseReader reads an event stream's lines as the SSE format has them:
+// each ended by CRLF, LF or a lone CR, and a byte-order mark before the
+// first skipped. A lone CR ends its line at once: waiting for the byte
+// after it, to tell it from a CRLF, could wait on an open stream for
+// ever; an LF right after a CR is skipped instead.
+type sseReader struct {
+	br      *bufio.Reader
+	raw     []byte // every byte read
+	afterCR bool
+	started bool
+}
+
+// line returns the next line, without its end; at the input's end, what
+// was left (and the error).
+func (s *sseReader) line() (string, error) {
+	var b []byte
+	for {
+		c, err := s.br.ReadByte()
+		if err != nil {
+			return s.first(b), err
+		}
+		s.raw = append(s.raw, c)
+		if s.afterCR {
+			s.afterCR = false
+			if c == '\n' {
+				continue
+			}
+		}
+		switch c {
+		case '\n':
+			return s.first(b), nil
+		case '\r':
+			s.afterCR = true
+			return s.first(b), nil
+		}
+		b = append(b, c)
+	}
+}
+
+func (s *sseReader) first(b []byte) string {
+	if !s.started {
+		s.started = true
+		b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
+	}
+	return string(b)
 }
 
 func truncate(b []byte) string {

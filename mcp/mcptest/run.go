@@ -125,9 +125,24 @@ func (b *battery) run() []Result {
 		return []Result{{Check: "endpoint/answers", Level: Must, Source: srcDiscover + "; " + srcInit, Status: Failed, Details: []string{detail}}}
 	}
 	var out []Result
+	known := map[string]bool{}
 	for _, c := range checks {
+		known[c.name] = true
 		found, skip := b.runOne(c)
 		out = append(out, b.cfg.outcome(c, found, skip))
+	}
+	// A deviation naming no check (a typo, a check renamed) would silence
+	// nothing and say nothing: it fails, so that it is mended.
+	var unknown []string
+	for name := range b.cfg.deviations {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(unknown)
+	for _, name := range unknown {
+		out = append(out, Result{Check: name, Level: Must, Status: Failed,
+			Details: []string{"mcptest.Deviation(\"" + name + "\", ...) names no check of the battery: remove it, or name the check it means"}})
 	}
 	return out
 }
