@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -351,7 +352,7 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 	res := &PromptResult{Description: doc.Description}
 	for _, m := range doc.Messages {
 		c, ok := content.Parse(m.Content)
-		if !ok {
+		if !ok || !promptBlock(m.Content) {
 			req.logError("mcp: prompt route answered a message without typed content", "prompt", p.def.Name)
 			return nil, errInternal()
 		}
@@ -364,4 +365,55 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 var promptMethods = []*methodRow{
 	{name: "prompts/list", Method: seam.Method{Cacheable: true}, capability: seam.CapPrompts, serve: (*Server).listPrompts},
 	{name: "prompts/get", Method: seam.Method{InputRequired: true, Member: "name"}, capability: seam.CapPrompts, serve: (*Server).getPrompt},
+}
+
+// promptBlock reports whether raw, a block a prompt route wrote, is one of
+// the types a prompt message holds, with what that type requires: text
+// its text; image and audio base64 data and a MIME type; resource_link a
+// uri and a name; resource an embedded resource, a uri with a text or a
+// base64 blob. What a route answers reaches the model as it stands, so it
+// is checked as the library's own builders would have made it.
+func promptBlock(raw []byte) bool {
+	str := func(obj []byte, name string) ([]byte, bool) {
+		v, ok := jsonrpc.Lookup(obj, name)
+		if _, isStr := jsonrpc.String(v); !ok || !isStr {
+			return nil, false
+		}
+		return v, true
+	}
+	typ, _ := str(raw, "type")
+	kind, _ := jsonrpc.String(typ)
+	switch kind {
+	case "text":
+		_, ok := str(raw, "text")
+		return ok
+	case "image", "audio":
+		data, ok := str(raw, "data")
+		mt, hasType := str(raw, "mimeType")
+		return ok && hasType && string(mt) != `""` && isBase64(data)
+	case "resource_link":
+		_, hasURI := str(raw, "uri")
+		_, hasName := str(raw, "name")
+		return hasURI && hasName
+	case "resource":
+		res, ok := jsonrpc.Lookup(raw, "resource")
+		if !ok || !jsonrpc.IsObject(res) {
+			return false
+		}
+		_, hasURI := str(res, "uri")
+		_, hasText := str(res, "text")
+		blob, hasBlob := str(res, "blob")
+		return hasURI && hasText != hasBlob && (!hasBlob || isBase64(blob))
+	}
+	return false
+}
+
+// isBase64 reports whether raw, a JSON string, holds standard base64.
+func isBase64(raw []byte) bool {
+	s, ok := jsonrpc.String(raw)
+	if !ok {
+		return false
+	}
+	_, err := base64.StdEncoding.DecodeString(s)
+	return err == nil
 }

@@ -555,7 +555,8 @@ func isTextual(mt string) bool {
 }
 
 // ownContents checks a handler's {"contents": [...]}: a non-empty array of
-// objects, each with a string uri and a string text or blob.
+// objects, each with a string uri and a string text or base64 blob, a
+// string mimeType and an object _meta when they are there.
 func ownContents(body []byte) (json.RawMessage, bool) {
 	if jsonrpc.Validate(body, jsonrpc.DefaultMaxDepth) != nil {
 		return nil, false
@@ -577,7 +578,15 @@ func ownContents(body []byte) (json.RawMessage, bool) {
 		b, hasBlob := jsonrpc.Lookup(it, "blob")
 		_, textStr := jsonrpc.String(t)
 		_, blobStr := jsonrpc.String(b)
-		if hasText == hasBlob || (hasText && !textStr) || (hasBlob && !blobStr) {
+		if hasText == hasBlob || (hasText && !textStr) || (hasBlob && !blobStr) || (hasBlob && !isBase64(b)) {
+			return nil, false
+		}
+		if mt, ok := jsonrpc.Lookup(it, "mimeType"); ok {
+			if _, isStr := jsonrpc.String(mt); !isStr {
+				return nil, false
+			}
+		}
+		if m, ok := jsonrpc.Lookup(it, "_meta"); ok && !jsonrpc.IsObject(m) {
 			return nil, false
 		}
 	}

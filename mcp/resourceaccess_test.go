@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpdual/mcpdual/era2025"
@@ -161,6 +162,60 @@ func TestResourceAccess_CanonicalURI(t *testing.T) {
 	} {
 		if got := mcp.CanonicalURI(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRouteContent_Checked: what a prompt route or a resource route
+// answering ResourceContentsMediaType writes reaches the client only when
+// it is what the revision defines: each prompt block of a known type with
+// what that type requires (base64 data and a MIME type for an image), a
+// resource's mimeType a string and its _meta an object. Anything else is
+// the server's fault (-32603), not passed on.
+func TestRouteContent_Checked(t *testing.T) {
+	mux := http.NewServeMux()
+	var prompt, contents atomic.Value
+	mux.HandleFunc("GET /p", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"messages":[{"role":"user","content":`+prompt.Load().(string)+`}]}`)
+	})
+	mux.HandleFunc("GET /r", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", mcp.ResourceContentsMediaType)
+		io.WriteString(w, `{"contents":[`+contents.Load().(string)+`]}`)
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddPromptRoute(mcp.Prompt{Name: "p"}, "GET /p", mux)
+	srv.AddResource(mcp.Resource{URI: "v://r", Name: "r"}, "GET /r", mux)
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	for block, ok := range map[string]bool{
+		`{"type":"text","text":"hi"}`:                                             true,
+		`{"type":"image","data":"aGk=","mimeType":"image/png"}`:                   true,
+		`{"type":"resource_link","uri":"v://r","name":"r"}`:                       true,
+		`{"type":"resource","resource":{"uri":"v://r","text":"x"}}`:               true,
+		`{"type":"image","data":"%%% not base64","mimeType":"image/png"}`:         false,
+		`{"type":"image","data":"aGk=","mimeType":7}`:                             false,
+		`{"type":"audio","data":"aGk="}`:                                          false,
+		`{"type":"bogus"}`:                                                        false,
+		`{"type":"text"}`:                                                         false,
+		`{"type":"resource","resource":{"uri":"v://r","text":"x","blob":"aGk="}}`: false,
+		`{"type":"resource_link","uri":"v://r"}`:                                  false,
+	} {
+		prompt.Store(block)
+		if r := accessDo(t, url, mcp.Version20260728, "prompts/get", `"name":"p"`); (r.code() == 0) != ok {
+			t.Errorf("prompt block %s: %s", block, r.raw)
+		}
+	}
+	for item, ok := range map[string]bool{
+		`{"uri":"v://r","mimeType":"text/plain","text":"x","_meta":{"a":1}}`: true,
+		`{"uri":"v://r","blob":"aGk="}`:                                      true,
+		`{"uri":"v://r","mimeType":42,"text":"x"}`:                           false,
+		`{"uri":"v://r","text":"x","_meta":"nope"}`:                          false,
+		`{"uri":"v://r","blob":"not base64!"}`:                               false,
+	} {
+		contents.Store(item)
+		if r := accessDo(t, url, mcp.Version20260728, "resources/read", `"uri":"v://r"`); (r.code() == 0) != ok {
+			t.Errorf("contents %s: %s", item, r.raw)
 		}
 	}
 }
