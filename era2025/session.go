@@ -72,7 +72,9 @@ func sessionCaps(raw []byte) []byte {
 	out := []byte{'{'}
 	for _, k := range [...]string{"elicitation", "sampling", "roots", "extensions"} {
 		v, ok := jsonrpc.Lookup(raw, k)
-		if !ok || len(v) == 0 || v[0] != '{' {
+		if !ok || len(v) == 0 || v[0] != '{' || jsonrpc.Validate(v, sessionDepth-2) != nil {
+			// A member deeper than the session reads back is left out:
+			// the others still open with it.
 			continue
 		}
 		if len(out) > 1 {
@@ -97,15 +99,12 @@ func (e *Era) issueSession(req *seam.Request, version string) string {
 		return ""
 	}
 	caps, _ := req.Param("capabilities")
-	if jsonrpc.Validate(caps, sessionDepth-1) != nil {
-		// Deeper than open reads back: sealed, the id would never open,
-		// and the client would initialize again and again. Without them
-		// the session still opens, declaring no capability.
-		caps = nil
-	}
 	payload := []byte(`{"v":`)
 	payload = seam.AppendString(payload, version)
-	if c := sessionCaps(caps); c != nil {
+	// What is sealed must be no deeper than open reads back: sealed, the
+	// id would never open, and the client would initialize again and
+	// again. Deeper, the session opens declaring no capability.
+	if c := sessionCaps(caps); c != nil && jsonrpc.Validate(c, sessionDepth-1) == nil {
 		payload = append(payload, `,"c":`...)
 		payload = append(payload, c...)
 	}

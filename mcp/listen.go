@@ -407,7 +407,6 @@ func (s *Server) listenKinds(req *request, notes []byte) (listenFilter, error) {
 		if !isStr || u == "" || len(u) > maxEventURI {
 			return f, bad
 		}
-		u = canonicalURI(u) // as updates are published, and as reads check it
 		if !contains(uris, u) {
 			uris = append(uris, u)
 		}
@@ -497,12 +496,12 @@ func (s *Server) mayRead(req *request, uri string) bool {
 	if a := req.handler.cfg.auth; a != nil && !a.Satisfies(req.principal, a.MethodScopes("resources/read")) {
 		return false // what resources/read needs of the token, reading through a subscription needs too
 	}
-	if r, ok := s.byURI[uri]; ok {
-		return req.visible(auth.KindResource, uri) && req.usable(r.opts.scopes)
+	if r := s.resourceAt(uri); r != nil {
+		return req.visible(auth.KindResource, r.def.URI) && req.usable(r.opts.scopes)
 	}
 	for _, t := range s.templates {
 		if _, ok := t.matchURI(uri); ok {
-			return req.visible(auth.KindTemplate, t.def.URITemplate) && req.visible(auth.KindResource, uri) && req.usable(t.opts.scopes)
+			return req.visible(auth.KindTemplate, t.def.URITemplate) && req.visibleURI(uri) && req.usable(t.opts.scopes)
 		}
 	}
 	return false

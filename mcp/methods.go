@@ -67,7 +67,10 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 	}
 	req.session, req.sessionUntil = d.Session, d.SessionUntil
 	if d.Version != "" && Version(d.Version) != req.version {
-		// The session's revision, for a request that named none.
+		// The session's revision, for a request that named none. What
+		// was settled before the envelope was read (the method's row,
+		// the notifier) is the same in every 2025 revision, which share
+		// one era and one method list (rev.era == e).
 		rev := h.byVersion[Version(d.Version)]
 		if rev == nil || rev.era != e {
 			return nil, seam.SessionNotFound() // a revision this endpoint no longer serves here

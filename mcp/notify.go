@@ -114,7 +114,7 @@ var errNoNotifications = errors.New("mcp: the handler has no WithChangeNotificat
 // WithChangeNotifications, for a URI of more than 2048 bytes or a
 // workspace of more than 256, or when the bus does not take the event.
 func (h *Handler) NotifyResourceUpdated(ctx context.Context, workspace, uri string) error {
-	return h.publish(ctx, busEvent{Kind: eventUpdated, URI: canonicalURI(uri), Workspace: workspace})
+	return h.publish(ctx, busEvent{Kind: eventUpdated, URI: uri, Workspace: workspace})
 }
 
 // PublishFleet sends a host's event to every replica's

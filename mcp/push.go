@@ -53,7 +53,7 @@ func uriParam(req *request) (string, *Error) {
 	if !ok || uri == "" || len(uri) > maxPushURI || strings.ContainsRune(uri, '\n') {
 		return "", NewError(CodeInvalidParams, "Invalid params: uri must be a resource URI of at most 1536 bytes")
 	}
-	return canonicalURI(uri), nil
+	return uri, nil
 }
 
 // maxPushURI bounds a 2025 subscription's URI: 1536 bytes, with the

@@ -379,7 +379,7 @@ func (s *Server) readResource(req *request) (seam.Result, error) {
 	if !ok || !isStr || uri == "" {
 		return nil, NewError(CodeInvalidParams, "Invalid params: uri must be a string")
 	}
-	return s.readURI(req, canonicalURI(uri))
+	return s.readURI(req, uri)
 }
 
 // readURI reads uri for req: resources/read, and a subscription's check
@@ -399,8 +399,8 @@ func (s *Server) readURI(req *request, uri string) (seam.Result, error) {
 	var meta []byte    // the item's _meta, for the contents
 	var view *resource // an MCP Apps view, whose route must answer HTML
 	args := json.RawMessage(`{}`)
-	if r, ok := s.byURI[uri]; ok {
-		if !req.visible(auth.KindResource, uri) {
+	if r := s.resourceAt(uri); r != nil {
+		if !req.visible(auth.KindResource, r.def.URI) {
 			// Hidden, it is not found: not read through a template that
 			// also matches its URI, whose route the host's mux may well
 			// send to this resource's own.
@@ -418,12 +418,12 @@ func (s *Server) readURI(req *request, uri string) (seam.Result, error) {
 			if !ok {
 				continue
 			}
-			if !req.visible(auth.KindTemplate, t.def.URITemplate) || !req.visible(auth.KindResource, uri) {
+			if !req.visible(auth.KindTemplate, t.def.URITemplate) || !req.visibleURI(uri) {
 				break
 			}
 			h, scopes, meta = t.handler, t.opts.scopes, t.meta
 			in, args = t.request(vals)
-			if t.read == nil && t.route.Literal == "" && s.literals[http.MethodGet+" "+in.path] {
+			if t.read == nil && namesLiteral(s.literals, t.route, in.values, t.handler) {
 				// The filled path is another item's own route: a mux
 				// prefers it to the template's wildcard, and would run
 				// that item's route past its scopes and permission.
@@ -601,4 +601,32 @@ var resourceMethods = []*methodRow{
 	{name: "resources/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listResources},
 	{name: "resources/templates/list", Method: seam.Method{Cacheable: true}, capability: seam.CapResources, serve: (*Server).listTemplates},
 	{name: "resources/read", Method: seam.Method{InputRequired: true, Cacheable: true, Member: "uri"}, capability: seam.CapResources, serve: (*Server).readResource},
+}
+
+// resourceAt returns the fixed resource uri names, in its registered
+// spelling or in any other of the same URI.
+func (s *Server) resourceAt(uri string) *resource {
+	if r := s.byURI[uri]; r != nil {
+		return r
+	}
+	c := canonicalURI(uri)
+	for _, r := range s.resources {
+		// A URI spelled as its canonical form differs from a registered
+		// one only if that one holds an escape.
+		if (c != uri || strings.IndexByte(r.def.URI, '%') >= 0) && canonicalURI(r.def.URI) == c {
+			return r
+		}
+	}
+	return nil
+}
+
+// visibleURI reports whether the permission rule lets the caller know the
+// resource uri names, asked of the URI as the client spelled it and in
+// its canonical spelling: a rule written for either holds for both.
+func (req *request) visibleURI(uri string) bool {
+	if !req.visible(auth.KindResource, uri) {
+		return false
+	}
+	c := canonicalURI(uri)
+	return c == uri || req.visible(auth.KindResource, c)
 }

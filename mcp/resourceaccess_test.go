@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -216,6 +217,68 @@ func TestRouteContent_Checked(t *testing.T) {
 		contents.Store(item)
 		if r := accessDo(t, url, mcp.Version20260728, "resources/read", `"uri":"v://r"`); (r.code() == 0) != ok {
 			t.Errorf("contents %s: %s", item, r.raw)
+		}
+	}
+}
+
+// TestResourceAccess_RegisteredSpelling: a resource registered with
+// escapes (a lower-case one, or an encoded unreserved character) is read
+// by the URI it lists, and by any other spelling of it.
+func TestResourceAccess_RegisteredSpelling(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /r", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "R") })
+	for _, c := range []struct{ registered, other string }{
+		{"file:///home/%7Ebob/notes", "file:///home/~bob/notes"},
+		{"v://x/%41", "v://x/A"},
+		{"s3://b/a%2fb", "s3://b/a%2Fb"},
+	} {
+		srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+		srv.AddResource(mcp.Resource{URI: c.registered, Name: "r"}, "GET /r", mux)
+		a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+		url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+		for _, era := range eras {
+			for _, u := range []string{c.registered, c.other} {
+				if r := accessDo(t, url, era, "resources/read", `"uri":"`+u+`"`); r.code() != 0 {
+					t.Errorf("%s: %s registered as %s: %s", era, u, c.registered, r.raw)
+				}
+			}
+		}
+	}
+}
+
+// TestToolRoute_SiblingLiteral: a literal route is compared with the
+// filled path as ServeMux matches it, unescaped ("pay:roll" reached the
+// scoped "GET /docs/pay:roll" though it was sent as pay%3Aroll); and a
+// wildcard route on another ServeMux, which cannot reach it, is not
+// refused for it.
+func TestToolRoute_SiblingLiteral(t *testing.T) {
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "public "+r.PathValue("x")) })
+	other := http.NewServeMux()
+	other.HandleFunc("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "item "+r.PathValue("id")) })
+	special := http.NewServeMux()
+	special.HandleFunc("GET /items/special", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "SPECIAL") })
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	wild := json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}`)
+	for _, lit := range []string{"pay:roll", "hr@payroll", "café"} {
+		lit := lit
+		mux.HandleFunc("GET /docs/"+lit, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "PAYROLL") })
+		srv.AddTool(mcp.Tool{Name: "scoped_" + strconv.Itoa(len(lit)), InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /docs/"+lit, mux, mcp.RequireScopes("hr:admin"))
+	}
+	srv.AddTool(mcp.Tool{Name: "doc", InputSchema: wild}, "GET /docs/{x}", mux)
+	srv.AddTool(mcp.Tool{Name: "special", InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /items/special", special)
+	srv.AddTool(mcp.Tool{Name: "item", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "GET /items/{id}", other)
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	for _, era := range eras {
+		for _, v := range []string{"pay:roll", "hr@payroll", "café"} {
+			r := accessDo(t, url, era, "tools/call", `"name":"doc","arguments":{"x":"`+v+`"}`)
+			if strings.Contains(string(r.raw), "PAYROLL") || !strings.Contains(string(r.raw), "name the route of another tool") {
+				t.Errorf("%s: doc with %q: %s", era, v, r.raw)
+			}
+		}
+		if r := accessDo(t, url, era, "tools/call", `"name":"item","arguments":{"id":"special"}`); !strings.Contains(string(r.raw), "item special") {
+			t.Errorf("%s: item on another mux refused: %s", era, r.raw)
 		}
 	}
 }

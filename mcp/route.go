@@ -194,6 +194,43 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 	return rec, nil
 }
 
+// namesLiteral reports whether route, a route with wildcards that h
+// serves, filled with values, is the literal route of another item of the
+// registry (literals) that h may serve too: a ServeMux prefers a literal
+// route to a wildcard one, so the call would run that item's route past
+// its scopes and permission. ServeMux matches unescaped segments, so the
+// path is built from the values as they are; a value holding "/" fills
+// one escaped segment, which no literal route's segment is. Two different
+// ServeMuxes cannot reach each other's routes; of other handlers nothing
+// is known, and the call is refused.
+func namesLiteral(literals map[string][]http.Handler, route inproc.Pattern, values []inproc.PathValue, h http.Handler) bool {
+	if route.Literal != "" || len(literals) == 0 {
+		return false
+	}
+	var b strings.Builder
+	v := 0
+	for _, seg := range route.Segments {
+		b.WriteByte('/')
+		if !seg.Wildcard {
+			b.WriteString(seg.Text)
+			continue
+		}
+		if v >= len(values) || strings.ContainsRune(values[v].Value, '/') {
+			return false
+		}
+		b.WriteString(values[v].Value)
+		v++
+	}
+	for _, other := range literals[route.Method+" "+b.String()] {
+		mine, isMux := h.(*http.ServeMux)
+		theirs, alsoMux := other.(*http.ServeMux)
+		if !isMux || !alsoMux || mine == theirs {
+			return true
+		}
+	}
+	return false
+}
+
 // warnIdentity logs, once per route, that a route refused an
 // authenticated in-process call: the usual cause is a host middleware
 // that looks for a token the in-process request does not carry. Once per
@@ -252,9 +289,9 @@ func mediaType(h http.Header) string {
 
 // place lays a call's arguments out as the route's request. It returns a
 // message for the model instead when an argument cannot be placed in the
-// path safely, or the path it fills is one of literals, the routes of the
-// registry's items that have no wildcard.
-func (t *tool) place(call *Call, literals map[string]bool) (inner, string) {
+// path safely, or the path it fills is another item's literal route
+// (namesLiteral).
+func (t *tool) place(call *Call, literals map[string][]http.Handler) (inner, string) {
 	args := call.args
 	path, values, bad := t.route.Fill(func(name string) (string, bool) {
 		v, _ := jsonrpc.Lookup(args, name)
@@ -263,7 +300,7 @@ func (t *tool) place(call *Call, literals map[string]bool) (inner, string) {
 	if bad != "" {
 		return inner{}, "Invalid argument " + bad + ": it must be a non-empty string, number or boolean naming one item"
 	}
-	if t.route.Literal == "" && literals[t.route.Method+" "+path] {
+	if namesLiteral(literals, t.route, values, t.handler) {
 		// The filled path is another item's own route, which a mux
 		// prefers to this tool's wildcard: that item's route would run
 		// past its own scopes and permission.

@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -138,9 +140,10 @@ type Server struct {
 	byPrompt    map[string]*prompt
 	fingerprint string
 	// literals are the routes of the items that have no wildcard
-	// ("METHOD /path"), known at freeze: a wildcard route filled into one
-	// of them would reach that item's route (place, readURI).
-	literals map[string]bool
+	// ("METHOD /path"), with the handlers serving them, known at freeze:
+	// a wildcard route filled into one of them would reach that item's
+	// route (namesLiteral).
+	literals map[string][]http.Handler
 
 	// staged is set on the staging view Register, Check and Update hand
 	// their function: its Add* methods collect their errors in errs
@@ -240,21 +243,21 @@ func (s *Server) freezeErr(extensions func(*Server) error) error {
 	if len(s.tools) > 0 {
 		s.caps |= seam.CapTools
 	}
-	s.literals = map[string]bool{}
-	for _, t := range s.tools {
-		if t.handler != nil && t.route.Literal != "" {
-			s.literals[t.route.Method+" "+t.route.Literal] = true
+	s.literals = map[string][]http.Handler{}
+	addLiteral := func(route inproc.Pattern, h http.Handler) {
+		if h != nil && route.Literal != "" {
+			k := route.Method + " " + route.Literal
+			s.literals[k] = append(s.literals[k], h)
 		}
+	}
+	for _, t := range s.tools {
+		addLiteral(t.route, t.handler)
 	}
 	for _, r := range s.resources {
-		if r.handler != nil && r.route.Literal != "" {
-			s.literals[r.route.Method+" "+r.route.Literal] = true
-		}
+		addLiteral(r.route, r.handler)
 	}
 	for _, p := range s.prompts {
-		if p.handler != nil && p.route.Literal != "" {
-			s.literals[p.route.Method+" "+p.route.Literal] = true
-		}
+		addLiteral(p.route, p.handler)
 	}
 	for _, t := range s.tools {
 		if t.opts.task != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/content"
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
@@ -260,25 +261,34 @@ func TestSession_RevisionWithoutHeader(t *testing.T) {
 }
 
 // TestSession_DeepCapabilities: initialize seals only capabilities its
-// session can open again (8 levels): deeper ones are left out of the
-// session, which still opens, instead of issuing an id every later
-// request answered 404, and the client initializing again for ever.
+// session can open again (8 levels): a member nested deeper is left out
+// of the session, which still opens with the others, instead of issuing
+// an id every later request answered 404 (the client initializing again
+// for ever); a deep member that is never sealed (experimental) costs
+// nothing.
 func TestSession_DeepCapabilities(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "caps", Description: "the client's capabilities"},
+		func(ctx context.Context, in struct{}) (*mcp.ToolResult, error) {
+			return &mcp.ToolResult{Content: []content.Block{content.Text(string(mcp.CallFromContext(ctx).ClientCapabilities()))}}, nil
+		})
 	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(),
 		era2025.New(era2025.WithSessions(mrtr.NewSealer(sessionRing(t, 1)), 0))}))
-	for _, caps := range []string{`{"elicitation":{},"extensions":{"com.example/ui":{"display":{"theme":{"colors":{"dark":{"bg":{}}}}}}}}`,
-		`{"elicitation":{},"extensions":{"com.example/ui":{"display":{"theme":{}}}}}`} {
+	for caps, kept := range map[string]string{
+		`{"elicitation":{},"extensions":{"com.example/ui":{"display":{"theme":{"colors":{"dark":{"bg":{}}}}}}}}`: "elicitation",
+		`{"elicitation":{},"experimental":{"a":{"b":{"c":{"d":{"e":{"f":{}}}}}}}}`:                               "elicitation",
+		`{"elicitation":{},"extensions":{"com.example/ui":{"display":{"theme":{}}}}}`:                            "com.example/ui",
+	} {
 		r := initialize(t, url, "", mcp.Version20251125, caps)
 		id := r.header.Get("Mcp-Session-Id")
 		if r.status != 200 || id == "" {
 			t.Fatalf("initialize: %d %s", r.status, r.body)
 		}
-		p := post(t, url, http.MethodPost, "", map[string]string{"Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-11-25"},
-			`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-		if p.status != 200 {
-			t.Errorf("%s: the session id initialize issued does not open: %d %s", caps, p.status, p.body)
+		c := post(t, url, http.MethodPost, "", map[string]string{"Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-11-25"},
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"caps","arguments":{}}}`)
+		if c.status != 200 || !bytes.Contains(c.body, []byte(kept)) {
+			t.Errorf("%s: the session lost %s: %d %s", caps, kept, c.status, c.body)
 		}
 	}
 }

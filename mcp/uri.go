@@ -26,11 +26,11 @@ func checkURI(s string) error {
 
 // canonicalURI is uri with its percent-encoding normalized (RFC 3986
 // §6.2.2): an encoded letter, digit or "-._~" decoded, and every other
-// escape's hex digits upper case. One resource then has one spelling,
-// which is what the registry, the permission rule and subscriptions
-// compare: "v://docs/%73ecret" is "v://docs/secret", and a rule hiding
-// that URI hides it whichever way a client writes it. A "%" not followed
-// by two hex digits is left as it is (a template match refuses it).
+// escape's hex digits upper case. A template matches any spelling and its
+// route gets the decoded values, so "v://docs/%73ecret" reads what
+// "v://docs/secret" reads: the registry and the permission rule must see
+// both as one (resourceAt, visibleURI). A "%" not followed by two hex
+// digits is left as it is (a template match refuses it).
 func canonicalURI(uri string) string {
 	i := strings.IndexByte(uri, '%')
 	if i < 0 {
