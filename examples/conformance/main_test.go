@@ -120,6 +120,12 @@ func TestTriggers(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("trigger %d: no notification", i)
 		}
+		// The replica records the state once Update returns, and Update
+		// tells the listeners before it does: the state may lag the
+		// notification by a moment.
+		for wait := time.Now().Add(2 * time.Second); c.tool.Load() != want && time.Now().Before(wait); {
+			time.Sleep(5 * time.Millisecond)
+		}
 		if c.tool.Load() != want {
 			t.Errorf("trigger %d: the dynamic tool is there: %v", i, c.tool.Load())
 		}
