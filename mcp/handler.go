@@ -259,13 +259,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	if perr != nil {
-		id := perr.ID
-		if perr.Reason == "unexpected_response" {
-			// The error carries no id: with the response's own, it would
-			// read as the answer to one of the client's requests.
-			id = nil
-		}
-		h.writeError(r.Context(), w, id, "", parseError(perr))
+		h.writeError(r.Context(), w, refusedID(perr), "", parseError(perr))
 		return
 	}
 	if localRefusal != nil {
@@ -458,4 +452,17 @@ func (h *Handler) checkOrigin(r *http.Request) *Error {
 			WithData(map[string]string{"reason": "origin_not_allowed"})
 	}
 	return nil
+}
+
+// refusedID is the id a parse refusal answers with: the message's, except
+// a response's, with which the error would read as the answer to one of
+// the client's own requests. Apart from serveHTTP, whose frame a listen
+// stream holds while it waits.
+//
+//go:noinline
+func refusedID(perr *jsonrpc.Error) []byte {
+	if perr.Reason == "unexpected_response" {
+		return nil
+	}
+	return perr.ID
 }

@@ -58,25 +58,8 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		// method is refused only after the envelope's checks.
 		sr.Method = &row.Method
 	}
-	d, err := e.Envelope(sr)
-	if err != nil {
+	if err := h.envelope(req); err != nil {
 		return nil, err
-	}
-	if d.ClientCapabilities != nil {
-		req.clientCaps = d.ClientCapabilities
-	}
-	req.session, req.sessionUntil = d.Session, d.SessionUntil
-	if d.Version != "" && Version(d.Version) != req.version {
-		// The session's revision, for a request that named none. What
-		// was settled before the envelope was read (the method's row,
-		// the notifier) is the same in every 2025 revision, which share
-		// one era and one method list (rev.era == e).
-		rev := h.byVersion[Version(d.Version)]
-		if rev == nil || rev.era != e {
-			return nil, seam.SessionNotFound() // a revision this endpoint no longer serves here
-		}
-		req.rev = rev
-		req.setVersion(rev.version)
 	}
 	if req.clientCaps != nil {
 		req.capBits = capabilitiesOf(req.clientCaps)
@@ -99,6 +82,7 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		return nil, err
 	}
 	var res seam.Result
+	var err error
 	switch {
 	case row.era:
 		var n seam.Negotiated
@@ -164,4 +148,33 @@ func capabilitiesOf(raw json.RawMessage) Capability {
 			c |= declaredExtensions(v) // tasks, MCP Apps (extension.go)
 		}
 	}
+}
+
+// envelope has the era read what req declares: its client capabilities,
+// its session and, for a request that named no revision, the revision its
+// session negotiated, which req is then served in. What was settled before
+// (the method's row, the notifier) is the same in every 2025 revision,
+// which share one era and one method list. Apart from dispatch, whose
+// frame a listen stream holds while it waits: bytes there are bytes of
+// every open stream (design record 033).
+//
+//go:noinline
+func (h *Handler) envelope(req *request) error {
+	d, err := req.rev.era.Envelope(&req.Request)
+	if err != nil {
+		return err
+	}
+	if d.ClientCapabilities != nil {
+		req.clientCaps = d.ClientCapabilities
+	}
+	req.session, req.sessionUntil = d.Session, d.SessionUntil
+	if d.Version != "" && Version(d.Version) != req.version {
+		rev := h.byVersion[Version(d.Version)]
+		if rev == nil || rev.era != req.rev.era {
+			return seam.SessionNotFound() // a revision this endpoint no longer serves here
+		}
+		req.rev = rev
+		req.setVersion(rev.version)
+	}
+	return nil
 }
