@@ -16,6 +16,12 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
+// Resource reads against the host's access rules, however a client spells
+// the URI or fills a template (design record 005). A review found each of
+// these reads reaching what it should not.
+
+// accessDo sends one request as tokAlice (scope mcp:read only) with the
+// headers its revision wants, params being the members of params.
 func accessDo(t *testing.T, url string, era mcp.Version, method, params string) *reply {
 	t.Helper()
 	c := rt{era: era, method: method, id: 5}
@@ -38,13 +44,6 @@ func accessDo(t *testing.T, url string, era mcp.Version, method, params string) 
 	}
 	return send(t, req)
 }
-
-// Resource reads against the host's access rules, however a client spells
-// the URI or fills a template (design record 005). A review found each of
-// these reads reaching what it should not.
-
-// accessDo sends one request as tokAlice (scope mcp:read only) with the
-// headers its revision wants.
 
 // TestResourceAccess_PercentEncoding: a URI is compared in one spelling
 // (percent-encoding normalized): a Permit rule hiding v://docs/secret

@@ -581,27 +581,7 @@ func TestResources_Visibility(t *testing.T) {
 			return !strings.Contains(acc.Name, "secret") && !strings.Contains(acc.Name, "hidden")
 		}})
 	f := &rpFixture{url: newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))}
-	do := func(era mcp.Version, method, params string) *reply {
-		c := rt{era: era, method: method, id: 5}
-		body := strings.TrimSuffix(c.body(), "}}")
-		if era == mcp.Version20260728 {
-			body += ","
-		}
-		body += params + "}}"
-		req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+tokAlice)
-		req.Header.Set("MCP-Protocol-Version", string(era))
-		if era == mcp.Version20260728 {
-			req.Header.Set("Mcp-Method", method)
-			var p struct{ URI, Name string }
-			json.Unmarshal([]byte("{"+params+"}"), &p)
-			if p.URI+p.Name != "" {
-				req.Header.Set("Mcp-Name", p.URI+p.Name)
-			}
-		}
-		return send(t, req)
-	}
+	do := func(era mcp.Version, method, params string) *reply { return accessDo(t, f.url, era, method, params) }
 	for _, era := range eras {
 		if got := string(do(era, "resources/list", `"x":1`).field(t, "resources")); got != `[{"uri":"v://public","name":"public"}]` {
 			t.Errorf("%s resources %s", era, got)
