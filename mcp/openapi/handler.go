@@ -44,7 +44,12 @@ type toolRoute struct {
 const maxAnswer = 16 << 20
 
 func (tr *toolRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	args := arguments(r)
+	var args map[string]json.RawMessage
+	if hasDeep(tr.queryRules) || hasDeep(tr.formRules) {
+		// Only a deepObject value is read from the arguments as sent: no
+		// other call decodes them a second time.
+		args = arguments(r)
+	}
 	if (len(tr.renames) > 0 || len(tr.formRules) > 0) && r.Body != nil {
 		if bad := tr.rename(r, args); bad != "" {
 			writeResult(w, nil, nil, true, bad)
@@ -171,6 +176,16 @@ func writeResult(w http.ResponseWriter, text, structured []byte, isError bool, n
 	w.Header().Set("Content-Type", mcp.ToolResultMediaType)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b.Bytes())
+}
+
+// hasDeep reports whether rules bracket some value (deepObject).
+func hasDeep(rules map[string]rule) bool {
+	for _, how := range rules {
+		if how == deepObject || how == deepArray {
+			return true
+		}
+	}
+	return false
 }
 
 // arguments returns the call's arguments by name, as the client sent
