@@ -1,9 +1,9 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -321,11 +321,19 @@ func TestInterrupted_ClientLeaves(t *testing.T) {
 func TestInterrupted_LegacyInput(t *testing.T) {
 	t.Parallel()
 	ring := sessionRing(t, 9)
-	started := make(chan struct{}, 1)
+	// The tool cancels the request that carries it, found in its own
+	// context: a shared signal could be taken by an earlier call whose
+	// client left but whose server side has not yet noticed, and the
+	// call under test would then never end.
+	type cancelKey struct{}
 	srv := mcp.NewServer(mcp.Implementation{Name: "legacy", Version: "1"})
 	mcp.AddToolFunc(srv, mcp.Tool{Name: "purge", Annotations: mcp.Annotations{Destructive: true}},
 		func(ctx context.Context, in struct{}) (map[string]any, error) {
-			started <- struct{}{}
+			cancel, ok := ctx.Value(cancelKey{}).(context.CancelFunc)
+			if !ok {
+				return nil, errors.New("the call's context lost the test's cancel")
+			}
+			cancel()
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
@@ -335,25 +343,12 @@ func TestInterrupted_LegacyInput(t *testing.T) {
 		era2025.New(era2025.WithSessions(mrtr.NewSealer(ring), 0))},
 		mcp.WithAuth(a), mcp.WithLegacyInput(mcp.LegacyInput{}), mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
 	url := newTestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
 		// Only the tools/call is cancelled when the tool starts: the
 		// answer's POST, still being served when the tool starts on the
-		// call's goroutine, must not take the signal meant for the call.
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if !bytes.Contains(body, []byte(`"method":"tools/call"`)) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		go func() {
-			select {
-			case <-started:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		h.ServeHTTP(w, r.WithContext(ctx))
+		// call's goroutine, must not be the request that ends.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(context.WithValue(ctx, cancelKey{}, cancel)))
 	}))
 	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
 		session := sessionFor(t, url, tokAlice, v, `{"elicitation":{}}`)
