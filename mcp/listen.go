@@ -192,10 +192,12 @@ func (st *listenState) acknowledge() bool {
 	ack = append(ack, st.meta...)
 	ack = append(ack, '}')
 	req.notify.w.Header()["X-Accel-Buffering"] = []string{"no"}
-	// With change notifications every write of the stream — the
-	// acknowledgement, each notification, keep-alive and its end — first
-	// moves the write deadline (streamWriteTimeout).
-	req.notify.w.deadlined = req.handler.notes != nil
+	// Every write of the stream — the acknowledgement, each notification,
+	// keep-alive and its end — first moves the write deadline
+	// (streamWriteTimeout), whatever the stream carries: a client that
+	// stops reading is dropped, and the server's WriteTimeout, a bound
+	// for plain responses, does not cut a stream still reporting a task.
+	req.notify.w.deadlined = true
 	return req.notify.send("notifications/subscriptions/acknowledged", ack)
 }
 

@@ -350,3 +350,35 @@ func TestTaskListen_TTLEndsFollowing(t *testing.T) {
 		t.Errorf("the stream followed a task 1.5 s past creation for %v", d)
 	}
 }
+
+// TestTaskListen_OutlivesWriteTimeout: a tasks-only listen (no change
+// notifications) on a server with a WriteTimeout keeps delivering past
+// it: every write of a stream moves the connection's write deadline
+// first, as a stream of list changes does, so the server's bound on a
+// plain response does not cut a stream that is still reporting.
+func TestTaskListen_OutlivesWriteTimeout(t *testing.T) {
+	defer mcp.SetStreamWriteTimeoutForTest(time.Second)()
+	ts := newTaskServer(t)
+	s := httptest.NewUnstartedServer(ts.hs[0])
+	s.Config.WriteTimeout = 300 * time.Millisecond
+	s.Start()
+	t.Cleanup(s.Close)
+	id := ts.start(t, s.URL, tokAlice, "")
+	l := openListen(t, t.Context(), s.URL, tokAlice, metaTasks, taskIDs(id), "application/json, text/event-stream")
+	if ack := l.next(t); string(ack["method"]) != `"notifications/subscriptions/acknowledged"` {
+		t.Fatalf("first message: %v", ack)
+	}
+	if m := l.next(t); string(m["method"]) != `"notifications/tasks"` {
+		t.Fatalf("second message: %v", m)
+	}
+	time.Sleep(600 * time.Millisecond) // past the server's WriteTimeout
+	ts.store.set("job-1", func(j *testJob) {
+		j.Status, j.StatusMessage, j.Result = task.Completed, "", json.RawMessage(`"all done"`)
+	})
+	if m := l.next(t); string(m["method"]) != `"notifications/tasks"` || !strings.Contains(string(m["params"]), `"completed"`) {
+		t.Fatalf("the change after the server's WriteTimeout: %v", m)
+	}
+	if end := l.next(t); string(end["id"]) != "7" || end["result"] == nil {
+		t.Fatalf("stream end: %v", end)
+	}
+}
