@@ -342,3 +342,42 @@ func TestPush_UpdateOfNoWorkspace(t *testing.T) {
 		t.Errorf("2025 session: %v", m)
 	}
 }
+
+// TestPush_SessionRevisionWithoutHeader: a GET that names no revision
+// (a 2025-03-26 client sends no MCP-Protocol-Version) opens the stream in
+// the revision its session negotiated, not the endpoint's default, and
+// says so on the answer; one naming another revision is refused.
+func TestPush_SessionRevisionWithoutHeader(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
+		s := &session{token: tokAlice}
+		resp, body := s.post(t, r, "initialize", `"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}`)
+		if s.id = resp.Header.Get("Mcp-Session-Id"); s.id == "" || !strings.Contains(body, `"protocolVersion":"`+v+`"`) {
+			t.Fatalf("%s: initialize: %s", v, body)
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, r.url, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tokAlice)
+		req.Header.Set("X-Workspace-Id", "w1")
+		req.Header.Set("Mcp-Session-Id", s.id)
+		ctx, cancel := context.WithCancel(t.Context())
+		resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Header.Get("MCP-Protocol-Version"); resp.StatusCode != 200 || got != v {
+			t.Errorf("%s: GET without a revision: %d, MCP-Protocol-Version %q", v, resp.StatusCode, got)
+		}
+		cancel()
+		resp.Body.Close()
+		if v == "2025-06-18" {
+			continue
+		}
+		// Naming another revision than the session's is refused.
+		stream := s.get(t, r, tokAlice, s.id) // names 2025-06-18
+		if b, _ := io.ReadAll(stream.resp.Body); stream.resp.StatusCode != 400 || !strings.Contains(string(b), "does not match the revision the session negotiated") {
+			t.Errorf("%s: GET naming 2025-06-18: %d %s", v, stream.resp.StatusCode, b)
+		}
+	}
+}
