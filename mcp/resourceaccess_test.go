@@ -135,20 +135,25 @@ func TestResourceAccess_SiblingRoute(t *testing.T) {
 
 // TestResourceAccess_HiddenFixedNotThroughTemplate: a fixed resource the
 // permission rule hides is not found, not read through a template that
-// also matches its URI (whose route the mux sends to the fixed one's).
+// also matches its URI (whose route the mux may send to the fixed one's).
+// The rule may name the resource as it was registered, in a spelling the
+// client does not use: the client's spelling is the same resource, still
+// hidden, though the rule asked of that spelling alone would permit it.
 func TestResourceAccess_HiddenFixedNotThroughTemplate(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "public doc") })
-	mux.HandleFunc("GET /secret", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "SECRET") })
-	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
-	srv.AddResource(mcp.Resource{URI: "v://docs/secret", Name: "secret"}, "GET /secret", mux)
-	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://docs/{x}", Name: "doc"}, "GET /docs/{x}", mux)
-	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
-		Permit: func(ctx context.Context, acc auth.Access) bool { return acc.Name != "v://docs/secret" }})
-	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
-	for _, era := range eras {
-		if r := accessDo(t, url, era, "resources/read", `"uri":"v://docs/secret"`); r.code() == 0 {
-			t.Errorf("%s: the hidden resource was read: %s", era, r.raw)
+	for _, registered := range []string{"v://docs/secret", "v://docs/%73ecret"} {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "public doc") })
+		mux.HandleFunc("GET /secret", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "SECRET") })
+		srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+		srv.AddResource(mcp.Resource{URI: registered, Name: "secret"}, "GET /secret", mux)
+		srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://docs/{x}", Name: "doc"}, "GET /docs/{x}", mux)
+		a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
+			Permit: func(ctx context.Context, acc auth.Access) bool { return acc.Name != registered }})
+		url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+		for _, era := range eras {
+			if r := accessDo(t, url, era, "resources/read", `"uri":"v://docs/secret"`); r.code() == 0 {
+				t.Errorf("%s: %s hidden, v://docs/secret was read: %s", era, registered, r.raw)
+			}
 		}
 	}
 }
