@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/mcpdual/mcpdual/era2026"
@@ -92,4 +93,29 @@ func BenchmarkToolsCallSecured(b *testing.B) {
 	benchHandler(b, h, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "greet",
 		"Authorization": "Bearer " + tokAlice},
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},`+meta+`}}`)
+}
+
+// BenchmarkTemplateRead reads through a template on servers with 10 and
+// 10,000 fixed resources, some registered with escapes: a URI no fixed
+// resource has must not cost a walk of them all.
+func BenchmarkTemplateRead(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			mux := http.NewServeMux()
+			mux.HandleFunc("GET /f", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("f")) })
+			mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("doc")) })
+			srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"})
+			for i := range n {
+				uri := "fixed://r/" + strconv.Itoa(i)
+				if i%10 == 0 {
+					uri += "%7E"
+				}
+				srv.AddResource(mcp.Resource{URI: uri, Name: "r"}, "GET /f", mux)
+			}
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "docs://{x}", Name: "doc"}, "GET /docs/{x}", mux)
+			benchHandler(b, mcp.NewHandler(srv, []mcp.Era{era2026.New()}), map[string]string{"MCP-Protocol-Version": "2026-07-28",
+				"Mcp-Method": "resources/read", "Mcp-Name": "docs://a"},
+				`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"docs://a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+		})
+	}
 }

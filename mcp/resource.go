@@ -604,16 +604,28 @@ var resourceMethods = []*methodRow{
 }
 
 // resourceAt returns the fixed resource uri names, in its registered
-// spelling or in any other of the same URI.
+// spelling or in any other of the same URI: the first registered whose
+// URI has uri's canonical spelling. Only s.resources' order settles
+// between two such spellings, which a walk then finds.
 func (s *Server) resourceAt(uri string) *resource {
 	if r := s.byURI[uri]; r != nil {
 		return r
 	}
+	if strings.IndexByte(uri, '%') < 0 {
+		// uri is its own canonical spelling: only a resource registered
+		// with an escape can be another spelling of it.
+		return s.escaped[uri]
+	}
 	c := canonicalURI(uri)
+	plain, escaped := s.byURI[c], s.escaped[c] // plain is nil when c == uri
+	switch {
+	case plain == nil:
+		return escaped
+	case escaped == nil || escaped == plain:
+		return plain
+	}
 	for _, r := range s.resources {
-		// A URI spelled as its canonical form differs from a registered
-		// one only if that one holds an escape.
-		if (c != uri || strings.IndexByte(r.def.URI, '%') >= 0) && canonicalURI(r.def.URI) == c {
+		if r == plain || r == escaped {
 			return r
 		}
 	}

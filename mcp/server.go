@@ -144,6 +144,10 @@ type Server struct {
 	// a wildcard route filled into one of them would reach that item's
 	// route (namesLiteral).
 	literals map[string][]http.Handler
+	// escaped holds the fixed resources registered with an escape in
+	// their URI, by their canonical spelling (the first registered of a
+	// spelling), known at freeze: resourceAt finds them without a walk.
+	escaped map[string]*resource
 
 	// staged is set on the staging view Register, Check and Update hand
 	// their function: its Add* methods collect their errors in errs
@@ -253,8 +257,18 @@ func (s *Server) freezeErr(extensions func(*Server) error) error {
 	for _, t := range s.tools {
 		addLiteral(t.route, t.handler)
 	}
+	s.escaped = nil
 	for _, r := range s.resources {
 		addLiteral(r.route, r.handler)
+		if strings.IndexByte(r.def.URI, '%') >= 0 {
+			c := canonicalURI(r.def.URI)
+			if s.escaped == nil {
+				s.escaped = map[string]*resource{}
+			}
+			if s.escaped[c] == nil {
+				s.escaped[c] = r
+			}
+		}
 	}
 	for _, p := range s.prompts {
 		addLiteral(p.route, p.handler)
