@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/mcpdual/mcpdual/internal/inproc"
 )
 
 // TestResourceAt: a fixed resource is found by any spelling of its URI,
@@ -56,5 +58,25 @@ func TestResourceAt_NoWalk(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("%v allocations a lookup, want 0", n)
+	}
+}
+
+// TestNamesLiteral_NoAllocation: checking a filled wildcard route against
+// the literal routes, on every call of such a tool, allocates nothing
+// for a path of ordinary length.
+func TestNamesLiteral_NoAllocation(t *testing.T) {
+	mux := http.NewServeMux()
+	route, err := inproc.Parse("GET /docs/{x}/pages/{y}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	literals := map[string][]http.Handler{"GET /docs/secret/pages/1": {mux}}
+	hit := []inproc.PathValue{{Name: "x", Value: "secret"}, {Name: "y", Value: "1"}}
+	miss := []inproc.PathValue{{Name: "x", Value: "public"}, {Name: "y", Value: "1"}}
+	if !namesLiteral(literals, route, hit, mux) || namesLiteral(literals, route, miss, mux) {
+		t.Fatal("namesLiteral")
+	}
+	if n := testing.AllocsPerRun(20, func() { namesLiteral(literals, route, miss, mux) }); n != 0 {
+		t.Errorf("%v allocations, want 0", n)
 	}
 }

@@ -207,21 +207,24 @@ func namesLiteral(literals map[string][]http.Handler, route inproc.Pattern, valu
 	if route.Literal != "" || len(literals) == 0 {
 		return false
 	}
-	var b strings.Builder
+	// The key is built on the stack (a long path moves it to the heap),
+	// and a map indexed by string(b) copies nothing.
+	var buf [192]byte
+	b := append(append(buf[:0], route.Method...), ' ')
 	v := 0
 	for _, seg := range route.Segments {
-		b.WriteByte('/')
+		b = append(b, '/')
 		if !seg.Wildcard {
-			b.WriteString(seg.Text)
+			b = append(b, seg.Text...)
 			continue
 		}
-		if v >= len(values) || strings.ContainsRune(values[v].Value, '/') {
+		if v >= len(values) || strings.IndexByte(values[v].Value, '/') >= 0 {
 			return false
 		}
-		b.WriteString(values[v].Value)
+		b = append(b, values[v].Value...)
 		v++
 	}
-	for _, other := range literals[route.Method+" "+b.String()] {
+	for _, other := range literals[string(b)] {
 		mine, isMux := h.(*http.ServeMux)
 		theirs, alsoMux := other.(*http.ServeMux)
 		if !isMux || !alsoMux || mine == theirs {
