@@ -16,3 +16,4 @@ done
 # Fuzz smoke: no mutation of a signed token is accepted as anything else.
 source .ci/fuzz.sh
 fuzz mcp/oidc . FuzzJWTVerify 5s
+fuzz mcp/oidc . FuzzClaims 5s

@@ -52,6 +52,9 @@ func answerFor(id string, p *auth.Principal, audience string) bool {
 		return false
 	}
 	r64, t64, ok := strings.Cut(rest, ".")
+	if strings.ContainsAny(rest, "\r\n") {
+		return false // strict base64 skips them: one id, one spelling
+	}
 	random, err1 := base64.RawURLEncoding.Strict().DecodeString(r64)
 	tag, err2 := base64.RawURLEncoding.Strict().DecodeString(t64)
 	if !ok || err1 != nil || err2 != nil || len(random) != 16 || len(tag) != 12 {

@@ -314,7 +314,8 @@ func (s *Server) cursor(kind string, offset int) string {
 }
 
 func (s *Server) parseCursor(kind, c string, n int) (int, bool) {
-	if len(c) > 128 {
+	// Strict base64 still skips CR and LF: a cursor has one spelling.
+	if len(c) > 128 || strings.ContainsAny(c, "\r\n") {
 		return 0, false
 	}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(c)

@@ -1,12 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -92,22 +94,30 @@ func WithTask(c task.Config) ItemOption {
 }
 
 // maxJobReference bounds the route values a task id seals (the id must
-// stay under mrtr.MaxMintBytes and fit a header).
+// stay under mrtr.MaxMintBytes and fit a header), as they are sealed:
+// JSON-encoded, where a control character takes six bytes.
 const maxJobReference = 1 << 10
 
 // jobReference finds which job a 202 answer started (the tool's Accepted
 // function, or the Location header, or the id in the body) and checks the
 // values name one job: every wildcard of the status route, each a valid
-// segment, together under maxJobReference bytes. panicked is the value
-// the tool's Accepted function panicked with (nil when it did not).
+// segment of valid UTF-8 (JSON, which seals them, would replace the
+// rest, and the status route be asked of another job), together under
+// maxJobReference bytes once encoded. panicked is the value the tool's
+// Accepted function panicked with (nil when it did not).
 func (sp *taskSpec) jobReference(rec *inproc.Recorder) (vals map[string]string, ok bool, panicked any) {
 	vals, ok, panicked = sp.findJob(rec)
 	if !ok {
 		return nil, false, panicked
 	}
 	size := 0
+	var enc []byte
 	for k, v := range vals {
-		size += len(k) + len(v)
+		if !utf8.ValidString(v) {
+			return nil, false, nil
+		}
+		enc = jsonrpc.AppendString(jsonrpc.AppendString(enc[:0], k), v)
+		size += len(enc) - 4 // not the quotes
 	}
 	if _, _, bad := sp.status.Fill(func(name string) (string, bool) { v, ok := vals[name]; return v, ok }); bad != "" || size > maxJobReference {
 		return nil, false, nil
@@ -193,11 +203,16 @@ func (req *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam
 		return textResult("The tool failed with an internal error.", true), nil
 	}
 	now := time.Now()
-	payload, err := json.Marshal(taskPayload{Tool: t.def.Name, Job: t.jobDigest, Def: t.digest, Values: vals, Created: now.UnixMilli(),
-		TTL: sp.ttl.Milliseconds(), Poll: sp.poll.Milliseconds()})
-	if err != nil {
+	// Encoded as jobReference measured it: "<" or "&" in a job's id is
+	// one byte, not json.Marshal's six.
+	var pb bytes.Buffer
+	enc := json.NewEncoder(&pb)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(taskPayload{Tool: t.def.Name, Job: t.jobDigest, Def: t.digest, Values: vals, Created: now.UnixMilli(),
+		TTL: sp.ttl.Milliseconds(), Poll: sp.poll.Milliseconds()}); err != nil {
 		return nil, err
 	}
+	payload := bytes.TrimSuffix(pb.Bytes(), []byte("\n"))
 	res := &seam.TaskCreated{Payload: payload, TTL: sp.ttl, PollInterval: sp.poll, Status: string(task.Working), Created: now}
 	if follow {
 		// structuredContent only where results carry it, and not against

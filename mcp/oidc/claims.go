@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -187,7 +188,9 @@ func decodeClaims(b []byte) (map[string]any, error) {
 	if err := dec.Decode(&claims); err != nil || claims == nil {
 		return nil, errors.New("claims are not a JSON object")
 	}
-	if dec.More() {
+	// More is false before a closing bracket too ("{}}"): only the end
+	// of the input ends the claims.
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("claims are followed by more data")
 	}
 	return claims, nil
