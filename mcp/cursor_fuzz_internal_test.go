@@ -3,7 +3,10 @@ package mcp
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // FuzzParseCursor: a list cursor is a client's bytes. Whatever it holds,
@@ -48,6 +51,23 @@ func TestParseCursor_OneSpelling(t *testing.T) {
 	for _, bad := range []string{c[:5] + "\n" + c[5:], c[:5] + "\r\n" + c[5:], "\n" + c, c + "\r"} {
 		if off, ok := s.parseCursor("tools", bad, 100); ok {
 			t.Errorf("cursor %q taken for offset %d; only %q is that cursor", bad, off, c)
+		}
+	}
+}
+
+// TestAnswerFor_OneSpelling: a question's id is taken only as minted,
+// for the principal it was minted for; line breaks inserted (which strict
+// base64 skips) make it no id of ours.
+func TestAnswerFor_OneSpelling(t *testing.T) {
+	alice, bob := &auth.Principal{Subject: "alice"}, &auth.Principal{Subject: "bob"}
+	id := answerID(alice, "aud")
+	if !answerFor(id, alice, "aud") || answerFor(id, bob, "aud") || answerFor(id, alice, "other") {
+		t.Fatalf("answerFor(%q)", id)
+	}
+	i := len(answerIDPrefix) + 3
+	for _, bad := range []string{id[:i] + "\n" + id[i:], id[:i] + "\r\n" + id[i:], id + "\n", strings.Replace(id, ".", ".\r", 1)} {
+		if answerFor(bad, alice, "aud") {
+			t.Errorf("%q taken for %q", bad, id)
 		}
 	}
 }
