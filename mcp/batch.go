@@ -40,23 +40,25 @@ func (h *Handler) batchable(r *http.Request) bool {
 
 // serveBatch answers the batch body (already read, and scanned strictly
 // as a whole) sent with r, serving each member with next (the Handler
-// itself: a member is a POST of its own).
-func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler) {
+// itself: a member is a POST of its own). It reports whether it served
+// the members (each observed on its own), false when it refused the batch
+// whole.
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler) bool {
 	var members []json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeParseError, "Parse error: the batch is not a JSON array"))
-		return
+		return false
 	}
 	switch {
 	case len(members) == 0:
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest, "Invalid Request: an empty batch").
 			WithData(map[string]string{"reason": "empty_batch"}))
-		return
+		return false
 	case len(members) > maxBatchMembers:
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest,
 			"Invalid Request: a batch holds at most "+strconv.Itoa(maxBatchMembers)+" messages").
 			WithData(map[string]any{"reason": "batch_too_large", "maxMembers": maxBatchMembers}))
-		return
+		return false
 	}
 	out := []byte{'['}
 	answered := 0
@@ -75,13 +77,14 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	hdr["Cache-Control"] = []string{"no-store"}
 	if answered == 0 {
 		w.WriteHeader(http.StatusAccepted)
-		return
+		return true
 	}
 	out = append(out, ']')
 	hdr["Content-Type"] = []string{"application/json"}
 	hdr["Content-Length"] = []string{strconv.Itoa(len(out))}
 	w.WriteHeader(http.StatusOK)
 	w.Write(out)
+	return true
 }
 
 // serveMember serves one member of a batch as a POST of its own and

@@ -131,6 +131,12 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			}
 		}
 		h.servePush(w, r) // a 2025 session's notification stream (push.go)
+		if x != nil && x.ev.Status == http.StatusOK {
+			// A stream that opened is no MCP message: reported, it would
+			// be one whose method was never read, lasting the stream's
+			// life. Its refusals are reported as any refusal is.
+			x.skip = true
+		}
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -255,7 +261,11 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	if perr != nil && perr.Reason == "batch" && h.batchable(r) {
-		h.serveBatch(w, r, body, h) // batch.go: each member is served as a POST of its own
+		// batch.go: each member is served as a POST of its own, and
+		// observed as one; the array itself is no MCP message.
+		if h.serveBatch(w, r, body, h) && x != nil {
+			x.skip = true
+		}
 		return
 	}
 	if perr != nil {
@@ -426,14 +436,29 @@ func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{}
 	x.ev = observe.Event{Start: time.Now(), Transport: "http", ClientAddr: r.RemoteAddr}
 	x.w = observedWriter{ResponseWriter: w, ev: &x.ev}
+	// A panic that escapes serving (a host's limiter, verifier or era
+	// hook) still ends the event, as an answer cut short, before it goes
+	// on to net/http: else the observer's done never runs (a span never
+	// ended, a duration never recorded).
+	defer func() {
+		p := recover()
+		if p != nil && x.ev.Code == 0 && x.ev.Status < 500 {
+			x.ev.Status = http.StatusInternalServerError
+		}
+		if !x.skip {
+			if !x.begun {
+				_, x.done = h.cfg.observer.Request(r.Context(), &x.ev)
+			}
+			x.ev.Duration = time.Since(x.ev.Start)
+			if x.done != nil {
+				x.done()
+			}
+		}
+		if p != nil {
+			panic(p)
+		}
+	}()
 	h.serveHTTP(&x.w, r, x)
-	if !x.begun {
-		_, x.done = h.cfg.observer.Request(r.Context(), &x.ev)
-	}
-	x.ev.Duration = time.Since(x.ev.Start)
-	if x.done != nil {
-		x.done()
-	}
 }
 
 // checkOrigin refuses a request whose Host or Origin the allow-lists

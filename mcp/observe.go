@@ -14,7 +14,10 @@ type exchange struct {
 	ev    observe.Event
 	w     observedWriter
 	begun bool
-	done  func()
+	// skip: the exchange was no MCP message of its own: a batch whose
+	// members were observed each on its own, or a GET stream that opened.
+	skip bool
+	done func()
 }
 
 // observedWriter counts what the endpoint writes for the event. It stays
@@ -114,10 +117,19 @@ func (s *Server) targetOf(req *request) (string, bool) {
 	// The method table names the member Mcp-Name mirrors; a task's id is
 	// no target.
 	row := methodsByName[req.msg.Method]
-	if row == nil || row.Member == "" || row.Task {
+	if row == nil {
 		return "", false
 	}
-	raw, _ := req.Param(row.Member)
+	member := row.Member
+	switch req.msg.Method {
+	case "resources/subscribe", "resources/unsubscribe":
+		// No routing member (2025 only), but the URI is their target.
+		member = "uri"
+	}
+	if member == "" || row.Task {
+		return "", false
+	}
+	raw, _ := req.Param(member)
 	target, _ := jsonrpc.String(raw)
 	switch req.msg.Method {
 	case "tools/call":

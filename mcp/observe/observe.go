@@ -44,7 +44,8 @@ type Event struct {
 	ID           string
 	Notification bool
 	// Target is the tool or prompt name, or the resource URI, of a
-	// tools/call, prompts/get or resources/read; "" otherwise. It is
+	// tools/call, prompts/get, resources/read, resources/subscribe or
+	// resources/unsubscribe; "" otherwise. It is
 	// what the client sent, unbounded: keep it out of metric labels
 	// unless the server knows the name (TargetKnown).
 	Target      string

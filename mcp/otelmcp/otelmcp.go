@@ -223,7 +223,7 @@ func startAttributes(ev *observe.Event, method string) []attribute.KeyValue {
 			attrs = append(attrs, attribute.String(attrGenAIToolName, ev.Target))
 		case "prompts/get":
 			attrs = append(attrs, attribute.String(attrGenAIPromptName, ev.Target))
-		case "resources/read":
+		case "resources/read", "resources/subscribe", "resources/unsubscribe":
 			attrs = append(attrs, attribute.String(attrMCPResourceURI, ev.Target))
 		}
 	}

@@ -57,7 +57,7 @@ const unreadSpanName = "mcp"
 
 // knownMethods are the methods MCP defines that a client sends to a
 // server, in every revision (the mcp.method.name values of the
-// conventions' registry, and the 2025-11-25 task methods). Any other
+// conventions' registry, and the 2025-11-25 task methods and 2026-07-28's tasks/update). Any other
 // method is recorded as _OTHER: a client may send anything, and a metric
 // label or span name must not grow with what it sends.
 var knownMethods = func() map[string]bool {
@@ -68,7 +68,7 @@ var knownMethods = func() map[string]bool {
 		"resources/list", "resources/templates/list", "resources/read",
 		"resources/subscribe", "resources/unsubscribe", "subscriptions/listen",
 		"prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
-		"tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+		"tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update",
 		"notifications/initialized", "notifications/cancelled", "notifications/progress",
 		"notifications/roots/list_changed", "notifications/tasks/status",
 	} {

@@ -1,0 +1,138 @@
+package mcp_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/observe"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
+)
+
+// waitEvents waits until o has recorded n events (done runs after the
+// response is written, so the client may see the answer first) and takes
+// them, plus any that arrive within a short grace.
+func waitEvents(t *testing.T, o *recordingObserver, n int) []observe.Event {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		o.mu.Lock()
+		got := len(o.events)
+		o.mu.Unlock()
+		if got >= n || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	events, _, _ := o.take()
+	return events
+}
+
+// TestObserver_BatchPerMember: each member of a 2025-03-26 batch is
+// observed once, as a POST of its own, and nothing else is: the array is
+// no MCP message. It was also reported, as a message whose method was
+// never read (otelmcp: a span "mcp", _OTHER, and one more duration
+// spanning every member).
+func TestObserver_BatchPerMember(t *testing.T) {
+	o := newObserved(t)
+	body := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`
+	status, resp := o.post(t, mcp.Version20250326, tokAlice, body, nil)
+	if status != 200 || !strings.HasPrefix(string(resp), "[") {
+		t.Fatalf("batch: %d %s", status, resp)
+	}
+	events := waitEvents(t, o.obs, 2)
+	var methods []string
+	for _, ev := range events {
+		methods = append(methods, ev.Method)
+	}
+	if len(events) != 2 || methods[0] != "tools/list" || methods[1] != "tools/list" {
+		t.Errorf("events for a batch of two tools/list: %q, want exactly the two members", methods)
+	}
+}
+
+// panicLimiter stands for a host's rate limiter (a Redis client, say) that
+// panics.
+type panicLimiter struct{}
+
+func (panicLimiter) Take(context.Context, string, int) (ratelimit.Decision, error) {
+	panic("limiter bug")
+}
+
+// TestObserver_PanicAfterBegin: a panic that escapes the endpoint after
+// the observer's Request was called (here the host's per-principal
+// limiter, which runs after the method is read) still ends the event, as
+// an answer cut short (500): done never ran, so otelmcp's span was never
+// ended and no duration recorded.
+func TestObserver_PanicAfterBegin(t *testing.T) {
+	o := newObserved(t, mcp.WithRateLimit(panicLimiter{}))
+	body, h := toolsCall(mcp.Version20250618, "1", "echo", `{}`, "")
+	req, _ := http.NewRequest(http.MethodPost, o.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set("Authorization", "Bearer "+tokAlice)
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	events := waitEvents(t, o.obs, 1)
+	if len(events) != 1 {
+		t.Fatalf("%d events for a request whose serving panicked, want 1 (done never ran)", len(events))
+	}
+	if ev := events[0]; ev.Method != "tools/call" || ev.Status < 500 {
+		t.Errorf("event %+v: want the method and a 5xx status", ev)
+	}
+}
+
+// TestObserver_SubscribeTarget: resources/subscribe and unsubscribe
+// carry their URI as the event's target, as resources/read does (the
+// conventions want mcp.resource.uri on all three); they carried none.
+func TestObserver_SubscribeTarget(t *testing.T) {
+	obs := &recordingObserver{}
+	f := newFleet(t, 1, mcp.WithObserver(obs))
+	s := newSession(t, f.replicas[0])
+	obs.take()
+	if _, body := s.post(t, f.replicas[0], "resources/subscribe", `"uri":"mail://w1/inbox"`); !strings.Contains(body, `"result"`) {
+		t.Fatalf("subscribe: %s", body)
+	}
+	events := waitEvents(t, obs, 1)
+	if len(events) != 1 || events[0].Method != "resources/subscribe" {
+		t.Fatalf("events %+v", events)
+	}
+	if events[0].Target != "mail://w1/inbox" {
+		t.Errorf("resources/subscribe target %q, want the URI", events[0].Target)
+	}
+}
+
+// TestObserver_GetStreamIsNoMessage: a 2025 session's GET stream that
+// opened is no MCP message and is not observed; it was, when it closed
+// (up to 30 minutes later), as one whose method was never read: otelmcp
+// made it a span "mcp" and put its whole life in the operation duration,
+// where it could not be told from a refused POST. Refused GETs are
+// observed as any refusal is.
+func TestObserver_GetStreamIsNoMessage(t *testing.T) {
+	obs := &recordingObserver{}
+	f := newFleet(t, 1, mcp.WithObserver(obs))
+	s := newSession(t, f.replicas[0])
+	obs.take()
+	stream := s.get(t, f.replicas[0], tokAlice, s.id)
+	if stream.resp.StatusCode != 200 {
+		t.Fatalf("GET: %d", stream.resp.StatusCode)
+	}
+	time.Sleep(100 * time.Millisecond)
+	stream.resp.Body.Close()
+	events := waitEvents(t, obs, 1)
+	for _, ev := range events {
+		if ev.Method == "" && ev.Status == 200 && ev.Code == 0 {
+			t.Errorf("a GET stream reported as an MCP message with no method: %+v (lived %v)", ev, ev.Duration)
+		}
+	}
+}
