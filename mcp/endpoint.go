@@ -364,10 +364,15 @@ type ChangeNotifications struct {
 	KeepAlive time.Duration
 	// OnFleet receives every fleet event PublishFleet sends, on every
 	// replica, this one included, one at a time and in the order one
-	// replica published them. It should return quickly: events that
-	// arrive meanwhile wait (and past the bus's buffer are lost, and
-	// logged). A fleet applies the same Server.Update on every replica
-	// this way.
+	// replica published them. It should return quickly: fleet events
+	// that arrive meanwhile wait in a queue of 256 (past it they are
+	// lost, and logged); the bus's other traffic never waits for it. A
+	// fleet applies the same Server.Update on every replica this way.
+	// Lists keep the order items were added in, so replicas that applied
+	// two replicas' changes in different orders list them differently
+	// (a cursor of one is refused by the other): an OnFleet that applies
+	// a state rather than a change, rebuilding what it adds in one order,
+	// keeps replicas alike.
 	OnFleet func(ctx context.Context, name string, payload []byte)
 }
 

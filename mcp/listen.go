@@ -26,6 +26,9 @@ import (
 type listenFilter struct {
 	tools, prompts, resources bool
 	uris                      []string // accepted resourceSubscriptions
+	// inWorkspace: the caller's workspace resolved when the stream opened,
+	// so a list change is delivered only while it still does.
+	inWorkspace bool
 }
 
 func (f *listenFilter) any() bool { return f.tools || f.prompts || f.resources || len(f.uris) > 0 }
@@ -96,6 +99,10 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 	if h.notes != nil {
 		if st.f, err = s.listenKinds(req, notes); err != nil {
 			return nil, err
+		}
+		if h.cfg.auth != nil {
+			_, werr := req.Workspace()
+			st.f.inWorkspace = werr == nil
 		}
 	}
 	if tasksAsked {
@@ -440,14 +447,25 @@ func (s *Server) readsNow(req *request, uri string) bool {
 // workspace, that it may still read. done: the caller's workspace was
 // withdrawn, and the stream ends.
 func (s *Server) listenEvent(req *request, f *listenFilter, e busEvent, meta []byte) (method string, params []byte, ok, done bool) {
-	params = append(append([]byte(`{"_meta":`), meta...), '}')
+	var asked bool
 	switch e.Kind {
 	case eventTools:
-		return "notifications/tools/list_changed", params, f.tools, false
+		method, asked = "notifications/tools/list_changed", f.tools
 	case eventPrompts:
-		return "notifications/prompts/list_changed", params, f.prompts, false
+		method, asked = "notifications/prompts/list_changed", f.prompts
 	case eventResources:
-		return "notifications/resources/list_changed", params, f.resources, false
+		method, asked = "notifications/resources/list_changed", f.resources
+	}
+	if method != "" {
+		if !asked {
+			return "", nil, false, false
+		}
+		if f.inWorkspace && req.withdrawn() {
+			return "", nil, false, true
+		}
+		return method, append(append([]byte(`{"_meta":`), meta...), '}'), true, false
+	}
+	switch e.Kind {
 	case eventUpdated:
 		if !contains(f.uris, e.URI) {
 			return "", nil, false, false
@@ -465,6 +483,17 @@ func (s *Server) listenEvent(req *request, f *listenFilter, e busEvent, meta []b
 		return "notifications/resources/updated", append(p, '}'), true, false
 	}
 	return "", nil, false, false
+}
+
+// withdrawn reports, before a list change is delivered, whether the
+// caller's workspace no longer resolves (the stream then ends, as before a
+// resource update: a caller who lost the workspace is told nothing more).
+func (req *request) withdrawn() bool {
+	if req.handler.cfg.auth == nil {
+		return false
+	}
+	_, err := req.accessCache.resolveAgain(req.who())
+	return err != nil
 }
 
 // mayStillRead checks, before a resource update is delivered, that the

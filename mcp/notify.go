@@ -136,11 +136,29 @@ func (h *Handler) PublishFleet(ctx context.Context, name string, payload []byte)
 // again (a variable for tests).
 var fleetRetry = time.Second
 
+// fleetQueue bounds the fleet events read but not yet handed to OnFleet.
+const fleetQueue = 256
+
 // followFleet hands every fleet event to OnFleet until ctx ends (Close):
 // a subscription that ends (an outage, falling behind) is logged and
-// opened again, at most once a second at first, then less often.
+// opened again, at most once a second at first, then less often. The
+// subscription is read without waiting for OnFleet: every event of the
+// fleet (resource updates, list changes) passes through it, and a slow
+// OnFleet must not make it fall behind and lose the fleet events that
+// arrive meanwhile; those wait in a queue of their own, run one at a
+// time, in order, by one goroutine.
 func (h *Handler) followFleet(ctx context.Context) {
 	defer close(h.fleetDone)
+	queue, ran := make(chan busEvent, fleetQueue), make(chan struct{})
+	go func() {
+		defer close(ran)
+		for e := range queue {
+			if ctx.Err() == nil {
+				h.onFleet(ctx, e)
+			}
+		}
+	}()
+	defer func() { close(queue); <-ran }()
 	wait := fleetRetry
 	for ctx.Err() == nil {
 		events, stop, err := h.notes.Bus.Subscribe(ctx)
@@ -160,17 +178,18 @@ func (h *Handler) followFleet(ctx context.Context) {
 			continue
 		}
 		wait = fleetRetry
-		h.followEvents(ctx, events)
+		h.followEvents(ctx, events, queue)
 		if err := stop(); err != nil && ctx.Err() == nil {
 			h.cfg.logger.WarnContext(ctx, "mcp: the fleet events' subscription ended; events may have been lost", "err", err)
 		}
 	}
 }
 
-// followEvents runs OnFleet for each fleet event of one subscription,
+// followEvents queues each fleet event of one subscription for OnFleet,
 // until it ends or ctx does (the bus contract does not tie a
-// subscription to its context).
-func (h *Handler) followEvents(ctx context.Context, events <-chan []byte) {
+// subscription to its context). It never waits for OnFleet: a fleet event
+// that finds the queue full is lost, and logged.
+func (h *Handler) followEvents(ctx context.Context, events <-chan []byte, queue chan<- busEvent) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -183,7 +202,11 @@ func (h *Handler) followEvents(ctx context.Context, events <-chan []byte) {
 			if err != nil || e.Kind != eventFleet {
 				continue
 			}
-			h.onFleet(ctx, e)
+			select {
+			case queue <- e:
+			default:
+				h.cfg.logger.ErrorContext(ctx, "mcp: a fleet event was lost: OnFleet is too slow", "event", e.Name)
+			}
 		}
 	}
 }

@@ -267,6 +267,12 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if _, err := req.Workspace(); err != nil {
+		// The stream carries the workspace's resource updates: it opens in
+		// a workspace its caller may act in, as a POST acting there does.
+		h.writeError(r.Context(), w, nil, rev.version, err)
+		return
+	}
 	if h.closing() {
 		h.writeError(r.Context(), w, nil, rev.version, shuttingDown())
 		return
@@ -349,12 +355,11 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 // caller's workspace was withdrawn, or the store failed).
 func (h *Handler) pushEvent(req *request, key string, e busEvent) (msg []byte, ok, done bool) {
 	switch e.Kind {
-	case eventTools:
-		return []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`), true, false
-	case eventPrompts:
-		return []byte(`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`), true, false
-	case eventResources:
-		return []byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`), true, false
+	case eventTools, eventPrompts, eventResources:
+		if req.withdrawn() {
+			return nil, false, true
+		}
+		return []byte(`{"jsonrpc":"2.0","method":"notifications/` + string(e.Kind) + `/list_changed"}`), true, false
 	case eventUpdated:
 		ctx, cancel := context.WithTimeout(req.ctx(), storeTimeout)
 		uris, _, err := h.notes.Sessions.Load(ctx, key)
