@@ -60,31 +60,17 @@ func TestTasks_JobReferenceEdge(t *testing.T) {
 			mcp.WithTask(task.Config{Status: "GET /jobs/{id}",
 				Read: func(int, http.Header, []byte) (task.Job, error) { return task.Job{State: task.Working}, nil }}))
 		ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New()}))
-		const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"slow","arguments":{}}}`
-		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "slow")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
+		r := rpc(t, ts.URL, "", "", "tools/call", "slow", metaTasks, `"name":"slow","arguments":{}`)
 		ts.Close()
-		res, _ := out["result"].(map[string]any)
-		id, _ := res["taskId"].(string)
+		var id string
+		json.Unmarshal(r.Result["taskId"], &id)
 		switch {
-		case out["error"] != nil:
-			t.Errorf("a %d-byte job id %q...: %v", len(jobID), jobID[:3], out["error"])
+		case r.Error != nil:
+			t.Errorf("a %d-byte job id %q...: %s", len(jobID), jobID[:3], r.raw)
 		case c.task && id == "":
-			t.Errorf("a %d-byte job id %q...: the route started the job (%d) but the call got no task: %v", len(jobID), jobID[:3], started, res)
-		case !c.task && (id != "" || res["isError"] != true):
-			t.Errorf("a %d-byte job id %q...: %v, want the tool's error", len(jobID), jobID[:3], res)
+			t.Errorf("a %d-byte job id %q...: the route started the job (%d) but the call got no task: %s", len(jobID), jobID[:3], started, r.raw)
+		case !c.task && (id != "" || string(r.Result["isError"]) != "true"):
+			t.Errorf("a %d-byte job id %q...: %s, want the tool's error", len(jobID), jobID[:3], r.raw)
 		}
 	}
 }
