@@ -52,7 +52,7 @@ func registerFromDocument(t *testing.T, srv *mcp.Server, h http.Handler, st *sto
 			"jobs_get"),
 		// DELETE is destructive by its method; these POSTs and this PUT are
 		// too, which a document cannot say.
-		openapi.WithOverride("emails_reprocess", destructive(true, jobTask("emails_reprocess_status"))),
+		openapi.WithOverride("emails_reprocess", destructive(false, jobTask("emails_reprocess_status"))),
 		openapi.WithOverride("inboxes_update_senders", destructive(true)),
 		openapi.WithOverride("webhooks_send_test", destructive(false)),
 		openapi.WithOverride("webhooks_resend", destructive(false, jobTask("webhooks_resend_status"))),
