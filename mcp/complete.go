@@ -102,7 +102,7 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			return nil, e
+			return nil, req.fromHandler(e)
 		}
 		req.logError("mcp: completion failed", "argument", argName, "err", err)
 		return nil, errInternal()

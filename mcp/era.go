@@ -68,14 +68,15 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 	if herr == nil {
 		rev, ok := h.byVersion[Version(hv)]
 		if !ok {
-			if row := methodsByName[msg.Method]; row != nil && row.Negotiates && h.dflt != "" {
+			if row := methodsByName[msg.Method]; row != nil && row.Negotiates && h.dflt != "" && revisionDate(hv) {
 				// The handshake negotiates the revision in its body; a
 				// header naming one this server does not know (a newer
 				// client's wish) must not stop it.
 				// notifications/initialized, its second half, carries
 				// nothing and runs nothing: a client that sends it with
 				// the header it asked for, before taking up the one
-				// negotiated, is not refused for a no-op.
+				// negotiated, is not refused for a no-op. A value not
+				// spelled as a revision is invalid, not a newer wish: 400.
 				return h.byVersion[h.dflt], nil
 			}
 			return nil, h.unsupported(hv)
@@ -90,6 +91,19 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 		return nil, missingVersionHeader()
 	}
 	return h.byVersion[h.dflt], nil
+}
+
+// revisionDate reports whether v is spelled as a revision: YYYY-MM-DD.
+func revisionDate(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if i != 4 && i != 7 && (v[i] < '0' || v[i] > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // mismatch is seam.HeaderMismatch as the core's error.

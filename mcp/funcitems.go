@@ -294,7 +294,7 @@ func (req *request) readFunc(t *template, call *Call, uri string, vals map[strin
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, resourceNotFound(req, uri)
 	case errors.As(err, &e):
-		return nil, e
+		return nil, req.fromHandler(e)
 	case err != nil:
 		req.logError("mcp: resource function failed", "uri", uri, "err", err)
 		return nil, errInternal()

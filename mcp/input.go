@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/url"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
@@ -79,6 +80,10 @@ func ElicitForm(key, message string, requestedSchema json.RawMessage) InputReque
 		r.err = errors.New("requestedSchema must be a JSON object")
 		return r
 	}
+	if message == "" {
+		r.err = errors.New("an elicitation needs a message")
+		return r
+	}
 	if bytes.Contains(requestedSchema, []byte("true")) || bytes.Contains(requestedSchema, []byte("false")) {
 		// Only a literal can be a boolean subschema, which clients refuse.
 		if doc, err := schema.Decode(requestedSchema, 0); err == nil {
@@ -87,6 +92,10 @@ func ElicitForm(key, message string, requestedSchema json.RawMessage) InputReque
 				return r
 			}
 		}
+	}
+	if err := formShape(requestedSchema); err != nil {
+		r.err = err
+		return r
 	}
 	r.params, r.err = json.Marshal(struct {
 		Mode            string          `json:"mode"`
@@ -100,14 +109,57 @@ func ElicitForm(key, message string, requestedSchema json.RawMessage) InputReque
 // an interaction out of band, such as a login. The URL must carry no
 // secret or personal data and must not be pre-authenticated; the page must
 // check that the user completing it is the one who started it.
-func ElicitURL(key, message, url string) InputRequest {
+func ElicitURL(key, message, rawURL string) InputRequest {
 	r := InputRequest{key: key, kind: "elicitation", method: "elicitation/create", needs: CapElicitationURL}
+	if message == "" {
+		r.err = errors.New("an elicitation needs a message")
+		return r
+	}
+	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		r.err = errors.New("url must be an absolute http or https URL")
+		return r
+	}
 	r.params, r.err = json.Marshal(struct {
 		Mode    string `json:"mode"`
 		Message string `json:"message"`
 		URL     string `json:"url"`
-	}{"url", message, url})
+	}{"url", message, rawURL})
 	return r
+}
+
+// formShape checks what the spec allows as a form's requestedSchema: an
+// object schema whose properties are all primitive (string, number,
+// integer, boolean) or a multi-select array of them; nothing nests.
+func formShape(raw json.RawMessage) error {
+	var root struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &root); err != nil || root.Type != "object" || root.Properties == nil {
+		return errors.New(`requestedSchema must be {"type":"object","properties":{...}}`)
+	}
+	for name, p := range root.Properties {
+		var prop struct {
+			Type  string          `json:"type"`
+			Items json.RawMessage `json:"items"`
+		}
+		if json.Unmarshal(p, &prop) != nil {
+			return errors.New("requestedSchema.properties." + name + " must be an object")
+		}
+		switch prop.Type {
+		case "string", "number", "integer", "boolean":
+		case "array":
+			var items struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(prop.Items, &items) != nil || (items.Type != "" && items.Type != "string") {
+				return errors.New("requestedSchema.properties." + name + ": an array is a multi-select of strings")
+			}
+		default:
+			return errors.New("requestedSchema.properties." + name + ": only string, number, integer, boolean or a multi-select array")
+		}
+	}
+	return nil
 }
 
 // SamplingMessage is one message of a sampling request.

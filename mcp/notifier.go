@@ -18,6 +18,11 @@ type notifier struct {
 	// level, which the store holds (push.go).
 	level     func() int
 	levelOnce sync.Once
+	// progressMu orders Progress calls (a handler's goroutines may race)
+	// so that each value on the wire exceeds the last one sent.
+	progressMu   sync.Mutex
+	lastProgress float64
+	progressed   bool
 }
 
 // send writes one notification as an event, starting the stream first.

@@ -278,7 +278,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			return nil, e
+			return nil, req.fromHandler(e)
 		}
 		req.logError("mcp: prompt failed", "prompt", name, "err", err)
 		return nil, errInternal()

@@ -124,3 +124,26 @@ const (
 func (req *request) Log(level slog.Level, msg string, args ...any) {
 	req.handler.cfg.logger.Log(req.ctx(), level, msg, args...)
 }
+
+// fromHandler is the error a prompt, completion or resource function
+// returned, as this request's revision may carry it. Revision 2026-07-28
+// reserves -32000 to -32099: -32002 is forbidden (its meaning, resource
+// not found, is -32602 there), and no code of the range may be used but
+// with its defined meaning, which a handler's error cannot have (-32021
+// only with its data). Such an error is answered -32602 for -32002 and as
+// an internal error otherwise (logged). The handshake revisions get the
+// handler's code as it is.
+func (req *request) fromHandler(e *Error) *Error {
+	c := e.code
+	if !req.rev.f.Envelope || c < -32099 || c > -32000 {
+		return e
+	}
+	switch {
+	case c == codeResourceNotFound:
+		return &Error{code: CodeInvalidParams, message: e.message, data: e.data}
+	case c == CodeMissingRequiredClientCapabilities && e.data != nil:
+		return e
+	}
+	req.logError("mcp: a handler returned an error code reserved in this revision; answered as an internal error", "method", req.msg.Method, "code", int(c))
+	return errInternal()
+}

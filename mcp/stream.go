@@ -150,11 +150,17 @@ func (s *streamWriter) event(data []byte) {
 
 // Progress reports how far the request has come (total 0 when unknown).
 // It returns false, sending nothing, unless the request asked for progress
-// (a progressToken) and the endpoint streams (WithStreaming). Values must
-// not decrease.
+// (a progressToken) and the endpoint streams (WithStreaming). MCP wants
+// each value to exceed the one before: a value that does not (a repeat, a
+// step back) is dropped, and Progress returns false.
 func (c *Call) Progress(progress, total float64, message string) bool {
 	n := c.notify
 	if n == nil || n.token == nil {
+		return false
+	}
+	n.progressMu.Lock()
+	defer n.progressMu.Unlock()
+	if n.progressed && !(progress > n.lastProgress) {
 		return false
 	}
 	p := struct {
@@ -167,7 +173,11 @@ func (c *Call) Progress(progress, total float64, message string) bool {
 	if err != nil {
 		return false
 	}
-	return n.send("notifications/progress", b)
+	if !n.send("notifications/progress", b) {
+		return false
+	}
+	n.lastProgress, n.progressed = progress, true
+	return true
 }
 
 // Log sends a log message (notifications/message) at level with data, any

@@ -1,0 +1,532 @@
+package mcp_test
+
+// Rules of the numbered MUST list (../shared/reference/spec-digest.md)
+// and the 2025 revisions' transport rules that no other test held. Each
+// runs over real HTTP, in every revision its rule applies to, and names
+// the MUST it holds.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
+)
+
+// specPost posts body with the headers a correct client of era sends
+// (plus extra) and returns the status, the headers and the raw body.
+func specPost(t *testing.T, url string, era mcp.Version, method, name, body string, extra map[string]string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if era != "" {
+		req.Header.Set("MCP-Protocol-Version", string(era))
+	}
+	if era == mcp.Version20260728 {
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+	}
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b
+}
+
+// specBody builds a request body; a 2026-07-28 one carries the _meta
+// envelope (with extraMeta members) and caps as its clientCapabilities.
+func specBody(era mcp.Version, id int, method, params, caps, extraMeta string) string {
+	var meta string
+	if era == mcp.Version20260728 {
+		if caps == "" {
+			caps = "{}"
+		}
+		meta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps
+	}
+	if extraMeta != "" {
+		meta = strings.TrimPrefix(meta+","+extraMeta, ",")
+	}
+	members := params
+	if meta != "" {
+		members = strings.TrimPrefix(`"_meta":{`+meta+`},`+params, ",")
+		members = strings.TrimSuffix(members, ",")
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`, id, method, members)
+}
+
+type specMsg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+// sseMessages decodes the data lines of an event stream.
+func sseMessages(t *testing.T, body []byte) []specMsg {
+	t.Helper()
+	var out []specMsg
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var m specMsg
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("event %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var specEras = []mcp.Version{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618, mcp.Version20250326}
+
+// TestMUST076_ProgressIncreases: "The progress value MUST increase with
+// each notification, even if the total is unknown" (basic/utilities/
+// progress, every revision), and a server's notifications carry no id
+// (MUST 15). A handler reporting 1, 1, 0.5, 2 must put 1 and 2 on the wire.
+func TestMUST076_ProgressIncreases(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "progress", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "work"}, func(ctx context.Context, in struct{}) (struct{}, error) {
+		c := mcp.CallFromContext(ctx)
+		for _, p := range []float64{1, 1, 0.5, 2} {
+			c.Progress(p, 0, "")
+		}
+		return struct{}{}, nil
+	})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithStreaming(),
+		mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	for _, era := range specEras {
+		t.Run(string(era), func(t *testing.T) {
+			body := specBody(era, 7, "tools/call", `"name":"work","arguments":{}`, "", `"progressToken":"tok"`)
+			status, hdr, raw := specPost(t, url, era, "tools/call", "work", body, nil)
+			if status != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/event-stream") {
+				t.Fatalf("got %d %q: %s", status, hdr.Get("Content-Type"), raw)
+			}
+			msgs := sseMessages(t, raw)
+			var got []float64
+			for i, m := range msgs {
+				if m.Method == "" {
+					if i != len(msgs)-1 || string(m.ID) != "7" || m.Result == nil {
+						t.Errorf("message %d is not the final result with id 7: %+v", i, m)
+					}
+					continue
+				}
+				if m.Method != "notifications/progress" || m.ID != nil {
+					t.Errorf("notification %d: method %q id %s (a notification has no id)", i, m.Method, m.ID)
+				}
+				var p struct {
+					Token    string  `json:"progressToken"`
+					Progress float64 `json:"progress"`
+				}
+				json.Unmarshal(m.Params, &p)
+				if p.Token != "tok" {
+					t.Errorf("progressToken %q", p.Token)
+				}
+				got = append(got, p.Progress)
+			}
+			if fmt.Sprint(got) != "[1 2]" {
+				t.Errorf("progress values on the wire %v, want [1 2]: each MUST exceed the one before", got)
+			}
+		})
+	}
+}
+
+// TestMUST115_ElicitationRequestsValid: an elicitation request MUST carry
+// a message; form mode a requestedSchema of type "object" with
+// top-level primitive properties; URL mode mode "url" and a valid
+// (absolute) url (client/elicitation, schema ElicitRequest*Params; MUST 67
+// and 115). An invalid one is a handler bug: the tool answers isError,
+// HTTP 200, and nothing reaches the client.
+func TestMUST115_ElicitationRequestsValid(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "elicit", Version: "1"})
+	cases := []struct {
+		tool string
+		req  mcp.InputRequest
+		ok   bool
+	}{
+		{"url_ok", mcp.ElicitURL("k", "Sign in", "https://localhost/login"), true},
+		{"form_ok", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}},"required":["n"]}`)), true},
+		{"form_multiselect_ok", mcp.ElicitForm("k", "Pick", json.RawMessage(`{"type":"object","properties":{"c":{"type":"array","items":{"type":"string","enum":["a","b"]}}}}`)), true},
+		{"url_empty", mcp.ElicitURL("k", "Sign in", ""), false},
+		{"url_relative", mcp.ElicitURL("k", "Sign in", "/login"), false},
+		{"url_no_host", mcp.ElicitURL("k", "Sign in", "https:///login"), false},
+		{"url_javascript", mcp.ElicitURL("k", "Sign in", "javascript:alert(1)"), false},
+		{"url_no_message", mcp.ElicitURL("k", "", "https://localhost/login"), false},
+		{"form_no_message", mcp.ElicitForm("k", "", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)), false},
+		{"form_empty_schema", mcp.ElicitForm("k", "Name?", json.RawMessage(`{}`)), false},
+		{"form_array_root", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"type":"array","items":{"type":"string"}}`)), false},
+		{"form_no_properties", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"type":"object"}`)), false},
+		{"form_nested_object", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}}}}}`)), false},
+	}
+	for _, c := range cases {
+		q := c.req
+		mcp.AddToolFunc(srv, mcp.Tool{Name: c.tool}, func(ctx context.Context, in struct{}) (struct{}, error) {
+			mcp.CallFromContext(ctx).RequireInput([]byte("s"), q)
+			return struct{}{}, nil
+		})
+	}
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	caps := `{"elicitation":{"form":{},"url":{}}}`
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			era := mcp.Version20260728 // input requests exist only in 2026-07-28
+			status, hdr, raw := specPost(t, url, era, "tools/call", c.tool, specBody(era, 3, "tools/call", `"name":"`+c.tool+`","arguments":{}`, caps, ""), nil)
+			var m specMsg
+			if err := json.Unmarshal(raw, &m); err != nil || status != 200 || hdr.Get("Content-Type") != "application/json" || string(m.ID) != "3" || m.Error != nil {
+				t.Fatalf("got %d %q: %s", status, hdr.Get("Content-Type"), raw)
+			}
+			var res struct {
+				ResultType    string                     `json:"resultType"`
+				InputRequests map[string]json.RawMessage `json:"inputRequests"`
+				IsError       bool                       `json:"isError"`
+			}
+			json.Unmarshal(m.Result, &res)
+			if c.ok {
+				if res.ResultType != "input_required" || res.InputRequests["k"] == nil {
+					t.Fatalf("want input_required: %s", raw)
+				}
+				return
+			}
+			if res.ResultType != "complete" || !res.IsError || res.InputRequests != nil {
+				t.Errorf("an invalid elicitation request reached the client (want a complete isError result): %s", raw)
+			}
+		})
+	}
+}
+
+// TestMUST012_ReservedCodesFromHandlers: in 2026-07-28 a server MUST NOT
+// emit -32002 or -32042 (MUST 13), MUST NOT emit an undefined code in
+// -32020..-32099 nor a defined one outside its meaning (MUST 12), and does
+// not allocate codes in -32000..-32019 (MUST 11). A prompt, completion or
+// resource function returning mcp.NewError with such a code must not put
+// it on the 2026 wire: "resource not found" (-32002) becomes -32602, the
+// rest an internal error. The handshake revisions keep the host's code.
+func TestMUST012_ReservedCodesFromHandlers(t *testing.T) {
+	t.Parallel()
+	codes := []int{-32002, -32042, -32020, -32022, -32050, -32001, -32000}
+	srv := mcp.NewServer(mcp.Implementation{Name: "codes", Version: "1"})
+	for _, c := range codes {
+		code := mcp.Code(c)
+		srv.AddPrompt(mcp.Prompt{Name: fmt.Sprintf("p%d", -c)}, func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+			return nil, mcp.NewError(code, "from the host")
+		})
+	}
+	type vars struct {
+		Code int `json:"code"`
+	}
+	mcp.AddTemplateFunc(srv, mcp.ResourceTemplate{URITemplate: "codes://err/{code}", Name: "err"}, func(ctx context.Context, v vars) (string, error) {
+		return "", mcp.NewError(mcp.Code(-v.Code), "from the host")
+	})
+	// A legitimate application code outside the reserved range passes.
+	srv.AddPrompt(mcp.Prompt{Name: "app"}, func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+		return nil, mcp.NewError(mcp.Code(-1234), "application code")
+	})
+	srv.AddPrompt(mcp.Prompt{Name: "ok", Arguments: []mcp.PromptArgument{{Name: "a"}}}, func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+		return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text("x")}}}, nil
+	}, mcp.WithCompletion("a", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		return nil, mcp.NewError(mcp.Code(-32042), "from the host")
+	}))
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+
+	want26 := func(c int) int {
+		if c == -32002 {
+			return -32602
+		}
+		return -32603
+	}
+	type probe struct {
+		name, method, target, params string
+		host                         int
+	}
+	var probes []probe
+	for _, c := range codes {
+		n := fmt.Sprintf("p%d", -c)
+		probes = append(probes, probe{"prompts/get " + n, "prompts/get", n, `"name":"` + n + `"`, c})
+		uri := fmt.Sprintf("codes://err/%d", -c)
+		probes = append(probes, probe{"resources/read " + uri, "resources/read", uri, `"uri":"` + uri + `"`, c})
+	}
+	probes = append(probes, probe{"completion/complete", "completion/complete", "", `"ref":{"type":"ref/prompt","name":"ok"},"argument":{"name":"a","value":"x"}`, -32042})
+	probes = append(probes, probe{"prompts/get app", "prompts/get", "app", `"name":"app"`, -1234})
+	for _, era := range specEras {
+		for _, p := range probes {
+			t.Run(string(era)+"/"+p.name, func(t *testing.T) {
+				status, _, raw := specPost(t, url, era, p.method, p.target, specBody(era, 9, p.method, p.params, "", ""), nil)
+				var m specMsg
+				json.Unmarshal(raw, &m)
+				if m.Error == nil || string(m.ID) != "9" {
+					t.Fatalf("want an error with id 9: %d %s", status, raw)
+				}
+				want := p.host
+				if era == mcp.Version20260728 && p.host >= -32099 && p.host <= -32000 {
+					want = want26(p.host)
+				}
+				if m.Error.Code != want || status != 200 {
+					t.Errorf("got %d code %d, want 200 code %d: %s", status, m.Error.Code, want, raw)
+				}
+			})
+		}
+	}
+}
+
+// TestMUST_2025_InvalidHeaderVersion: 2025-06-18 and 2025-11-25
+// transports: "If the server receives a request with an invalid or
+// unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."
+// initialize is a request too: a header that is not a revision at all is
+// refused, whatever the method.
+func TestMUST_2025_InvalidHeaderVersion(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, hv := range []string{"garbage", "2025-6-18", "latest"} {
+		for _, method := range []string{"initialize", "tools/list"} {
+			t.Run(hv+"/"+method, func(t *testing.T) {
+				params := ""
+				if method == "initialize" {
+					params = `"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}`
+				}
+				status, _, raw := specPost(t, f.url, "", method, "", specBody("", 4, method, params, "", ""), map[string]string{"MCP-Protocol-Version": hv})
+				var m specMsg
+				json.Unmarshal(raw, &m)
+				if status != 400 || m.Error == nil || m.Error.Code != -32022 || string(m.ID) != "4" {
+					t.Errorf("got %d %s, want 400 with -32022 and id 4", status, raw)
+				}
+			})
+		}
+	}
+}
+
+// TestMUST124_SamplingToolsNeedsCapability: a server MUST NOT send a
+// tool-enabled sampling request unless the client declared sampling.tools
+// (client/sampling; MUST 73 and 124): -32021, HTTP 400, naming
+// {"sampling":{"tools":{}}}; with the capability, the request goes out.
+func TestMUST124_SamplingToolsNeedsCapability(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "sampling", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "agent"}, func(ctx context.Context, in struct{}) (struct{}, error) {
+		mcp.CallFromContext(ctx).RequireInput(nil, mcp.Sample("s", mcp.SamplingRequest{
+			Messages:  []mcp.SamplingMessage{{Role: content.User, Content: content.Text("Weather?")}},
+			MaxTokens: 50,
+			Tools:     json.RawMessage(`[{"name":"get_weather","inputSchema":{"type":"object"}}]`),
+		}))
+		return struct{}{}, nil
+	})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	tests := []struct {
+		caps     string
+		status   int
+		code     int
+		required string
+	}{
+		{`{}`, 400, -32021, `{"sampling":{"tools":{}}}`},
+		{`{"sampling":{}}`, 400, -32021, `{"sampling":{"tools":{}}}`},
+		{`{"sampling":{"context":{}}}`, 400, -32021, `{"sampling":{"tools":{}}}`},
+		{`{"sampling":{"tools":{}}}`, 200, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.caps, func(t *testing.T) {
+			era := mcp.Version20260728
+			status, _, raw := specPost(t, url, era, "tools/call", "agent", specBody(era, 2, "tools/call", `"name":"agent","arguments":{}`, tt.caps, ""), nil)
+			var m specMsg
+			json.Unmarshal(raw, &m)
+			if status != tt.status || string(m.ID) != "2" {
+				t.Fatalf("got %d %s, want %d", status, raw, tt.status)
+			}
+			if tt.code != 0 {
+				var d struct {
+					Required json.RawMessage `json:"requiredCapabilities"`
+				}
+				if m.Error == nil || m.Error.Code != tt.code || json.Unmarshal(m.Error.Data, &d) != nil || string(d.Required) != tt.required {
+					t.Errorf("got %s, want %d with requiredCapabilities %s", raw, tt.code, tt.required)
+				}
+				return
+			}
+			if !strings.Contains(string(m.Result), `"resultType":"input_required"`) || !strings.Contains(string(m.Result), `"tools":[{"name":"get_weather"`) {
+				t.Errorf("want the tool-enabled sampling request: %s", raw)
+			}
+		})
+	}
+}
+
+// TestMUST104_CacheHintsOnEveryPage: 2026-07-28 caching — every complete
+// result of a list MUST carry ttlMs (an integer >= 0) and cacheScope (MUST
+// 102, 103), the same cacheScope on every page of one list (MUST 104).
+func TestMUST104_CacheHintsOnEveryPage(t *testing.T) {
+	t.Parallel()
+	for _, scope := range []era2026.CacheScope{era2026.Public, era2026.Private} {
+		srv := mcp.NewServer(mcp.Implementation{Name: "pages", Version: "1"}, mcp.WithPageSize(2))
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /x", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") })
+		for i := range 5 {
+			srv.AddTool(mcp.Tool{Name: fmt.Sprintf("t%d", i), InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /x", mux)
+			srv.AddResource(mcp.Resource{URI: fmt.Sprintf("pages://r/%d", i), Name: fmt.Sprintf("r%d", i)}, "GET /x", mux)
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: fmt.Sprintf("pages://t%d/{id}", i), Name: fmt.Sprintf("t%d", i)}, "GET /x", mux)
+			srv.AddPrompt(mcp.Prompt{Name: fmt.Sprintf("p%d", i)}, func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+				return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text("x")}}}, nil
+			})
+		}
+		url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithCaching(90_000_000_000, scope)), era2025.New()},
+			mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+		for _, method := range []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"} {
+			t.Run(string(scope)+"/"+method, func(t *testing.T) {
+				era := mcp.Version20260728
+				cursor, pages := "", 0
+				for {
+					params := ""
+					if cursor != "" {
+						params = `"cursor":` + quoteJSON(cursor)
+					}
+					status, _, raw := specPost(t, url, era, method, "", specBody(era, 1, method, params, "", ""), nil)
+					var res struct {
+						ResultType string          `json:"resultType"`
+						TTLMs      json.RawMessage `json:"ttlMs"`
+						CacheScope string          `json:"cacheScope"`
+						NextCursor string          `json:"nextCursor"`
+					}
+					var m specMsg
+					json.Unmarshal(raw, &m)
+					json.Unmarshal(m.Result, &res)
+					if status != 200 || res.ResultType != "complete" {
+						t.Fatalf("page %d: %d %s", pages, status, raw)
+					}
+					if string(res.TTLMs) != "90000" || res.CacheScope != string(scope) {
+						t.Errorf("page %d: ttlMs %s cacheScope %q, want 90000 and %q on every page", pages, res.TTLMs, res.CacheScope, scope)
+					}
+					pages++
+					if res.NextCursor == "" || pages > 5 {
+						break
+					}
+					cursor = res.NextCursor
+				}
+				if pages != 3 {
+					t.Errorf("%d pages, want 3", pages)
+				}
+			})
+		}
+	}
+}
+
+// TestMUST006_ResultEnvelope2026: every 2026-07-28 result MUST carry
+// resultType (MUST 6) and echo the id (MUST 4); the cacheable ones MUST
+// carry ttlMs and cacheScope (MUST 102) and the others carry neither (the
+// schema gives them no such members). In the handshake revisions results
+// carry none of these members.
+func TestMUST006_ResultEnvelope2026(t *testing.T) {
+	t.Parallel()
+	f := newRPFixture(t)
+	probes := []struct {
+		method, target, params string
+		cacheable              bool
+	}{
+		{"server/discover", "", "", true},
+		{"resources/list", "", "", true},
+		{"resources/templates/list", "", "", true},
+		{"resources/read", "inbox://readme", `"uri":"inbox://readme"`, true},
+		{"prompts/list", "", "", true},
+		{"prompts/get", "simple", `"name":"simple"`, false},
+		{"completion/complete", "", `"ref":{"type":"ref/prompt","name":"with_args"},"argument":{"name":"arg1","value":"a"}`, false},
+	}
+	for _, era := range specEras {
+		for _, p := range probes {
+			if era != mcp.Version20260728 && p.method == "server/discover" {
+				continue
+			}
+			t.Run(string(era)+"/"+p.method, func(t *testing.T) {
+				status, hdr, raw := specPost(t, f.url, era, p.method, p.target, `{"jsonrpc":"2.0","id":"r-1","method":"`+p.method+`","params":{`+
+					strings.TrimSuffix(strings.TrimPrefix(specBody(era, 0, "x", p.params, "", ""), `{"jsonrpc":"2.0","id":0,"method":"x","params":{`), "}}")+`}}`, nil)
+				var m specMsg
+				if err := json.Unmarshal(raw, &m); err != nil || status != 200 || hdr.Get("Content-Type") != "application/json" || m.Result == nil || string(m.ID) != `"r-1"` {
+					t.Fatalf("got %d %q: %s", status, hdr.Get("Content-Type"), raw)
+				}
+				var res map[string]json.RawMessage
+				json.Unmarshal(m.Result, &res)
+				_, hasTTL := res["ttlMs"]
+				_, hasScope := res["cacheScope"]
+				if era != mcp.Version20260728 {
+					if res["resultType"] != nil || hasTTL || hasScope {
+						t.Errorf("a %s result carries 2026 members: %s", era, m.Result)
+					}
+					return
+				}
+				if string(res["resultType"]) != `"complete"` {
+					t.Errorf("resultType %s", res["resultType"])
+				}
+				if hasTTL != p.cacheable || hasScope != p.cacheable {
+					t.Errorf("ttlMs present %v, cacheScope present %v, want %v: %s", hasTTL, hasScope, p.cacheable, m.Result)
+				}
+			})
+		}
+	}
+}
+
+// TestMUST_2025_11_25_TaskParamIgnored: 2025-11-25 (basic/utilities/
+// tasks): a server that does not declare the tasks capability MUST ignore
+// params.task and handle the request normally. Older revisions have no
+// such member; they ignore it as any unknown member.
+func TestMUST_2025_11_25_TaskParamIgnored(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, era := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		t.Run(string(era), func(t *testing.T) {
+			// Not declared: initialize has no tasks capability.
+			_, _, raw := specPost(t, f.url, "", "initialize", "", specBody("", 1, "initialize",
+				`"protocolVersion":"`+string(era)+`","capabilities":{"tasks":{"requests":{"tools":{"call":{}}}}},"clientInfo":{"name":"c","version":"1"}`, "", ""), nil)
+			if strings.Contains(string(raw), `"tasks"`) {
+				t.Fatalf("initialize declares tasks: %s", raw)
+			}
+			before := f.count("GET /items/{id}")
+			status, _, raw := specPost(t, f.url, era, "tools/call", "", specBody(era, 2, "tools/call",
+				`"name":"items_get","arguments":{"id":"t1"},"task":{"ttl":60000}`, "", ""), nil)
+			var m specMsg
+			json.Unmarshal(raw, &m)
+			if status != 200 || m.Error != nil || string(m.ID) != "2" {
+				t.Fatalf("got %d %s", status, raw)
+			}
+			var res struct {
+				Content []struct{ Text string } `json:"content"`
+				Task    json.RawMessage         `json:"task"`
+				IsError bool                    `json:"isError"`
+			}
+			json.Unmarshal(m.Result, &res)
+			if res.Task != nil || res.IsError || len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, `"id":"t1"`) {
+				t.Errorf("want the tool's own result, no task: %s", m.Result)
+			}
+			if f.count("GET /items/{id}") != before+1 {
+				t.Error("the tool did not run once")
+			}
+		})
+	}
+}
