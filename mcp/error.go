@@ -14,6 +14,9 @@ import (
 // and optional data. A prompt or completion function returns one to answer
 // with it; any other error that reaches the endpoint is answered as
 // CodeInternal with a generic message, and its text goes only to the log.
+// On 2026-07-28 a code that revision forbids is not sent as it is: -32002
+// is answered CodeInvalidParams, and -32042 or a code of -32020 to -32099
+// (but -32021 with its data) as CodeInternal.
 //
 // An error from NewError is in-band: the request was understood and the
 // answer is an error. Its HTTP status belongs to the revision: 200 on the

@@ -74,9 +74,8 @@ func NewMemorySessionStoreForTest(max int, now func() time.Time) SessionStore {
 // notification stream moves its write deadline; the returned function
 // restores it.
 func SetStreamWriteTimeoutForTest(d time.Duration) func() {
-	old := streamWriteTimeout
-	streamWriteTimeout = d
-	return func() { streamWriteTimeout = old }
+	old := streamWriteTimeout.Swap(int64(d))
+	return func() { streamWriteTimeout.Store(old) }
 }
 
 // CanonicalURI is canonicalURI, for the tests of the outer package.

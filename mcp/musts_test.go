@@ -263,8 +263,11 @@ func TestMUST012_ReservedCodesFromHandlers(t *testing.T) {
 		mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
 
 	want26 := func(c int) int {
-		if c == -32002 {
+		switch {
+		case c == -32002:
 			return -32602
+		case c > -32020:
+			return c // the legacy range, but -32002, is not forbidden
 		}
 		return -32603
 	}

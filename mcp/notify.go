@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -241,9 +242,27 @@ func (h *Handler) decodeShared(b []byte) (busEvent, error) {
 // streamWriteTimeout bounds one write to a notification stream: a client
 // that stops reading is dropped then, and its slot freed, whatever the
 // server's WriteTimeout (which a stream's deadline replaces).
-var streamWriteTimeout = 10 * time.Second // a variable for tests
+//
+// Tests shorten it while an earlier test's stream may still be writing,
+// hence the atomic; 0 is the default.
+var streamWriteTimeout atomic.Int64
+
+const defaultStreamWriteTimeout = 10 * time.Second
 
 // writeDeadline moves w's write deadline past the next write.
 func writeDeadline(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	d := time.Duration(streamWriteTimeout.Load())
+	if d == 0 {
+		d = defaultStreamWriteTimeout
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
+}
+
+// wrote clears the deadline writeDeadline set once the write it bounded
+// is done: a deadline bounds a write, not the quiet after it. Over HTTP/2
+// a deadline left to pass resets the stream whether or not a write is
+// pending, so a stream quieter than streamWriteTimeout (a tasks-only
+// listen has no keep-alive; KeepAlive defaults to 15 s) would be cut.
+func wrote(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 }

@@ -648,7 +648,7 @@ func TestNotify_HundredsFromOnePrincipal(t *testing.T) {
 // deadline still ends with its result: every write, the last included,
 // moves the deadline first.
 func TestNotify_QuietStreamEnds(t *testing.T) {
-	defer mcp.SetStreamWriteTimeoutForTest(200 * time.Millisecond)()
+	t.Cleanup(mcp.SetStreamWriteTimeoutForTest(200 * time.Millisecond)) // after the servers close
 	defer mcp.SetListenLifetimeForTest(700 * time.Millisecond)()
 	srv := mcp.NewServer(mcp.Implementation{Name: "quiet", Version: "1"})
 	mux := http.NewServeMux()

@@ -300,6 +300,7 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
+	wrote(w)
 	p := pushStream{w: w, rc: rc, id: time.Now().UnixNano()}
 	end := time.NewTimer(min(pushLifetime, time.Until(req.sessionUntil)))
 	defer end.Stop()
@@ -405,7 +406,11 @@ func (p *pushStream) send(msg []byte) bool {
 	if _, err := p.w.Write(b); err != nil {
 		return false
 	}
-	return p.rc.Flush() == nil
+	if p.rc.Flush() != nil {
+		return false
+	}
+	wrote(p.w)
+	return true
 }
 
 func (p *pushStream) comment() bool {
@@ -413,5 +418,9 @@ func (p *pushStream) comment() bool {
 	if _, err := p.w.Write([]byte(": keep-alive\n\n")); err != nil {
 		return false
 	}
-	return p.rc.Flush() == nil
+	if p.rc.Flush() != nil {
+		return false
+	}
+	wrote(p.w)
+	return true
 }

@@ -127,12 +127,13 @@ func (req *request) Log(level slog.Level, msg string, args ...any) {
 
 // fromHandler is the error a prompt, completion or resource function
 // returned, as this request's revision may carry it. Revision 2026-07-28
-// reserves -32000 to -32099: -32002 is forbidden (its meaning, resource
-// not found, is -32602 there), and no code of the range may be used but
-// with its defined meaning, which a handler's error cannot have (-32021
-// only with its data). Such an error is answered -32602 for -32002 and as
-// an internal error otherwise (logged). The handshake revisions get the
-// handler's code as it is.
+// forbids -32002 (resource not found, -32602 there) and -32042, and
+// reserves -32020 to -32099 for codes it defines, used only with their
+// meaning, which a handler's error cannot have (-32021 only with its
+// data). -32002 is answered -32602, the others as an internal error
+// (logged). The rest of -32000 to -32019 is a legacy range the revision
+// does not forbid: an application's code there passes, as on the
+// handshake revisions, which get the handler's code as it is.
 func (req *request) fromHandler(e *Error) *Error {
 	c := e.code
 	if !req.rev.f.Envelope || c < -32099 || c > -32000 {
@@ -143,6 +144,8 @@ func (req *request) fromHandler(e *Error) *Error {
 		return &Error{code: CodeInvalidParams, message: e.message, data: e.data}
 	case c == CodeMissingRequiredClientCapabilities && e.data != nil:
 		return e
+	case c > CodeHeaderMismatch:
+		return e // -32019 to -32000: legacy, not forbidden
 	}
 	req.logError("mcp: a handler returned an error code reserved in this revision; answered as an internal error", "method", req.msg.Method, "code", int(c))
 	return errInternal()

@@ -106,7 +106,11 @@ func (s *streamWriter) keepAlive() bool {
 	if _, err := s.ResponseWriter.Write([]byte(": keep-alive\n\n")); err != nil {
 		return false
 	}
-	return http.NewResponseController(s.ResponseWriter).Flush() == nil
+	ok := http.NewResponseController(s.ResponseWriter).Flush() == nil
+	if ok && s.deadlined {
+		wrote(s.ResponseWriter)
+	}
+	return ok
 }
 
 // finish writes the response: as the stream's last event when the stream
@@ -144,8 +148,10 @@ func (s *streamWriter) event(data []byte) {
 	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, data...)
 	buf = append(buf, "\n\n"...)
-	_, _ = s.ResponseWriter.Write(buf)
-	_ = http.NewResponseController(s.ResponseWriter).Flush()
+	_, err := s.ResponseWriter.Write(buf)
+	if http.NewResponseController(s.ResponseWriter).Flush() == nil && err == nil && s.deadlined {
+		wrote(s.ResponseWriter)
+	}
 }
 
 // Progress reports how far the request has come (total 0 when unknown).

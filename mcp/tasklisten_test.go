@@ -357,7 +357,7 @@ func TestTaskListen_TTLEndsFollowing(t *testing.T) {
 // first, as a stream of list changes does, so the server's bound on a
 // plain response does not cut a stream that is still reporting.
 func TestTaskListen_OutlivesWriteTimeout(t *testing.T) {
-	defer mcp.SetStreamWriteTimeoutForTest(time.Second)()
+	t.Cleanup(mcp.SetStreamWriteTimeoutForTest(time.Second)) // after the servers close
 	ts := newTaskServer(t)
 	s := httptest.NewUnstartedServer(ts.hs[0])
 	s.Config.WriteTimeout = 300 * time.Millisecond
