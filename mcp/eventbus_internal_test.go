@@ -163,3 +163,38 @@ func TestMemoryEventBus_NoWait(t *testing.T) {
 		t.Errorf("%d subscriptions left", len(b.subs))
 	}
 }
+
+// FuzzDecodeEvent: what a bus delivers is any process's bytes (Redis
+// trusts its clients). decodeEvent never panics, and an event it takes
+// is one the endpoint could have published: it encodes again, within the
+// bus's bound, and decodes to itself.
+func FuzzDecodeEvent(f *testing.F) {
+	for _, e := range []busEvent{
+		{Kind: eventTools, Epoch: 7}, {Kind: eventUpdated, URI: "mail://w1/a&b<c>", Workspace: "w1"},
+		{Kind: eventFleet, Name: "reload", Payload: []byte(`{"v":1}`)}, {Kind: eventResources},
+	} {
+		b, err := e.encode()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"k":"fleet","n":"x","p":""}`))
+	f.Add([]byte(`{"k":"updated","u":"\ud800","w":""}`))
+	f.Add([]byte(`{"k":"tools","e":18446744073709551615,"k":"updated"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := decodeEvent(b)
+		if err != nil {
+			return
+		}
+		again, err := e.encode()
+		if err != nil {
+			t.Fatalf("%q decoded to %+v, which does not encode: %v", b, e, err)
+		}
+		e2, err := decodeEvent(again)
+		if err != nil || e2.Kind != e.Kind || e2.Epoch != e.Epoch || e2.URI != e.URI || e2.Workspace != e.Workspace ||
+			e2.Name != e.Name || !bytes.Equal(e2.Payload, e.Payload) {
+			t.Fatalf("%q: %+v encodes as %q, which decodes to %+v (%v)", b, e, again, e2, err)
+		}
+	})
+}
