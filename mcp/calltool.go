@@ -89,7 +89,12 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 	if rec.Interrupted {
 		return req.interrupted(t, call)
 	}
-	if call.idemKey != "" {
+	switch {
+	case call.idemKey != "" && rec.Unreached:
+		// Preparing the route's request failed (WithRouteRequest, the
+		// observer): the route never ran, and settle records so.
+		req.audit(t, call, "not executed, internal error")
+	case call.idemKey != "":
 		outcome := "status " + strconv.Itoa(rec.Status)
 		if p != nil {
 			outcome = "panicked"

@@ -112,6 +112,7 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 		return nil, invalidInputResponses(confirmKey)
 	case string(v) == "false":
 		req.confirmation = "declined"
+		req.audit(t, call, "declined")
 		return notExecuted(f, "confirmation_declined", "Not executed (confirmation_declined): the user did not confirm "+t.def.Name+". Do not retry unless the user asks again."), nil
 	case string(v) != "true":
 		return nil, invalidInputResponses(confirmKey)

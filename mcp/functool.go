@@ -57,6 +57,14 @@ type errDecode struct{ field string }
 
 func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 
+// undecodable reports whether err is the arguments' failure to decode
+// into the function's type (its own function: the target errors.As is
+// given escapes, and a call that succeeds allocates nothing).
+func undecodable(err error) bool {
+	var d *errDecode
+	return errors.As(err, &d)
+}
+
 // AddToolFunc registers t as a tool served by fn, a Go function: no HTTP
 // request is built for a call. The input schema is In's and the output
 // schema Out's (see package mcp/typeschema for the rules and the struct
@@ -222,8 +230,18 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 		// The function gave up because its request ended: no outcome.
 		return req.interrupted(t, call)
 	}
-	req.claim.recordFunc(err != nil, p != nil) // a confirmed call ran: a retry is told so
-	if call.idemKey != "" {
+	undecoded := p == nil && err != nil && undecodable(err)
+	switch {
+	case undecoded:
+		// The arguments passed the schema but not the Go type: the
+		// function never ran, and settle records that it did not.
+		if call.idemKey != "" {
+			req.audit(t, call, "not executed, arguments do not fit")
+		}
+	default:
+		req.claim.recordFunc(err != nil, p != nil) // a confirmed call ran: a retry is told so
+	}
+	if call.idemKey != "" && !undecoded {
 		outcome := "returned"
 		switch {
 		case p != nil:

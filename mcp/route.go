@@ -153,9 +153,11 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 	rec.Start(c.recBuf[:0], w.h.cfg.limits.ResponseBytes)
 	var observed func(status int)
 	var r *http.Request
+	reached := false
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = p
+			rec.Unreached = !reached
 		}
 		rec.Close()
 		// A route that wrote nothing answers 200, as net/http says — unless
@@ -190,6 +192,7 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 	if w.h.cfg.observer != nil {
 		r, observed = w.h.observeRoute(w.r, r, in.pattern, call.tool)
 	}
+	reached = true
 	h.ServeHTTP(rec, r)
 	return rec, nil
 }

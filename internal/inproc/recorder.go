@@ -20,6 +20,9 @@ type Recorder struct {
 	// default); Interrupted: it did so, or aborted, once its request had
 	// ended (package mcp's runRoute sets it).
 	Silent, Interrupted bool
+	// Unreached: the route's handler was never called (preparing its
+	// request failed): nothing ran (package mcp's runRoute sets it).
+	Unreached bool
 
 	mu     sync.Mutex
 	closed bool
