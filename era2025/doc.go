@@ -6,8 +6,11 @@
 // nothing: later requests name their revision in the MCP-Protocol-Version
 // header. No Mcp-Session-Id is issued unless WithSessions asks for one, and
 // then it is sealed, so any replica opens it. Every
-// JSON-RPC error of a well-formed request is answered in-band with HTTP 200,
-// as these revisions expect. WithVersions restricts the revisions a host
+// JSON-RPC error of a request served in one of these revisions is answered
+// in-band with HTTP 200, as these revisions expect; refusals before that are
+// not (an MCP-Protocol-Version this server does not serve, or on initialize
+// one not spelled as a date, is 400 -32022; a session id that does not open
+// is 404). WithVersions restricts the revisions a host
 // accepts.
 //
 //	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})

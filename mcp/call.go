@@ -54,8 +54,9 @@ func (c *Call) Target() string { return c.tool }
 func (c *Call) ProtocolVersion() Version { return c.version }
 
 // ClientCapabilities returns the capabilities the client declared with this
-// request (2026-07-28), or nil: a stateless server cannot know what a 2025
-// client declared at initialize.
+// request (2026-07-28) or, for a 2025 client with a sealed session
+// (era2025.WithSessions), on initialize; nil otherwise: without a session
+// a stateless server cannot know what a 2025 client declared.
 func (c *Call) ClientCapabilities() json.RawMessage { return c.caps }
 
 // Arguments returns the call's arguments as sent (a JSON object): a tool's
@@ -123,8 +124,10 @@ func (c *Call) IdempotencyKey() string { return c.idemKey }
 // sealed, verified and opened, through State. Whatever the handler writes
 // after calling it is discarded. The SDK refuses the answer with -32021
 // when a request needs a capability the client did not declare; check
-// Supports first to degrade instead. On 2025 eras the call ends with an
-// isError result explaining that MCP 2026-07-28 is required.
+// Supports first to degrade instead. A 2025 client that cannot be asked
+// (see CanRequestInput) gets, for a tool, an isError result explaining that
+// MCP 2026-07-28 is required, and for a prompt or a resource an
+// invalid-request error saying so.
 func (c *Call) RequireInput(state []byte, requests ...InputRequest) {
 	c.pending = true
 	c.pendingState = append([]byte(nil), state...)

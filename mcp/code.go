@@ -6,8 +6,9 @@ import "strconv"
 type Code int32
 
 // The codes this library emits. Codes from -32020 to -32099 are reserved by
-// MCP and used only with their defined meaning; -32000 to -32019 are never
-// used. Codes for HTTP-level refusals sit outside the reserved range.
+// MCP and used only with their defined meaning; of -32000 to -32019 only the
+// handshake revisions' -32001 (session not found) and -32002 (resource not
+// found) are used. Codes for HTTP-level refusals sit outside the reserved range.
 const (
 	CodeParseError     Code = -32700
 	CodeInvalidRequest Code = -32600

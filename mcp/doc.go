@@ -31,8 +31,10 @@
 //
 // # Requests
 //
-// The endpoint accepts POST only, checks Host and Origin against
-// allow-lists (loopback by default), requires Content-Type
+// The endpoint accepts POST (and, with [WithChangeNotifications], a 2025
+// session's GET notification stream; any other method is 405), checks
+// Host and Origin against allow-lists (loopback by default), requires
+// Content-Type
 // application/json, reads at most 1 MiB, and scans the body once, strictly:
 // duplicate members, members differing only in case from the envelope's,
 // invalid UTF-8 and excessive depth are refused; a batch is served only as revision 2025-03-26 requires (batch.go), and refused in every later revision. The request id is
@@ -49,7 +51,9 @@
 // # Multi round-trip requests
 //
 // Over MCP 2026-07-28 a handler can ask the client for input
-// ([Call.RequireInput]) and read the answers on the retry; the state it
+// ([Call.RequireInput]) and read the answers on the retry (a 2025 client
+// with a sealed session is asked over its call's stream with
+// [WithLegacyInput]); the state it
 // keeps between rounds is sealed by the era and verified before the handler
 // runs again. Destructive tools run only after the user confirms them
 // ([ConfirmWith], [WithoutConfirmation]), once per confirmation
@@ -60,6 +64,7 @@
 // Every error is an [*Error] with a [Code]. Errors a prompt or completion
 // function returns with [NewError] are in-band: HTTP 200, except the
 // statuses revision 2026-07-28 fixes (404 for an unknown method, 400 for a
-// missing client capability). Anything else that goes wrong is logged and
-// answered as CodeInternal with a generic message.
+// missing client capability); on 2026-07-28 a code that revision reserves
+// or forbids is not sent as it is (see [Error]). Anything else that goes
+// wrong is logged and answered as CodeInternal with a generic message.
 package mcp

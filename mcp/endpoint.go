@@ -380,8 +380,8 @@ type ChangeNotifications struct {
 // subscriptions/listen stream may ask for toolsListChanged,
 // promptsListChanged, resourcesListChanged and resourceSubscriptions
 // (besides taskIds), and a 2025 client with a session (era2025.WithSessions)
-// opens a GET stream for them and may call resources/subscribe,
-// resources/unsubscribe and logging/setLevel (its tool calls' log
+// opens a GET stream for them, in a workspace it may act in, and may call
+// resources/subscribe, resources/unsubscribe and logging/setLevel (its tool calls' log
 // notifications then follow its level, with WithStreaming). The
 // capabilities say listChanged and subscribe only with this option.
 // Without it nothing is pushed, as the seed's stateless contract wants:

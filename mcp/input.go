@@ -72,8 +72,11 @@ type InputRequest struct {
 }
 
 // ElicitForm asks the user to fill in a form: a flat object schema of
-// primitive properties. Form mode must never ask for secrets (passwords,
-// tokens); use ElicitURL for those.
+// primitive properties (string, number, integer, boolean, or an array of
+// strings for a multi-select) and a non-empty message; anything else makes
+// the request invalid, and a call that asks with it ends as an internal
+// error, logged. Form mode must never ask for secrets (passwords, tokens);
+// use ElicitURL for those.
 func ElicitForm(key, message string, requestedSchema json.RawMessage) InputRequest {
 	r := InputRequest{key: key, kind: "elicitation", method: "elicitation/create", needs: CapElicitationForm}
 	if !jsonrpc.IsObject(requestedSchema) || jsonrpc.Validate(requestedSchema, jsonrpc.DefaultMaxDepth) != nil {
@@ -105,8 +108,10 @@ func ElicitForm(key, message string, requestedSchema json.RawMessage) InputReque
 	return r
 }
 
-// ElicitURL sends the user to url (an https page of the host) to complete
-// an interaction out of band, such as a login. The URL must carry no
+// ElicitURL sends the user to url (an absolute http or https URL, best an
+// https page of the host) to complete an interaction out of band, such as
+// a login. An empty message or another URL makes the request invalid: a
+// call that asks with it ends as an internal error, logged. The URL must carry no
 // secret or personal data and must not be pre-authenticated; the page must
 // check that the user completing it is the one who started it.
 func ElicitURL(key, message, rawURL string) InputRequest {

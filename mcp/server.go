@@ -183,7 +183,8 @@ func WithInstructions(text string) ServerOption {
 	return serverOptionFunc(func(s *Server) { s.instructions = text })
 }
 
-// WithPageSize sets how many items one list page holds (default 100).
+// WithPageSize sets how many items one list page holds at most (default
+// 100); a page also ends before 1 MiB of definitions.
 func WithPageSize(n int) ServerOption {
 	if n <= 0 {
 		panic("mcp: WithPageSize needs a positive size")

@@ -3,7 +3,8 @@
 //
 // A server that answers "input required" hands the client an opaque
 // requestState and gets it back, unchanged, on the retry. The client is not
-// trusted with it: a [Sealer] encrypts the state with XChaCha20-Poly1305 and
+// trusted with it: a [Sealer] encrypts the state with XChaCha20-Poly1305
+// ([NewRing]; AES-256-GCM with [NewAESRing]) and
 // binds it to the request it belongs to (principal, workspace, audience,
 // protocol version, method, target and a digest of the canonical
 // arguments), with an issue time, an expiry and a random nonce. Any replica
