@@ -14,13 +14,14 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-type reviewCount struct {
-	N int32 `json:"n"`
+type countIn struct {
+	N int64 `json:"n"`
 }
 
 // TestConfirm_FuncDecodeFailureIsNotARun: a confirmed destructive function
 // tool whose arguments pass the input schema but do not decode into its Go
-// type ({"n":1.0} is an integer to JSON Schema, not to encoding/json)
+// type (a number past int64 is an integer to JSON Schema, not to an
+// int64; 1.0 now decodes as 1)
 // never runs its function. The retry of that confirmation, the audit line
 // and the next question must not say that the tool ran.
 func TestConfirm_FuncDecodeFailureIsNotARun(t *testing.T) {
@@ -28,7 +29,7 @@ func TestConfirm_FuncDecodeFailureIsNotARun(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "decode", Version: "1"})
 	var runs atomic.Int64
 	mcp.AddToolFunc(srv, mcp.Tool{Name: "purge_n", Annotations: mcp.Annotations{Destructive: true}},
-		func(ctx context.Context, in reviewCount) (fnEmpty, error) {
+		func(ctx context.Context, in countIn) (fnEmpty, error) {
 			runs.Add(1)
 			return fnEmpty{}, nil
 		})
@@ -36,7 +37,7 @@ func TestConfirm_FuncDecodeFailureIsNotARun(t *testing.T) {
 	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
 		mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil)))))
 	t.Cleanup(ts.Close)
-	args := `{"n":1.0}`
+	args := `{"n":100000000000000000000}`
 	in := asInterim(t, rt{name: "purge_n", args: args, caps: formCaps}.send(t, ts.URL))
 	round2 := rt{id: 2, name: "purge_n", args: args, caps: formCaps, state: quoteJSON(in.RequestState), responses: `{"confirm":` + accept + `}`}
 	first := asResult(t, round2.send(t, ts.URL))

@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
@@ -53,7 +56,10 @@ type funcTool struct {
 
 // errDecode marks arguments that passed the schema but do not fit the Go
 // type (a number too large for its field).
-type errDecode struct{ field string }
+type errDecode struct {
+	field  string
+	folded bool // a member whose name differs from a field's only in case
+}
 
 func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 
@@ -63,6 +69,48 @@ func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 func undecodable(err error) bool {
 	var d *errDecode
 	return errors.As(err, &d)
+}
+
+// integralNumbers rewrites the numbers of args written with a fraction or
+// an exponent whose value is an integer (1.0, 1e2, -2.5e1) as integers,
+// exactly: within ±2^53. ok is false when there is none.
+func integralNumbers(args []byte) (fixed []byte, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		case json.Number:
+			if !strings.ContainsAny(string(x), ".eE") {
+				return x
+			}
+			f, err := strconv.ParseFloat(string(x), 64)
+			if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+				return x
+			}
+			ok = true
+			return json.Number(strconv.FormatInt(int64(f), 10))
+		}
+		return v
+	}
+	v = walk(v)
+	if !ok {
+		return nil, false
+	}
+	fixed, err := json.Marshal(v)
+	return fixed, err == nil
 }
 
 // AddToolFunc registers t as a tool served by fn, a Go function: no HTTP
@@ -110,10 +158,17 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 	if err != nil {
 		return fail("input: %v", err)
 	}
+	var folds *typeschema.Folds
 	if t.InputSchema == nil {
 		t.InputSchema = inSchema.JSON
 	} else if _, err := typeschema.Compatible(t.InputSchema, inSchema.JSON, typeschema.Input); err != nil {
 		return fail("inputSchema does not fit %s: %v", reflect.TypeFor[In](), err)
+	} else {
+		// A given schema may admit members it does not name; encoding/json
+		// would decode one that differs from a field's name only in case
+		// into that field, past the constraints the schema declares there.
+		// (A derived schema admits no member it does not name.)
+		folds = typeschema.NewFolds(reflect.TypeFor[In]())
 	}
 	ft := &funcTool{}
 	var encode func(Out) ([]byte, error)
@@ -139,17 +194,31 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 			if isPtr && reflect.ValueOf(&out).Elem().IsNil() {
 				return nil, errors.New("the function returned a nil result and no error")
 			}
+			if outSchema.Addressable {
+				// encoding/json calls a field's pointer-receiver MarshalJSON
+				// or MarshalText (big.Float's) only on an addressable value,
+				// and the schema says what they write.
+				return encodeAddressable(outSchema, out)
+			}
 			return outSchema.Encode(out)
 		}
 	}
 	ft.run = func(ctx context.Context, args []byte) ([]byte, *ToolResult, error) {
+		if m := folds.Find(args); m != "" {
+			return nil, nil, &errDecode{field: m, folded: true}
+		}
 		var in In
 		if err := json.Unmarshal(args, &in); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) && te.Field != "" {
-				return nil, nil, &errDecode{te.Field}
+			// JSON Schema's integer admits 1.0 and 1e2, encoding/json's
+			// integers do not: such numbers are written as integers and
+			// decoded once more.
+			if fixed, ok := integralNumbers(args); !ok || json.Unmarshal(fixed, &in) != nil {
+				var te *json.UnmarshalTypeError
+				if errors.As(err, &te) && te.Field != "" {
+					return nil, nil, &errDecode{field: te.Field}
+				}
+				return nil, nil, &errDecode{field: "the input type"}
 			}
-			return nil, nil, &errDecode{"the input type"}
 		}
 		out, err := fn(ctx, in)
 		if err != nil || CallFromContext(ctx).pending {
@@ -169,6 +238,12 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 		return b, nil, nil
 	}
 	return s.addFuncTool(t, ft, opts)
+}
+
+// encodeAddressable encodes out through a pointer to its copy, so that
+// only such results pay for the copy on the heap.
+func encodeAddressable[Out any](s *typeschema.Schema, out Out) ([]byte, error) {
+	return s.Encode(&out)
 }
 
 // addFuncTool registers a function tool: AddTool's checks, without a route.
@@ -358,6 +433,11 @@ func (req *request) fullResult(t *tool, r *ToolResult, f features) (seam.Result,
 		}
 		res.content = append(b, ']')
 	}
+	if r.StructuredContent == nil && f.OutputSchema && t.output != nil && !r.IsError {
+		// An outputSchema promises structured results that conform.
+		req.logError("mcp: tool function's result has no StructuredContent though the tool has an outputSchema", "tool", t.def.Name)
+		return textResult(internalToolError, true), nil
+	}
 	if r.StructuredContent != nil && f.OutputSchema {
 		s, err := json.Marshal(r.StructuredContent)
 		if err != nil || !jsonrpc.IsObject(s) || jsonrpc.Validate(s, jsonrpc.DefaultMaxDepth) != nil {
@@ -381,6 +461,8 @@ func (req *request) funcFailed(name string, err error) *toolResult {
 	switch {
 	case errors.As(err, &te):
 		return textResult(te.msg, true)
+	case errors.As(err, &de) && de.folded:
+		return textResult("Invalid arguments for tool "+name+": member "+strconv.Quote(de.field)+" differs from a field's name only in case", true)
 	case errors.As(err, &de):
 		return textResult("Invalid arguments for tool "+name+": a value does not fit "+strconv.Quote(de.field), true)
 	}

@@ -25,6 +25,10 @@ type Schema struct {
 	// bounds, lengths, pattern, format): only then can an encoded value
 	// violate the schema, so only then is it worth validating one.
 	Constrained bool
+	// Addressable: a type within has a pointer-receiver MarshalJSON or
+	// MarshalText, which encoding/json calls only on an addressable
+	// value, and the schema says what it writes: encode a pointer.
+	Addressable bool
 	norm        *node // nil when encoding/json never writes a null the schema refuses
 }
 
@@ -74,7 +78,7 @@ func For(t reflect.Type) (*Schema, error) {
 		}
 		b = append(b, "}}"...)
 	}
-	s := &Schema{JSON: b, Constrained: g.constrained}
+	s := &Schema{JSON: b, Constrained: g.constrained, Addressable: g.addr}
 	if n := g.node(root); n.dirty(map[*node]bool{}) {
 		s.norm = n
 	}
@@ -88,6 +92,7 @@ type gen struct {
 	pending     []reflect.Type // struct types to define under $defs, in order
 	root        reflect.Type
 	constrained bool
+	addr        bool // see Schema.Addressable
 }
 
 // info is what the first pass learns about a struct type.
@@ -133,6 +138,10 @@ func special(t reflect.Type) []byte {
 func (g *gen) count(t reflect.Type, at string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if pt := reflect.PointerTo(t); !t.Implements(marshalerType) && !t.Implements(textType) &&
+		(pt.Implements(marshalerType) || pt.Implements(textType)) {
+		g.addr = true
 	}
 	if special(t) != nil {
 		return nil
@@ -236,7 +245,9 @@ func fieldsOf(t reflect.Type, at string) ([]field, error) {
 					continue
 				}
 			}
-			if !sf.IsExported() {
+			if !sf.IsExported() && !(sf.Anonymous && deref(ft).Kind() == reflect.Struct) {
+				// encoding/json keeps an embedded struct of an unexported
+				// type that its tag names, as a member of that name.
 				continue
 			}
 			if name == "" {
