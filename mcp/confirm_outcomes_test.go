@@ -93,8 +93,9 @@ func TestConfirm_RouteRequestPanicIsNotARun(t *testing.T) {
 		Annotations: mcp.Annotations{Destructive: true}}, "DELETE /items/{id}", mux)
 	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(slog.New(slog.DiscardHandler)),
 		mcp.WithRouteRequest(func(outer, inner *http.Request) *http.Request {
-			var m map[string]string
-			m["boom"] = "x" // a host bug: nil map
+			if inner != nil {
+				panic("a host bug") // as a write to a nil map would
+			}
 			return inner
 		})))
 	t.Cleanup(ts.Close)

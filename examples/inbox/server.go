@@ -53,13 +53,6 @@ func (a *app) close() {
 	}
 }
 
-// newApp builds the server whose MCP endpoint is the resource URI
-// resource (such as http://127.0.0.1:8080/mcp): tokens are issued for it,
-// and its Protected Resource Metadata names it.
-func newApp(resource string) *app {
-	return newAppWith(resource, appConfig{queue: 1024, worker: true, perSecond: 50, burst: 100})
-}
-
 // appConfig is what tests change: the job queue's size, whether a worker
 // empties it, and each principal's rate budget; and what replicas share
 // (fleet.go), zero for one process.

@@ -13,7 +13,7 @@ type innerPart struct {
 
 type taggedEmbed struct {
 	innerPart `json:"inner"`
-	A           int `json:"a"`
+	A         int `json:"a"`
 }
 
 // TestFor_TaggedUnexportedEmbed: encoding/json writes and reads an
@@ -40,11 +40,11 @@ type foldKid struct {
 }
 
 type foldIn struct {
-	Path string                   `json:"path"`
+	Path string             `json:"path"`
 	Kids []foldKid          `json:"kids"`
 	ByID map[string]foldKid `json:"byId"`
 	Self *foldIn            `json:"self,omitempty"`
-	Raw  json.RawMessage          `json:"raw,omitempty"`
+	Raw  json.RawMessage    `json:"raw,omitempty"`
 }
 
 func TestFolds(t *testing.T) {
