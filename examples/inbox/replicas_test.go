@@ -561,7 +561,7 @@ func (d *fleetDriver) rotation(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	r, o, _ = kept.call(ctx, d.client(fleetWriter), keptState)
+	_, o, _ = kept.call(ctx, d.client(fleetWriter), keptState)
 	d.figure(t, "key rotation: %d replica restarts in %.1f s (k1 → k1,k2 → k2,k1 → k2) under traffic; %d confirmations (states sealed by %v), "+
 		"%d executed, %d answered on another replica than the one that asked; refused: %d of states under a key every replica held, "+
 		"%d of states under a retired key; client retries %v; answers %v; a k1 state kept past retirement: %s",
