@@ -1,15 +1,12 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/schema"
@@ -69,48 +66,6 @@ func (e *errDecode) Error() string { return "arguments do not fit " + e.field }
 func undecodable(err error) bool {
 	var d *errDecode
 	return errors.As(err, &d)
-}
-
-// integralNumbers rewrites the numbers of args written with a fraction or
-// an exponent whose value is an integer (1.0, 1e2, -2.5e1) as integers,
-// exactly: within ±2^53. ok is false when there is none.
-func integralNumbers(args []byte) (fixed []byte, ok bool) {
-	d := json.NewDecoder(bytes.NewReader(args))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
-		return nil, false
-	}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				x[k] = walk(e)
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = walk(e)
-			}
-		case json.Number:
-			if !strings.ContainsAny(string(x), ".eE") {
-				return x
-			}
-			f, err := strconv.ParseFloat(string(x), 64)
-			if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-				return x
-			}
-			ok = true
-			return json.Number(strconv.FormatInt(int64(f), 10))
-		}
-		return v
-	}
-	v = walk(v)
-	if !ok {
-		return nil, false
-	}
-	fixed, err := json.Marshal(v)
-	return fixed, err == nil
 }
 
 // AddToolFunc registers t as a tool served by fn, a Go function: no HTTP
@@ -209,16 +164,11 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 		}
 		var in In
 		if err := json.Unmarshal(args, &in); err != nil {
-			// JSON Schema's integer admits 1.0 and 1e2, encoding/json's
-			// integers do not: such numbers are written as integers and
-			// decoded once more.
-			if fixed, ok := integralNumbers(args); !ok || json.Unmarshal(fixed, &in) != nil {
-				var te *json.UnmarshalTypeError
-				if errors.As(err, &te) && te.Field != "" {
-					return nil, nil, &errDecode{field: te.Field}
-				}
-				return nil, nil, &errDecode{field: "the input type"}
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return nil, nil, &errDecode{field: te.Field}
 			}
+			return nil, nil, &errDecode{field: "the input type"}
 		}
 		out, err := fn(ctx, in)
 		if err != nil || CallFromContext(ctx).pending {

@@ -63,13 +63,15 @@ func (g *folder) of(t reflect.Type) *fold {
 		}
 		return f
 	case reflect.Slice, reflect.Array, reflect.Map:
-		g.seen[t] = nil // within itself: resolved below
-		e := g.of(t.Elem())
-		if e == nil {
+		// Within itself (type T []struct{ Kids T }) the element's fold
+		// must reach this one: a nil placeholder would leave the members
+		// of the nested structs unchecked.
+		f := &fold{}
+		g.seen[t] = f
+		if f.elem = g.of(t.Elem()); f.elem == nil {
+			g.seen[t] = nil
 			return nil
 		}
-		f := &fold{elem: e}
-		g.seen[t] = f
 		return f
 	}
 	return nil

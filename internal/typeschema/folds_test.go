@@ -87,3 +87,37 @@ func FuzzFolds(f *testing.F) {
 		folds.Find(b)
 	})
 }
+
+type foldTree []struct {
+	Name string   `json:"name"`
+	Kids foldTree `json:"kids"`
+}
+
+type foldMap map[string]struct {
+	Name string  `json:"name"`
+	Sub  foldMap `json:"sub"`
+}
+
+type foldRec struct {
+	Tree foldTree `json:"tree"`
+	M    foldMap  `json:"m"`
+}
+
+// TestFolds_RecursiveContainer: a slice or map type that holds itself
+// through a struct: encoding/json folds members at every depth.
+func TestFolds_RecursiveContainer(t *testing.T) {
+	f := NewFolds(reflect.TypeFor[foldRec]())
+	for args, want := range map[string]string{
+		`{"tree":[{"name":"a","kids":[{"NAME":"b"}]}]}`:     "tree[0].kids[0].NAME",
+		`{"m":{"k":{"name":"a","sub":{"j":{"Name":"b"}}}}}`: "m.k.sub.j.Name",
+	} {
+		if got := f.Find([]byte(args)); got != want {
+			t.Errorf("%s: %q, want %q", args, got, want)
+		}
+		var in foldRec
+		json.Unmarshal([]byte(args), &in)
+		if len(in.Tree) == 1 && in.Tree[0].Kids[0].Name != "b" || len(in.M) == 1 && in.M["k"].Sub["j"].Name != "b" {
+			t.Errorf("encoding/json did not fold %s: %+v", args, in)
+		}
+	}
+}
