@@ -249,20 +249,26 @@ var streamWriteTimeout atomic.Int64
 
 const defaultStreamWriteTimeout = 10 * time.Second
 
-// writeDeadline moves w's write deadline past the next write.
-func writeDeadline(w http.ResponseWriter) {
-	d := time.Duration(streamWriteTimeout.Load())
-	if d == 0 {
-		d = defaultStreamWriteTimeout
-	}
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
-}
-
-// wrote clears the deadline writeDeadline set once the write it bounded
-// is done: a deadline bounds a write, not the quiet after it. Over HTTP/2
+// streamWrite writes b to a stream and flushes it. bounded: the write
+// must be done within streamWriteTimeout, and once it is the deadline is
+// lifted: a deadline bounds a write, not the quiet after it. Over HTTP/2
 // a deadline left to pass resets the stream whether or not a write is
-// pending, so a stream quieter than streamWriteTimeout (a tasks-only
-// listen has no keep-alive; KeepAlive defaults to 15 s) would be cut.
-func wrote(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+// pending, so a stream quieter than the bound (a tasks-only listen has no
+// keep-alive; KeepAlive defaults to 15 s) would be cut.
+func streamWrite(w http.ResponseWriter, b []byte, bounded bool) bool {
+	rc := http.NewResponseController(w)
+	if bounded {
+		d := time.Duration(streamWriteTimeout.Load())
+		if d == 0 {
+			d = defaultStreamWriteTimeout
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(d))
+	}
+	if _, err := w.Write(b); err != nil || rc.Flush() != nil {
+		return false
+	}
+	if bounded {
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+	return true
 }

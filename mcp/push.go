@@ -294,14 +294,11 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	hdr["Cache-Control"] = []string{"no-store"}
 	hdr["X-Accel-Buffering"] = []string{"no"}
 	hdr[protoHeader] = []string{string(rev.version)}
-	writeDeadline(w)
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	if rc.Flush() != nil {
+	if !streamWrite(w, nil, true) { // the headers, at once
 		return
 	}
-	wrote(w)
-	p := pushStream{w: w, rc: rc, id: time.Now().UnixNano()}
+	p := pushStream{w: w, id: time.Now().UnixNano()}
 	end := time.NewTimer(min(pushLifetime, time.Until(req.sessionUntil)))
 	defer end.Stop()
 	var expired <-chan time.Time
@@ -390,7 +387,6 @@ func (h *Handler) pushEvent(req *request, key string, e busEvent) (msg []byte, o
 // replayed, the stream is live only).
 type pushStream struct {
 	w  http.ResponseWriter
-	rc *http.ResponseController
 	id int64
 }
 
@@ -402,25 +398,9 @@ func (p *pushStream) send(msg []byte) bool {
 	b = append(b, "\nevent: message\ndata: "...)
 	b = append(b, msg...)
 	b = append(b, "\n\n"...)
-	writeDeadline(p.w)
-	if _, err := p.w.Write(b); err != nil {
-		return false
-	}
-	if p.rc.Flush() != nil {
-		return false
-	}
-	wrote(p.w)
-	return true
+	return streamWrite(p.w, b, true)
 }
 
 func (p *pushStream) comment() bool {
-	writeDeadline(p.w)
-	if _, err := p.w.Write([]byte(": keep-alive\n\n")); err != nil {
-		return false
-	}
-	if p.rc.Flush() != nil {
-		return false
-	}
-	wrote(p.w)
-	return true
+	return streamWrite(p.w, []byte(": keep-alive\n\n"), true)
 }

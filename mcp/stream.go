@@ -100,17 +100,7 @@ func (s *streamWriter) keepAlive() bool {
 	if !s.started || s.direct != nil {
 		return true
 	}
-	if s.deadlined {
-		writeDeadline(s.ResponseWriter)
-	}
-	if _, err := s.ResponseWriter.Write([]byte(": keep-alive\n\n")); err != nil {
-		return false
-	}
-	ok := http.NewResponseController(s.ResponseWriter).Flush() == nil
-	if ok && s.deadlined {
-		wrote(s.ResponseWriter)
-	}
-	return ok
+	return streamWrite(s.ResponseWriter, []byte(": keep-alive\n\n"), s.deadlined)
 }
 
 // finish writes the response: as the stream's last event when the stream
@@ -130,9 +120,6 @@ func (s *streamWriter) finish(body []byte, write func()) {
 // event writes data as one SSE message event and flushes it; the caller
 // holds s.mu.
 func (s *streamWriter) event(data []byte) {
-	if s.deadlined {
-		writeDeadline(s.ResponseWriter)
-	}
 	if !s.started {
 		s.started = true
 		h := s.Header()
@@ -148,10 +135,7 @@ func (s *streamWriter) event(data []byte) {
 	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, data...)
 	buf = append(buf, "\n\n"...)
-	_, err := s.ResponseWriter.Write(buf)
-	if http.NewResponseController(s.ResponseWriter).Flush() == nil && err == nil && s.deadlined {
-		wrote(s.ResponseWriter)
-	}
+	streamWrite(s.ResponseWriter, buf, s.deadlined) // the headers go with it
 }
 
 // Progress reports how far the request has come (total 0 when unknown).
