@@ -337,13 +337,11 @@ func (st *listenState) event(b []byte, ok bool) (seam.Result, error) {
 //go:noinline
 func (st *listenState) poll(wake *time.Timer) (seam.Result, error) {
 	req := st.req
-	if req.handler.cfg.auth != nil {
-		// Following a task is reading it, again and again: the workspace
-		// is resolved again before each round, as for a resource update
-		// (mayStillRead), and a withdrawn one ends the stream.
-		if _, err := req.accessCache.resolveAgain(req.who()); err != nil {
-			return st.ended("the workspace was withdrawn"), nil
-		}
+	// Following a task is reading it, again and again: the workspace is
+	// resolved again before each round, as for a resource update
+	// (mayStillRead), and a withdrawn one ends the stream.
+	if req.withdrawn() {
+		return st.ended("the workspace was withdrawn"), nil
 	}
 	// And each task is opened again, as tasks/get would open it now: in
 	// the registry as it is (a tool removed or changed since), with the
