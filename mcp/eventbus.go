@@ -206,17 +206,27 @@ func (e busEvent) encode() ([]byte, error) {
 	}
 	// Without HTML escaping, which would make each of & < > six bytes and
 	// a URI within maxEventURI too large to publish.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
+	b, err := marshalPlain(e)
+	if err != nil {
 		return nil, err
 	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 	if len(b) > maxBusEvent {
 		return nil, errors.New("mcp: an event is larger than 8 KiB")
 	}
 	return b, nil
+}
+
+// marshalPlain is json.Marshal without HTML escaping: what is sealed or
+// published under a byte bound (an event, a task's job reference) is
+// measured as written, and & < > are one byte each.
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // decodeEvent reads what a bus delivered; anything else on the channel (a

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -205,14 +204,11 @@ func (req *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam
 	now := time.Now()
 	// Encoded as jobReference measured it: "<" or "&" in a job's id is
 	// one byte, not json.Marshal's six.
-	var pb bytes.Buffer
-	enc := json.NewEncoder(&pb)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(taskPayload{Tool: t.def.Name, Job: t.jobDigest, Def: t.digest, Values: vals, Created: now.UnixMilli(),
-		TTL: sp.ttl.Milliseconds(), Poll: sp.poll.Milliseconds()}); err != nil {
+	payload, err := marshalPlain(taskPayload{Tool: t.def.Name, Job: t.jobDigest, Def: t.digest, Values: vals, Created: now.UnixMilli(),
+		TTL: sp.ttl.Milliseconds(), Poll: sp.poll.Milliseconds()})
+	if err != nil {
 		return nil, err
 	}
-	payload := bytes.TrimSuffix(pb.Bytes(), []byte("\n"))
 	res := &seam.TaskCreated{Payload: payload, TTL: sp.ttl, PollInterval: sp.poll, Status: string(task.Working), Created: now}
 	if follow {
 		// structuredContent only where results carry it, and not against
