@@ -257,7 +257,15 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	if perr != nil && perr.Reason == "unexpected_response" && h.cfg.legacy != nil && localRefusal == nil {
+		// A client's answer to a question is a JSON-RPC response, no
+		// request: it is no operation of the server's (the call that asked
+		// is, with its wait in it), delivered or refused. Observed, it
+		// would be a message whose method was never read. Its refusals are
+		// logged (answer.go).
 		h.acceptAnswer(w, r, principal, body)
+		if x != nil {
+			x.skip = true
+		}
 		return
 	}
 	if perr != nil && perr.Reason == "batch" && h.batchable(r) {

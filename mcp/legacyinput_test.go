@@ -61,7 +61,7 @@ type legacyFixture struct {
 	answers     chan string
 }
 
-func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput) *legacyFixture {
+func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput, extra ...mcp.HandlerOption) *legacyFixture {
 	t.Helper()
 	f := &legacyFixture{idemKeys: make(chan string, 16), answers: make(chan string, 16)}
 	ring := sessionRing(t, 7)
@@ -98,7 +98,7 @@ func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput) *legacyFixture {
 				return nil, nil
 			})
 		a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
-		opts := []mcp.HandlerOption{mcp.WithAuth(a)}
+		opts := append([]mcp.HandlerOption{mcp.WithAuth(a)}, extra...)
 		if legacy {
 			opts = append(opts, mcp.WithLegacyInput(cfg))
 		}

@@ -14,8 +14,9 @@ type exchange struct {
 	ev    observe.Event
 	w     observedWriter
 	begun bool
-	// skip: the exchange was no MCP message of its own: a batch whose
-	// members were observed each on its own, or a GET stream that opened.
+	// skip: the exchange was no MCP operation of its own: a batch whose
+	// members were observed each on its own, a GET stream that opened, or
+	// a client's answer to a question (a JSON-RPC response).
 	skip bool
 	done func()
 }

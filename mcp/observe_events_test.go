@@ -2,8 +2,10 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +136,70 @@ func TestObserver_GetStreamIsNoMessage(t *testing.T) {
 		if ev.Method == "" && ev.Status == 200 && ev.Code == 0 {
 			t.Errorf("a GET stream reported as an MCP message with no method: %+v (lived %v)", ev, ev.Duration)
 		}
+	}
+}
+
+// TestObserver_AnswerIsNoOperation: a 2025 client's POSTed answer to a
+// question (an elicitation/create or sampling/createMessage result) is a
+// JSON-RPC response, not a request: it is not observed, whether delivered
+// (202) or refused (400). It was, as a message whose method was never read
+// (otelmcp: a span "mcp" with mcp.method.name _OTHER and a duration of its
+// own). The call that asked is observed once, with the wait in it.
+func TestObserver_AnswerIsNoOperation(t *testing.T) {
+	t.Parallel()
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+		t.Run(string(v), func(t *testing.T) {
+			obs := &recordingObserver{}
+			f := newLegacyFixture(t, mcp.LegacyInput{}, mcp.WithObserver(obs))
+			caps := `{"elicitation":{},"sampling":{}}`
+			if v == mcp.Version20251125 {
+				caps = `{"elicitation":{"form":{}},"sampling":{}}`
+			}
+			session := sessionFor(t, f.a, tokAlice, v, caps)
+			waitEvents(t, obs, 1) // the initialize
+
+			s := openCall(t, f.a, tokAlice, session, v, "ask")
+			q := s.next(t)
+			if q["method"] != "elicitation/create" {
+				t.Fatalf("question %v", q)
+			}
+			refused := post(t, f.b, http.MethodPost, tokAlice, nil,
+				`{"jsonrpc":"2.0","id":"mcpdual-q-AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAA","result":{"action":"accept","content":{"n":"Ann"}}}`)
+			if refused.status != 400 || !strings.Contains(string(refused.body), `"code":-32600`) || !strings.Contains(string(refused.body), `"unknown_request_id"`) {
+				t.Errorf("made-up answer: %d %s, want 400 -32600 unknown_request_id", refused.status, refused.body)
+			}
+			if got := answer(t, f.b, tokAlice, q["id"], `{"action":"accept","content":{"n":"Ann"}}`); got != 202 {
+				t.Fatalf("elicitation answer: %d, want 202", got)
+			}
+			if _, isErr := resultText(t, s.next(t)); isErr {
+				t.Error("ask: isError")
+			}
+			<-f.answers
+
+			s = openCall(t, f.b, tokAlice, session, v, "summarize")
+			if q = s.next(t); q["method"] != "sampling/createMessage" {
+				t.Fatalf("question %v", q)
+			}
+			if got := answer(t, f.a, tokAlice, q["id"], `{"role":"assistant","content":{"type":"text","text":"done"},"model":"m"}`); got != 202 {
+				t.Fatalf("sampling answer: %d, want 202", got)
+			}
+			if _, isErr := resultText(t, s.next(t)); isErr {
+				t.Error("summarize: isError")
+			}
+			<-f.answers
+
+			events := waitEvents(t, obs, 2)
+			var got []string
+			for _, ev := range events {
+				got = append(got, fmt.Sprintf("%s %s %d %d", ev.Method, ev.Target, ev.Status, ev.Code))
+			}
+			// done runs after the response is written: the two calls' events
+			// may come in either order.
+			slices.Sort(got)
+			want := []string{"tools/call ask 200 0", "tools/call summarize 200 0"}
+			if !slices.Equal(got, want) {
+				t.Errorf("events %q, want %q: an answer is no operation", got, want)
+			}
+		})
 	}
 }

@@ -15,7 +15,10 @@ type Observer interface {
 	// Request is called once for every message the endpoint receives: as
 	// soon as its method is known, or, for a message refused before that
 	// (a 401, an oversized body, a bad Origin), when the refusal is
-	// written. ev is filled in while the request is served and is
+	// written. A 2025 client's answer to a question the endpoint asked
+	// (a JSON-RPC response, with mcp.WithLegacyInput) is no request and is not
+	// observed, delivered or refused: the call that asked is, with the
+	// wait in its duration. ev is filled in while the request is served and is
 	// complete when done (which may be nil) is called, after the response
 	// is written. The context Request returns is the request's from then
 	// on: the endpoint's log lines and its routes' hooks get it.

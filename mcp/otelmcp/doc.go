@@ -5,7 +5,9 @@
 //
 //	h := mcp.NewHandler(srv, eras, mcp.WithObserver(otelmcp.New()))
 //
-// New returns an observe.Observer. For every MCP message it records:
+// New returns an observe.Observer. For every MCP request or notification
+// it records (a 2025 client's answer to a question the server asked is a
+// JSON-RPC response, no operation of the server's, and is not recorded):
 //
 //   - a SERVER span named "{mcp.method.name} {target}" for a tools/call or
 //     prompts/get of a tool or prompt the server has ("tools/call

@@ -1,6 +1,8 @@
 package otelmcp_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -28,6 +30,7 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/observe"
 	"github.com/mcpdual/mcpdual/mcp/otelmcp"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 const (
@@ -64,6 +67,9 @@ type fixtureOptions struct {
 	wrap func(tp trace.TracerProvider, h http.Handler) http.Handler
 	// after is joined after the OpenTelemetry observer.
 	after observe.Observer
+	// legacy gives the endpoint 2025 sessions, WithLegacyInput and a tool
+	// "ask" that asks the client for a form.
+	legacy bool
 }
 
 func newFixture(t *testing.T, fo fixtureOptions) *fixture {
@@ -113,7 +119,25 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	if fo.limiter != nil {
 		opts = append(opts, mcp.WithRateLimit(fo.limiter))
 	}
-	var h http.Handler = mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...)
+	old := era2025.New()
+	if fo.legacy {
+		mcp.AddToolFunc(srv, mcp.Tool{Name: "ask", Description: "Asks for a name."},
+			func(ctx context.Context, in struct{}) (map[string]any, error) {
+				c := mcp.CallFromContext(ctx)
+				if e, ok := c.Elicitation("name"); ok {
+					return map[string]any{"action": e.Action}, nil
+				}
+				c.RequireInput(nil, mcp.ElicitForm("name", "Your name?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)))
+				return nil, nil
+			})
+		ring, err := mrtr.NewRing(mrtr.Key{ID: "k1", Secret: bytes.Repeat([]byte{7}, 32)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old = era2025.New(era2025.WithSessions(mrtr.NewSealer(ring), 0))
+		opts = append(opts, mcp.WithLegacyInput(mcp.LegacyInput{}))
+	}
+	var h http.Handler = mcp.NewHandler(srv, []mcp.Era{era2026.New(), old}, opts...)
 	if fo.wrap != nil {
 		h = fo.wrap(f.tp, h)
 	}
@@ -696,5 +720,108 @@ func TestJoinedAfter(t *testing.T) {
 	sp := mcpSpan(t, f.spans(t, 3))
 	if got := attrs(t, sp.Attributes)["app.principal"]; got == nil || !strings.Contains(got.(string), "alice") {
 		t.Errorf("app.principal = %v", got)
+	}
+}
+
+// send posts body with hdr and the token, and returns the response
+// unread.
+func (f *fixture) send(t *testing.T, body string, hdr map[string]string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// TestAnswerIsNoSpan: a 2025 client's POSTed answer to the server's
+// elicitation/create is a JSON-RPC response sent by the client, not an
+// operation of the server's: delivered (202) or refused (400), it makes
+// no span and no duration. It made a span "mcp" with mcp.method.name
+// _OTHER, counted in the operation histogram. The call that asked has
+// its one span, tools/call ask.
+func TestAnswerIsNoSpan(t *testing.T) {
+	t.Parallel()
+	for _, era := range []mcp.Version{mcp.Version20250618, mcp.Version20251125} {
+		t.Run(string(era), func(t *testing.T) {
+			f := newFixture(t, fixtureOptions{legacy: true})
+			hdr := map[string]string{"MCP-Protocol-Version": string(era)}
+			init := f.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+string(era)+
+				`","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`, hdr)
+			io.Copy(io.Discard, init.Body)
+			session := init.Header.Get("Mcp-Session-Id")
+			if init.StatusCode != 200 || session == "" {
+				t.Fatalf("initialize: %d, session %q", init.StatusCode, session)
+			}
+			f.spans(t, 1)
+			hdr["Mcp-Session-Id"] = session
+
+			resp := f.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}}`, hdr)
+			if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || !strings.HasPrefix(ct, "text/event-stream") {
+				t.Fatalf("tools/call: %d %q, want a stream", resp.StatusCode, ct)
+			}
+			events := bufio.NewScanner(resp.Body)
+			next := func() map[string]any {
+				t.Helper()
+				for events.Scan() {
+					if data, ok := strings.CutPrefix(events.Text(), "data: "); ok {
+						var m map[string]any
+						if err := json.Unmarshal([]byte(data), &m); err != nil {
+							t.Fatalf("event %q: %v", data, err)
+						}
+						return m
+					}
+				}
+				t.Fatalf("stream ended: %v", events.Err())
+				return nil
+			}
+			q := next()
+			id, _ := q["id"].(string)
+			if q["method"] != "elicitation/create" || id == "" {
+				t.Fatalf("question %v", q)
+			}
+
+			refused := f.send(t, `{"jsonrpc":"2.0","id":"mcpdual-q-AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAA","result":{"action":"decline"}}`, hdr)
+			body, _ := io.ReadAll(refused.Body)
+			if refused.StatusCode != 400 || !strings.Contains(string(body), `"code":-32600`) {
+				t.Errorf("answer to no question: %d %s, want 400 -32600", refused.StatusCode, body)
+			}
+			idj, _ := json.Marshal(id)
+			delivered := f.send(t, `{"jsonrpc":"2.0","id":`+string(idj)+`,"result":{"action":"accept","content":{"n":"Ann"}}}`, hdr)
+			if delivered.StatusCode != 202 {
+				t.Fatalf("answer: %d, want 202", delivered.StatusCode)
+			}
+			if r, ok := next()["result"].(map[string]any); !ok || r["isError"] == true {
+				t.Fatalf("tools/call ask ended with %v", r)
+			}
+
+			// The tool is a function (no route call): its one span.
+			sp := mcpSpan(t, f.spans(t, 1))
+			if got := attrs(t, sp.Attributes); sp.Name != "tools/call ask" || got["mcp.method.name"] != "tools/call" || got["error.type"] != nil {
+				t.Errorf("span %q %v, want the call's: tools/call ask", sp.Name, got)
+			}
+			var rm metricdata.ResourceMetrics
+			if err := f.reader.Collect(context.Background(), &rm); err != nil {
+				t.Fatal(err)
+			}
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					hist, _ := m.Data.(metricdata.Histogram[float64])
+					for _, dp := range hist.DataPoints {
+						if v, _ := dp.Attributes.Value("mcp.method.name"); v.AsString() == "_OTHER" {
+							t.Errorf("an operation with mcp.method.name _OTHER recorded %d times: %v", dp.Count, dp.Attributes.ToSlice())
+						}
+					}
+				}
+			}
+		})
 	}
 }
