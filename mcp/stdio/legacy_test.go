@@ -354,8 +354,9 @@ func TestLegacyInput_Cancelled(t *testing.T) {
 	}
 }
 
-// TestLegacyInput_BatchMember: a batch member runs without the client's
-// capabilities or a wait for its answers, so a destructive tool in a batch
+// TestLegacyInput_BatchMember: a batch member runs with the client's
+// capabilities but without a wait for its answers (its answer goes in the
+// batch's one array, nothing streams), so a destructive tool in a batch
 // is refused as for a client without elicitation: answered, not run, and
 // no question is sent.
 func TestLegacyInput_BatchMember(t *testing.T) {

@@ -362,15 +362,24 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 			s.write(n)
 		}
 	}
-	if parsed {
-		// The endpoint takes the message as parsed here, instead of
-		// scanning it again, and hands over the notifications the request
-		// sends as messages, instead of an event stream to parse back.
+	c := s.caps.Load()
+	if parsed || c != nil {
 		x := *local.From(ctx)
-		x.Body, x.Message, x.Notify = line, msg, notify
-		x.Wait = func() func(context.Context) error { return s.wait(f) }
-		if c := s.caps.Load(); c != nil {
+		// What the client declared on initialize, for a message alone and
+		// for each member of a batch (a line not parsed here, served
+		// member by member with this exchange): over HTTP every member
+		// carries the session's Mcp-Session-Id as a message alone does.
+		if c != nil {
 			x.Capabilities = *c
+		}
+		if parsed {
+			// The endpoint takes the message as parsed here, instead of
+			// scanning it again, and hands over the notifications the
+			// request sends as messages, instead of an event stream to
+			// parse back. A batch gets neither: its members are answered
+			// in one array, none streams, and none is asked anything.
+			x.Body, x.Message, x.Notify = line, msg, notify
+			x.Wait = func() func(context.Context) error { return s.wait(f) }
 		}
 		ctx = local.NewContext(ctx, &x)
 	}

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -67,7 +68,11 @@ func newFixture(t *testing.T, opts ...mcp.HandlerOption) *fixture {
 	mux.HandleFunc("GET /whoami", func(w http.ResponseWriter, r *http.Request) {
 		p := auth.FromContext(r.Context())
 		ws, _ := auth.WorkspaceFromContext(r.Context())
-		who := map[string]string{"workspace": ws, "version": string(mcp.CallFromContext(r.Context()).ProtocolVersion())}
+		call := mcp.CallFromContext(r.Context())
+		who := map[string]string{"workspace": ws, "version": string(call.ProtocolVersion())}
+		if caps := call.ClientCapabilities(); len(caps) > 0 {
+			who["capabilities"] = string(caps)
+		}
 		if p != nil {
 			who["subject"], who["issuer"] = p.Subject, p.Issuer
 		}
@@ -970,6 +975,67 @@ func TestBatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBatch_MembersSeeCapabilities: each member of a 2025-03-26 batch is
+// served with the capabilities the process's initialize declared, as a
+// message sent alone is (Call.ClientCapabilities; over HTTP a member
+// carries the session's Mcp-Session-Id). Members saw none. Before any
+// handshake nothing was declared, alone or in a batch.
+func TestBatch_MembersSeeCapabilities(t *testing.T) {
+	t.Parallel()
+	batch := func(s *session) []map[string]string {
+		t.Helper()
+		s.send("[" + toolsCall(5, "whoami", `{}`, "") + "," + toolsCall(6, "whoami", `{}`, "") + "]")
+		var line []byte
+		select {
+		case line = <-s.lines:
+		case <-time.After(wait):
+			t.Fatal("no answer to the batch")
+		}
+		var answers []message
+		if err := json.Unmarshal(line, &answers); err != nil || len(answers) != 2 {
+			t.Fatalf("batch answer: %s (%v)", line, err)
+		}
+		var who []map[string]string
+		for i, m := range answers {
+			m.raw = line
+			if want := strconv.Itoa(5 + i); string(m.ID) != want {
+				t.Errorf("member %d answered with id %s, want %s", i, m.ID, want)
+			}
+			who = append(who, whoami(t, m))
+		}
+		return who
+	}
+
+	t.Run("after a handshake", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+		s.call(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{"sampling":{},"roots":{"listChanged":true}},"clientInfo":{"name":"t","version":"1"}}}`)
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		alone := whoami(t, s.call(2, toolsCall(2, "whoami", `{}`, "")))
+		if !strings.Contains(alone["capabilities"], `"sampling"`) || !strings.Contains(alone["capabilities"], `"listChanged":true`) || alone["version"] != "2025-03-26" {
+			t.Fatalf("a message alone saw %v, want the declared capabilities", alone)
+		}
+		for i, who := range batch(s) {
+			if !maps.Equal(who, alone) {
+				t.Errorf("member %d saw %v, want what a message alone sees: %v", i, who, alone)
+			}
+		}
+		s.finish()
+	})
+	t.Run("before any", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"))
+		for i, who := range batch(s) {
+			if caps, ok := who["capabilities"]; ok {
+				t.Errorf("member %d saw capabilities %s before any initialize", i, caps)
+			}
+		}
+		s.finish()
+	})
 }
 
 // TestBodyLimitKeepsID: a line under the transport's limit but over the
