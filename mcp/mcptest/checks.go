@@ -215,7 +215,7 @@ func init() {
 func (b *battery) post(r reporter, c *Client, h http.Header, body string) *Response {
 	res, err := c.Send(b.ctx, h, []byte(body))
 	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
-		r.Fatalf("%v", err)
+		r.Unansweredf("%v", err)
 	}
 	return res
 }
@@ -224,7 +224,7 @@ func (b *battery) post(r reporter, c *Client, h http.Header, body string) *Respo
 func (b *battery) call(r reporter, c *Client, method string, params any) *Response {
 	res, err := c.Call(b.ctx, method, params)
 	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
-		r.Fatalf("%s %s: %v", c.Version(), method, err)
+		r.Unansweredf("%s %s: %v", c.Version(), method, err)
 	}
 	return res
 }
@@ -863,7 +863,7 @@ const missingURI = "mcptest://no-such-resource"
 func (b *battery) resourceNotFound2026(r reporter) {
 	res, err := b.modern.ReadResource(b.ctx, missingURI)
 	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
-		r.Fatalf("%v", err)
+		r.Unansweredf("%v", err)
 	}
 	wantError(r, "resources/read of "+missingURI, res, 0, codeParams, anyID)
 }
@@ -871,7 +871,7 @@ func (b *battery) resourceNotFound2026(r reporter) {
 func (b *battery) resourceNotFound2025(r reporter) {
 	res, err := b.legacy.ReadResource(b.ctx, missingURI)
 	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
-		r.Fatalf("%v", err)
+		r.Unansweredf("%v", err)
 	}
 	wantError(r, "resources/read of "+missingURI, res, 0, codeResourceMissing25, anyID)
 }
@@ -1193,7 +1193,7 @@ func (b *battery) unknownToolResponses(r reporter) []toolAnswer {
 	for _, c := range b.clients() {
 		res, err := c.CallTool(b.ctx, "mcptest_no_such_tool", map[string]any{})
 		if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
-			r.Fatalf("%s: %v", c.Version(), err)
+			r.Unansweredf("%s: %v", c.Version(), err)
 		}
 		out = append(out, toolAnswer{c.Version(), res})
 	}
@@ -1375,7 +1375,7 @@ func (b *battery) unknownPrompt(r reporter) {
 	for _, c := range b.clients() {
 		res, err := c.GetPrompt(b.ctx, "mcptest_no_such_prompt", nil)
 		if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
-			r.Fatalf("%v", err)
+			r.Unansweredf("%v", err)
 		}
 		wantError(r, string(c.Version())+" an unknown prompt", res, 0, codeParams, anyID)
 	}

@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpdual/mcpdual/mcp"
@@ -97,8 +98,63 @@ type runConfig struct {
 	examples   map[string]any // tool name -> example arguments
 	noExample  map[string]bool
 	strict     bool
-	deviations map[string]string // check name -> reason
-	revisions  map[string]bool   // nil: every revision
+	deviations []deviation     // in the order declared
+	revisions  map[string]bool // nil: every revision
+}
+
+// deviation is one Deviation: the check, the phrase of the findings it
+// excuses ("" for every answer of the check that breaks its rule) and
+// why.
+type deviation struct {
+	check, finding, reason string
+}
+
+// label is the deviation as declared.
+func (d deviation) label() string {
+	if d.finding == "" {
+		return d.check
+	}
+	return d.check + ": " + d.finding
+}
+
+// gathersAll reports whether check is a row that files findings from every
+// exchange of the battery (wire.go): a deviation of one must name its
+// finding, or it would excuse any fault of the wire to come.
+func gathersAll(check string) bool {
+	for _, c := range wireRows {
+		if c.name == check {
+			return true
+		}
+	}
+	return false
+}
+
+// excuser returns what tells which deviation of check, if any, excuses a
+// finding (its index in cfg.deviations plus one, 0 for none); nil when
+// no deviation of check can excuse anything. A finding where the kit got
+// no answer to judge (fault) is never excused: a deviation declares how
+// the server answers.
+func (cfg *runConfig) excuser(check string) func(text string, fault bool) int {
+	var mine []int
+	for i, d := range cfg.deviations {
+		if d.check == check && (d.finding != "" || !gathersAll(check)) {
+			mine = append(mine, i)
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	return func(text string, fault bool) int {
+		if fault {
+			return 0
+		}
+		for _, i := range mine {
+			if f := cfg.deviations[i].finding; f == "" || strings.Contains(text, f) {
+				return i + 1
+			}
+		}
+		return 0
+	}
 }
 
 type runOptionFunc func(*runConfig)
@@ -114,12 +170,26 @@ func Strict() RunOption {
 }
 
 // Deviation declares that the server breaks the rule of the named check on
-// purpose, for the reason given. The check still runs: its violation is
-// reported (Deviated, logged by Run) instead of failing, and the check
-// fails if the server meets the rule after all, so that a stale
+// purpose, for the reason given. The check still runs: the violation
+// declared is reported (Deviated, logged by Run) instead of failing, and
+// the check fails if the server meets the rule after all, so that a stale
 // declaration does not linger.
+//
+// A deviation excuses only what it names. Named "check: phrase" (such as
+// "2026-07-28/header-mismatch: Mcp-Name"), it excuses the findings of
+// that check whose detail contains the phrase; any other finding of the
+// check still counts at its level. Named by the check alone, it excuses
+// every answer of the check that breaks its rule, which suits a check that
+// tests one thing (such as "2025-03-26/batch"). Neither excuses a check
+// the server gave no answer to judge (a dropped connection, a timeout, a
+// body too large to read). The wire rows (wire/*, schema/*,
+// 2026-07-28/result-type) gather what every check read, so a deviation of
+// one must name its finding. Several deviations may name one check.
 func Deviation(check, reason string) RunOption {
-	return runOptionFunc(func(c *runConfig) { c.deviations[check] = reason })
+	name, finding, _ := strings.Cut(check, ":")
+	return runOptionFunc(func(c *runConfig) {
+		c.deviations = append(c.deviations, deviation{check: strings.TrimSpace(name), finding: strings.TrimSpace(finding), reason: reason})
+	})
 }
 
 // Revisions limits the battery to the checks of the given revisions (and
@@ -186,31 +256,74 @@ func SkipToolExamples(names ...string) RunOption {
 }
 
 func newRunConfig(opts []RunOption) *runConfig {
-	cfg := &runConfig{skip: map[string]bool{}, deviations: map[string]string{}, noExample: map[string]bool{}}
+	cfg := &runConfig{skip: map[string]bool{}, noExample: map[string]bool{}}
 	for _, o := range opts {
 		o.applyRun(cfg)
 	}
 	return cfg
 }
 
-// outcome turns what a check found into its Result.
-func (cfg *runConfig) outcome(c check, found []string, skip string) Result {
-	r := Result{Check: c.name, Level: c.level, Source: c.source, Details: found}
-	reason, deviates := cfg.deviations[c.name]
-	switch {
-	case skip != "":
+// outcome turns what a check found into its Result: the findings no
+// deviation excuses count at the check's level; those excused make it
+// Deviated when nothing else is found; a deviation of the check that
+// excused nothing fails it.
+func (cfg *runConfig) outcome(c check, found []finding, skip string) Result {
+	r := Result{Check: c.name, Level: c.level, Source: c.source}
+	if skip != "" {
 		r.Status, r.Reason = Skipped, skip
-	case len(found) == 0 && deviates:
-		r.Status = Failed
-		r.Details = []string{"declared deviation (" + reason + ") but the server meets the rule: remove mcptest.Deviation(\"" + c.name + "\", ...)"}
-	case len(found) == 0:
+		return r
+	}
+	var failing, excused []string
+	nExcused := 0
+	used := map[int]bool{}
+	for _, f := range found {
+		if f.dev > 0 {
+			excused = append(excused, f.text)
+			nExcused += max(f.n, 1)
+			used[f.dev-1] = true
+			continue
+		}
+		failing = append(failing, f.text)
+	}
+	var reasons []string
+	stale := false
+	for i, d := range cfg.deviations {
+		switch {
+		case d.check != c.name:
+		case d.finding == "" && gathersAll(c.name):
+			stale = true
+			failing = append(failing, "declared deviation ("+d.reason+") names the whole row, which gathers what every check read: name the finding it excuses: mcptest.Deviation(\""+c.name+": <a phrase of the finding>\", ...)")
+		case used[i]:
+			if !slices.Contains(reasons, d.reason) {
+				reasons = append(reasons, d.reason)
+			}
+		case len(found) == 0:
+			stale = true
+			failing = append(failing, "declared deviation ("+d.reason+") but the server meets the rule: remove mcptest.Deviation(\""+d.label()+"\", ...)")
+		case d.finding != "":
+			stale = true
+			failing = append(failing, fmt.Sprintf("declared deviation (%s) excused nothing: no finding contains %q; remove or mend mcptest.Deviation(%q, ...)", d.reason, d.finding, d.label()))
+		default:
+			stale = true
+			failing = append(failing, "declared deviation ("+d.reason+") excused nothing: the server gave no answer to judge, which no deviation excuses")
+		}
+	}
+	r.Reason = strings.Join(reasons, "; ")
+	switch {
+	case len(failing) == 0 && len(excused) == 0:
 		r.Status = Passed
-	case deviates:
-		r.Status, r.Reason = Deviated, reason
-	case c.level == Must || cfg.strict:
-		r.Status = Failed
+	case len(failing) == 0:
+		r.Status, r.Details = Deviated, excused
 	default:
-		r.Status = Warned
+		r.Details = failing
+		if n := nExcused; n > 0 {
+			r.Details = append(r.Details, fmt.Sprintf("%d %s excused by the declared deviation (%s)", n, map[bool]string{true: "finding", false: "findings"}[n == 1], r.Reason))
+		}
+		if stale || c.level == Must || cfg.strict {
+			r.Status = Failed
+		} else {
+			r.Status = Warned
+		}
 	}
 	return r
 }

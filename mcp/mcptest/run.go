@@ -103,6 +103,12 @@ func newBattery(url string, send func(*http.Request) (*http.Response, error), op
 	b.send = b.legacy.send // the network's, as the options say, when send is nil
 	b.modern = b.client(mcp.Version20260728)
 	b.legacy0326 = b.client(mcp.Version20250326)
+	b.wire.excuse = func(row, msg string) int {
+		if e := b.cfg.excuser(row); e != nil {
+			return e(msg, false)
+		}
+		return 0
+	}
 	return b
 }
 
@@ -116,7 +122,7 @@ func (b *battery) run() []Result {
 	b.learn()
 	if !b.serves2026 && !b.serves2025 {
 		detail := fmt.Sprintf("the endpoint answers neither server/discover (%s) nor initialize (%s)", describe(b.discover), describe(b.init))
-		if redirects := b.wire.report(rowRedirect); len(redirects) > 0 {
+		if redirects := b.wire.reportText(rowRedirect); len(redirects) > 0 {
 			detail += "; it redirects: " + strings.Join(redirects, "; ")
 		}
 		if wantsCredentials(b.init) || wantsCredentials(b.discover) {
@@ -133,16 +139,16 @@ func (b *battery) run() []Result {
 	}
 	// A deviation naming no check (a typo, a check renamed) would silence
 	// nothing and say nothing: it fails, so that it is mended.
-	var unknown []string
-	for name := range b.cfg.deviations {
-		if !known[name] {
-			unknown = append(unknown, name)
+	var unknown []deviation
+	for _, d := range b.cfg.deviations {
+		if !known[d.check] {
+			unknown = append(unknown, d)
 		}
 	}
-	slices.Sort(unknown)
-	for _, name := range unknown {
-		out = append(out, Result{Check: name, Level: Must, Status: Failed,
-			Details: []string{"mcptest.Deviation(\"" + name + "\", ...) names no check of the battery: remove it, or name the check it means"}})
+	slices.SortStableFunc(unknown, func(a, b deviation) int { return strings.Compare(a.check, b.check) })
+	for _, d := range unknown {
+		out = append(out, Result{Check: d.check, Level: Must, Status: Failed,
+			Details: []string{"mcptest.Deviation(\"" + d.label() + "\", ...) names no check of the battery: remove it, or name the check it means"}})
 	}
 	return out
 }
@@ -155,28 +161,64 @@ func wantsCredentials(r *Response) bool {
 type stop struct{}
 
 // reporter is what a check reports to: findings (Errorf), a finding that
-// ends the check (Fatalf), or that the check does not apply (Skipf). The
-// checks know nothing else of who runs them, so the same table serves Run
-// under testing.T, Check and CheckURL for callers, and cmd/mcpcheck.
+// ends the check (Fatalf), that the server gave no answer to judge
+// (Unansweredf, which also ends it), or that the check does not apply
+// (Skipf). The checks know nothing else of who runs them, so the same
+// table serves Run under testing.T, Check and CheckURL for callers, and
+// cmd/mcpcheck.
 type reporter interface {
 	Errorf(format string, args ...any)
 	Fatalf(format string, args ...any)
+	Unansweredf(format string, args ...any)
 	Skipf(format string, args ...any)
+	// add records a finding made elsewhere (a wire row's).
+	add(f finding)
+}
+
+// finding is one thing a check found.
+type finding struct {
+	text string
+	// fault: the kit got no answer to judge (the request failed, the body
+	// could not be read) or could not finish the check; never excused.
+	fault bool
+	// dev is the index plus one of the deviation that excuses it, 0 for
+	// none.
+	dev int
+	// n is how many findings the text stands for (0 and 1: one), more for
+	// a row's "and N more" past its cap.
+	n int
 }
 
 // rep collects what one check finds.
 type rep struct {
-	found []string
+	found []finding
 	skip  string
+	// excuse says which deviation, if any, excuses a finding; nil when
+	// none can.
+	excuse func(text string, fault bool) int
+}
+
+func (r *rep) add(f finding) {
+	if r.excuse != nil && f.dev == 0 {
+		f.dev = r.excuse(f.text, f.fault)
+	}
+	r.found = append(r.found, f)
 }
 
 func (r *rep) Errorf(format string, args ...any) {
-	r.found = append(r.found, fmt.Sprintf(format, args...))
+	r.add(finding{text: fmt.Sprintf(format, args...)})
 }
 
 // Fatalf records a finding and ends the check.
 func (r *rep) Fatalf(format string, args ...any) {
 	r.Errorf(format, args...)
+	panic(stop{})
+}
+
+// Unansweredf records that the server gave no answer the check could
+// judge, and ends the check.
+func (r *rep) Unansweredf(format string, args ...any) {
+	r.add(finding{text: fmt.Sprintf(format, args...), fault: true})
 	panic(stop{})
 }
 
@@ -186,7 +228,7 @@ func (r *rep) Skipf(format string, args ...any) {
 	panic(stop{})
 }
 
-func (b *battery) runOne(c check) (found []string, skip string) {
+func (b *battery) runOne(c check) (found []finding, skip string) {
 	switch {
 	case b.cfg.skip[c.name]:
 		return nil, "left out by mcptest.Skip"
@@ -196,7 +238,7 @@ func (b *battery) runOne(c check) (found []string, skip string) {
 	if why := c.applies(b); why != "" {
 		return nil, why
 	}
-	r := &rep{}
+	r := &rep{excuse: b.cfg.excuser(c.name)}
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -204,7 +246,7 @@ func (b *battery) runOne(c check) (found []string, skip string) {
 					// Whatever a server answers, the kit reports; a check
 					// that trips over an answer it did not foresee is a
 					// failure that says so, not a crash of the run.
-					r.found = append(r.found, fmt.Sprintf("mcptest could not finish this check (%v); the answers before it are above, and this is a fault of the kit to report", p))
+					r.add(finding{text: fmt.Sprintf("mcptest could not finish this check (%v); the answers before it are above, and this is a fault of the kit to report", p), fault: true})
 				}
 			}
 		}()

@@ -53,11 +53,23 @@ const maxPerRow = 20
 
 // wire is what inspect found, per row.
 type wire struct {
-	mu    sync.Mutex
-	found map[string][]string
-	more  map[string]int
+	mu sync.Mutex
+	// found and more hold a row's findings by the deviation that excuses
+	// them (0: none), each kind capped on its own: findings a deviation
+	// excuses never crowd out, nor stand for, ones it does not.
+	found map[rowDev][]string
+	more  map[rowDev]int
 	seen  map[string]bool
 	read  map[string]bool // "revision method" of every result inspected
+	// excuse says which deviation excuses a row's finding (its index
+	// plus one, 0 for none); nil when none is declared.
+	excuse func(row, msg string) int
+}
+
+// rowDev is a row and a deviation of it (0: none).
+type rowDev struct {
+	row string
+	dev int
 }
 
 func (w *wire) sawResult(rev mcp.Version, method string) {
@@ -79,25 +91,58 @@ func (w *wire) add(row, msg string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.found == nil {
-		w.found, w.more, w.seen = map[string][]string{}, map[string]int{}, map[string]bool{}
+		w.found, w.more, w.seen = map[rowDev][]string{}, map[rowDev]int{}, map[string]bool{}
 	}
 	if w.seen[row+"\x00"+msg] {
 		return
 	}
 	w.seen[row+"\x00"+msg] = true
-	if len(w.found[row]) >= maxPerRow {
-		w.more[row]++
+	k := rowDev{row: row}
+	if w.excuse != nil {
+		k.dev = w.excuse(row, msg)
+	}
+	if len(w.found[k]) >= maxPerRow {
+		w.more[k]++
 		return
 	}
-	w.found[row] = append(w.found[row], msg)
+	w.found[k] = append(w.found[k], msg)
 }
 
-func (w *wire) report(row string) []string {
+// report returns what was filed under row: the findings no deviation
+// excuses first, then each deviation's, each past the cap summed up as
+// "and N more" ("containing" the deviation's phrase for excused ones).
+func (w *wire) report(row string, phrase func(dev int) string) []finding {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := slices.Clone(w.found[row])
-	if n := w.more[row]; n > 0 {
-		out = append(out, fmt.Sprintf("and %d more", n))
+	var devs []int
+	for k := range w.found {
+		if k.row == row {
+			devs = append(devs, k.dev)
+		}
+	}
+	slices.Sort(devs)
+	var out []finding
+	for _, dev := range devs {
+		k := rowDev{row, dev}
+		for _, msg := range w.found[k] {
+			out = append(out, finding{text: msg, dev: dev})
+		}
+		if n := w.more[k]; n > 0 {
+			text := fmt.Sprintf("and %d more", n)
+			if dev > 0 {
+				text += fmt.Sprintf(" containing %q", phrase(dev))
+			}
+			out = append(out, finding{text: text, dev: dev, n: n})
+		}
+	}
+	return out
+}
+
+// reportText is report as text, whatever excuses it.
+func (w *wire) reportText(row string) []string {
+	var out []string
+	for _, f := range w.report(row, func(int) string { return "" }) {
+		out = append(out, f.text)
 	}
 	return out
 }
@@ -109,8 +154,8 @@ func (w *wire) report(row string) []string {
 func wireReport(row string) func(b *battery, r reporter) {
 	return func(b *battery, r reporter) {
 		b.surveyOnce.Do(b.survey)
-		for _, f := range b.wire.report(row) {
-			r.Errorf("%s", f)
+		for _, f := range b.wire.report(row, func(dev int) string { return b.cfg.deviations[dev-1].finding }) {
+			r.add(f)
 		}
 	}
 }

@@ -1,0 +1,139 @@
+package mcptest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDeviation_NoAnswerIsNotExcused: a deviation declares how the server
+// answers; it cannot excuse a check the server gave no answer to. This
+// server refuses batches (400, the declared deviation) when they come
+// without MCP-Protocol-Version, and drops the connection when they come
+// with it: the second fault fails the check. The deviation silenced it.
+func TestDeviation_NoAnswerIsNotExcused(t *testing.T) {
+	t.Parallel()
+	refusing := noBatchServer()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("MCP-Protocol-Version") == "2025-03-26" {
+			var probe []json.RawMessage
+			if json.NewDecoder(r.Body).Decode(&probe) == nil {
+				panic(http.ErrAbortHandler) // net/http drops the connection, quietly
+			}
+		}
+		refusing.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	dev := Deviation("2025-03-26/batch", "refused in every revision")
+	r := statusesURL(ts.URL, dev)["2025-03-26/batch"]
+	if r.Status != Failed || len(r.Details) == 0 || !strings.Contains(r.Details[0], "EOF") {
+		t.Errorf("a batch whose connection is dropped, with a deviation declared for refusing batches: %s %q; want it failed, saying what happened", r.Status, r.Details)
+	}
+	if !strings.Contains(strings.Join(r.Details, " "), "refused in every revision") {
+		t.Errorf("details %q do not say the declared deviation excused nothing", r.Details)
+	}
+}
+
+// statusesURL is statuses over the network.
+func statusesURL(url string, opts ...RunOption) map[string]Result {
+	out := map[string]Result{}
+	for _, r := range CheckURL(url, opts...) {
+		out[r.Check] = r
+	}
+	return out
+}
+
+// headerBlind is goodServer not comparing Mcp-Name with the tool the body
+// names (it takes the body's), and, with method too, not requiring
+// Mcp-Method (it takes the body's method when the header is missing).
+func headerBlind(method bool) http.Handler {
+	return onRequest(goodServer(), func(r *http.Request, b []byte) {
+		if r.Header.Get("MCP-Protocol-Version") != "2026-07-28" {
+			return
+		}
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		if m.Method == "tools/call" && !strings.HasPrefix(r.Header.Get("Mcp-Name"), "=?base64?") {
+			r.Header.Set("Mcp-Name", m.Params.Name)
+		}
+		if method && r.Header.Get("Mcp-Method") == "" {
+			r.Header.Set("Mcp-Method", m.Method)
+		}
+	})
+}
+
+// TestDeviation_ExcusesOnlyWhatItNames: a deviation that names its
+// finding ("check: phrase") excuses the findings of its check that
+// contain the phrase and nothing else; another fault of the same check
+// still fails it. It used to excuse the whole check.
+func TestDeviation_ExcusesOnlyWhatItNames(t *testing.T) {
+	t.Parallel()
+	const check = "2026-07-28/header-mismatch"
+	dev := Deviation(check+": Mcp-Name", "the tool is routed by the body's name")
+
+	r := statuses(headerBlind(false), dev)[check]
+	if r.Status != Deviated || r.Reason != "the tool is routed by the body's name" || len(r.Details) != 2 {
+		t.Fatalf("the declared fault alone: %s %q %q; want deviated, its two Mcp-Name findings", r.Status, r.Reason, r.Details)
+	}
+	for _, d := range r.Details {
+		if !strings.Contains(d, "Mcp-Name") {
+			t.Errorf("excused %q, which does not contain the phrase", d)
+		}
+	}
+
+	r = statuses(headerBlind(true), dev)[check]
+	if r.Status != Failed || len(r.Details) == 0 || !strings.HasPrefix(r.Details[0], "Mcp-Method missing:") {
+		t.Fatalf("the declared fault and a missing Mcp-Method accepted: %s %q; want failed for Mcp-Method", r.Status, r.Details)
+	}
+	for _, d := range r.Details {
+		if strings.HasPrefix(d, "Mcp-Name naming another tool:") || strings.HasPrefix(d, "tools/call without Mcp-Name:") {
+			t.Errorf("an excused finding reported as a failure: %q", d)
+		}
+	}
+	if last := r.Details[len(r.Details)-1]; !strings.Contains(last, "2 findings excused by the declared deviation (the tool is routed by the body's name)") {
+		t.Errorf("last detail %q; want the count of excused findings and the reason", last)
+	}
+
+	// A phrase no finding contains excuses nothing and fails as stale.
+	r = statuses(headerBlind(true), Deviation(check+": Mcp-Param", "not ours"))[check]
+	if r.Status != Failed || !strings.Contains(strings.Join(r.Details, " "), `no finding contains "Mcp-Param"`) {
+		t.Errorf("a phrase no finding contains: %s %q", r.Status, r.Details)
+	}
+	if r := statuses(goodServer(), dev)[check]; r.Status != Failed || !strings.Contains(strings.Join(r.Details, " "), "remove mcptest.Deviation(\""+check+": Mcp-Name\"") {
+		t.Errorf("a server that meets the rule, deviation declared: %s %q", r.Status, r.Details)
+	}
+}
+
+// TestDeviation_WireRowNamesItsFinding: the wire rows gather what every
+// check read, so a deviation of one must name its finding; a deviation
+// naming the row alone would excuse every future fault of the wire and
+// fails, saying so. Named, it excuses its findings past the row's cap of
+// 20 too.
+func TestDeviation_WireRowNamesItsFinding(t *testing.T) {
+	t.Parallel()
+	idMember := regexp.MustCompile(`"id":[^,}]+`)
+	wrongID := rewrite(goodServer(), func(_ http.Header, b []byte) []byte { return idMember.ReplaceAll(b, []byte(`"id":424242`)) })
+
+	r := statuses(wrongID, Deviation("wire/id", "ids are rewritten"))["wire/id"]
+	if r.Status != Failed || !strings.Contains(strings.Join(r.Details, " "), `name the finding it excuses: mcptest.Deviation("wire/id: <a phrase of the finding>"`) {
+		t.Errorf("a deviation naming only wire/id: %s %q", r.Status, r.Details)
+	}
+
+	r = statuses(wrongID, Deviation("wire/id: 424242", "ids are rewritten"))["wire/id"]
+	if r.Status != Deviated || len(r.Details) <= maxPerRow {
+		t.Fatalf("wire/id with the finding named: %s, %d details %q; want deviated, past the row's cap", r.Status, len(r.Details), r.Details)
+	}
+	if last := r.Details[len(r.Details)-1]; !regexp.MustCompile(`^and \d+ more containing "424242"$`).MatchString(last) {
+		t.Errorf("last detail %q; want the count of the excused findings past the cap", last)
+	}
+}
