@@ -50,10 +50,11 @@ type IntrospectionConfig struct {
 	// CacheSize bounds the number of answers kept (default 10000).
 	CacheSize int
 	// Leeway is the clock skew allowed on exp, nbf and iat, at most 5
-	// minutes (default one minute); an auth.Authenticator using this
-	// verifier takes it as its Config.Skew (see JWTConfig.Leeway). An
-	// answer is still never cached past exp: once the token has expired,
-	// the issuer is asked again and decides.
+	// minutes; zero means the default, one minute, and a negative value
+	// none. An auth.Authenticator using this verifier takes it as its
+	// Config.Skew (see JWTConfig.Leeway). An answer is still never cached
+	// past exp: once the token has expired, the issuer is asked again and
+	// decides.
 	Leeway time.Duration
 	// RetryAfter is how long the issuer is left alone after a call got
 	// no answer (discovery or introspection), and the Retry-After of the
@@ -120,15 +121,15 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 		return nil, errors.New("oidc: IntrospectionConfig.ClientID and ClientSecret are required")
 	case cfg.AuthMethod != "" && cfg.AuthMethod != ClientSecretBasic && cfg.AuthMethod != ClientSecretPost:
 		return nil, fmt.Errorf("oidc: IntrospectionConfig.AuthMethod %q is neither %s nor %s", cfg.AuthMethod, ClientSecretBasic, ClientSecretPost)
-	case cfg.CacheTTL < 0 || cfg.CacheSize < 0 || cfg.Leeway < 0 || cfg.RetryAfter < 0:
-		return nil, errors.New("oidc: IntrospectionConfig durations and sizes must not be negative")
+	case cfg.CacheTTL < 0 || cfg.CacheSize < 0 || cfg.RetryAfter < 0:
+		return nil, errors.New("oidc: IntrospectionConfig durations and sizes must not be negative (but Leeway, where negative means none)")
 	case cfg.Leeway > maxLeeway:
 		return nil, errors.New("oidc: IntrospectionConfig.Leeway must be at most 5 minutes")
 	}
 	cfg.AuthMethod = cmp.Or(cfg.AuthMethod, ClientSecretBasic)
 	cfg.CacheTTL = cmp.Or(cfg.CacheTTL, time.Minute)
 	cfg.CacheSize = cmp.Or(cfg.CacheSize, 10000)
-	cfg.Leeway = cmp.Or(cfg.Leeway, time.Minute)
+	cfg.Leeway = leewayOf(cfg.Leeway)
 	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, defaultRetryAfter)
 	allowed, err := redirectOrigins("IntrospectionConfig.RedirectOrigins", cfg.RedirectOrigins)
 	if err != nil {

@@ -88,7 +88,24 @@ const (
 	defaultRetryAfter = 2 * time.Second
 	// maxLeeway is what an auth.Authenticator allows as its skew.
 	maxLeeway = 5 * time.Minute
+	// defaultLeeway is the leeway of a config that leaves it zero, for both
+	// verifiers (go-jose's jwt.DefaultLeeway is the same minute).
+	defaultLeeway = time.Minute
 )
+
+// leewayOf is the leeway a verifier checks with for a config's Leeway
+// (checked to be at most maxLeeway): the zero value is the default, as
+// for every other setting, so "none" is spelled with a negative value,
+// as net.Dialer.KeepAlive spells "off".
+func leewayOf(l time.Duration) time.Duration {
+	switch {
+	case l < 0:
+		return 0
+	case l == 0:
+		return defaultLeeway
+	}
+	return l
+}
 
 // metadata is the part of the issuer's discovery document the verifiers
 // read (OpenID Connect Discovery 1.0 and RFC 8414 share these names).

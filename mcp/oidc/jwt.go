@@ -49,9 +49,10 @@ type JWTConfig struct {
 	// when the issuer sets it (Keycloak, Okta and Auth0 do not by default).
 	RequireJWTAccessTokenType bool
 	// Leeway is the clock skew allowed on exp, nbf and iat, at most 5
-	// minutes (default go-jose's jwt.DefaultLeeway, one minute). It is
-	// the only one a token gets: an auth.Authenticator using this
-	// verifier takes it as its Config.Skew (leave that zero).
+	// minutes. Zero means the default, go-jose's jwt.DefaultLeeway (one
+	// minute); a negative value means none: a token is refused the second
+	// it expires. It is the only one a token gets: an auth.Authenticator
+	// using this verifier takes it as its Config.Skew (leave that zero).
 	Leeway time.Duration
 	// RefreshCooldown is the least time between two fetches of the keys
 	// caused by tokens naming an unknown kid (default 1 minute). Inside
@@ -138,13 +139,13 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 			algs = append(algs, alg)
 		}
 	}
-	if cfg.Leeway < 0 || cfg.RefreshCooldown < 0 || cfg.MaxKeyAge < 0 || cfg.RetryAfter < 0 {
-		return nil, errors.New("oidc: JWTConfig durations must not be negative")
+	if cfg.RefreshCooldown < 0 || cfg.MaxKeyAge < 0 || cfg.RetryAfter < 0 {
+		return nil, errors.New("oidc: JWTConfig durations must not be negative (but Leeway, where negative means none)")
 	}
 	if cfg.Leeway > maxLeeway {
 		return nil, errors.New("oidc: JWTConfig.Leeway must be at most 5 minutes")
 	}
-	cfg.Leeway = cmp.Or(cfg.Leeway, jwt.DefaultLeeway)
+	cfg.Leeway = leewayOf(cfg.Leeway)
 	cfg.RefreshCooldown = cmp.Or(cfg.RefreshCooldown, time.Minute)
 	cfg.MaxKeyAge = cmp.Or(cfg.MaxKeyAge, 24*time.Hour)
 	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, defaultRetryAfter)

@@ -1,7 +1,9 @@
 package oidc
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +94,115 @@ func TestLeewayBound(t *testing.T) {
 	if _, err := NewIntrospectionVerifier(IntrospectionConfig{Issuer: "https://login.example.com", Audience: resource,
 		ClientID: "rs", ClientSecret: "s", Leeway: 6 * time.Minute}); err == nil {
 		t.Error("IntrospectionConfig.Leeway 6m accepted")
+	}
+}
+
+// TestLeewayEdges: Leeway 0 is the default minute, a negative Leeway is
+// none (a token expired or not yet valid by a second is refused, end to
+// end through an Authenticator, which takes the verifier's 0 as its
+// skew), 5 minutes is the most allowed and one nanosecond more is
+// refused; for the JWT verifier and introspection alike. A strict zero
+// could not be asked for: 0 meant the default and a negative value was
+// refused.
+func TestLeewayEdges(t *testing.T) {
+	is := startIssuer(t, nil)
+	var n int
+	// token returns a token of the kind whose exp and nbf are now plus
+	// exp and nbf, and the verifier of that kind with leeway.
+	kinds := map[string]struct {
+		verifier func(leeway time.Duration) (auth.TokenVerifier, time.Duration, error)
+		token    func(exp, nbf time.Duration) string
+	}{
+		"jwt": {
+			verifier: func(leeway time.Duration) (auth.TokenVerifier, time.Duration, error) {
+				v, err := NewJWTVerifier(t.Context(), JWTConfig{Issuer: is.url, Audience: resource, Leeway: leeway})
+				if err != nil {
+					return nil, 0, err
+				}
+				return v, v.Leeway(), nil
+			},
+			token: func(exp, nbf time.Duration) string {
+				c := is.claims(resource)
+				now := time.Now()
+				c["exp"], c["nbf"], c["iat"] = now.Add(exp).Unix(), now.Add(nbf).Unix(), now.Add(min(nbf, 0)).Unix()
+				return is.mint(c, "")
+			},
+		},
+		"introspection": {
+			verifier: func(leeway time.Duration) (auth.TokenVerifier, time.Duration, error) {
+				v, err := NewIntrospectionVerifier(IntrospectionConfig{Issuer: is.url, Audience: resource, ClientID: is.clientID, ClientSecret: is.secret, Leeway: leeway})
+				if err != nil {
+					return nil, 0, err
+				}
+				return v, v.Leeway(), nil
+			},
+			token: func(exp, nbf time.Duration) string {
+				n++
+				tok := fmt.Sprintf("opaque-leeway-%d", n)
+				a := is.activeAnswer()
+				now := time.Now()
+				a["exp"], a["nbf"], a["iat"] = now.Add(exp).Unix(), now.Add(nbf).Unix(), now.Add(min(nbf, 0)).Unix()
+				is.setActive(tok, a)
+				return tok
+			},
+		},
+	}
+	type probe struct {
+		name     string
+		exp, nbf time.Duration
+		accepted bool
+	}
+	cases := []struct {
+		name   string
+		leeway time.Duration
+		want   time.Duration // what Leeway() reports
+		probes []probe
+	}{
+		{"zero is the default minute", 0, time.Minute, []probe{
+			{"expired 30s ago", -30 * time.Second, -time.Hour, true},
+			{"expired 90s ago", -90 * time.Second, -time.Hour, false},
+		}},
+		{"negative is none", -time.Nanosecond, 0, []probe{
+			{"valid", time.Hour, -time.Hour, true},
+			{"expired 2s ago", -2 * time.Second, -time.Hour, false},
+			{"valid from 3s on", time.Hour, 3 * time.Second, false},
+		}},
+		{"a larger negative is none too", -time.Hour, 0, []probe{
+			{"expired 2s ago", -2 * time.Second, -time.Hour, false},
+		}},
+		{"5 minutes, the most", 5 * time.Minute, 5 * time.Minute, []probe{
+			{"expired 4m30s ago", -4*time.Minute - 30*time.Second, -time.Hour, true},
+			{"valid from 4m30s on", time.Hour, 4*time.Minute + 30*time.Second, true},
+			{"expired 5m30s ago", -5*time.Minute - 30*time.Second, -time.Hour, false},
+		}},
+	}
+	for kind, k := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					v, got, err := k.verifier(c.leeway)
+					if err != nil {
+						t.Fatalf("Leeway %v refused: %v", c.leeway, err)
+					}
+					if got != c.want {
+						t.Errorf("Leeway %v: Leeway() = %v, want %v", c.leeway, got, c.want)
+					}
+					for _, p := range c.probes {
+						pr, f := authenticate(t, v, k.token(p.exp, p.nbf))
+						switch {
+						case p.accepted && f != nil:
+							t.Errorf("%s: refused: %d %s %v", p.name, f.Status, f.Reason, f.Unwrap())
+						case !p.accepted && f == nil:
+							t.Errorf("%s: accepted: %+v", p.name, pr)
+						case !p.accepted && (f.Status != http.StatusUnauthorized || f.Reason != "invalid_token"):
+							t.Errorf("%s: %d %s, want 401 invalid_token", p.name, f.Status, f.Reason)
+						}
+					}
+				})
+			}
+			if _, _, err := k.verifier(5*time.Minute + time.Nanosecond); err == nil || !strings.Contains(err.Error(), "at most 5 minutes") {
+				t.Errorf("Leeway 5m0.000000001s: %v, want refused as over 5 minutes", err)
+			}
+		})
 	}
 }
