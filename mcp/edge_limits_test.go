@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // TestBatch_MembersEdge: a 2025-03-26 batch of exactly 64 members is
@@ -63,5 +66,73 @@ func TestLegacyInput_AnswerBytesEdge(t *testing.T) {
 	}
 	if got := post(t, f.a, http.MethodPost, tokAlice, nil, body(max+1)).status; got != 413 {
 		t.Errorf("an answer of %d bytes: %d, want 413", max+1, got)
+	}
+}
+
+// TestSession_CapabilitiesEdge: a 2025 session seals at most 2 KiB of
+// the capabilities the server reads (record 025 §0). Kept capabilities of
+// exactly 2,048 bytes are sealed whole and a call over the session sees
+// them; one byte more and initialize still succeeds with a session (a
+// client that declares more is not refused), which carries none of them:
+// never a part.
+func TestSession_CapabilitiesEdge(t *testing.T) {
+	t.Parallel()
+	ring := sessionRing(t, 1)
+	url := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring), 0)})
+	caps := func(n int) string {
+		head, tail := `{"elicitation":{"x":"`, `"}}`
+		return head + strings.Repeat("e", n-len(head)-len(tail)) + tail
+	}
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		for n, want := range map[int]string{2048: caps(2048), 2049: "{}"} {
+			declared := caps(n)
+			if len(declared) != n {
+				t.Fatalf("%d bytes of capabilities written as %d", n, len(declared))
+			}
+			r := initialize(t, url, tokAlice, v, declared)
+			id := r.header.Get("Mcp-Session-Id")
+			if r.status != 200 || id == "" || !bytes.Contains(r.body, []byte(`"protocolVersion":"`+string(v)+`"`)) {
+				t.Fatalf("%s, %d bytes: initialize %d id=%q %.200s", v, n, r.status, id, r.body)
+			}
+			if got := structured(t, callCaps(t, url, tokAlice, v, id)); got["caps"] != want {
+				t.Errorf("%s, %d bytes: the session carries %.80q…, want %.80q…", v, n, got["caps"], want)
+			}
+		}
+	}
+}
+
+// TestResources_ReadURIEdge: resources/read takes a URI of up to 2,048
+// bytes (record 005). One of exactly 2,048 matching a template is read
+// through its route; one byte more is "Resource not found" with the URI
+// in its data, in every revision's code (-32002, -32602 on 2026-07-28),
+// and no route runs.
+func TestResources_ReadURIEdge(t *testing.T) {
+	t.Parallel()
+	f := newRPFixture(t)
+	const prefix = "inbox://emails/"
+	for _, era := range eras {
+		at := prefix + strings.Repeat("m", 2048-len(prefix))
+		id := at[len(prefix):]
+		r := f.rpc(t, era, "resources/read", `"uri":`+quoteJSON(at))
+		want := `[{"uri":"` + at + `","mimeType":"application/json","text":"{\"id\":\"` + id + `\"}\n"}]`
+		if got := r.field(t, "contents"); string(got) != want || f.lastID.Load() != id {
+			t.Errorf("%s: a %d-byte URI: %.200s", era, len(at), got)
+		}
+		hits := f.emailHits.Load()
+		past := at + "m"
+		r = f.rpc(t, era, "resources/read", `"uri":`+quoteJSON(past))
+		notFound := -32002
+		if era == mcp.Version20260728 {
+			notFound = -32602
+		}
+		// The data echoes the URI's first 512 bytes
+		// (TestResources_NotFoundEchoEdge).
+		checkErr(t, r, 200, notFound, `{"uri":"`+past[:512]+`"}`)
+		if r.msg.Error.Message != "Resource not found" {
+			t.Errorf("%s: a %d-byte URI: message %q", era, len(past), r.msg.Error.Message)
+		}
+		if f.emailHits.Load() != hits {
+			t.Errorf("%s: a %d-byte URI reached the route", era, len(past))
+		}
 	}
 }
