@@ -136,3 +136,34 @@ func TestResources_ReadURIEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestResources_NotFoundEchoEdge: "Resource not found" echoes the URI
+// asked in its data, at most its first 512 bytes: a URI of 512 whole, of
+// 513 its first 512; cut where a character would be split, the echo ends
+// before that character, so it stays the start of the URI asked (not a
+// replacement character standing for half of one), in every revision.
+func TestResources_NotFoundEchoEdge(t *testing.T) {
+	t.Parallel()
+	f := newRPFixture(t)
+	const prefix = "inbox://nothing/"
+	fill := func(n int) string { return prefix + strings.Repeat("n", n-len(prefix)) }
+	split := fill(511) + "é" + "nn" // é's two bytes are the URI's 512th and 513th
+	for _, era := range eras {
+		notFound := -32002
+		if era == mcp.Version20260728 {
+			notFound = -32602
+		}
+		for uri, echo := range map[string]string{fill(512): fill(512), fill(513): fill(512), split: fill(511)} {
+			r := f.rpc(t, era, "resources/read", `"uri":`+quoteJSON(uri))
+			if r.status != 200 || r.code() != notFound {
+				t.Fatalf("%s: %d %.200s", era, r.status, r.raw)
+			}
+			var data struct {
+				URI string `json:"uri"`
+			}
+			if err := json.Unmarshal(r.msg.Error.Data, &data); err != nil || data.URI != echo {
+				t.Errorf("%s, a %d-byte URI: data %s, want the URI's first %d bytes", era, len(uri), r.msg.Error.Data, len(echo))
+			}
+		}
+	}
+}

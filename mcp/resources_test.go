@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
@@ -185,7 +186,7 @@ func (f *rpFixture) rpc(t testing.TB, era mcp.Version, method, params string) *r
 	if era == mcp.Version20260728 {
 		req.Header.Set("Mcp-Method", method)
 		if name != "" {
-			req.Header.Set("Mcp-Name", name)
+			req.Header.Set("Mcp-Name", headers.Encode(name))
 		}
 	}
 	r := send(t, req)
