@@ -101,12 +101,13 @@ func load(spec []byte) (*document, error) {
 
 // resolve finds the node a local reference ("#/components/schemas/Pet")
 // names, and returns it with its JSON pointer ("/components/schemas/Pet").
-// chain yields n and each schema its root $ref leads to, in turn, at
-// most maxDepth of them; it ends at a schema without $ref or one that
-// does not resolve (the conversion reports those).
+// chain yields n and each schema its root $ref leads to, in turn,
+// following at most maxDepth references (as inline does: a longer chain is
+// refused where it matters, see hidden); it ends at a schema without $ref
+// or one that does not resolve (the conversion reports those).
 func (d *document) chain(n *node) iter.Seq[*node] {
 	return func(yield func(*node) bool) {
-		for i := 0; i < maxDepth && n != nil; i++ {
+		for i := 0; i <= maxDepth && n != nil; i++ {
 			if !yield(n) {
 				return
 			}

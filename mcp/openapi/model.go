@@ -112,7 +112,10 @@ type requestBody struct {
 
 type responses struct{ Codes *omap[*respModel] }
 
-type respModel struct{ Content *omap[*mediaType] }
+type respModel struct {
+	Content *omap[*mediaType]
+	err     error // the response does not resolve (see follow)
+}
 
 type securityRequirement struct {
 	Requirements             *omap[[]string]
@@ -160,13 +163,16 @@ func pairs(n *node) iter.Seq2[string, *node] {
 
 // follow resolves n when it is a reference object ({"$ref": "#/..."}),
 // returning what it names and its pointer ("" when n is not a
-// reference).
+// reference). It follows at most maxDepth references, as inline does.
 func (d *document) follow(n *node) (*node, string, error) {
 	ptr := ""
-	for i := 0; i < maxDepth; i++ {
+	for i := 0; ; i++ {
 		ref, ok := member(n, "$ref")
 		if !ok || ref.Kind != scalarNode {
 			return n, ptr, nil
+		}
+		if i == maxDepth {
+			return nil, ptr, fmt.Errorf("the $ref chain at %s does not end", ptr)
 		}
 		target, tptr, err := d.resolve(ref.Value)
 		if err != nil {
@@ -174,7 +180,6 @@ func (d *document) follow(n *node) (*node, string, error) {
 		}
 		n, ptr = target, tptr
 	}
-	return nil, ptr, fmt.Errorf("the $ref chain at %s does not end", ptr)
 }
 
 var methods = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true}
@@ -227,8 +232,8 @@ func (d *document) operation(n *node) *opModel {
 		op.Responses = &responses{Codes: &omap[*respModel]{}}
 		for code, r := range pairs(rs) {
 			target, _, err := d.follow(r)
-			if err != nil || target == nil {
-				op.Responses.Codes.add(code, nil)
+			if err != nil {
+				op.Responses.Codes.add(code, &respModel{err: err})
 				continue
 			}
 			op.Responses.Codes.add(code, &respModel{Content: d.content(target)})

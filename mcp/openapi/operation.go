@@ -835,6 +835,12 @@ func (r *registrar) output(o *operation) (json.RawMessage, string, error) {
 		if !strings.HasPrefix(code, "2") {
 			continue
 		}
+		if resp != nil && resp.err != nil {
+			// Which schema it has cannot be known: none is declared, and
+			// the report says why rather than leaving answers unchecked
+			// without a word.
+			return nil, fmt.Sprintf("no output schema: the %s answer: %v", code, resp.err), nil
+		}
 		var mt *mediaType
 		var ct string
 		if resp != nil && resp.Content != nil {

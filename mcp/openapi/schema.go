@@ -197,7 +197,14 @@ func (c *converter) schema(n *node, ptr string, depth int) (any, error) {
 			for j := 0; j+1 < len(val.Content); j += 2 {
 				name := val.Content[j].Value
 				child := val.Content[j+1]
-				if key == "properties" && c.hidden(child) {
+				hide := false
+				if key == "properties" {
+					var err error
+					if hide, err = c.hidden(child, at+"/"+pointerEscape(name)); err != nil {
+						return nil, err
+					}
+				}
+				if hide {
 					if dropped == nil {
 						dropped = map[string]bool{}
 					}
@@ -349,18 +356,29 @@ func containsNull(arr []any) bool {
 }
 
 // hidden reports whether a property is left out in c's direction: a
-// readOnly one in a request, a writeOnly one in an answer.
-func (c *converter) hidden(n *node) bool {
+// readOnly one in a request, a writeOnly one in an answer. A property
+// whose $ref chain does not end within maxDepth references is refused:
+// the flag may stand past where the chain was given up, and a readOnly
+// property taken for a plain one would be sent.
+func (c *converter) hidden(n *node, ptr string) (bool, error) {
 	flag := "readOnly"
 	if c.dir == response {
 		flag = "writeOnly"
 	}
-	for n := range c.doc.chain(n) {
+	for i := 0; n != nil; i++ {
 		if v, ok := member(n, flag); ok && v.Value == "true" {
-			return true
+			return true, nil
 		}
+		ref, ok := member(n, "$ref")
+		if !ok {
+			return false, nil
+		}
+		if i == maxDepth {
+			return false, fmt.Errorf("%s: the $ref chain does not end", ptr)
+		}
+		n, _, _ = c.doc.resolve(ref.Value)
 	}
-	return false
+	return false, nil
 }
 
 var defName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
