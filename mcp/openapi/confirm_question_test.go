@@ -53,3 +53,39 @@ func TestDefaultQuestion_Characters(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultQuestion_Edges: the question's own bounds at their edges. A
+// required body argument of 40 characters (counted in characters, not
+// bytes) is quoted, one of 41 is not an argument the question names; the
+// first three such arguments are quoted, a fourth is not; a path of 120
+// characters is shown, one of 121 is not.
+func TestDefaultQuestion_Edges(t *testing.T) {
+	op := Operation{Method: "DELETE", Path: "/items/{id}"}
+	ask := func(op Operation, keys []string, args map[string]any) string {
+		t.Helper()
+		q := defaultQuestion(op, "Delete", []string{"id"}, keys, args)
+		if n := utf8.RuneCountInString(q); n > 500 {
+			t.Fatalf("%d characters, over the library's 500: %s", n, q)
+		}
+		return q
+	}
+	at, past := strings.Repeat("倉", 40), strings.Repeat("倉", 41) // 120 and 123 bytes
+	q := ask(op, []string{"a", "b"}, map[string]any{"id": "7", "a": at, "b": past})
+	if !strings.Contains(q, `for id "7", a "`+at+`": this changes`) || strings.Contains(q, past) || strings.Contains(q, "not shown") {
+		t.Errorf("arguments of 40 and 41 characters: %s", q)
+	}
+	q = ask(op, []string{"a", "b", "c", "d"}, map[string]any{"id": "7", "a": "1", "b": "2", "c": "3", "d": "4"})
+	if !strings.Contains(q, `for id "7", a "1", b "2", c "3": this changes`) {
+		t.Errorf("four short arguments: %s", q)
+	}
+	for n, shown := range map[int]bool{120: true, 121: false} {
+		long := Operation{Method: "DELETE", Path: "/" + strings.Repeat("p", n-len("/{id}")-1) + "/{id}"}
+		if len(long.Path) != n {
+			t.Fatalf("a path of %d characters written as %d", n, len(long.Path))
+		}
+		q := ask(long, nil, map[string]any{"id": "7"})
+		if strings.Contains(q, "(DELETE "+long.Path+")") != shown || !strings.HasPrefix(q, `Confirm "Delete"`) {
+			t.Errorf("a path of %d characters, shown %v: %s", n, shown, q)
+		}
+	}
+}
