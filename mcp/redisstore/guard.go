@@ -135,19 +135,30 @@ func (g *ReplayGuard) Claim(ctx context.Context, _ string, nonce []byte, until t
 	if err != nil {
 		return "", nil, g.cfg.fail("replay guard", err)
 	}
+	claimed, outcome, err := claimAnswer(res)
+	if err != nil || !claimed {
+		return "", outcome, err
+	}
+	return token, nil, nil
+}
+
+// claimAnswer reads claimScript's answer: claimed when the caller now
+// holds the lease, the outcome recorded when the confirmation ran, neither
+// while another holds a lease.
+func claimAnswer(res []any) (claimed bool, outcome []byte, err error) {
 	if len(res) == 0 {
-		return "", nil, errors.New("redisstore: replay guard: empty answer")
+		return false, nil, errors.New("redisstore: replay guard: empty answer")
 	}
 	switch state, _ := res[0].(int64); {
 	case state == 1:
-		return token, nil, nil
+		return true, nil, nil
 	case state == 2 && len(res) == 2:
 		outcome, _ := res[1].(string)
-		return "", []byte(outcome), nil
+		return false, []byte(outcome), nil
 	case state == 0:
-		return "", nil, nil
+		return false, nil, nil
 	}
-	return "", nil, errors.New("redisstore: replay guard: unexpected answer")
+	return false, nil, errors.New("redisstore: replay guard: unexpected answer")
 }
 
 // Renew implements mcp.ReplayGuard.

@@ -165,8 +165,13 @@ func (s *SessionStore) Load(ctx context.Context, session string) ([]string, stri
 	if err != nil {
 		return nil, "", s.cfg.fail("session load", err)
 	}
-	var uris []string
-	var level string
+	uris, level := loadFields(fields)
+	return uris, level, nil
+}
+
+// loadFields reads a session's hash as Subscribe and SetLevel write it:
+// the URIs of its "u:" fields, sorted, and the value of "l".
+func loadFields(fields map[string]string) (uris []string, level string) {
 	for f, v := range fields {
 		if f == "l" {
 			level = v
@@ -175,5 +180,5 @@ func (s *SessionStore) Load(ctx context.Context, session string) ([]string, stri
 		}
 	}
 	sort.Strings(uris)
-	return uris, level, nil
+	return uris, level
 }
