@@ -63,3 +63,10 @@ echo "== $(redis-server --version | cut -d' ' -f1-3) at $MCPDUAL_REDIS_ADDR (pid
 go -C mcp/redisstore mod verify
 go -C mcp/redisstore vet ./...
 go -C mcp/redisstore test -race -count=1 ./...
+
+# Fuzz smoke: what the stores read back from Redis (a session's hash, the
+# claim script's answer) is taken only as the stores write it. The targets
+# need no Redis; their workers start none.
+source .ci/fuzz.sh
+fuzz mcp/redisstore . FuzzLoadFields 5s
+fuzz mcp/redisstore . FuzzClaimAnswer 5s

@@ -144,18 +144,22 @@ func (g *ReplayGuard) Claim(ctx context.Context, _ string, nonce []byte, until t
 
 // claimAnswer reads claimScript's answer: claimed when the caller now
 // holds the lease, the outcome recorded when the confirmation ran, neither
-// while another holds a lease.
+// while another holds a lease. Only the script's three answers are taken
+// ({1}, {0}, {2, outcome} with an outcome Complete wrote, never empty):
+// any other is an error, so the call fails closed rather than be read as
+// a claim or an outcome.
 func claimAnswer(res []any) (claimed bool, outcome []byte, err error) {
 	if len(res) == 0 {
 		return false, nil, errors.New("redisstore: replay guard: empty answer")
 	}
 	switch state, _ := res[0].(int64); {
-	case state == 1:
+	case state == 1 && len(res) == 1:
 		return true, nil, nil
 	case state == 2 && len(res) == 2:
-		outcome, _ := res[1].(string)
-		return false, []byte(outcome), nil
-	case state == 0:
+		if outcome, _ := res[1].(string); outcome != "" {
+			return false, []byte(outcome), nil
+		}
+	case state == 0 && len(res) == 1:
 		return false, nil, nil
 	}
 	return false, nil, errors.New("redisstore: replay guard: unexpected answer")

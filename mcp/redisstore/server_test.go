@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -38,6 +39,12 @@ var sharedAddr string
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		// A fuzzing worker runs fuzz targets only, none of which talks to
+		// Redis: no server for each of them.
+		return m.Run()
+	}
 	// The outage tests start servers of their own even when
 	// MCPDUAL_REDIS_ADDR is set, and so does the cluster's harness, so
 	// the binaries are needed either way.

@@ -170,12 +170,17 @@ func (s *SessionStore) Load(ctx context.Context, session string) ([]string, stri
 }
 
 // loadFields reads a session's hash as Subscribe and SetLevel write it:
-// the URIs of its "u:" fields, sorted, and the value of "l".
+// the URIs of its "u:" fields, sorted, and the value of "l". What they
+// never write — a URI or a level out of the contract's bounds — is left
+// out: Redis takes any client's writes, and Load returns only what the
+// contract lets a store hold.
 func loadFields(fields map[string]string) (uris []string, level string) {
 	for f, v := range fields {
 		if f == "l" {
-			level = v
-		} else if u, ok := strings.CutPrefix(f, "u:"); ok {
+			if v != "" && len(v) <= maxSessionLevel {
+				level = v
+			}
+		} else if u, ok := strings.CutPrefix(f, "u:"); ok && u != "" && len(u) <= maxSessionURI {
 			uris = append(uris, u)
 		}
 	}
