@@ -211,6 +211,14 @@ func init() {
 
 // --- helpers ---
 
+// unanswered reports whether a request that ended with err got no answer
+// to judge (it failed, or its body could not be read), as opposed to an
+// answer that is not JSON. A check that goes on past one records it as a
+// fault, which no deviation excuses, as Unansweredf does.
+func unanswered(res *Response, err error) bool {
+	return err != nil && (res == nil || !errors.Is(err, errNotJSON))
+}
+
 // post sends body with exactly h and returns the answer, JSON or not.
 func (b *battery) post(r reporter, c *Client, h http.Header, body string) *Response {
 	res, err := c.Send(b.ctx, h, []byte(body))
@@ -343,7 +351,7 @@ func (b *battery) responses(r reporter) []*Response {
 func (b *battery) getAnswered(r reporter) {
 	resp, err := b.getResponse()
 	if err != nil {
-		r.Fatalf("GET with Accept: text/event-stream: %v; want an event stream or 405 Method Not Allowed", err)
+		r.Unansweredf("GET with Accept: text/event-stream: %v; want an event stream or 405 Method Not Allowed", err)
 	}
 	if resp.StatusCode == http.StatusMethodNotAllowed {
 		return
@@ -366,7 +374,7 @@ func (b *battery) allowOn405(r reporter) {
 func (b *battery) get405(r reporter) {
 	resp, err := b.getResponse()
 	if err != nil {
-		r.Fatalf("GET: %v; want 405 at once", err)
+		r.Unansweredf("GET: %v; want 405 at once", err)
 	}
 	b.legacy.mu.Lock()
 	session := b.legacy.session
@@ -916,7 +924,7 @@ func (b *battery) inputRequired(r reporter) {
 		interim = interim[:0]
 		res, err := c.CallTool(b.ctx, tl.Name, args)
 		if err != nil {
-			r.Errorf("tools/call %s: %v", tl.Name, err)
+			r.add(finding{text: fmt.Sprintf("tools/call %s: %v", tl.Name, err), fault: unanswered(res, err)})
 			continue
 		}
 		for _, ir := range interim {
@@ -1264,7 +1272,8 @@ func (b *battery) callExample(r reporter, c *Client, tl listedTool, args any) {
 	res, err := c.CallTool(b.ctx, tl.Name, args)
 	switch {
 	case err != nil:
-		r.Errorf("%s %s: %v", v, tl.Name, err) // no "<nil>" for a response there is none of
+		// no "<nil>" for a response there is none of
+		r.add(finding{text: fmt.Sprintf("%s %s: %v", v, tl.Name, err), fault: unanswered(res, err)})
 		return
 	case res.Error != nil:
 		r.Errorf("%s %s: %s", v, tl.Name, describe(res))

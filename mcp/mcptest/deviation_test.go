@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -135,5 +136,52 @@ func TestDeviation_WireRowNamesItsFinding(t *testing.T) {
 	}
 	if last := r.Details[len(r.Details)-1]; !regexp.MustCompile(`^and \d+ more containing "424242"$`).MatchString(last) {
 		t.Errorf("last detail %q; want the count of the excused findings past the cap", last)
+	}
+}
+
+// TestDeviation_DroppedGetIsNotExcused: a GET the server drops is no
+// answer, whichever check reads it: a deviation declared for how the
+// server answers GET (a stream where 405 is asked) does not excuse it.
+func TestDeviation_DroppedGetIsNotExcused(t *testing.T) {
+	t.Parallel()
+	good := goodServer()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			panic(http.ErrAbortHandler) // net/http drops the connection, quietly
+		}
+		good.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	got := statusesURL(ts.URL,
+		Deviation("http/get", "GET is answered 400 without a session"),
+		Deviation("profile/get-405", "GET opens a stream"))
+	for _, check := range []string{"http/get", "profile/get-405"} {
+		r := got[check]
+		if r.Status != Failed || len(r.Details) == 0 || !strings.Contains(r.Details[0], "EOF") {
+			t.Errorf("%s, GET dropped, a deviation declared for how GET is answered: %s %q; want it failed, saying what happened", check, r.Status, r.Details)
+		}
+	}
+}
+
+// TestDeviation_DroppedToolCallIsNotExcused: a tools/call the server
+// drops while the examples are called is no answer; a deviation of a
+// check that calls them excuses the answers that break its rule, not
+// that one.
+func TestDeviation_DroppedToolCallIsNotExcused(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(onRequest(goodServer(), func(r *http.Request, b []byte) {
+		if bytes.Contains(b, []byte(`"tools/call"`)) && bytes.Contains(b, []byte(`"hello"`)) {
+			panic(http.ErrAbortHandler)
+		}
+	}))
+	defer ts.Close()
+	got := statusesURL(ts.URL, WithToolExamples(map[string]any{"hello": map[string]any{}}),
+		Deviation("tools/read-only-examples", "hello answers text"),
+		Deviation("2026-07-28/input-required", "hello asks in its own way"))
+	for _, check := range []string{"tools/read-only-examples", "2026-07-28/input-required"} {
+		r := got[check]
+		if r.Status != Failed || len(r.Details) == 0 || !strings.Contains(r.Details[0], "EOF") {
+			t.Errorf("%s, its tools/call dropped, a deviation of it declared: %s %q; want it failed, saying what happened", check, r.Status, r.Details)
+		}
 	}
 }
