@@ -185,3 +185,25 @@ func TestDeviation_DroppedToolCallIsNotExcused(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviation_PhraseNeverExcusesTheRowsCount: past a wire row's cap,
+// "and N more" stands for findings the row matched to no deviation when
+// it filed them; a phrase that only that line contains ("more") excuses
+// none of them and fails as stale. It excused the N, and the row said
+// they were excused by the deviation.
+func TestDeviation_PhraseNeverExcusesTheRowsCount(t *testing.T) {
+	t.Parallel()
+	idMember := regexp.MustCompile(`"id":[^,}]+`)
+	wrongID := rewrite(goodServer(), func(_ http.Header, b []byte) []byte { return idMember.ReplaceAll(b, []byte(`"id":424242`)) })
+	r := statuses(wrongID, Deviation("wire/id: more", "a phrase of no finding"))["wire/id"]
+	all := strings.Join(r.Details, "\n")
+	if r.Status != Failed || len(r.Details) < maxPerRow+2 || strings.Contains(all, "excused by the declared deviation") {
+		t.Fatalf("wire/id past its cap, a phrase only its count contains: %s %q; want failed, nothing excused", r.Status, r.Details)
+	}
+	if more := r.Details[maxPerRow]; !regexp.MustCompile(`^and \d+ more$`).MatchString(more) {
+		t.Errorf("detail %d %q; want the count of the findings past the cap", maxPerRow, more)
+	}
+	if !strings.Contains(all, `no finding contains "more"`) {
+		t.Errorf("details %q do not say the deviation excused nothing", r.Details)
+	}
+}

@@ -187,6 +187,10 @@ type finding struct {
 	// n is how many findings the text stands for (0 and 1: one), more for
 	// a row's "and N more" past its cap.
 	n int
+	// judged: dev was settled where the finding was filed (a wire row's,
+	// each matched when inspect filed it); its text, such as "and N
+	// more", is not matched again.
+	judged bool
 }
 
 // rep collects what one check finds.
@@ -199,7 +203,7 @@ type rep struct {
 }
 
 func (r *rep) add(f finding) {
-	if r.excuse != nil && f.dev == 0 {
+	if r.excuse != nil && !f.judged {
 		f.dev = r.excuse(f.text, f.fault)
 	}
 	r.found = append(r.found, f)

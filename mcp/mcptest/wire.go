@@ -125,14 +125,14 @@ func (w *wire) report(row string, phrase func(dev int) string) []finding {
 	for _, dev := range devs {
 		k := rowDev{row, dev}
 		for _, msg := range w.found[k] {
-			out = append(out, finding{text: msg, dev: dev})
+			out = append(out, finding{text: msg, dev: dev, judged: true})
 		}
 		if n := w.more[k]; n > 0 {
 			text := fmt.Sprintf("and %d more", n)
 			if dev > 0 {
 				text += fmt.Sprintf(" containing %q", phrase(dev))
 			}
-			out = append(out, finding{text: text, dev: dev, n: n})
+			out = append(out, finding{text: text, dev: dev, n: n, judged: true})
 		}
 	}
 	return out
