@@ -207,3 +207,45 @@ func TestDeviation_PhraseNeverExcusesTheRowsCount(t *testing.T) {
 		t.Errorf("details %q do not say the deviation excused nothing", r.Details)
 	}
 }
+
+// TestDeviation_OverlappingInAnyOrder: two deviations of one check whose
+// findings overlap excuse the same findings whichever is declared first:
+// the check is Deviated with both reasons. Declared broad first, the
+// narrower one was failed as stale, "no finding contains" its phrase,
+// though one did.
+func TestDeviation_OverlappingInAnyOrder(t *testing.T) {
+	t.Parallel()
+	const check = "2026-07-28/header-mismatch"
+	broadPhrase := Deviation(check+": Mcp-Name", "the tool is routed by the body's name")
+	plain := Deviation(check, "the tool is routed by the body's name")
+	narrow := Deviation(check+": another tool", "a name the body contradicts is ignored")
+	for name, opts := range map[string][]RunOption{
+		"phrase, then narrower": {broadPhrase, narrow},
+		"narrower, then phrase": {narrow, broadPhrase},
+		"plain, then narrower":  {plain, narrow},
+		"narrower, then plain":  {narrow, plain},
+	} {
+		r := statuses(headerBlind(false), opts...)[check]
+		if r.Status != Deviated || len(r.Details) != 2 ||
+			!strings.Contains(r.Reason, "the tool is routed by the body's name") || !strings.Contains(r.Reason, "a name the body contradicts is ignored") {
+			t.Errorf("%s: %s %q %q; want deviated, its two findings, both reasons", name, r.Status, r.Reason, r.Details)
+		}
+	}
+
+	// A wire row past its cap: the tools/call findings come after the
+	// first 20 of the broad phrase's, which the row shows; the narrower
+	// deviation matched findings the row only counts.
+	idMember := regexp.MustCompile(`"id":[^,}]+`)
+	wrongID := rewrite(goodServer(), func(_ http.Header, b []byte) []byte { return idMember.ReplaceAll(b, []byte(`"id":424242`)) })
+	broadID := Deviation("wire/id: 424242", "ids are rewritten")
+	narrowID := Deviation("wire/id: tools/call", "a call's id is its route's")
+	for name, opts := range map[string][]RunOption{
+		"wire/id, broad first":  {broadID, narrowID},
+		"wire/id, narrow first": {narrowID, broadID},
+	} {
+		r := statuses(wrongID, opts...)["wire/id"]
+		if r.Status != Deviated || !strings.Contains(r.Reason, "ids are rewritten") || !strings.Contains(r.Reason, "a call's id is its route's") {
+			t.Errorf("%s: %s %q %q; want deviated, both reasons", name, r.Status, r.Reason, r.Details)
+		}
+	}
+}

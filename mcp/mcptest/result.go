@@ -129,12 +129,13 @@ func gathersAll(check string) bool {
 	return false
 }
 
-// excuser returns what tells which deviation of check, if any, excuses a
-// finding (its index in cfg.deviations plus one, 0 for none); nil when
-// no deviation of check can excuse anything. A finding where the kit got
-// no answer to judge (fault) is never excused: a deviation declares how
-// the server answers.
-func (cfg *runConfig) excuser(check string) func(text string, fault bool) int {
+// excuser returns what tells which deviations of check match a finding:
+// their indexes in cfg.deviations plus one, in the order declared (the
+// first excuses it; the others are not stale for it), none when none
+// does; nil when no deviation of check can excuse anything. A finding
+// where the kit got no answer to judge (fault) is never excused: a
+// deviation declares how the server answers.
+func (cfg *runConfig) excuser(check string) func(text string, fault bool) []int {
 	var mine []int
 	for i, d := range cfg.deviations {
 		if d.check == check && (d.finding != "" || !gathersAll(check)) {
@@ -144,16 +145,17 @@ func (cfg *runConfig) excuser(check string) func(text string, fault bool) int {
 	if len(mine) == 0 {
 		return nil
 	}
-	return func(text string, fault bool) int {
+	return func(text string, fault bool) []int {
 		if fault {
-			return 0
+			return nil
 		}
+		var match []int
 		for _, i := range mine {
 			if f := cfg.deviations[i].finding; f == "" || strings.Contains(text, f) {
-				return i + 1
+				match = append(match, i+1)
 			}
 		}
-		return 0
+		return match
 	}
 }
 
@@ -184,7 +186,8 @@ func Strict() RunOption {
 // the server gave no answer to judge (a dropped connection, a timeout, a
 // body too large to read). The wire rows (wire/*, schema/*,
 // 2026-07-28/result-type) gather what every check read, so a deviation of
-// one must name its finding. Several deviations may name one check.
+// one must name its finding. Several deviations may name one check, in any
+// order; one whose findings another also excuses is not stale.
 func Deviation(check, reason string) RunOption {
 	name, finding, _ := strings.Cut(check, ":")
 	return runOptionFunc(func(c *runConfig) {
@@ -281,6 +284,9 @@ func (cfg *runConfig) outcome(c check, found []finding, skip string) Result {
 			excused = append(excused, f.text)
 			nExcused += max(f.n, 1)
 			used[f.dev-1] = true
+			for _, d := range f.also {
+				used[d-1] = true
+			}
 			continue
 		}
 		failing = append(failing, f.text)

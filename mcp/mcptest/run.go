@@ -103,11 +103,11 @@ func newBattery(url string, send func(*http.Request) (*http.Response, error), op
 	b.send = b.legacy.send // the network's, as the options say, when send is nil
 	b.modern = b.client(mcp.Version20260728)
 	b.legacy0326 = b.client(mcp.Version20250326)
-	b.wire.excuse = func(row, msg string) int {
+	b.wire.excuse = func(row, msg string) []int {
 		if e := b.cfg.excuser(row); e != nil {
 			return e(msg, false)
 		}
-		return 0
+		return nil
 	}
 	return b
 }
@@ -182,8 +182,10 @@ type finding struct {
 	// could not be read) or could not finish the check; never excused.
 	fault bool
 	// dev is the index plus one of the deviation that excuses it, 0 for
-	// none.
-	dev int
+	// none; also, those of the other deviations that match it, declared
+	// after dev's: they excuse it too, and are not stale.
+	dev  int
+	also []int
 	// n is how many findings the text stands for (0 and 1: one), more for
 	// a row's "and N more" past its cap.
 	n int
@@ -197,14 +199,16 @@ type finding struct {
 type rep struct {
 	found []finding
 	skip  string
-	// excuse says which deviation, if any, excuses a finding; nil when
-	// none can.
-	excuse func(text string, fault bool) int
+	// excuse says which deviations match a finding, the first excusing
+	// it; nil when none can.
+	excuse func(text string, fault bool) []int
 }
 
 func (r *rep) add(f finding) {
 	if r.excuse != nil && !f.judged {
-		f.dev = r.excuse(f.text, f.fault)
+		if m := r.excuse(f.text, f.fault); len(m) > 0 {
+			f.dev, f.also = m[0], m[1:]
+		}
 	}
 	r.found = append(r.found, f)
 }

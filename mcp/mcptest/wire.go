@@ -57,13 +57,17 @@ type wire struct {
 	// found and more hold a row's findings by the deviation that excuses
 	// them (0: none), each kind capped on its own: findings a deviation
 	// excuses never crowd out, nor stand for, ones it does not.
-	found map[rowDev][]string
+	found map[rowDev][]finding
 	more  map[rowDev]int
-	seen  map[string]bool
-	read  map[string]bool // "revision method" of every result inspected
-	// excuse says which deviation excuses a row's finding (its index
-	// plus one, 0 for none); nil when none is declared.
-	excuse func(row, msg string) int
+	// moreAlso: the other deviations that match a finding past the cap
+	// (finding.also), which no line shows.
+	moreAlso map[rowDev][]int
+	seen     map[string]bool
+	read     map[string]bool // "revision method" of every result inspected
+	// excuse says which deviations match a row's finding (their indexes
+	// plus one, the first excusing it; none for none); nil when none is
+	// declared.
+	excuse func(row, msg string) []int
 }
 
 // rowDev is a row and a deviation of it (0: none).
@@ -91,21 +95,29 @@ func (w *wire) add(row, msg string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.found == nil {
-		w.found, w.more, w.seen = map[rowDev][]string{}, map[rowDev]int{}, map[string]bool{}
+		w.found, w.more, w.moreAlso, w.seen = map[rowDev][]finding{}, map[rowDev]int{}, map[rowDev][]int{}, map[string]bool{}
 	}
 	if w.seen[row+"\x00"+msg] {
 		return
 	}
 	w.seen[row+"\x00"+msg] = true
 	k := rowDev{row: row}
+	f := finding{text: msg, judged: true}
 	if w.excuse != nil {
-		k.dev = w.excuse(row, msg)
+		if m := w.excuse(row, msg); len(m) > 0 {
+			k.dev, f.dev, f.also = m[0], m[0], m[1:]
+		}
 	}
 	if len(w.found[k]) >= maxPerRow {
 		w.more[k]++
+		for _, d := range f.also {
+			if !slices.Contains(w.moreAlso[k], d) {
+				w.moreAlso[k] = append(w.moreAlso[k], d)
+			}
+		}
 		return
 	}
-	w.found[k] = append(w.found[k], msg)
+	w.found[k] = append(w.found[k], f)
 }
 
 // report returns what was filed under row: the findings no deviation
@@ -124,15 +136,13 @@ func (w *wire) report(row string, phrase func(dev int) string) []finding {
 	var out []finding
 	for _, dev := range devs {
 		k := rowDev{row, dev}
-		for _, msg := range w.found[k] {
-			out = append(out, finding{text: msg, dev: dev, judged: true})
-		}
+		out = append(out, w.found[k]...)
 		if n := w.more[k]; n > 0 {
 			text := fmt.Sprintf("and %d more", n)
 			if dev > 0 {
 				text += fmt.Sprintf(" containing %q", phrase(dev))
 			}
-			out = append(out, finding{text: text, dev: dev, n: n, judged: true})
+			out = append(out, finding{text: text, dev: dev, also: w.moreAlso[k], n: n, judged: true})
 		}
 	}
 	return out
