@@ -46,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&headers, "H", `a header sent with every request, "Name: value" (repeatable), such as "Authorization: Bearer ..."`)
 	fs.Var(&revisions, "revision", "run only the checks of this revision, and those of the endpoint (repeatable)")
 	fs.Var(&skips, "skip", "leave out the named check (repeatable)")
-	fs.Var(&deviations, "deviation", `declare "check=reason", or "check: phrase=reason" to excuse only the check's findings that contain the phrase: the server breaks the check's rule on purpose (repeatable)`)
+	fs.Var(&deviations, "deviation", `declare "check=reason", or "check: phrase=reason" (the reason after the last '=') to excuse only the check's findings that contain the phrase: the server breaks the check's rule on purpose (repeatable)`)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpcheck [flags] URL")
 		fs.PrintDefaults()
@@ -87,6 +87,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, d := range deviations {
 		check, reason, ok := strings.Cut(d, "=")
+		if _, phrase, phrased := strings.Cut(check, ":"); phrased {
+			// A check's name holds neither ':' nor '=', but a phrase may hold
+			// '=' (the kit's words quote Mcp-Name's "=?base64?...?="): the
+			// reason follows the last one. Cut at the first, the phrase
+			// would end early, or be empty, and excuse more than declared.
+			i := strings.LastIndex(d, "=")
+			check, reason = d[:i], d[i+1:]
+			_, phrase, _ = strings.Cut(check, ":")
+			ok = strings.TrimSpace(phrase) != ""
+		}
 		if !ok || check == "" || reason == "" {
 			fmt.Fprintf(stderr, "mcpcheck: -deviation %q: want \"check=reason\" or \"check: phrase=reason\"\n", d)
 			return 2

@@ -90,6 +90,19 @@ func TestRun(t *testing.T) {
 		w.Write(b)
 	}))
 	defer truncated.Close()
+	// Mcp-Name's Base64 form not decoded (refused as a mismatch), and a
+	// sentinel that is not Base64 taken as the tool's name: two findings
+	// of 2026-07-28/base64-name.
+	undecoded := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch v := r.Header.Get("Mcp-Name"); {
+		case v == "=?base64?not base64!?=":
+			r.Header.Set("Mcp-Name", "hello")
+		case strings.HasPrefix(v, "=?base64?"):
+			r.Header.Set("Mcp-Name", "not-hello")
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer undecoded.Close()
 	examples := filepath.Join(t.TempDir(), "ex.json")
 	os.WriteFile(examples, []byte(`{"hello":{}}`), 0o600)
 	deviation := "-deviation=2025-03-26/batch=refused in every revision"
@@ -116,6 +129,12 @@ func TestRun(t *testing.T) {
 		{"no URL", nil, 2, nil},
 		{"bad header", []string{"-H", "nocolon", good.URL}, 2, nil},
 		{"bad deviation", []string{"-deviation", "x", good.URL}, 2, nil},
+		// The phrase quotes the finding, '=' and all: the reason follows
+		// the last '='. Cut at the first, the phrase was `"`, which every
+		// finding of the check contains, and both were excused.
+		{"a phrase with '='", []string{"-q", "-deviation", `2026-07-28/base64-name: "=?base64?not base64!?="=an undecodable name is taken as the body's`, undecoded.URL},
+			1, []string{"2026-07-28/base64-name", "1 failed", "the Base64 form of \"hello\") refused as a mismatch", "1 finding excused by the declared deviation (an undecodable name is taken as the body's)"}},
+		{"an empty phrase", []string{"-deviation", "2025-03-26/batch: =refused in every revision", refusing.URL}, 2, nil},
 	}
 	defer func() {
 		if n := leaked.Load(); n != 0 {
