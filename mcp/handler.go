@@ -237,6 +237,14 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		defer x.finish(req)
 		r = req.HTTP // with the observer's context
 	}
+	// A client's answer to a question is a JSON-RPC response, no request:
+	// it is no operation of the server's (the call that asked is, with its
+	// wait in it), delivered or refused. Observed, it would be a message
+	// whose method was never read. Its refusals are logged (answer.go).
+	isAnswer := err == nil && perr != nil && perr.Reason == "unexpected_response" && h.cfg.legacy != nil && localRefusal == nil
+	if isAnswer && x != nil {
+		x.skip = true
+	}
 	if h.cfg.limiter != nil {
 		var id []byte
 		method := ""
@@ -244,6 +252,9 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			id, method = msg.ID, msg.Method
 		}
 		if lerr := h.takePrincipalRate(w, r, req.callerKey(), method); lerr != nil {
+			if isAnswer {
+				h.cfg.logger.InfoContext(r.Context(), "mcp: an answer to a question was refused", "reason", "rate_limited")
+			}
 			h.writeError(r.Context(), w, id, "", lerr)
 			return
 		}
@@ -256,16 +267,8 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.writeError(r.Context(), w, id, "", err)
 		return
 	}
-	if perr != nil && perr.Reason == "unexpected_response" && h.cfg.legacy != nil && localRefusal == nil {
-		// A client's answer to a question is a JSON-RPC response, no
-		// request: it is no operation of the server's (the call that asked
-		// is, with its wait in it), delivered or refused. Observed, it
-		// would be a message whose method was never read. Its refusals are
-		// logged (answer.go).
+	if isAnswer {
 		h.acceptAnswer(w, r, principal, body)
-		if x != nil {
-			x.skip = true
-		}
 		return
 	}
 	if perr != nil && perr.Reason == "batch" && h.batchable(r) {

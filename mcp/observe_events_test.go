@@ -203,3 +203,41 @@ func TestObserver_AnswerIsNoOperation(t *testing.T) {
 		})
 	}
 }
+
+// TestObserver_RateLimitedAnswerIsNoOperation: a 2025 client's answer
+// refused by the per-principal rate limit (429) is no more observed than
+// one delivered or refused otherwise: it is a JSON-RPC response, known to
+// be one before the limit is taken. It was observed as a message whose
+// method was never read. A request refused by the same limit is.
+func TestObserver_RateLimitedAnswerIsNoOperation(t *testing.T) {
+	t.Parallel()
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		t.Run(string(v), func(t *testing.T) {
+			obs := &recordingObserver{}
+			clk := &fakeClock{t: time.Unix(2_000_000_000, 0)}
+			// Burst 1: the initialize spends the principal's one token.
+			f := newLegacyFixture(t, mcp.LegacyInput{}, mcp.WithObserver(obs),
+				mcp.WithRateLimit(ratelimit.NewMemory(1, 1, ratelimit.WithClock(clk.now))))
+			session := sessionFor(t, f.a, tokAlice, v, `{"sampling":{}}`)
+			waitEvents(t, obs, 1) // the initialize
+
+			limited := post(t, f.a, http.MethodPost, tokAlice, nil,
+				`{"jsonrpc":"2.0","id":"mcpdual-q-AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAA","result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`)
+			if limited.status != http.StatusTooManyRequests {
+				t.Fatalf("answer over the limit: %d %s, want 429", limited.status, limited.body)
+			}
+			ping := post(t, f.a, http.MethodPost, tokAlice, map[string]string{"Mcp-Session-Id": session, "MCP-Protocol-Version": string(v)},
+				`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+			if ping.status != http.StatusTooManyRequests {
+				t.Fatalf("ping over the limit: %d %s, want 429", ping.status, ping.body)
+			}
+			var got []string
+			for _, ev := range waitEvents(t, obs, 1) {
+				got = append(got, fmt.Sprintf("%q %d", ev.Method, ev.Status))
+			}
+			if want := []string{`"ping" 429`}; !slices.Equal(got, want) {
+				t.Errorf("events %q, want %q: an answer is no operation, refused by the limit too", got, want)
+			}
+		})
+	}
+}
