@@ -77,6 +77,7 @@ func (h *Handler) acceptAnswer(w http.ResponseWriter, r *http.Request, p *auth.P
 			WithData(map[string]string{"reason": "unknown_request_id"}))
 	}
 	if int64(len(body)) > l.AnswerBytes {
+		h.cfg.logger.InfoContext(r.Context(), "mcp: an answer to a question was refused", "reason", "too_large", "bytes", len(body))
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusRequestEntityTooLarge, CodeInvalidRequest, "Answer too large").
 			WithData(map[string]int64{"maxBytes": l.AnswerBytes}))
 		return

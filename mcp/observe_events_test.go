@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpdual/mcpdual/internal/syncbuf"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/observe"
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
@@ -237,6 +239,55 @@ func TestObserver_RateLimitedAnswerIsNoOperation(t *testing.T) {
 			}
 			if want := []string{`"ping" 429`}; !slices.Equal(got, want) {
 				t.Errorf("events %q, want %q: an answer is no operation, refused by the limit too", got, want)
+			}
+		})
+	}
+}
+
+// TestObserver_AnswerRefusalsAreLogged: an answer is not observed, so
+// each of its refusals is logged, or nothing would tell of it: the one
+// to an id that is no question's (400), the one over
+// LegacyInput.AnswerBytes (413, which was neither observed nor logged),
+// and the one over the caller's rate (429).
+func TestObserver_AnswerRefusalsAreLogged(t *testing.T) {
+	t.Parallel()
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		t.Run(string(v), func(t *testing.T) {
+			obs := &recordingObserver{}
+			var logs syncbuf.Buffer
+			clk := &fakeClock{t: time.Unix(2_000_000_000, 0)}
+			// Burst 3: the initialize and two answers; the third answer is
+			// over the rate.
+			f := newLegacyFixture(t, mcp.LegacyInput{AnswerBytes: 200}, mcp.WithObserver(obs),
+				mcp.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+				mcp.WithRateLimit(ratelimit.NewMemory(1, 3, ratelimit.WithClock(clk.now))))
+			sessionFor(t, f.a, tokAlice, v, `{"sampling":{}}`)
+			waitEvents(t, obs, 1) // the initialize
+
+			unknown := `{"jsonrpc":"2.0","id":"mcpdual-q-AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAA","result":{"p":"` + strings.Repeat("p", 20) + `"}}`
+			big := `{"jsonrpc":"2.0","id":"mcpdual-q-AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAA","result":{"p":"` + strings.Repeat("p", 200) + `"}}`
+			for i, tc := range []struct {
+				body   string
+				status int
+				reason string
+			}{
+				{unknown, http.StatusBadRequest, "not_this_callers"},
+				{big, http.StatusRequestEntityTooLarge, "too_large"},
+				{unknown, http.StatusTooManyRequests, "rate_limited"},
+			} {
+				if got := post(t, f.a, http.MethodPost, tokAlice, nil, tc.body); got.status != tc.status {
+					t.Fatalf("answer %d: %d %s, want %d", i, got.status, got.body, tc.status)
+				}
+				line := `msg="mcp: an answer to a question was refused" reason=` + tc.reason
+				if n := strings.Count(logs.String(), line); n != 1 {
+					t.Errorf("answer %d refused %d: %q logged %d times, want once:\n%s", i, tc.status, line, n, logs.String())
+				}
+			}
+			obs.mu.Lock()
+			events := obs.events
+			obs.mu.Unlock()
+			if len(events) != 0 {
+				t.Errorf("%d events; an answer is no operation, refused or not: %+v", len(events), events)
 			}
 		})
 	}
