@@ -87,14 +87,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, d := range deviations {
 		check, reason, ok := strings.Cut(d, "=")
-		if _, phrase, phrased := strings.Cut(check, ":"); phrased {
+		if ok && strings.Contains(check, ":") {
 			// A check's name holds neither ':' nor '=', but a phrase may hold
 			// '=' (the kit's words quote Mcp-Name's "=?base64?...?="): the
 			// reason follows the last one. Cut at the first, the phrase
 			// would end early, or be empty, and excuse more than declared.
 			i := strings.LastIndex(d, "=")
 			check, reason = d[:i], d[i+1:]
-			_, phrase, _ = strings.Cut(check, ":")
+			_, phrase, _ := strings.Cut(check, ":")
 			ok = strings.TrimSpace(phrase) != ""
 		}
 		if !ok || check == "" || reason == "" {
