@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mrtr"
 )
@@ -165,5 +167,73 @@ func TestResources_NotFoundEchoEdge(t *testing.T) {
 				t.Errorf("%s, a %d-byte URI: data %s, want the URI's first %d bytes", era, len(uri), r.msg.Error.Data, len(echo))
 			}
 		}
+	}
+}
+
+// TestEchoes_CutWhereACharacterEnds: what a refusal echoes of a client's
+// name (an unknown tool's or prompt's, 128 bytes; a method's, 128; a
+// revision's, 64; an input key's, 64) is cut where a character ends. A
+// cut through one was sent as U+FFFD, so the echo was not the start of
+// what was asked (as resources/read's was, TestResources_NotFoundEchoEdge).
+func TestEchoes_CutWhereACharacterEnds(t *testing.T) {
+	t.Parallel()
+	f, rp := newFixture(t), newRPFixture(t)
+	// é's two bytes are the name's 128th and 129th (or 64th and 65th).
+	long := func(c string, n int) string { return strings.Repeat(c, n-1) + "é" + "zz" }
+	data := func(t *testing.T, r *reply, member, want string) {
+		t.Helper()
+		var d map[string]string
+		if err := json.Unmarshal(r.msg.Error.Data, &d); err != nil || d[member] != want {
+			t.Errorf("data %s, want %s the first %d bytes", r.msg.Error.Data, member, len(want))
+		}
+		if strings.ContainsRune(string(r.raw), utf8.RuneError) || strings.Contains(string(r.raw), `\ufffd`) {
+			t.Errorf("a replacement character: %s", r.raw)
+		}
+	}
+	for _, era := range eras {
+		t.Run(string(era), func(t *testing.T) {
+			tool := long("t", 128)
+			r := rt{era: era, name: tool, args: "{}", header: map[string]string{"Mcp-Name": headers.Encode(tool)}}.send(t, f.url)
+			if r.status != 200 || r.code() != -32602 || r.msg.Error.Message != "Unknown tool: "+tool[:127] {
+				t.Fatalf("an unknown tool: %d %s", r.status, r.raw)
+			}
+			data(t, r, "name", tool[:127])
+
+			prompt := long("p", 128)
+			r = rp.rpc(t, era, "prompts/get", `"name":`+quoteJSON(prompt))
+			if r.status != 200 || r.code() != -32602 || r.msg.Error.Message != "Unknown prompt: "+prompt[:127] {
+				t.Fatalf("an unknown prompt: %d %s", r.status, r.raw)
+			}
+			data(t, r, "name", prompt[:127])
+
+			method := long("m", 128)
+			r = rt{era: era, method: method, header: map[string]string{"Mcp-Method": method}}.send(t, f.url)
+			status := 200
+			if era == mcp.Version20260728 {
+				status = 404
+			}
+			if r.status != status || r.code() != -32601 {
+				t.Fatalf("an unknown method: %d %s", r.status, r.raw)
+			}
+			data(t, r, "method", method[:127])
+		})
+	}
+	key := long("k", 64)
+	r := rt{name: "echo", args: "{}", responses: `{` + quoteJSON(key) + `:1}`}.send(t, f.url)
+	if r.status != 200 || r.code() != -32602 || r.msg.Error.Message != "Invalid inputResponses" {
+		t.Fatalf("an input key: %d %s", r.status, r.raw)
+	}
+	data(t, r, "key", key[:63])
+
+	revision := long("v", 64)
+	r = f.do(t, call{id: "1", method: "tools/list", header: map[string]string{"MCP-Protocol-Version": revision}})
+	if r.status != 400 || r.code() != -32022 {
+		t.Fatalf("a revision: %d %s", r.status, r.raw)
+	}
+	var d struct {
+		Requested string `json:"requested"`
+	}
+	if json.Unmarshal(r.msg.Error.Data, &d); d.Requested != revision[:63] {
+		t.Errorf("data %s, want the revision's first 63 bytes", r.msg.Error.Data)
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -123,7 +124,7 @@ type unsupportedData struct {
 
 func (h *Handler) unsupported(requested string) *Error {
 	if len(requested) > 64 {
-		requested = requested[:64]
+		requested = requested[:jsonrpc.CutText([]byte(requested), 64)]
 	}
 	return reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 		WithData(unsupportedData{Supported: h.supported, Requested: requested})
