@@ -110,6 +110,16 @@ func TestDeviation_ExcusesOnlyWhatItNames(t *testing.T) {
 	if r.Status != Failed || !strings.Contains(strings.Join(r.Details, " "), `no finding contains "Mcp-Param"`) {
 		t.Errorf("a phrase no finding contains: %s %q", r.Status, r.Details)
 	}
+	// "check: " with no phrase is no whole-check deviation: taken as one,
+	// it excused both findings, Mcp-Method's too, though its form promises
+	// a phrase. It excuses nothing and fails, saying so.
+	for _, named := range []string{check + ":", check + ":  "} {
+		r = statuses(headerBlind(true), Deviation(named, "no phrase"))[check]
+		all := strings.Join(r.Details, " ")
+		if r.Status != Failed || !strings.Contains(all, `names no phrase after "`+check+`:"`) || !strings.Contains(all, "Mcp-Method missing:") || strings.Contains(all, "excused by") {
+			t.Errorf("%q: %s %q; want failed, its findings unexcused, the empty phrase named", named, r.Status, r.Details)
+		}
+	}
 	if r := statuses(goodServer(), dev)[check]; r.Status != Failed || !strings.Contains(strings.Join(r.Details, " "), "remove mcptest.Deviation(\""+check+": Mcp-Name\"") {
 		t.Errorf("a server that meets the rule, deviation declared: %s %q", r.Status, r.Details)
 	}

@@ -107,6 +107,10 @@ type runConfig struct {
 // why.
 type deviation struct {
 	check, finding, reason string
+	// unphrased: declared "check: " with no phrase. Taken as the check
+	// alone it would excuse every finding, more than the form promises:
+	// it excuses nothing, and its check fails saying so.
+	unphrased bool
 }
 
 // label is the deviation as declared.
@@ -138,7 +142,7 @@ func gathersAll(check string) bool {
 func (cfg *runConfig) excuser(check string) func(text string, fault bool) []int {
 	var mine []int
 	for i, d := range cfg.deviations {
-		if d.check == check && (d.finding != "" || !gathersAll(check)) {
+		if d.check == check && !d.unphrased && (d.finding != "" || !gathersAll(check)) {
 			mine = append(mine, i)
 		}
 	}
@@ -187,11 +191,13 @@ func Strict() RunOption {
 // body too large to read). The wire rows (wire/*, schema/*,
 // 2026-07-28/result-type) gather what every check read, so a deviation of
 // one must name its finding. Several deviations may name one check, in any
-// order; one whose findings another also excuses is not stale.
+// order; one whose findings another also excuses is not stale. One named
+// "check:" with no phrase excuses nothing, and its check fails saying so.
 func Deviation(check, reason string) RunOption {
-	name, finding, _ := strings.Cut(check, ":")
+	name, finding, phrased := strings.Cut(check, ":")
+	finding = strings.TrimSpace(finding)
 	return runOptionFunc(func(c *runConfig) {
-		c.deviations = append(c.deviations, deviation{check: strings.TrimSpace(name), finding: strings.TrimSpace(finding), reason: reason})
+		c.deviations = append(c.deviations, deviation{check: strings.TrimSpace(name), finding: finding, reason: reason, unphrased: phrased && finding == ""})
 	})
 }
 
@@ -296,6 +302,9 @@ func (cfg *runConfig) outcome(c check, found []finding, skip string) Result {
 	for i, d := range cfg.deviations {
 		switch {
 		case d.check != c.name:
+		case d.unphrased:
+			stale = true
+			failing = append(failing, "declared deviation ("+d.reason+") names no phrase after \""+c.name+":\": name the finding it excuses, or the check alone to excuse every answer of it that breaks its rule")
 		case d.finding == "" && gathersAll(c.name):
 			stale = true
 			failing = append(failing, "declared deviation ("+d.reason+") names the whole row, which gathers what every check read: name the finding it excuses: mcptest.Deviation(\""+c.name+": <a phrase of the finding>\", ...)")
