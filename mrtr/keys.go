@@ -28,7 +28,8 @@ const minDistinctBytes = 16
 //	id:secret[,id:secret...]
 //
 // Entries are separated by commas, the sealing key first; white space
-// around an entry, an id or a secret is ignored. An id is 1 to 8
+// around an entry, an id or a secret is ignored; inside a secret it is
+// refused (base64 would skip a line break). An id is 1 to 8
 // characters from A-Z, a-z, 0-9, different for each entry. A secret is
 // exactly 32 random bytes in base64, standard or URL-safe alphabet, with
 // or without padding, such as the output of
@@ -107,6 +108,13 @@ func parseKey(entry string) (Key, error) {
 func decodeSecret(s string) ([]byte, error) {
 	if s == "" {
 		return nil, errors.New("the secret after the colon is empty")
+	}
+	// base64 skips line breaks, so a secret broken across lines (or two
+	// entries one line each, the comma forgotten, of which the second
+	// then failed as base64 for its colon) would be read as one; a
+	// space inside is as surely a mistake.
+	if strings.ContainsAny(s, " \t\r\n\v\f") {
+		return nil, errors.New("the secret holds white space (a line break?); write it on one line, entries separated by commas")
 	}
 	urlSafe := strings.ContainsAny(s, "-_")
 	var enc *base64.Encoding
