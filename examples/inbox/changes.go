@@ -53,8 +53,8 @@ func (n *notifier) updated(ws string, uris ...string) {
 func (s shared) notificationsOption() mcp.HandlerOption {
 	var n mcp.ChangeNotifications
 	if s.rdb != nil {
-		n.Bus = redisstore.NewEventBus(s.rdb, redisstore.WithPrefix(redisPrefix))
-		n.Sessions = redisstore.NewSessionStore(s.rdb, redisstore.WithPrefix(redisPrefix))
+		n.Bus = redisstore.NewEventBus(s.rdb, s.storeOptions(redisPrefix)...)
+		n.Sessions = redisstore.NewSessionStore(s.rdb, s.storeOptions(redisPrefix)...)
 	}
 	return mcp.WithChangeNotifications(n)
 }

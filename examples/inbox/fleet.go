@@ -32,6 +32,13 @@ type shared struct {
 	ring  *mrtr.Ring    // nil: era2026 seals with a key of this process
 	rdb   *redis.Client // nil: budgets and used confirmations in memory
 	hosts []string      // nil: the endpoint admits loopback Host names only
+	// timeout bounds each Redis call of every store; zero keeps each
+	// store's own (redisstore.DefaultTimeout, 200 ms, for rate budgets and
+	// confirmations; 500 ms for Idempotency-Keys and jobs), which a
+	// replica keeps. Tests lengthen it (startFleet): they assert what a
+	// request is answered, and under the race detector on a loaded
+	// machine a round trip to Redis has taken longer than 200 ms.
+	timeout time.Duration
 }
 
 // Redis key prefixes: the per-client limiter needs one apart from the
@@ -55,7 +62,7 @@ func (s shared) principalLimiter(perSecond float64, burst int) ratelimit.Limiter
 	if s.rdb == nil {
 		return ratelimit.NewMemory(perSecond, burst)
 	}
-	return redisstore.NewLimiter(s.rdb, perSecond, burst, redisstore.WithPrefix(redisPrefix))
+	return redisstore.NewLimiter(s.rdb, perSecond, burst, s.storeOptions(redisPrefix)...)
 }
 
 // clientLimiter meters MCP requests per client address before their
@@ -64,7 +71,17 @@ func (s shared) clientLimiter() ratelimit.Limiter {
 	if s.rdb == nil {
 		return ratelimit.NewMemory(200, 400)
 	}
-	return redisstore.NewLimiter(s.rdb, 200, 400, redisstore.WithPrefix(redisClientPrefix))
+	return redisstore.NewLimiter(s.rdb, 200, 400, s.storeOptions(redisClientPrefix)...)
+}
+
+// storeOptions are a redisstore store's options: its key prefix, and the
+// fleet's timeout when one is set.
+func (s shared) storeOptions(prefix string) []redisstore.Option {
+	opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
+	if s.timeout > 0 {
+		opts = append(opts, redisstore.WithTimeout(s.timeout))
+	}
+	return opts
 }
 
 // handlerOptions are the endpoint's options that depend on the fleet.
@@ -74,7 +91,7 @@ func (s shared) clientLimiter() ratelimit.Limiter {
 func (s shared) handlerOptions() []mcp.HandlerOption {
 	var opts []mcp.HandlerOption
 	if s.rdb != nil {
-		opts = append(opts, mcp.WithReplayGuard(redisstore.NewReplayGuard(s.rdb, redisstore.WithPrefix(redisPrefix))))
+		opts = append(opts, mcp.WithReplayGuard(redisstore.NewReplayGuard(s.rdb, s.storeOptions(redisPrefix)...)))
 	}
 	if s.hosts != nil {
 		opts = append(opts, mcp.WithAllowedHosts(s.hosts...))

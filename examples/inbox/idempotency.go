@@ -109,7 +109,11 @@ const idemMaxWait = 90 * time.Second
 
 func newIdempotency(s shared) *idempotency {
 	if s.rdb != nil {
-		return &idempotency{store: newRedisIdem(s.rdb, redisPrefix)}
+		r := newRedisIdem(s.rdb, redisPrefix)
+		if s.timeout > 0 {
+			r.timeout = s.timeout
+		}
+		return &idempotency{store: r}
 	}
 	return &idempotency{store: newMemoryIdem()}
 }

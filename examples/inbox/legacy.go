@@ -36,7 +36,7 @@ func (s shared) legacyOptions(on, sessions bool) ([]era2025.Option, []mcp.Handle
 	}
 	cfg := mcp.LegacyInput{Wait: legacyWait}
 	if s.rdb != nil {
-		cfg.Bus = redisstore.NewAnswerBus(s.rdb, redisstore.WithPrefix(redisPrefix))
+		cfg.Bus = redisstore.NewAnswerBus(s.rdb, s.storeOptions(redisPrefix)...)
 	}
 	return eras, []mcp.HandlerOption{mcp.WithLegacyInput(cfg)}
 }

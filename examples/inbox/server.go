@@ -78,7 +78,11 @@ type appConfig struct {
 func newAppWith(resource string, cfg appConfig) *app {
 	st := seeded(cfg.queue)
 	if cfg.shared.rdb != nil {
-		st.shared = newRedisJobs(cfg.shared.rdb, redisPrefix, cfg.queue) // jobs for every replica
+		q := newRedisJobs(cfg.shared.rdb, redisPrefix, cfg.queue) // jobs for every replica
+		if cfg.shared.timeout > 0 {
+			q.timeout = cfg.shared.timeout
+		}
+		st.shared = q
 	}
 	a := &app{store: st, stop: make(chan struct{})}
 	if cfg.worker {

@@ -120,11 +120,24 @@ func startRedisServer() (string, error) {
 	return "", fmt.Errorf("redis-server on %s does not answer PING", addr)
 }
 
+// testRedisTimeout bounds each Redis call of a fleet a test starts on
+// Redis (unless the test sets sh.timeout). The stores' own bounds (200
+// and 500 ms) are a replica's choice to answer 503 promptly rather than
+// wait; a test asserts what each request is answered, and under the race
+// detector on a loaded two-core machine a round trip to Redis has taken
+// longer than 200 ms: TestIdempotency_TenantsDoNotEvict/redis got a
+// rate_limiter_unavailable 503 in 1 of 10 runs of its 10,050 requests.
+// A Redis that does not answer in 10 s is down, and the test fails.
+const testRedisTimeout = 10 * time.Second
+
 // startFleet starts n replicas sharing sh, with cfg's queue, worker and
 // budget.
 func startFleet(t *testing.T, n int, sh shared, cfg appConfig) []*testServer {
 	t.Helper()
 	const public = "http://127.0.0.1:9/mcp"
+	if sh.rdb != nil && sh.timeout == 0 {
+		sh.timeout = testRedisTimeout
+	}
 	cfg.shared = sh
 	out := make([]*testServer, n)
 	for i := range out {
