@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -114,10 +115,31 @@ type recorded struct {
 const maxRecordedAt = 253402300800
 
 // readRecorded reads a summary from the guard's storage as untrusted: only
-// its known fields, checked; anything else reads as "did not run".
+// its known fields, by their exact names, each once, checked; anything
+// else reads as "did not run". encoding/json matches a struct's names
+// without regard to case, so {"executed":false,"EXECUTED":true} read as
+// a run: only outcomeSummary writes a summary, and it never writes that.
 func readRecorded(summary []byte) recorded {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(summary, &fields) != nil || fields == nil {
+		return recorded{}
+	}
+	members := 0
+	for it := jsonrpc.NewIter(summary); ; members++ {
+		if _, _, ok := it.Next(); !ok {
+			break
+		}
+	}
+	if members != len(fields) { // a name twice: which one is meant?
+		return recorded{}
+	}
 	var o recorded
-	if json.Unmarshal(summary, &o) != nil || o.Status < 0 || o.Status > 999 {
+	for name, dst := range map[string]any{"executed": &o.Executed, "panicked": &o.Panicked, "failed": &o.Failed, "status": &o.Status, "at": &o.At} {
+		if v, ok := fields[name]; ok && json.Unmarshal(v, dst) != nil {
+			return recorded{}
+		}
+	}
+	if o.Status < 0 || o.Status > 999 {
 		return recorded{}
 	}
 	if o.At < 0 || o.At >= maxRecordedAt {

@@ -101,3 +101,30 @@ func sameRun(a, b recorded) bool {
 	}
 	return norm(a) == norm(b)
 }
+
+// TestReadRecorded_ExactNames: a summary from the guard's storage is read
+// by its exact names, each once. encoding/json matches a struct's names
+// without regard to case, and {"executed":false,"EXECUTED":true} read as a
+// run; a name given twice is no summary outcomeSummary writes, and reads
+// as "did not run" whichever comes last.
+func TestReadRecorded_ExactNames(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		summary string
+		want    recorded
+	}{
+		{`{"executed":true,"status":204,"at":1}`, recorded{Executed: true, Status: 204, At: 1}},
+		{`{"\u0065xecuted":true}`, recorded{Executed: true}}, // the same name, escaped
+		{`{"EXECUTED":true}`, recorded{}},
+		{`{"executed":false,"Executed":true}`, recorded{}},
+		{`{"executed":true,"Status":500,"Failed":true}`, recorded{Executed: true}},
+		{`{"executed":true,"executed":false}`, recorded{}},
+		{`{"executed":false,"executed":true}`, recorded{}},
+		{`{"executed":true,"status":"204"}`, recorded{}},
+		{`{"executed":true,"other":[1,{"executed":false}]}`, recorded{Executed: true}},
+	} {
+		if got := readRecorded([]byte(tc.summary)); got != tc.want {
+			t.Errorf("%s read as %+v, want %+v", tc.summary, got, tc.want)
+		}
+	}
+}
