@@ -259,3 +259,25 @@ func TestDeviation_OverlappingInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviation_OversizedAnswerIsNotExcused: a body past the kit's 16 MiB
+// bound is no answer to judge, in a wire row as in a check: a deviation of
+// the row whose phrase the finding contains does not excuse it (it did,
+// since a wire row's findings were all taken as answers), and says why.
+func TestDeviation_OversizedAnswerIsNotExcused(t *testing.T) {
+	t.Parallel()
+	oversized := rewrite(goodServer(), func(_ http.Header, b []byte) []byte {
+		if bytes.Contains(b, []byte(`"tools":[`)) {
+			return bytes.Replace(b, []byte(`"name":"regional"`), []byte(`"name":"regional","description":"`+strings.Repeat("x", maxResponse)+`"`), 1)
+		}
+		return b
+	})
+	r := statuses(oversized, Deviation(rowJSONRPC+": exceeds 16 MiB", "our lists are large"))[rowJSONRPC]
+	all := strings.Join(r.Details, "\n")
+	if r.Status != Failed || !strings.Contains(all, "tools/list: mcptest: the response exceeds 16 MiB") || strings.Contains(all, "excused by") {
+		t.Fatalf("an oversized answer, a deviation naming it: %s %q; want failed, not excused", r.Status, r.Details)
+	}
+	if !strings.Contains(all, `the findings containing "exceeds 16 MiB" got no answer to judge`) {
+		t.Errorf("details %q do not say why the deviation excused nothing", r.Details)
+	}
+}

@@ -91,7 +91,14 @@ func (w *wire) hasRead(rev mcp.Version, method string) bool {
 	return w.read[string(rev)+" "+method]
 }
 
-func (w *wire) add(row, msg string) {
+func (w *wire) add(row, msg string) { w.file(row, msg, false) }
+
+// unanswered files what got no answer to judge (a body past the kit's
+// bound): as a check's fault is, it is never excused, whatever phrase a
+// deviation of the row names.
+func (w *wire) unanswered(row, msg string) { w.file(row, msg, true) }
+
+func (w *wire) file(row, msg string, fault bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.found == nil {
@@ -102,8 +109,8 @@ func (w *wire) add(row, msg string) {
 	}
 	w.seen[row+"\x00"+msg] = true
 	k := rowDev{row: row}
-	f := finding{text: msg, judged: true}
-	if w.excuse != nil {
+	f := finding{text: msg, judged: true, fault: fault}
+	if w.excuse != nil && !fault {
 		if m := w.excuse(row, msg); len(m) > 0 {
 			k.dev, f.dev, f.also = m[0], m[0], m[1:]
 		}
@@ -233,7 +240,7 @@ func (b *battery) inspect(c *Client, sent []byte, h http.Header, res *Response, 
 		return
 	}
 	if errors.Is(err, errTooLarge) {
-		w.add(rowJSONRPC, fmt.Sprintf("%s: %v", what, err))
+		w.unanswered(rowJSONRPC, fmt.Sprintf("%s: %v", what, err))
 		return
 	}
 	request := readable && len(req.ID) > 0 && string(req.ID) != "null" && req.Method != ""
