@@ -144,7 +144,7 @@ func report(w io.Writer, results []mcptest.Result, quiet bool) int {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%d checks: %d passed, %d failed, %d warned (not enforced at this level), %d deviations declared, %d skipped\n",
+	fmt.Fprintf(w, "\n%d checks: %d passed, %d failed, %d warned (not enforced at this level), %d deviated as declared, %d skipped\n",
 		len(results), count[mcptest.Passed], count[mcptest.Failed], count[mcptest.Warned], count[mcptest.Deviated], count[mcptest.Skipped])
 	if count[mcptest.Failed] > 0 {
 		return 1

@@ -113,10 +113,10 @@ func TestRun(t *testing.T) {
 		says   []string
 	}{
 		{"default level", []string{good.URL}, 0, []string{"STATUS", "pass    MUST", "2025-06-18/ping", "2025-06-18 Utilities, Ping", "pass    MUST     2025-03-26/batch", "0 failed"}},
-		{"strict", []string{"-strict", "-q", "-examples", examples, good.URL}, 0, []string{"0 failed", "0 deviations declared"}},
+		{"strict", []string{"-strict", "-q", "-examples", examples, good.URL}, 0, []string{"0 failed", "0 deviated as declared"}},
 		{"batches refused", []string{refusing.URL}, 1, []string{"FAIL    MUST     2025-03-26/batch", "1 failed"}},
-		{"batches refused, with the deviation", []string{deviation, refusing.URL}, 0, []string{"0 failed", "1 deviations declared"}},
-		{"strict with it", []string{"-strict", "-q", "-examples", examples, deviation, refusing.URL}, 0, []string{"deviation  MUST", "refused in every revision", "0 failed", "1 deviations declared"}},
+		{"batches refused, with the deviation", []string{deviation, refusing.URL}, 0, []string{"0 failed", "1 deviated as declared"}},
+		{"strict with it", []string{"-strict", "-q", "-examples", examples, deviation, refusing.URL}, 0, []string{"deviation  MUST", "refused in every revision", "0 failed", "1 deviated as declared"}},
 		{"a MUST failure", []string{"-q", bad.URL}, 1, []string{"FAIL", "JSON-RPC 2.0 §5 Response object", "echoed as 1"}},
 		{"one revision", []string{"-revision", "2026-07-28", "-strict", good.URL}, 0, []string{"revision 2025-06-18 left out by mcptest.Revisions"}},
 		{"credentials missing", []string{locked.URL}, 1, []string{"endpoint/answers", "it wants credentials"}},
