@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
@@ -761,10 +762,14 @@ func (s *sseReader) first(b []byte) string {
 	return string(b)
 }
 
+// truncate quotes at most the first 200 bytes of what a server sent, for a
+// finding's detail. The cut is where a character ends: half of one would
+// make the detail invalid UTF-8 (garbage on a terminal, U+FFFD in go test
+// -json), and the quote no longer the start of what was sent.
 func truncate(b []byte) string {
 	b = bytes.TrimSpace(b)
 	if len(b) > 200 {
-		return string(b[:200]) + "…"
+		return string(b[:jsonrpc.CutText(b, 200)]) + "…"
 	}
 	return string(b)
 }

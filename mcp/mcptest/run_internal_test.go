@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -703,5 +704,43 @@ func TestSameOrigin(t *testing.T) {
 		if got := sameOrigin(a, b); got != tc.same {
 			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.same)
 		}
+	}
+}
+
+// TestCheck_DetailsCutWhereACharacterEnds: a detail quotes at most the
+// first 200 bytes of what the server answered, cut where a character
+// ends. Cut through one, the detail held half a character: invalid UTF-8
+// that a terminal shows as garbage and go test -json as U+FFFD, and the
+// quote was not the start of what the server sent.
+func TestCheck_DetailsCutWhereACharacterEnds(t *testing.T) {
+	t.Parallel()
+	// é's two bytes are the body's 200th and 201st.
+	body := strings.Repeat("x", 199) + "é" + "and more"
+	good := goodServer()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("MCP-Protocol-Version") == "1999-01-01" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			io.WriteString(w, body)
+			return
+		}
+		good.ServeHTTP(w, r)
+	})
+	const check = "2025-06-18/unsupported-header-version"
+	var found bool
+	for _, r := range Check(h) {
+		for _, d := range r.Details {
+			if !utf8.ValidString(d) {
+				t.Errorf("%s: a detail that is not UTF-8: %q", r.Check, d)
+			}
+		}
+		if r.Check == check {
+			found = true
+			if want := "HTTP 200 " + strings.Repeat("x", 199) + "…"; r.Status != Failed || len(r.Details) != 1 || !strings.Contains(r.Details[0], want) {
+				t.Errorf("%s: %s %q; want failed, quoting the body's first 199 bytes", check, r.Status, r.Details)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no result for %s", check)
 	}
 }
