@@ -113,8 +113,13 @@ type deviation struct {
 	unphrased bool
 }
 
-// label is the deviation as declared.
+// label is the deviation as declared (its white space trimmed): the
+// colon of one with no phrase is kept, or the message quoting it would
+// show a whole-check deviation, which is not what was written.
 func (d deviation) label() string {
+	if d.unphrased {
+		return d.check + ":"
+	}
 	if d.finding == "" {
 		return d.check
 	}

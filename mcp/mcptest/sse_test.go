@@ -58,14 +58,27 @@ func TestClient_SSELineEndings(t *testing.T) {
 }
 
 // TestCheck_UnknownDeviation: a deviation naming no check of the battery
-// (a typo) fails, naming itself, instead of silencing nothing unseen.
+// (a typo) fails, naming itself as declared, instead of silencing nothing
+// unseen. Declared "check:" with no phrase, it was named without its
+// colon, not as declared.
 func TestCheck_UnknownDeviation(t *testing.T) {
 	t.Parallel()
-	results := mcptest.Check(server(era2026.New(), era2025.New()), mcptest.Deviation("2025-03-26/bacth", "we refuse batches"))
-	for _, r := range results {
-		if r.Check == "2025-03-26/bacth" && r.Status == mcptest.Failed && strings.Contains(strings.Join(r.Details, " "), "names no check") {
-			return
+	for declared, label := range map[string]string{
+		"2025-03-26/bacth":         "2025-03-26/bacth",
+		"2025-03-26/bacth:":        "2025-03-26/bacth:",
+		" 2025-03-26/bacth :  ":    "2025-03-26/bacth:",
+		"2025-03-26/bacth:batches": "2025-03-26/bacth: batches",
+	} {
+		results := mcptest.Check(server(era2026.New(), era2025.New()), mcptest.Deviation(declared, "we refuse batches"))
+		want := `mcptest.Deviation("` + label + `", ...) names no check`
+		var got []string
+		for _, r := range results {
+			if r.Check == "2025-03-26/bacth" {
+				got = append(got, r.Status.String()+" "+strings.Join(r.Details, " "))
+			}
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], "FAIL ") || !strings.Contains(got[0], want) {
+			t.Errorf("Deviation(%q) naming no check: results %q; want one failed, saying %s", declared, got, want)
 		}
 	}
-	t.Errorf("a deviation naming no check: no failed result says so")
 }
