@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxKeysFileBytes bounds what LoadKeys reads from a file: a ring of a
@@ -54,6 +55,11 @@ func parseKeys(text string) ([]Key, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("no keys")
 	}
+	if strings.HasPrefix(strings.TrimSpace(text), "\uFEFF") {
+		// An editor's byte-order mark, before the first id: said as such,
+		// rather than as an id of one character too many.
+		return nil, errors.New("the text starts with a byte-order mark (U+FEFF); write it without one")
+	}
 	entries := strings.Split(text, ",")
 	keys := make([]Key, 0, len(entries))
 	for i, entry := range entries {
@@ -87,7 +93,7 @@ func parseKey(entry string) (Key, error) {
 	if !validID(id) {
 		// The text before the colon may be a secret written the wrong way
 		// round: say what is wrong with it, never what it is.
-		return Key{}, fmt.Errorf("the key id before the colon must be 1 to 8 characters from A-Z a-z 0-9 (it has %d characters)", len(id))
+		return Key{}, fmt.Errorf("the key id before the colon must be 1 to 8 characters from A-Z a-z 0-9 (it has %d characters)", utf8.RuneCountInString(id))
 	}
 	raw, err := decodeSecret(secret)
 	if err != nil {

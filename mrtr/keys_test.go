@@ -81,6 +81,8 @@ func TestParseKeys_Refuses(t *testing.T) {
 		{"backwards", good + ":k1", "entry 1 of 1: the key id before the colon must be 1 to 8 characters"},
 		{"id too long", "key123456:" + good, "must be 1 to 8 characters from A-Z a-z 0-9 (it has 9 characters)"},
 		{"id with a dash", "k-1:" + good, "entry 1 of 1: the key id"},
+		{"byte-order mark", "\uFEFFk1:" + good, "mrtr: key ring: the text starts with a byte-order mark (U+FEFF)"},
+		{"id not ASCII", "clé:" + good, "(it has 3 characters)"},
 		{"no secret", "k1:", `entry 1 of 1: key "k1": the secret after the colon is empty`},
 		{"not base64", "k1:" + good[:20] + "!" + good[21:], `key "k1": the secret is not valid base64`},
 		{"mixed alphabets", "k1:-+" + good[2:], "not valid base64"},
