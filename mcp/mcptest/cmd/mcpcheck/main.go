@@ -97,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			_, phrase, _ := strings.Cut(check, ":")
 			ok = strings.TrimSpace(phrase) != ""
 		}
-		if !ok || check == "" || reason == "" {
+		if !ok || check == "" || strings.TrimSpace(reason) == "" {
 			fmt.Fprintf(stderr, "mcpcheck: -deviation %q: want \"check=reason\" or \"check: phrase=reason\"\n", d)
 			return 2
 		}

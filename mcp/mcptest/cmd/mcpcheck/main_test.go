@@ -136,6 +136,7 @@ func TestRun(t *testing.T) {
 			1, []string{"2026-07-28/base64-name", "1 failed", "the Base64 form of \"hello\") refused as a mismatch", "1 finding excused by the declared deviation (an undecodable name is taken as the body's)"}},
 		{"an empty phrase", []string{"-deviation", "2025-03-26/batch: =refused in every revision", refusing.URL}, 2, nil},
 		{"a phrase without a reason", []string{"-deviation", "2025-03-26/batch: refused", refusing.URL}, 2, nil},
+		{"a blank reason", []string{"-deviation", "2025-03-26/batch=  ", refusing.URL}, 2, nil},
 	}
 	defer func() {
 		if n := leaked.Load(); n != 0 {
