@@ -88,6 +88,9 @@ func TestQuote(t *testing.T) {
 	if got := mcp.Quote(strings.Repeat("b", 80)); got != `"`+strings.Repeat("b", 80)+`"` {
 		t.Errorf("80 characters are shown whole: %q", got)
 	}
+	if got, want := mcp.Quote(strings.Repeat("b", 80)+"c"), `"`+strings.Repeat("b", 48)+"…"+strings.Repeat("b", 23)+`c" (9 characters not shown)`; got != want {
+		t.Errorf("81 characters: %q, want their first 48 and last 24", got)
+	}
 	// A long value of escapes is cut between escapes, never inside one.
 	got = mcp.Quote(strings.Repeat("\u3164", 100))
 	if want := `"` + strings.Repeat(`\u{3164}`, 48) + "…" + strings.Repeat(`\u{3164}`, 24) + `" (28 characters not shown)`; got != want {

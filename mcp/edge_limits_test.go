@@ -2,17 +2,25 @@ package mcp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/task"
 	"github.com/mcpdual/mcpdual/mrtr"
 )
 
@@ -235,5 +243,261 @@ func TestEchoes_CutWhereACharacterEnds(t *testing.T) {
 	}
 	if json.Unmarshal(r.msg.Error.Data, &d); d.Requested != revision[:63] {
 		t.Errorf("data %s, want the revision's first 63 bytes", r.msg.Error.Data)
+	}
+}
+
+// askServer is an endpoint whose tools ask the client for its roots:
+// keyed asks once under a key of n bytes; rounds asks under "r" until it
+// has been answered n times; purge, destructive, is confirmed with a
+// question of n characters. 2025 clients are asked on the call's stream
+// (WithLegacyInput).
+type askServer struct {
+	url    string
+	log    *syncBuffer
+	purged atomic.Int64 // runs of purge
+}
+
+func newAskServer(t *testing.T) *askServer {
+	t.Helper()
+	s := &askServer{log: &syncBuffer{}}
+	srv := mcp.NewServer(mcp.Implementation{Name: "ask", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "keyed", Description: "Asks once, under a key of n bytes."},
+		func(ctx context.Context, in struct {
+			N int `json:"n"`
+		}) (map[string]any, error) {
+			c := mcp.CallFromContext(ctx)
+			key := strings.Repeat("k", in.N)
+			if v, ok := c.InputResponse(key); ok {
+				return map[string]any{"key": len(key), "answer": string(v)}, nil
+			}
+			c.RequireInput(nil, mcp.ListRoots(key))
+			return nil, nil
+		})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "rounds", Description: "Asks until answered n times."},
+		func(ctx context.Context, in struct {
+			N int `json:"n"`
+		}) (map[string]any, error) {
+			c := mcp.CallFromContext(ctx)
+			done, _ := strconv.Atoi(string(c.State()))
+			if _, ok := c.InputResponse("r"); done > 0 && !ok {
+				return nil, fmt.Errorf("round %d came back without its answer", done)
+			}
+			if done >= in.N {
+				return map[string]any{"rounds": done}, nil
+			}
+			c.RequireInput([]byte(strconv.Itoa(done+1)), mcp.ListRoots("r"))
+			return nil, nil
+		})
+	type sized struct {
+		N int `json:"n"`
+	}
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "purge", Description: "Deletes everything.", Annotations: mcp.Annotations{Destructive: true}},
+		func(context.Context, sized) (map[string]any, error) {
+			s.purged.Add(1)
+			return map[string]any{"purged": true}, nil
+		},
+		mcp.ConfirmWithInput(func(_ context.Context, in sized) (string, error) { return strings.Repeat("x", in.N), nil }))
+	ring := sessionRing(t, 5)
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	s.url = newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))),
+		era2025.New(era2025.WithSessions(mrtr.NewSealer(ring), 0))},
+		mcp.WithAuth(a), mcp.WithLegacyInput(mcp.LegacyInput{Wait: 10 * time.Second}),
+		mcp.WithLogger(slog.New(slog.NewTextHandler(s.log, nil)))))
+	return s
+}
+
+const rootsCaps = `{"roots":{}}`
+
+// legacyEras are the revisions that ask on the call's stream.
+var legacyEras = []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326}
+
+// TestLegacyInput_RoundsEdge: a 2025 call may ask its client 8 times
+// (maxLegacyRounds). A tool answered 8 times completes with its result;
+// one that asks a 9th time is never asked it: after the 8th answer the
+// call ends in an isError, logged, and nothing more is asked. In every
+// 2025 revision, over HTTP (the question on the call's event stream, each
+// answer a POST of its own). A 2026-07-28 client drives its own rounds,
+// each a request: no bound applies there.
+func TestLegacyInput_RoundsEdge(t *testing.T) {
+	t.Parallel()
+	s := newAskServer(t)
+	const bound = 8
+	for _, v := range legacyEras {
+		session := sessionFor(t, s.url, tokAlice, v, rootsCaps)
+		for _, n := range []int{bound, bound + 1} {
+			st := openCallArgs(t, s.url, tokAlice, session, v, "rounds", `{"n":`+strconv.Itoa(n)+`}`)
+			if ct := st.resp.Header.Get("Content-Type"); st.resp.StatusCode != 200 || !strings.HasPrefix(ct, "text/event-stream") {
+				t.Fatalf("%s, %d rounds: %d %q", v, n, st.resp.StatusCode, ct)
+			}
+			for i := range bound {
+				q := st.next(t)
+				if q["method"] != "roots/list" || q["id"] == nil {
+					t.Fatalf("%s, %d rounds: question %d: %v", v, n, i+1, q)
+				}
+				if got := answer(t, s.url, tokAlice, q["id"], `{"roots":[]}`); got != 202 {
+					t.Fatalf("%s, %d rounds: answer %d: %d", v, n, i+1, got)
+				}
+			}
+			last := st.next(t)
+			if _, asked := last["method"]; asked {
+				t.Fatalf("%s, %d rounds: asked a %dth time: %v", v, n, bound+1, last)
+			}
+			text, isErr := resultText(t, last)
+			switch {
+			case n == bound && (isErr || text != `{"rounds":8}`):
+				t.Errorf("%s, answered %d times: %q isError=%v", v, n, text, isErr)
+			case n > bound && (!isErr || text != "The tool failed with an internal error."):
+				t.Errorf("%s, asking a %dth time: %q isError=%v", v, n, text, isErr)
+			}
+			if m, more := <-st.events; more {
+				t.Errorf("%s, %d rounds: more after the result: %v", v, n, m)
+			}
+		}
+	}
+	if logs := s.log.String(); strings.Count(logs, "kept asking a 2025 client") != len(legacyEras) || !strings.Contains(logs, "rounds=8") {
+		t.Errorf("log: %s", logs)
+	}
+}
+
+// TestInput_KeyEdge: an input request's key may have 64 bytes
+// (maxInputKey). A key of 64 is asked — in the input_required result on
+// 2026-07-28, on the call's stream in the 2025 revisions — and its answer
+// reaches the tool under it; a key of 65 is the tool's bug: nothing is
+// asked, the call is an isError, the log names the bound.
+func TestInput_KeyEdge(t *testing.T) {
+	t.Parallel()
+	s := newAskServer(t)
+	const bound = 64
+	key := strings.Repeat("k", bound)
+	alice := map[string]string{"Authorization": "Bearer " + tokAlice}
+	want := `{"answer":"{\"roots\":[]}","key":64}`
+	for _, era := range eras {
+		t.Run(string(era), func(t *testing.T) {
+			if era == mcp.Version20260728 {
+				in := asInterim(t, rt{name: "keyed", args: `{"n":64}`, caps: rootsCaps, header: alice}.send(t, s.url))
+				if len(in.InputRequests) != 1 || string(in.InputRequests[key]) != `{"method":"roots/list"}` {
+					t.Fatalf("a %d-byte key: %v", bound, in.InputRequests)
+				}
+				res := asResult(t, rt{id: 2, name: "keyed", args: `{"n":64}`, caps: rootsCaps, state: quoteJSON(in.RequestState),
+					responses: `{` + quoteJSON(key) + `:{"roots":[]}}`, header: alice}.send(t, s.url))
+				if res.IsError || len(res.Content) != 1 || res.Content[0].Text != want {
+					t.Errorf("the answer under a %d-byte key: %+v", bound, res)
+				}
+				res = asResult(t, rt{name: "keyed", args: `{"n":65}`, caps: rootsCaps, header: alice}.send(t, s.url))
+				if res.ResultType != "complete" || !res.IsError || res.Content[0].Text != "The tool failed with an internal error." {
+					t.Errorf("a %d-byte key: %+v", bound+1, res)
+				}
+				return
+			}
+			session := sessionFor(t, s.url, tokAlice, era, rootsCaps)
+			st := openCallArgs(t, s.url, tokAlice, session, era, "keyed", `{"n":64}`)
+			q := st.next(t)
+			if q["method"] != "roots/list" {
+				t.Fatalf("a %d-byte key: %v", bound, q)
+			}
+			if got := answer(t, s.url, tokAlice, q["id"], `{"roots":[]}`); got != 202 {
+				t.Fatalf("answer: %d", got)
+			}
+			if text, isErr := resultText(t, st.next(t)); isErr || text != want {
+				t.Errorf("the answer under a %d-byte key: %q isError=%v", bound, text, isErr)
+			}
+			st = openCallArgs(t, s.url, tokAlice, session, era, "keyed", `{"n":65}`)
+			if ct := st.resp.Header.Get("Content-Type"); st.resp.StatusCode != 200 || ct != "application/json" {
+				t.Errorf("a %d-byte key: %d %q, want one JSON answer, no stream", bound+1, st.resp.StatusCode, ct)
+			}
+			if text, isErr := resultText(t, st.next(t)); !isErr || text != "The tool failed with an internal error." {
+				t.Errorf("a %d-byte key: %q isError=%v", bound+1, text, isErr)
+			}
+		})
+	}
+	if logs := s.log.String(); strings.Count(logs, "must have 1 to 64 bytes") != len(eras) {
+		t.Errorf("log: %s", logs)
+	}
+}
+
+// TestTasks_JobInputKeyEdge: a job waiting for input names each question
+// by a key of at most 64 bytes, as a tool's own questions are
+// (TestInput_KeyEdge). tasks/get shows a job asking under a 64-byte key
+// as it is; a 65-byte key is the host's bug: Internal error, the
+// question never reaching the client. Tasks are a 2026-07-28 extension.
+func TestTasks_JobInputKeyEdge(t *testing.T) {
+	t.Parallel()
+	ts := newTaskServer(t)
+	url := ts.urls[0]
+	id := ts.start(t, url, tokAlice, "")
+	const question = `{"method":"elicitation/create","params":{"message":"Go on?","requestedSchema":{"type":"object"}}}`
+	for _, n := range []int{64, 65} {
+		key := strings.Repeat("k", n)
+		ts.store.set("job-1", func(j *testJob) {
+			j.Status, j.StatusMessage = task.InputRequired, ""
+			j.InputRequests = map[string]json.RawMessage{key: json.RawMessage(question)}
+		})
+		r := ts.get(t, url, tokAlice, "", id)
+		if n == 64 {
+			if r.status != 200 || r.code() != 0 || r.str("status") != "input_required" ||
+				string(r.Result["inputRequests"]) != `{`+quoteJSON(key)+`:`+question+`}` {
+				t.Errorf("a %d-byte key: %d %s", n, r.status, r.raw)
+			}
+			continue
+		}
+		if r.status != 200 || r.code() != -32603 || r.Error.Message != "Internal error" || r.Result != nil ||
+			bytes.Contains(r.raw, []byte(key)) {
+			t.Errorf("a %d-byte key: %d %s", n, r.status, r.raw)
+		}
+	}
+}
+
+// TestConfirm_QuestionEdge: a confirmation question may have 500
+// characters (maxQuestion). One of exactly 500 is asked as it is — in the
+// input_required result on 2026-07-28, on the call's stream in the 2025
+// revisions with elicitation; one of 501 is never cut (the cut could hide
+// what "accept" applies to): nothing is asked, nothing runs, the call is
+// an isError confirmation_unavailable and the log names the cap.
+func TestConfirm_QuestionEdge(t *testing.T) {
+	t.Parallel()
+	s := newAskServer(t)
+	alice := map[string]string{"Authorization": "Bearer " + tokAlice}
+	question := strings.Repeat("x", 500)
+	const unavailable = "Not executed (confirmation_unavailable): the server could not phrase a confirmation question for purge. Ask the user to do it in the application."
+	for _, era := range []mcp.Version{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618} {
+		t.Run(string(era), func(t *testing.T) {
+			var asked map[string]any
+			if era == mcp.Version20260728 {
+				in := asInterim(t, rt{name: "purge", args: `{"n":500}`, caps: formCaps, header: alice}.send(t, s.url))
+				json.Unmarshal(in.InputRequests["confirm"], &asked)
+				res := asResult(t, rt{name: "purge", args: `{"n":501}`, caps: formCaps, header: alice}.send(t, s.url))
+				if res.ResultType != "complete" || !res.IsError || res.Content[0].Text != unavailable ||
+					res.StructuredContent["outcome"] != "confirmation_unavailable" {
+					t.Errorf("a question of 501 characters: %+v", res)
+				}
+			} else {
+				session := sessionFor(t, s.url, tokAlice, era, formCaps)
+				st := openCallArgs(t, s.url, tokAlice, session, era, "purge", `{"n":500}`)
+				asked = st.next(t)
+				if got := answer(t, s.url, tokAlice, asked["id"], `{"action":"decline"}`); got != 202 {
+					t.Fatalf("declining: %d", got)
+				}
+				if text, isErr := resultText(t, st.next(t)); !isErr || !strings.Contains(text, "confirmation_declined") {
+					t.Errorf("declined: %q", text)
+				}
+				st = openCallArgs(t, s.url, tokAlice, session, era, "purge", `{"n":501}`)
+				if ct := st.resp.Header.Get("Content-Type"); ct != "application/json" {
+					t.Errorf("a question of 501 characters: %q, want one JSON answer, no stream", ct)
+				}
+				if text, isErr := resultText(t, st.next(t)); !isErr || text != unavailable {
+					t.Errorf("a question of 501 characters: %q isError=%v", text, isErr)
+				}
+			}
+			params, _ := asked["params"].(map[string]any)
+			if asked["method"] != "elicitation/create" || params["message"] != question {
+				t.Errorf("a question of 500 characters: %v", asked)
+			}
+		})
+	}
+	if s.purged.Load() != 0 {
+		t.Errorf("purge ran %d times", s.purged.Load())
+	}
+	if logs := s.log.String(); strings.Count(logs, "longer than the cap") != 3 || !strings.Contains(logs, "limit=500") {
+		t.Errorf("log: %s", logs)
 	}
 }

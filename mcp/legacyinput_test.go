@@ -116,11 +116,18 @@ type stream struct {
 	cancel context.CancelFunc
 }
 
-// open starts a tools/call at url with session and reads its events.
+// openCall starts a tools/call of tool, without arguments, at url with
+// session and reads its events.
 func openCall(t *testing.T, url, token, session string, v mcp.Version, tool string) *stream {
 	t.Helper()
+	return openCallArgs(t, url, token, session, v, tool, `{}`)
+}
+
+// openCallArgs is openCall with arguments, a raw JSON object.
+func openCallArgs(t *testing.T, url, token, session string, v mcp.Version, tool, args string) *stream {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}`
+	body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
