@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -444,6 +445,121 @@ func TestTasks_JobInputKeyEdge(t *testing.T) {
 			bytes.Contains(r.raw, []byte(key)) {
 			t.Errorf("a %d-byte key: %d %s", n, r.status, r.raw)
 		}
+	}
+}
+
+// TestTasks_TTLEdge: a task may live 7 days (task.Config.TTL). A tool
+// whose tasks live exactly that long registers, and its task carries
+// ttlMs 604800000 in every revision that shows it — the 2026-07-28
+// CreateTaskResult and tasks/get, a job reference's structuredContent on
+// 2026-07-28 without the extension, 2025-11-25 and 2025-06-18 — and its
+// id, sealed for that long, opens (2025-03-26 follows it by its status
+// tool). A nanosecond more, or the next millisecond the wire could carry,
+// panics at registration, naming the bound.
+func TestTasks_TTLEdge(t *testing.T) {
+	t.Parallel()
+	const week = 7 * 24 * time.Hour
+	store := &jobStore{jobs: map[string]*testJob{}}
+	mux := store.mux()
+	srv := mcp.NewServer(mcp.Implementation{Name: "tasks", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)}, "POST /jobs", mux,
+		mcp.WithTask(task.Config{Status: "GET /jobs/{id}", TTL: week, PollInterval: time.Second, StatusTool: "slow_status"}))
+	ring := sessionRing(t, 9)
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))),
+		era2025.New(era2025.WithSealer(mrtr.NewSealer(ring)))},
+		mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithAuth(auth.New(authConfig(nil)))))
+	const ttlMs = "604800000"
+
+	r := rpc(t, url, tokAlice, "", "tools/call", "slow", metaTasks, `"name":"slow","arguments":{}`)
+	if r.status != 200 || r.str("resultType") != "task" || string(r.Result["ttlMs"]) != ttlMs {
+		t.Fatalf("2026-07-28 with the extension: %d %s", r.status, r.raw)
+	}
+	id := r.str("taskId")
+	if g := rpc(t, url, tokAlice, "", "tasks/get", id, metaTasks, `"taskId":`+quoteJSON(id)); g.status != 200 || g.str("status") != "working" || string(g.Result["ttlMs"]) != ttlMs {
+		t.Errorf("tasks/get of a week-long task: %d %s", g.status, g.raw)
+	}
+	for _, c := range []struct {
+		name string
+		call func(tool, args string) *rpcReply
+	}{
+		{"2026-07-28 without the extension", func(tool, args string) *rpcReply {
+			return rpc(t, url, tokAlice, "", "tools/call", tool, metaNoTasks, `"name":`+quoteJSON(tool)+`,"arguments":`+args)
+		}},
+		{"2025-11-25", legacyCall(t, url, "2025-11-25")},
+		{"2025-06-18", legacyCall(t, url, "2025-06-18")},
+		{"2025-03-26", legacyCall(t, url, "2025-03-26")},
+	} {
+		a := answerOf(t, c.call("slow", `{}`))
+		var id string
+		if c.name == "2025-03-26" {
+			_, rest, _ := strings.Cut(a.Content[0].Text, `{"taskId": "`)
+			id, _, _ = strings.Cut(rest, `"`)
+		} else {
+			id, _ = a.StructuredContent["taskId"].(string)
+			if a.StructuredContent["ttlMs"] != 604800000.0 {
+				t.Errorf("%s: the job reference: %+v", c.name, a)
+			}
+		}
+		if a.IsError || id == "" {
+			t.Fatalf("%s: the start: %+v", c.name, a)
+		}
+		if a = answerOf(t, c.call("slow_status", `{"taskId":`+quoteJSON(id)+`}`)); a.IsError || !strings.Contains(a.Content[0].Text, "working (queued)") {
+			t.Errorf("%s: following a week-long task: %+v", c.name, a)
+		}
+	}
+
+	for _, ttl := range []time.Duration{week + time.Nanosecond, week + time.Millisecond} {
+		func() {
+			defer func() {
+				if p := recover(); !strings.Contains(fmt.Sprint(p), "TTL must be at least 1 ms and at most 7 days") {
+					t.Errorf("a TTL of %v: %v", ttl, p)
+				}
+			}()
+			mcp.WithTask(task.Config{Status: "GET /jobs/{id}", TTL: ttl})
+		}()
+	}
+}
+
+// legacyCall calls a tool as alice in revision version.
+func legacyCall(t *testing.T, url, version string) func(tool, args string) *rpcReply {
+	return func(tool, args string) *rpcReply {
+		return legacyRPC(t, url, tokAlice, version, "tools/call", `"name":`+quoteJSON(tool)+`,"arguments":`+args)
+	}
+}
+
+// TestTaskListen_IDsEdge: one subscriptions/listen follows at most 16
+// tasks (a status read each a round). Sixteen of the caller's tasks open
+// a stream acknowledging all of them; a seventeenth — each id valid — is
+// Invalid params naming the bound, before any is opened. Task listens are
+// 2026-07-28's.
+func TestTaskListen_IDsEdge(t *testing.T) {
+	t.Parallel()
+	ts := newTaskServer(t)
+	url := ts.urls[0]
+	ids := make([]string, 17)
+	for i := range ids {
+		ids[i] = ts.start(t, url, tokAlice, "")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := openListen(t, ctx, url, tokAlice, metaTasks, taskIDs(ids[:16]...), "application/json, text/event-stream")
+	ack := s.next(t)
+	var ap struct {
+		Notifications map[string][]string `json:"notifications"`
+	}
+	json.Unmarshal(ack["params"], &ap)
+	if s.resp.StatusCode != 200 || string(ack["method"]) != `"notifications/subscriptions/acknowledged"` ||
+		!slices.Equal(ap.Notifications["taskIds"], ids[:16]) {
+		t.Fatalf("16 tasks: %d %v", s.resp.StatusCode, ack)
+	}
+	cancel()
+	s = openListen(t, context.Background(), url, tokAlice, metaTasks, taskIDs(ids...), "application/json, text/event-stream")
+	var r rpcReply
+	if err := json.NewDecoder(s.resp.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if s.resp.StatusCode != 200 || r.code() != -32602 || r.Error.Message != "Invalid params: at most 16 taskIds on one stream" || r.Error.Data != nil {
+		t.Errorf("17 tasks: %d %+v", s.resp.StatusCode, r.Error)
 	}
 }
 
