@@ -563,6 +563,75 @@ func TestTaskListen_IDsEdge(t *testing.T) {
 	}
 }
 
+// TestPush_SubscribeURIEdge: a 2025 session subscribes to a URI of at
+// most 1536 bytes (maxPushURI: with its workspace it fits what the
+// session store keeps). One of exactly 1536 is subscribed and its update
+// reaches the session's GET stream whole; one byte more is Invalid
+// params naming the bound, in every 2025 revision.
+func TestPush_SubscribeURIEdge(t *testing.T) {
+	t.Parallel()
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	const bound = 1536
+	at := "mail://w1/" + strings.Repeat("b", bound-len("mail://w1/"))
+	for _, v := range legacyEras {
+		s := newSessionIn(t, r, v)
+		stream := s.get(t, r, tokAlice, s.id)
+		if stream.resp.StatusCode != 200 {
+			t.Fatalf("%s: GET %d", v, stream.resp.StatusCode)
+		}
+		if _, body := s.post(t, r, "resources/subscribe", `"uri":"`+at+`"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+			t.Fatalf("%s: a %d-byte URI: %.300s", v, len(at), body)
+		}
+		r.h.NotifyResourceUpdated(t.Context(), "w1", at)
+		if m := stream.within(t, 5*time.Second); method(m) != "notifications/resources/updated" || string(m["params"]) != `{"uri":"`+at+`"}` {
+			t.Errorf("%s: the update of a %d-byte URI: %.300s", v, len(at), m)
+		}
+		resp, body := s.post(t, r, "resources/subscribe", `"uri":"`+at+`b"`)
+		if want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: uri must be a resource URI of at most 1536 bytes"}}`; resp.StatusCode != 200 || body != want {
+			t.Errorf("%s: a %d-byte URI: %d %.300s", v, len(at)+1, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestCompletion_ValuesEdge: a completion holds at most 100 values
+// (maxCompletions). A source giving exactly 100 is sent whole, hasMore
+// false; one giving 101 is cut to its first 100, with total 101 and
+// hasMore true, in every revision.
+func TestCompletion_ValuesEdge(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Implementation{Name: "complete", Version: "1"})
+	srv.AddPrompt(mcp.Prompt{Name: "pick", Arguments: []mcp.PromptArgument{{Name: "n"}}},
+		func(context.Context, map[string]string) (*mcp.PromptResult, error) { return &mcp.PromptResult{}, nil },
+		mcp.WithCompletion("n", func(_ context.Context, value string, _ map[string]string) ([]string, error) {
+			n, _ := strconv.Atoi(value) // the value asked is how many values the source gives
+			out := make([]string, n)
+			for i := range out {
+				out[i] = "v" + strconv.Itoa(i)
+			}
+			return out, nil
+		}))
+	f := &rpFixture{url: newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))}
+	values := func(n int) string {
+		q := make([]string, n)
+		for i := range q {
+			q[i] = `"v` + strconv.Itoa(i) + `"`
+		}
+		return "[" + strings.Join(q, ",") + "]"
+	}
+	for _, era := range eras {
+		for n, want := range map[int]string{
+			100: `{"values":` + values(100) + `,"total":100,"hasMore":false}`,
+			101: `{"values":` + values(100) + `,"total":101,"hasMore":true}`,
+		} {
+			r := f.rpc(t, era, "completion/complete", `"ref":{"type":"ref/prompt","name":"pick"},"argument":{"name":"n","value":"`+strconv.Itoa(n)+`"}`)
+			if got := string(r.field(t, "completion")); got != want {
+				t.Errorf("%s, %d values: …%s", era, n, got[max(0, len(got)-60):])
+			}
+		}
+	}
+}
+
 // TestConfirm_QuestionEdge: a confirmation question may have 500
 // characters (maxQuestion). One of exactly 500 is asked as it is — in the
 // input_required result on 2026-07-28, on the call's stream in the 2025
@@ -615,5 +684,34 @@ func TestConfirm_QuestionEdge(t *testing.T) {
 	}
 	if logs := s.log.String(); strings.Count(logs, "longer than the cap") != 3 || !strings.Contains(logs, "limit=500") {
 		t.Errorf("log: %s", logs)
+	}
+}
+
+// TestSession_CapabilityDepthEdge: a 2025 session keeps a capability
+// nested at most 6 levels, its own object the first (the session seals 8:
+// its payload and the capabilities object above it). One of exactly 6 is
+// kept whole; one of 7 is left out while the others are kept, in every
+// 2025 revision.
+func TestSession_CapabilityDepthEdge(t *testing.T) {
+	t.Parallel()
+	url := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(sessionRing(t, 1)), 0)})
+	nested := func(levels int) string { // the extensions object and levels-1 below it
+		return `{"a":` + strings.Repeat(`{"b":`, levels-2) + `{}` + strings.Repeat(`}`, levels-2) + `}`
+	}
+	for _, v := range legacyEras {
+		for levels, want := range map[int]string{
+			6: `{"elicitation":{},"extensions":` + nested(6) + `}`,
+			7: `{"elicitation":{}}`,
+		} {
+			declared := `{"elicitation":{},"extensions":` + nested(levels) + `}`
+			r := initialize(t, url, tokAlice, v, declared)
+			id := r.header.Get("Mcp-Session-Id")
+			if r.status != 200 || id == "" {
+				t.Fatalf("%s, %d levels: initialize %d %.200s", v, levels, r.status, r.body)
+			}
+			if got := structured(t, callCaps(t, url, tokAlice, v, id)); got["caps"] != want {
+				t.Errorf("%s, %d levels: the session carries %v, want %s", v, levels, got["caps"], want)
+			}
+		}
 	}
 }

@@ -16,16 +16,24 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-// session is a 2025-06-18 client's sealed session with a fleet.
+// session is a 2025 client's sealed session with a fleet (2025-06-18
+// unless version says).
 type session struct {
 	id, init string
 	token    string
+	version  mcp.Version
 }
 
 func newSession(t *testing.T, r *replica) *session {
 	t.Helper()
-	s := &session{token: tokAlice}
-	resp, body := s.post(t, r, "initialize", `"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}`)
+	return newSessionIn(t, r, mcp.Version20250618)
+}
+
+// newSessionIn initializes a session of revision v.
+func newSessionIn(t *testing.T, r *replica, v mcp.Version) *session {
+	t.Helper()
+	s := &session{token: tokAlice, version: v}
+	resp, body := s.post(t, r, "initialize", `"protocolVersion":"`+string(v)+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}`)
 	s.id, s.init = resp.Header.Get("Mcp-Session-Id"), body
 	if s.id == "" {
 		t.Fatalf("no session: %s", body)
@@ -44,7 +52,7 @@ func (s *session) post(t *testing.T, r *replica, method, params string) (*http.R
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	req.Header.Set("X-Workspace-Id", "w1")
 	if method != "initialize" {
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		req.Header.Set("MCP-Protocol-Version", string(s.revision()))
 	}
 	if s.id != "" {
 		req.Header.Set("Mcp-Session-Id", s.id)
@@ -58,6 +66,14 @@ func (s *session) post(t *testing.T, r *replica, method, params string) (*http.R
 	return resp, string(b)
 }
 
+// revision is the session's revision, 2025-06-18 when none was set.
+func (s *session) revision() mcp.Version {
+	if s.version == "" {
+		return mcp.Version20250618
+	}
+	return s.version
+}
+
 // get opens the session's GET stream on r.
 func (s *session) get(t *testing.T, r *replica, token, id string) *listenStream {
 	t.Helper()
@@ -67,7 +83,7 @@ func (s *session) get(t *testing.T, r *replica, token, id string) *listenStream 
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	req.Header.Set("X-Workspace-Id", "w1")
-	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set("MCP-Protocol-Version", string(s.revision()))
 	if id != "" {
 		req.Header.Set("Mcp-Session-Id", id)
 	}
