@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,6 +49,11 @@ type fixture struct {
 	slowRuns atomic.Int64
 	idemKeys chan string // the Idempotency-Key each run of the destructive route carried
 	sampled  chan string // what the client's model answered the summarize tool
+
+	// running counts the slow calls in their route; maxRunning is the
+	// most there were at once.
+	runMu               sync.Mutex
+	running, maxRunning int
 }
 
 type syncBuffer = syncbuf.Buffer
@@ -80,6 +86,11 @@ func newFixture(t *testing.T, opts ...mcp.HandlerOption) *fixture {
 	})
 	mux.HandleFunc("GET /slow/{id}", func(w http.ResponseWriter, r *http.Request) {
 		f.slowRuns.Add(1)
+		f.runMu.Lock()
+		f.running++
+		f.maxRunning = max(f.maxRunning, f.running)
+		f.runMu.Unlock()
+		defer func() { f.runMu.Lock(); f.running--; f.runMu.Unlock() }()
 		f.entered <- r.PathValue("id")
 		select {
 		case <-r.Context().Done():
