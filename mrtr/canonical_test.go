@@ -148,3 +148,27 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// TestCanonical_DepthEdge: the single pass takes what encoding/json, the
+// definition, takes — an object nesting 10,000 levels in all — and leaves
+// the next level to the definition, which refuses it: a pass reaching
+// deeper would give a digest to a text the definition has none for.
+func TestCanonical_DepthEdge(t *testing.T) {
+	t.Parallel()
+	nested := func(levels int) []byte { // the object, then levels-1 arrays
+		return []byte(`{"a":` + strings.Repeat("[", levels-1) + strings.Repeat("]", levels-1) + `}`)
+	}
+	at := nested(10_000)
+	fast, ok := appendFast(nil, at)
+	slow, err := canonicalSlow(at)
+	if !ok || err != nil || !bytes.Equal(fast, slow) || !bytes.Equal(fast, at) {
+		t.Errorf("10,000 levels: the pass took it %v, the definition: %v", ok, err)
+	}
+	past := nested(10_001)
+	if _, ok := appendFast(nil, past); ok {
+		t.Error("10,001 levels: the pass took it")
+	}
+	if _, err := Canonical(past); err == nil {
+		t.Error("10,001 levels: canonical")
+	}
+}

@@ -178,8 +178,15 @@ func TestLoadKeys(t *testing.T) {
 	if err := os.WriteFile(file, []byte(good+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	big := filepath.Join(dir, "big")
-	if err := os.WriteFile(big, bytes.Repeat([]byte(" "), maxKeysFileBytes+1), 0o600); err != nil {
+	// A file of exactly the bound is read; one byte more is refused
+	// unread, though the ring in it is the same good one.
+	const bound = 64 << 10
+	padded := []byte(good + "\n" + strings.Repeat(" ", bound-len(good)-1))
+	atBound, big := filepath.Join(dir, "at-bound"), filepath.Join(dir, "big")
+	if err := os.WriteFile(atBound, padded, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, append(padded, ' '), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	unset := func() {
@@ -208,7 +215,8 @@ func TestLoadKeys(t *testing.T) {
 		{"empty file name", nil, ptr(""), "mrtr: MRTR_TEST_STATE_KEYS_FILE is set but empty"},
 		{"bad inline", ptr("k1"), nil, "mrtr: MRTR_TEST_STATE_KEYS: entry 1 of 1: want id:secret"},
 		{"missing file", nil, ptr(filepath.Join(dir, "none")), "mrtr: MRTR_TEST_STATE_KEYS_FILE: open "},
-		{"big file", nil, &big, "larger than 64 KiB"},
+		{"file of 64 KiB", nil, &atBound, ""},
+		{"file of 64 KiB and a byte", nil, &big, "larger than 64 KiB"},
 	} {
 		unset()
 		if tc.inline != nil {
