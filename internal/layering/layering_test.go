@@ -66,7 +66,7 @@ var integrations = []string{"mcp/openapi", "mcp/redisstore", "mcp/otelmcp", "mcp
 
 // thirdParty lists the only non-module imports allowed, per package.
 var thirdParty = map[string][]string{
-	"internal/schema": {"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text/language", "golang.org/x/text/message"},
+	"internal/schema": {"github.com/santhosh-tekuri/jsonschema/v6", "github.com/santhosh-tekuri/jsonschema/v6/kind", "golang.org/x/text/language", "golang.org/x/text/message"},
 	"mrtr":            {"golang.org/x/crypto/"},
 }
 

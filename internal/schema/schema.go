@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -271,12 +273,64 @@ func (s *Schema) Validate(v any, max int) []string {
 	}
 	out := make([]string, 0, n+1)
 	for _, l := range leaves[:n] {
-		out = append(out, cut("/"+strings.Join(l.InstanceLocation, "/")+": "+l.ErrorKind.LocalizedString(printer), maxMessage))
+		out = append(out, cut("/"+strings.Join(l.InstanceLocation, "/")+": "+describe(l.ErrorKind), maxMessage))
 	}
 	if n < len(leaves) {
 		out = append(out, fmt.Sprintf("(%d more)", len(leaves)-n))
 	}
 	return out
+}
+
+// describe says what a violation is without the value that violated it.
+// A violation of an argument goes back to the client in the tool's error,
+// one of a tool's output to the log, and the value may be a secret (a
+// password against a pattern, a PIN against a bound): what the schema
+// wants is said, and the value's shape (its type, length, the count of its
+// items or properties, the names of its members), never the value (design
+// record 011). The kinds known to say nothing more are rendered by the
+// validator; the few that quote the value get a text of ours; a kind a
+// later validator adds says only which keyword failed.
+func describe(k jsonschema.ErrorKind) string {
+	number := func(r *big.Rat) string {
+		f, _ := r.Float64()
+		return printer.Sprint(f)
+	}
+	switch k := k.(type) {
+	case *kind.Pattern:
+		return "does not match pattern " + quote(k.Want)
+	case *kind.Format:
+		return "is not a valid " + k.Want
+	case *kind.ContentEncoding:
+		return "value is not " + quote(k.Want) + " encoded"
+	case *kind.ContentMediaType:
+		return "value is not of mediatype " + quote(k.Want)
+	case *kind.Minimum:
+		return "minimum: want " + number(k.Want)
+	case *kind.Maximum:
+		return "maximum: want " + number(k.Want)
+	case *kind.ExclusiveMinimum:
+		return "exclusiveMinimum: want above " + number(k.Want)
+	case *kind.ExclusiveMaximum:
+		return "exclusiveMaximum: want below " + number(k.Want)
+	case *kind.MultipleOf:
+		return "multipleOf: want a multiple of " + number(k.Want)
+	case *kind.InvalidJsonValue, *kind.Schema, *kind.Group, *kind.Not, *kind.AllOf, *kind.AnyOf, *kind.OneOf,
+		*kind.FalseSchema, *kind.RefCycle, *kind.Type, *kind.Enum, *kind.Const, *kind.Reference,
+		*kind.MinProperties, *kind.MaxProperties, *kind.MinItems, *kind.MaxItems, *kind.AdditionalItems,
+		*kind.Required, *kind.Dependency, *kind.DependentRequired, *kind.AdditionalProperties, *kind.PropertyNames,
+		*kind.UniqueItems, *kind.Contains, *kind.MinContains, *kind.MaxContains, *kind.MinLength, *kind.MaxLength,
+		*kind.ContentSchema:
+		// Types, counts, lengths, indexes, member names, and the
+		// schema's own values (enum, const).
+		return k.LocalizedString(printer)
+	}
+	return quote(strings.Join(k.KeywordPath(), "/")) + " failed"
+}
+
+// quote quotes s as the validator's messages do.
+func quote(s string) string {
+	s = strconv.Quote(s)
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s[1:len(s)-1], `\"`, `"`), "'", `\'`) + "'"
 }
 
 // cut shortens s to at most n bytes, on a rune boundary, marking the cut.

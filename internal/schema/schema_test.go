@@ -104,3 +104,38 @@ func TestCache_CompactKey(t *testing.T) {
 		t.Error("the spaced-out copy was compiled again")
 	}
 }
+
+// TestValidate_NeverQuotesTheValue: a violation says what the schema wants
+// and where, never the value that violated it (it may be a password or a
+// PIN): each keyword that would quote it is named with its bound.
+func TestValidate_NeverQuotesTheValue(t *testing.T) {
+	t.Parallel()
+	const secret, pin = "S3cret-hunter2", "7331975318642"
+	s, err := Compile([]byte(`{"type":"object","properties":{` +
+		`"pattern":{"type":"string","pattern":"^[0-9]+$"},` +
+		`"min":{"type":"integer","minimum":9000000000000},"max":{"type":"integer","maximum":9999},` +
+		`"emin":{"type":"integer","exclusiveMinimum":9000000000000},"emax":{"type":"integer","exclusiveMaximum":9999},` +
+		`"mult":{"type":"integer","multipleOf":1000},` +
+		`"const":{"const":"sk-1"},"enum":{"enum":["a","b"]},"long":{"type":"string","maxLength":4}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := Decode([]byte(`{"pattern":"`+secret+`","min":`+pin+`,"max":`+pin+`,"emin":`+pin+`,"emax":`+pin+`,"mult":`+pin+
+		`,"const":"`+secret+`","enum":"`+secret+`","long":"`+secret+`"}`), 0)
+	got := strings.Join(s.Validate(v, 20), "\n")
+	want := []string{
+		"/const: value must be 'sk-1'", "/emax: exclusiveMaximum: want below 9,999", "/emin: exclusiveMinimum: want above 9×10¹²",
+		"/enum: value must be one of 'a', 'b'", "/long: maxLength: got 14, want 4", "/max: maximum: want 9,999",
+		"/min: minimum: want 9×10¹²", "/mult: multipleOf: want a multiple of 1,000", "/pattern: does not match pattern '^[0-9]+$'",
+	}
+	if got != strings.Join(want, "\n") {
+		t.Errorf("violations:\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	// The number's digits after its first: it is printed grouped or as
+	// 7.331975318642×10¹².
+	for _, leak := range []string{secret, pin[1:], "975,318"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("the violations quote %s:\n%s", leak, got)
+		}
+	}
+}
