@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/panics"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -280,7 +281,7 @@ func (req *request) readFunc(t *template, call *Call, uri string, vals map[strin
 	contents, err := func() (c []byte, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				req.logError("mcp: resource function panicked", "uri", uri, "panic", p)
+				req.logError("mcp: resource function panicked", "uri", uri, "panic", panics.Describe(p))
 				c, err = nil, errInternal()
 			}
 		}()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/panics"
 	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/internal/typeschema"
@@ -304,11 +305,12 @@ func (req *request) runFunc(t *tool, call *Call) (seam.Result, error) {
 	return &req.toolRes, nil
 }
 
-// call runs the function, recovering a panic.
+// call runs the function, recovering a panic (described for the log:
+// panics.Value).
 func (ft *funcTool) call(ctx context.Context, args []byte) (out []byte, full *ToolResult, panicked any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			panicked = v
+			panicked = panics.Describe(v)
 		}
 	}()
 	out, full, err = ft.run(ctx, args)

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/origin"
+	"github.com/mcpdual/mcpdual/internal/panics"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/observe"
@@ -365,7 +366,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 func (h *Handler) serve(req *request) (result seam.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			req.logError("mcp: panic while serving a request", "method", req.msg.Method, "panic", p)
+			req.logError("mcp: panic while serving a request", "method", req.msg.Method, "panic", panics.Describe(p))
 			result, err = nil, errInternal()
 		}
 	}()

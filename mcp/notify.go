@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpdual/mcpdual/internal/panics"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
@@ -216,7 +217,7 @@ func (h *Handler) followEvents(ctx context.Context, events <-chan []byte, queue 
 func (h *Handler) onFleet(ctx context.Context, e busEvent) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.cfg.logger.ErrorContext(ctx, "mcp: OnFleet panicked", "event", e.Name, "panic", p)
+			h.cfg.logger.ErrorContext(ctx, "mcp: OnFleet panicked", "event", e.Name, "panic", panics.Describe(p))
 		}
 	}()
 	h.notes.OnFleet(ctx, e.Name, e.Payload)

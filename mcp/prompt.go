@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/panics"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
@@ -305,7 +306,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 func (s *Server) runPrompt(req *request, p *prompt, ctx context.Context, args map[string]string) (res *PromptResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			req.logError("mcp: prompt panicked", "prompt", p.def.Name, "panic", v)
+			req.logError("mcp: prompt panicked", "prompt", p.def.Name, "panic", panics.Describe(v))
 			res, err = nil, errInternal()
 		}
 	}()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/panics"
 )
 
 // inner describes the request a route gets for one call.
@@ -138,8 +139,8 @@ func parseRequestURI(u *url.URL, uri, path, query string) error {
 }
 
 // runRoute runs h on the in-process request for call and returns what it
-// wrote, or the value it panicked with (a failing WithRouteRequest
-// function included). The request hands the call stage the caller, its
+// wrote, or its panic described for the log (panics.Value: never the
+// value; a failing WithRouteRequest function included). The request hands the call stage the caller, its
 // header values and the workspace resolved so far.
 func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
 	ws, _ := req.accessCache.resolved()
@@ -153,10 +154,10 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 	rec.Start(c.recBuf[:0], w.h.cfg.limits.ResponseBytes)
 	var observed func(status int)
 	var r *http.Request
-	reached := false
+	reached, aborted := false, false
 	defer func() {
 		if p := recover(); p != nil {
-			panicked = p
+			panicked, aborted = panics.Describe(p), p == http.ErrAbortHandler
 			rec.Unreached = !reached
 		}
 		rec.Close()
@@ -164,7 +165,7 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 		// its request had ended: the caller left, the call was cancelled
 		// or timed out, and the route gave up (returning, or aborting as
 		// net/http lets a handler abort). That is no answer at all.
-		if rec.Silent && (panicked == nil || panicked == http.ErrAbortHandler) &&
+		if rec.Silent && (panicked == nil || aborted) &&
 			(w.r.Context().Err() != nil || r != nil && r.Context().Err() != nil) {
 			rec.Interrupted, panicked = true, nil
 		}
@@ -186,6 +187,9 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 	r = inner
 	if prepare := w.h.cfg.routeRequest; prepare != nil {
 		if r = prepare(w.r, r); r == nil {
+			// Said here: the panic that ends the call is logged by its
+			// type and place only, never its text.
+			w.h.cfg.logger.ErrorContext(w.r.Context(), "mcp: the WithRouteRequest function returned nil", "method", call.method, "route", in.pattern)
 			panic("mcp: the WithRouteRequest function returned nil")
 		}
 	}

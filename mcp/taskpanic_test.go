@@ -46,11 +46,17 @@ func TestTask_HookPanicsLogged(t *testing.T) {
 	if string(r.Result["resultType"]) != `"task"` || string(r.Result["status"]) != `"working"` {
 		t.Errorf("read: %s", r.raw)
 	}
+	// Each panic is logged by its type and place, never its value (design
+	// record 011).
 	out := log.String()
-	for _, want := range []string{"Accepted function panicked", "accepted bug", "Read function panicked", "read bug"} {
+	for _, want := range []string{"Accepted function panicked", `panic.type=string panic.at="github.com/mcpdual/mcpdual/mcp_test.TestTask_HookPanicsLogged.func2`,
+		"Read function panicked", `panic.type=string panic.at="github.com/mcpdual/mcpdual/mcp_test.TestTask_HookPanicsLogged.func3`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, " bug") {
+		t.Errorf("a panic's value is logged:\n%s", out)
 	}
 	if strings.Contains(out, "without a job reference") {
 		t.Errorf("a panicking Accepted logged as a missing job reference:\n%s", out)

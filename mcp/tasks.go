@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/internal/inproc"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/panics"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/task"
@@ -128,7 +129,7 @@ func (sp *taskSpec) findJob(rec *inproc.Recorder) (vals map[string]string, ok bo
 	if sp.accepted != nil {
 		defer func() {
 			if p := recover(); p != nil {
-				vals, ok, panicked = nil, false, p
+				vals, ok, panicked = nil, false, panics.Describe(p)
 			}
 		}()
 		vals, ok = sp.accepted(rec.Headers, rec.Body.Bytes())
@@ -225,7 +226,7 @@ func (req *request) createTask(t *tool, rec *inproc.Recorder, follow bool) (seam
 		defer func() {
 			if p := recover(); p != nil {
 				req.Log(slog.LevelWarn, "mcp: the tool's task Read function panicked on the route's 202 answer; the task starts as working",
-					"tool", t.def.Name, "panic", p)
+					"tool", t.def.Name, "panic", panics.Describe(p))
 			}
 		}()
 		if job, err := sp.read(rec.Status, rec.Headers, rec.Body.Bytes()); err == nil && job.State.Valid() {

@@ -30,17 +30,17 @@ var allowed = map[string][]string{
 	"internal/inproc": {},
 	"internal/origin": {},
 	"mrtr":            {},
-	"mcp/auth":        {},
+	"mcp/auth":        {"internal/panics"},
 	"mcp/content":     {"internal/jsonrpc"},
 	"mcp/ratelimit":   {},
 	"mcp/observe":     {"internal/jsonrpc"},
 	"mcp/task":        {},
 	"mcp/protocol":    {},
-	"mcp":             {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema", "mcp/apps", "internal/inproc", "internal/origin"},
+	"mcp":             {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema", "mcp/apps", "internal/inproc", "internal/origin", "internal/panics"},
 	"era2025":         {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"era2026":         {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":     {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
-	"mcp/stdio":       {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam"},
+	"mcp/stdio":       {"headers", "mcp/auth", "internal/jsonrpc", "internal/local", "internal/seam", "internal/panics"},
 
 	// typeschema (design record 024): a core package since schemas come
 	// from types on the standard library alone; the engine is internal,
@@ -52,6 +52,9 @@ var allowed = map[string][]string{
 	// apps (design record 026): MCP Apps' types, plain data; mcp checks
 	// and renders them.
 	"mcp/apps": {},
+	// panics (design record 011): a recovered panic described for a log,
+	// never its value; mcp, stdio and auth log their hosts' panics so.
+	"internal/panics": {},
 	// storetest (design record 029): the contract suite of the stores'
 	// interfaces, for their implementations' tests.
 	"mcp/mcptest/storetest": {"mcp", "mcp/ratelimit"},

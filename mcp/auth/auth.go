@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpdual/mcpdual/internal/panics"
 )
 
 // TokenVerifier checks an access token — its signature or introspection,
@@ -391,7 +393,9 @@ func (a *Authenticator) Authenticate(r *http.Request) (p *Principal, f *Failure)
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			cause := redacted{fmt.Errorf("auth: token verifier panicked: %v", v), token}
+			// Described, not quoted: the value is whatever the verifier
+			// had at hand, the token's claims as likely as the token.
+			cause := redacted{fmt.Errorf("auth: token verifier panicked: %v", panics.Describe(v)), token}
 			p, f = nil, &Failure{Status: http.StatusInternalServerError, Reason: "internal", Message: "Internal error", cause: cause}
 		}
 	}()

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/local"
+	"github.com/mcpdual/mcpdual/internal/panics"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
@@ -443,7 +444,7 @@ func (s *server) call(w http.ResponseWriter, r *http.Request) (panicked bool) {
 				return
 			}
 			panicked = true
-			s.cfg.logger.ErrorContext(r.Context(), "stdio: the handler panicked", "panic", fmt.Sprint(p))
+			s.cfg.logger.ErrorContext(r.Context(), "stdio: the handler panicked", "panic", panics.Describe(p))
 		}
 	}()
 	s.h.ServeHTTP(w, r)
