@@ -411,7 +411,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 	switch {
 	case notification:
 		if w.status != http.StatusAccepted || panicked {
-			s.cfg.logger.WarnContext(ctx, "stdio: a notification was refused", "method", msg.Method, "status", w.status, "answer", string(truncate(w.body, 300)))
+			s.cfg.logger.WarnContext(ctx, "stdio: a notification was refused", append([]any{"method", msg.Method, "status", w.status}, refusal(w.body)...)...)
 		}
 		return
 	case !parsed && !panicked && w.status == http.StatusAccepted && len(w.body) == 0 && isBatch(line):
@@ -497,7 +497,7 @@ func (s *server) answer(line []byte) {
 		return
 	}
 	s.cfg.logger.WarnContext(s.ctx, "stdio: a JSON-RPC response from the client was ignored: it answers no question waiting for one",
-		"status", w.status, "answer", string(truncate(w.body, 300)))
+		append([]any{"status", w.status}, refusal(w.body)...)...)
 }
 
 // wait is local.Exchange.Wait for f: while the request waits for the
@@ -622,8 +622,26 @@ func appendEnvelope(dst, id []byte) []byte {
 	return dst
 }
 
-// truncate shortens b for a log line, never inside a character.
-func truncate(b []byte, n int) []byte { return b[:jsonrpc.CutText(b, max(n, 4))] }
+// refusal is what the log says of an answer nobody is sent: its error's
+// code and data.reason. Not the answer itself: its message and data may
+// echo what the client sent (data.requested echoes a protocol version
+// written anywhere in _meta), which the client reads on a request and
+// nobody should read in a log (design record 011).
+func refusal(answer []byte) []any {
+	e, ok := jsonrpc.Lookup(answer, "error")
+	if !ok {
+		return []any{"bytes", len(answer)}
+	}
+	raw, _ := jsonrpc.Lookup(e, "code")
+	code, _ := strconv.Atoi(string(raw))
+	var reason string
+	if data, ok := jsonrpc.Lookup(e, "data"); ok {
+		if r, ok := jsonrpc.Lookup(data, "reason"); ok {
+			reason, _ = jsonrpc.String(r)
+		}
+	}
+	return []any{"code", code, "reason", reason[:jsonrpc.CutText([]byte(reason), 64)]}
+}
 
 // endpointURL is where every synthetic request goes.
 var endpointURL = &url.URL{Scheme: "http", Host: "localhost", Path: "/mcp"}
