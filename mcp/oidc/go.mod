@@ -9,3 +9,10 @@ require (
 	github.com/mcpdual/mcpdual v0.5.0
 	golang.org/x/sync v0.25.0
 )
+
+require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)
