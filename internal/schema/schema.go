@@ -250,30 +250,49 @@ func (s *Schema) Validate(v any, max int) []string {
 	if !errors.As(err, &ve) {
 		return []string{"value does not match the schema"}
 	}
-	var leaves []*jsonschema.ValidationError
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	// A propertyNames subschema validates a member's name as an instance
+	// of its own, so its violations are located at "/": each is placed at
+	// the object and says which name it is about (names are shape, as in
+	// additionalProperties' text), else "/: does not match pattern" reads
+	// as if the whole value had to match.
+	type leaf struct {
+		e    *jsonschema.ValidationError
+		loc  []string
+		name *string // the member name a propertyNames violation is about
+	}
+	var leaves []leaf
+	var walk func(e *jsonschema.ValidationError, at *leaf)
+	walk = func(e *jsonschema.ValidationError, at *leaf) {
+		if pn, ok := e.ErrorKind.(*kind.PropertyNames); ok && at == nil && len(e.Causes) > 0 {
+			at = &leaf{loc: e.InstanceLocation, name: &pn.Property}
+		}
 		if len(e.Causes) == 0 {
-			leaves = append(leaves, e)
+			l := leaf{e: e, loc: e.InstanceLocation}
+			if at != nil {
+				l.loc, l.name = at.loc, at.name
+			}
+			leaves = append(leaves, l)
 			return
 		}
 		for _, c := range e.Causes {
-			walk(c)
+			walk(c, at)
 		}
 	}
-	walk(ve)
+	walk(ve, nil)
 	// Sorted by location without building any string: only the lines
 	// returned are rendered.
-	sort.SliceStable(leaves, func(i, j int) bool {
-		return slices.Compare(leaves[i].InstanceLocation, leaves[j].InstanceLocation) < 0
-	})
+	sort.SliceStable(leaves, func(i, j int) bool { return slices.Compare(leaves[i].loc, leaves[j].loc) < 0 })
 	n := len(leaves)
 	if max > 0 && n > max {
 		n = max
 	}
 	out := make([]string, 0, n+1)
 	for _, l := range leaves[:n] {
-		out = append(out, cut("/"+strings.Join(l.InstanceLocation, "/")+": "+describe(l.ErrorKind), maxMessage))
+		text := describe(l.e.ErrorKind)
+		if l.name != nil {
+			text = "property name " + quote(*l.name) + " " + text
+		}
+		out = append(out, cut("/"+strings.Join(l.loc, "/")+": "+text, maxMessage))
 	}
 	if n < len(leaves) {
 		out = append(out, fmt.Sprintf("(%d more)", len(leaves)-n))

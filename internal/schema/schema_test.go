@@ -139,3 +139,26 @@ func TestValidate_NeverQuotesTheValue(t *testing.T) {
 		}
 	}
 }
+
+// TestValidate_PropertyNamesSayWhere: a member name that its object's
+// propertyNames refuses is reported at the object, naming the member, so
+// that the model can tell which name to change; the subschema's own
+// location ("/", the name as an instance of its own) would read as if the
+// whole value had to match the pattern.
+func TestValidate_PropertyNamesSayWhere(t *testing.T) {
+	t.Parallel()
+	s, err := Compile([]byte(`{"type":"object","properties":{"labels":{"type":"object",` +
+		`"propertyNames":{"pattern":"^[a-z]+$","maxLength":8}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := Decode([]byte(`{"labels":{"ok":1,"Team-1":2}}`), 0)
+	got := strings.Join(s.Validate(v, 20), "\n")
+	if want := "/labels: property name 'Team-1' does not match pattern '^[a-z]+$'"; got != want {
+		t.Errorf("violations:\n%s\nwant\n%s", got, want)
+	}
+	v, _ = Decode([]byte(`{"labels":{"waytoolong":1}}`), 0)
+	if got, want := strings.Join(s.Validate(v, 20), "\n"), "/labels: property name 'waytoolong' maxLength: got 10, want 8"; got != want {
+		t.Errorf("violations:\n%s\nwant\n%s", got, want)
+	}
+}
