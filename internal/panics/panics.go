@@ -31,13 +31,26 @@ type Value struct {
 	// "main.handler.func1 (server.go:42)"; "" when the stack does not
 	// show it.
 	At string
+	// From is where the first panic still on the stack was raised when
+	// it is not At: a deferred function recovered it and panicked again
+	// (a middleware, or the endpoint's observer wrapper, passing it on),
+	// or panicked while it unwound. "" otherwise.
+	From string
 }
 
 // Describe describes v, a value recover returned. Call it in the
 // deferred function that recovered v: the stack that panicked is still
 // there, and At is read from it.
 func Describe(v any) Value {
-	d := Value{Type: reflect.TypeOf(v).String(), At: site()}
+	d := Value{Type: "nil"}
+	d.At, d.From = sites()
+	if v == nil {
+		// recover returns nil only under GODEBUG=panicnil=1 (Go 1.21 and
+		// later give panic(nil) a *runtime.PanicNilError): the callers
+		// test for nil first, and a description must not panic itself.
+		return d
+	}
+	d.Type = reflect.TypeOf(v).String()
 	if err, ok := v.(runtime.Error); ok && fromRuntime(v) {
 		d.Runtime = err.Error()
 	}
@@ -56,15 +69,20 @@ func fromRuntime(v any) bool {
 }
 
 // maxFrames bounds the frames read to find where a panic was raised:
-// those of the recovery and of the runtime above it, then the one sought.
-const maxFrames = 32
+// those of the recovery and of the runtime above it, then the one sought,
+// and as many again for a panic raised anew by a deferred function.
+const maxFrames = 64
 
-// site returns the first frame below runtime.gopanic that is not the
+// sites returns the first frame below runtime.gopanic that is not the
 // runtime's own (a nil dereference passes through runtime.sigpanic and
-// runtime.panicmem on its way).
-func site() string {
+// runtime.panicmem on its way), and the same for the deepest
+// runtime.gopanic when there are more: a deferred function that recovers
+// a panic and panics again (the endpoint's serveObserved does, for
+// net/http) is where the value was raised last, and not where the fault
+// is.
+func sites() (at, from string) {
 	var pcs [maxFrames]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
 	below := false
 	for {
 		f, more := frames.Next()
@@ -72,10 +90,16 @@ func site() string {
 		case f.Function == "runtime.gopanic":
 			below = true
 		case below && !strings.HasPrefix(f.Function, "runtime."):
-			return f.Function + " (" + filepath.Base(f.File) + ":" + strconv.Itoa(f.Line) + ")"
+			below = false
+			s := f.Function + " (" + filepath.Base(f.File) + ":" + strconv.Itoa(f.Line) + ")"
+			if at == "" {
+				at = s
+			} else {
+				from = s
+			}
 		}
 		if !more {
-			return ""
+			return at, from
 		}
 	}
 }
@@ -91,6 +115,9 @@ func (v Value) String() string {
 	if v.At != "" {
 		s += " at " + v.At
 	}
+	if v.From != "" {
+		s += ", first raised at " + v.From
+	}
 	return s
 }
 
@@ -102,6 +129,9 @@ func (v Value) LogValue() slog.Value {
 	}
 	if v.At != "" {
 		attrs = append(attrs, slog.String("at", v.At))
+	}
+	if v.From != "" {
+		attrs = append(attrs, slog.String("from", v.From))
 	}
 	return slog.GroupValue(attrs...)
 }

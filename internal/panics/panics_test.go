@@ -55,3 +55,46 @@ func TestDescribe_NeverTheValue(t *testing.T) {
 		}
 	}
 }
+
+// passOn recovers a panic and raises it again, as a middleware or the
+// endpoint's observer wrapper does.
+func passOn(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			panic(p)
+		}
+	}()
+	f()
+}
+
+// TestDescribe_RaisedAgain: a panic a deferred function recovered and
+// raised again is described where it was raised last and where it was
+// raised first, which is where the fault is; one raised once has no
+// second place.
+func TestDescribe_RaisedAgain(t *testing.T) {
+	d := caught(func() { passOn(func() { raise("the dsn " + "hunter2") }) })
+	if d.Type != "string" || !strings.Contains(d.At, "panics.passOn.func1 (panics_test.go:") ||
+		!strings.Contains(d.From, "panics.raise (panics_test.go:") {
+		t.Errorf("%+v", d)
+	}
+	if s := d.String(); !strings.Contains(s, ", first raised at github.com/mcpdual/mcpdual/internal/panics.raise (panics_test.go:") || strings.Contains(s, "hunter2") {
+		t.Errorf("%s", s)
+	}
+	if d := caught(func() { raise(1) }); d.From != "" || !strings.Contains(d.At, "panics.raise") {
+		t.Errorf("raised once: %+v", d)
+	}
+}
+
+// TestDescribe_Nil: panic(nil) is a *runtime.PanicNilError, described
+// with the runtime's text; a nil value (recover's under
+// GODEBUG=panicnil=1, or a caller's slip) is described, not a panic of
+// its own.
+func TestDescribe_Nil(t *testing.T) {
+	if d := caught(func() { raise(nil) }); d.Type != "*runtime.PanicNilError" || !strings.Contains(d.Runtime, "panic called with nil") ||
+		!strings.Contains(d.At, "panics.raise") {
+		t.Errorf("panic(nil): %+v", d)
+	}
+	if d := Describe(nil); d.Type != "nil" {
+		t.Errorf("nil: %+v", d)
+	}
+}

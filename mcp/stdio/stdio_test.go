@@ -27,6 +27,8 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
+	"github.com/mcpdual/mcpdual/mcp/observe"
+	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 	"github.com/mcpdual/mcpdual/mcp/stdio"
 )
 
@@ -932,6 +934,35 @@ func TestForeignHandler(t *testing.T) {
 				t.Errorf("nothing logged: %q", log.String())
 			}
 		})
+	}
+}
+
+// panickingLimiter is a host's rate limiter with a bug.
+type panickingLimiter struct{}
+
+func (panickingLimiter) Take(context.Context, string, int) (ratelimit.Decision, error) {
+	panic("limiter bug")
+}
+
+// TestHandlerPanic_FirstRaisedAt: a panic the endpoint passes on after
+// ending its observer's event (a host's rate limiter's, with an observer
+// set) reaches the
+// transport raised again by the endpoint; its log line names the line
+// that raised it first, where the fault is, as well.
+func TestHandlerPanic_FirstRaisedAt(t *testing.T) {
+	t.Parallel()
+	h := mcp.NewHandler(mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"}), []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithRateLimit(panickingLimiter{}), mcp.WithObserver(observe.AccessLog(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	log := &syncBuffer{}
+	s := start(t, h, stdio.WithPrincipal(alice), stdio.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	if m := s.call(1, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); m.code() != -32603 {
+		t.Errorf("answer: %s", m.raw)
+	}
+	s.finish()
+	logs := log.String()
+	if want := `panic.from="github.com/mcpdual/mcpdual/mcp/stdio_test.panickingLimiter.Take (stdio_test.go:`; !strings.Contains(logs, want) ||
+		strings.Contains(logs, "limiter bug") {
+		t.Errorf("the log lacks %s:\n%s", want, logs)
 	}
 }
 
