@@ -937,6 +937,47 @@ func TestForeignHandler(t *testing.T) {
 	}
 }
 
+// TestForeignHandler_LogsNoValue: what the transport logs of a handler
+// says what happened, never what the handler had at hand: a panic by its
+// type and the line that raised it, not its value; a refused
+// notification and an ignored response by the answer's code and reason,
+// not its message, which a handler may fill with what it was sent.
+func TestForeignHandler_LogsNoValue(t *testing.T) {
+	t.Parallel()
+	const secret = "S3cretTokenOfTheClient"
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"method":"ping"`)) {
+			panic("cannot serve " + string(body))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		msg, _ := json.Marshal("refused " + string(body))
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32600,"message":%s,"data":{"reason":"echoed"}}}`, msg)
+	})
+	log := &syncBuffer{}
+	s := start(t, h, stdio.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	if m := s.call(1, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"token":"`+secret+`"}}`); m.code() != -32603 {
+		t.Errorf("the panic's answer: %s", m.raw)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"token":"`+secret+`"}}`,
+		`{"jsonrpc":"2.0","id":"q1","result":{"token":"`+secret+`"}}`)
+	if rest := s.finish(); len(rest) != 0 {
+		t.Errorf("written: %s", rest[0].raw)
+	}
+	logs := log.String()
+	for _, want := range []string{`msg="stdio: the handler panicked" panic.type=string panic.at="github.com/mcpdual/mcpdual/mcp/stdio_test.TestForeignHandler_LogsNoValue.func1 (stdio_test.go:`,
+		`msg="stdio: a notification was refused" method=notifications/initialized status=400 code=-32600 reason=echoed`,
+		`msg="stdio: a JSON-RPC response from the client was ignored: it answers no question waiting for one" status=400 code=-32600 reason=echoed`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the log lacks %s:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, secret) {
+		t.Errorf("the log holds what the client sent:\n%s", logs)
+	}
+}
+
 // panickingLimiter is a host's rate limiter with a bug.
 type panickingLimiter struct{}
 
