@@ -124,3 +124,58 @@ func TestPush_StreamNeedsItsWorkspace(t *testing.T) {
 		t.Errorf("status %d, want 403", resp.StatusCode)
 	}
 }
+
+// TestNotify_OnFleetPanicLoggedWithoutItsValue: a panicking OnFleet is
+// logged by its type and the line that raised it, never the value, which
+// holds whatever the host had at hand (here the event's payload); the
+// follower goes on to the next event.
+func TestNotify_OnFleetPanicLoggedWithoutItsValue(t *testing.T) {
+	const secret = "fleetPayloadS3cret"
+	bus := mcp.NewMemoryEventBusForTest()
+	ready, after := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	logs := &syncBuffer{}
+	h := mcp.NewHandler(mcp.NewServer(mcp.Implementation{Name: "f", Version: "1"}), []mcp.Era{era2026.New()},
+		mcp.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
+		mcp.WithChangeNotifications(mcp.ChangeNotifications{Bus: bus, OnFleet: func(ctx context.Context, name string, payload []byte) {
+			switch name {
+			case "ready":
+				once.Do(func() { close(ready) })
+			case "boom":
+				panic("cannot apply " + string(payload))
+			case "after":
+				close(after)
+			}
+		}}))
+	t.Cleanup(func() { closeWithin(t, h) })
+	// The follower subscribes in a goroutine of its own: publish until it
+	// hears (bounded).
+	for i := 0; ; i++ {
+		if i == 250 {
+			t.Fatal("the follower never heard the first event")
+		}
+		if err := h.PublishFleet(t.Context(), "ready", nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ready:
+		case <-time.After(20 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	for _, name := range []string{"boom", "after"} {
+		if err := h.PublishFleet(t.Context(), name, []byte(secret)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-after:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the event after the panic was not applied; logs:\n%s", logs)
+	}
+	out := logs.String()
+	if want := `msg="mcp: OnFleet panicked" event=boom panic.type=string panic.at="github.com/mcpdual/mcpdual/mcp_test.TestNotify_OnFleetPanicLoggedWithoutItsValue.func`; !strings.Contains(out, want) || strings.Contains(out, secret) {
+		t.Errorf("the log lacks %s, or holds the payload:\n%s", want, out)
+	}
+}

@@ -247,7 +247,8 @@ func secPrincipal() *auth.Principal {
 
 // secVerifier accepts mkBearer and refuses the other bearer markers each
 // its own way; its errors and its panic quote the token, as a careless
-// verifier's might.
+// verifier's might, and its panic what it read of the token too (which
+// cutting the token out does not reach).
 func secVerifier(_ context.Context, token string, _ *http.Request) (*auth.Principal, error) {
 	p := secPrincipal()
 	switch token {
@@ -262,7 +263,7 @@ func secVerifier(_ context.Context, token string, _ *http.Request) (*auth.Princi
 	case mkBearerDown:
 		return nil, errors.New("introspection of " + token + " failed: upstream answered 502")
 	case mkBearerPanic:
-		panic("verifier bug on " + token)
+		panic("verifier bug on " + token + " with claims " + mkPanic)
 	}
 	return nil, fmt.Errorf("%w: bad signature on %s", auth.ErrInvalidToken, token)
 }
@@ -404,7 +405,12 @@ func newSecEnv(t *testing.T) *secEnv {
 	mcp.AddPromptFunc(srv, mcp.Prompt{Name: "greet_panics", Description: "Panics."},
 		func(ctx context.Context, a greetArgs) (*mcp.PromptResult, error) {
 			panic("cannot greet with " + a.Secret + " " + mkPanic)
-		})
+		},
+		// A completion function's panic reaches the recover of dispatch
+		// itself, which no other probe's does.
+		mcp.WithCompletion("secret", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+			panic("cannot complete " + value + " " + mkPanic)
+		}))
 	type keyVars struct {
 		Name string `json:"name"`
 	}
@@ -734,13 +740,16 @@ func secProbes() []secProbe {
 				t.Errorf("the panic is not logged: %s", e.log.String())
 			}
 		}},
-		{name: "prompt, resource and task functions panicking", run: func(t *testing.T, e *secEnv, v mcp.Version) {
+		{name: "prompt, completion, resource and task functions panicking", run: func(t *testing.T, e *secEnv, v mcp.Version) {
 			e.do(secCall{label: "prompts/get", era: v, method: "prompts/get", name: "greet_panics",
 				params: `"name":"greet_panics","arguments":{"secret":"` + mkPromptArg + `"}`}).wantError(t, 200, -32603)
 			e.do(secCall{label: "resources/read", era: v, method: "resources/read", name: "vault://keys/a",
 				params: `"uri":"vault://keys/a"`}).wantError(t, 200, -32603)
 			e.call(v, "job_panics", `{}`).wantToolResult(t, true)
-			for _, want := range []string{"prompt panicked", "resource function panicked", "task Accepted function panicked"} {
+			e.do(secCall{label: "completion/complete", era: v, method: "completion/complete",
+				params: `"ref":{"type":"ref/prompt","name":"greet_panics"},"argument":{"name":"secret","value":"` + mkCompletion + `"}`}).wantError(t, 200, -32603)
+			for _, want := range []string{"prompt panicked", "resource function panicked", "task Accepted function panicked",
+				`msg="mcp: panic while serving a request" method=completion/complete panic.type=string panic.at="github.com/mcpdual/mcpdual/mcp_test.newSecEnv.func`} {
 				if !strings.Contains(e.log.String(), want) {
 					t.Errorf("the log lacks %q: %s", want, e.log.String())
 				}
