@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"time"
 )
 
@@ -154,7 +155,7 @@ func ReadJob(status int, _ http.Header, body []byte) (Job, error) {
 	}
 	var s jobShape
 	if err := json.Unmarshal(body, &s); err != nil {
-		return Job{}, errors.New("task: the job is not in the documented shape: " + err.Error())
+		return Job{}, errors.New("task: the job is not in the documented shape" + shapeFault(err))
 	}
 	if !s.Status.Valid() {
 		return Job{}, errors.New("task: the job's status is not one of working, input_required, completed, failed, cancelled")
@@ -164,4 +165,24 @@ func ReadJob(status int, _ http.Header, body []byte) (Job, error) {
 		j.UpdatedAt = *s.UpdatedAt
 	}
 	return j, nil
+}
+
+// shapeFault says which member of a job does not fit, never its value:
+// the endpoint logs this error, and json's own text quotes a number that
+// overflows its field, as time's quotes a date it cannot parse (a job's
+// members are the host's, and a status route may carry anything; design
+// record 011).
+func shapeFault(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		want := "a value"
+		if te.Type != nil {
+			want = te.Type.String()
+			if te.Type.Kind() == reflect.Pointer {
+				want = te.Type.Elem().String()
+			}
+		}
+		return ": " + te.Field + " is not " + want
+	}
+	return ""
 }

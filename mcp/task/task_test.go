@@ -69,3 +69,21 @@ func ExampleReadJob() {
 	fmt.Println(job.State, string(job.Result), err)
 	// Output: completed "Report ready: 42 rows" <nil>
 }
+
+// TestReadJob_ShapeFaultQuotesNoValue: a job that does not fit its shape
+// is refused naming the member at fault, never quoting its value (the
+// endpoint logs the error; json quotes an overflowing number, time a
+// date it cannot parse).
+func TestReadJob_ShapeFaultQuotesNoValue(t *testing.T) {
+	const secret = "7331975318642731975318642"
+	for body, want := range map[string]string{
+		`{"status":"failed","error":{"code":` + secret + `e400,"message":"x"}}`: "task: the job is not in the documented shape: error.code is not int",
+		`{"status":"working","updatedAt":"` + secret + `"}`:                     "task: the job is not in the documented shape",
+		`{"status":"working","statusMessage":` + secret + `}`:                   "task: the job is not in the documented shape: statusMessage is not string",
+	} {
+		_, err := task.ReadJob(200, nil, []byte(body))
+		if err == nil || err.Error() != want || strings.Contains(err.Error(), secret[3:12]) {
+			t.Errorf("%s: %v, want %s", body, err, want)
+		}
+	}
+}
