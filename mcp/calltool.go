@@ -116,10 +116,7 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 }
 
 func unknownTool(name string) *Error {
-	shown := name
-	if len(shown) > 128 {
-		shown = shown[:jsonrpc.CutText([]byte(shown), 128)]
-	}
+	shown := name[:jsonrpc.CutText(name, 128)]
 	return NewError(CodeInvalidParams, "Unknown tool: "+shown).WithData(map[string]string{"name": shown})
 }
 

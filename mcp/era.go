@@ -123,9 +123,7 @@ type unsupportedData struct {
 }
 
 func (h *Handler) unsupported(requested string) *Error {
-	if len(requested) > 64 {
-		requested = requested[:jsonrpc.CutText([]byte(requested), 64)]
-	}
+	requested = requested[:jsonrpc.CutText(requested, 64)]
 	return reject(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 		WithData(unsupportedData{Supported: h.supported, Requested: requested})
 }

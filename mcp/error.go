@@ -72,9 +72,7 @@ func errInternal() *Error { return NewError(CodeInternal, "Internal error") }
 // methodNotFound answers a method the revision does not have, or one
 // behind a capability the server does not advertise.
 func methodNotFound(method string) *Error {
-	if len(method) > 128 {
-		method = method[:jsonrpc.CutText([]byte(method), 128)]
-	}
+	method = method[:jsonrpc.CutText(method, 128)]
 	return NewError(CodeMethodNotFound, "Method not found").WithData(map[string]string{"method": method})
 }
 

@@ -186,9 +186,7 @@ func (p *prompt) access() (string, string, []string) {
 func (p *prompt) shape(i int) json.RawMessage { return p.shapes[i] }
 
 func unknownPrompt(name string) *Error {
-	if len(name) > 128 {
-		name = name[:jsonrpc.CutText([]byte(name), 128)]
-	}
+	name = name[:jsonrpc.CutText(name, 128)]
 	return NewError(CodeInvalidParams, "Unknown prompt: "+name).WithData(map[string]string{"name": name})
 }
 

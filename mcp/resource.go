@@ -359,11 +359,9 @@ func (t *template) shape(i int) json.RawMessage { return t.shapes[i] }
 // resourceNotFound is the revision's code for an unknown resource
 // (-32002, or -32602 on 2026-07-28, which forbids -32002), with the URI.
 func resourceNotFound(req *request, uri string) *Error {
-	if len(uri) > 512 {
-		// The echo is bounded; cut where a character ends, or half of one
-		// would be sent as U+FFFD and the echo would not start the URI asked.
-		uri = uri[:jsonrpc.CutText([]byte(uri), 512)]
-	}
+	// The echo is bounded; cut where a character ends, or half of one
+	// would be sent as U+FFFD and the echo would not start the URI asked.
+	uri = uri[:jsonrpc.CutText(uri, 512)]
 	return NewError(req.rev.f.resourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
 }
 

@@ -40,9 +40,7 @@ func (rd *round) answer(key string) (json.RawMessage, bool, error) {
 }
 
 func invalidInputResponses(key string) *Error {
-	if len(key) > maxInputKey {
-		key = key[:jsonrpc.CutText([]byte(key), maxInputKey)]
-	}
+	key = key[:jsonrpc.CutText(key, maxInputKey)]
 	return NewError(CodeInvalidParams, "Invalid inputResponses").
 		WithData(map[string]string{"reason": "invalid_input_responses", "key": key})
 }

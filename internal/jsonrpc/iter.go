@@ -207,8 +207,10 @@ func AppendEscaped(dst []byte, b []byte) []byte { return appendEscaped(dst, b, u
 
 // CutText returns the length of the first piece of b to quote on its own:
 // at most max bytes (max >= 4), cut before a byte that starts a character,
-// so that quoting the pieces gives what quoting b whole does.
-func CutText(b []byte, max int) int {
+// so that quoting the pieces gives what quoting b whole does. b may be a
+// string: an echo of a client's name is cut with it, no copy made, and
+// b[:CutText(b, max)] is b itself when it is short enough.
+func CutText[S ~string | ~[]byte](b S, max int) int {
 	if len(b) <= max {
 		return len(b)
 	}

@@ -640,7 +640,7 @@ func refusal(answer []byte) []any {
 			reason, _ = jsonrpc.String(r)
 		}
 	}
-	return []any{"code", code, "reason", reason[:jsonrpc.CutText([]byte(reason), 64)]}
+	return []any{"code", code, "reason", reason[:jsonrpc.CutText(reason, 64)]}
 }
 
 // endpointURL is where every synthetic request goes.
