@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/internal/syncbuf"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/observe"
@@ -30,24 +31,6 @@ const (
 	mkOpaque       = "mkOpaqueTokenQz7Wv3Lp9Tx"
 	mkClientSecret = "mkClientSecretQz7Wv3Lp9Tx"
 )
-
-// lockedBuffer collects log lines written from the endpoint's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // eventRecorder keeps every field of every event the endpoint gives its
 // observer, as text.
@@ -86,9 +69,9 @@ func (o *eventRecorder) String() string {
 
 // refusedEndpoint is an MCP endpoint whose tokens v verifies, with its log
 // (every level) and its observer's events kept.
-func refusedEndpoint(t *testing.T, v auth.TokenVerifier) (url string, log *lockedBuffer, events *eventRecorder) {
+func refusedEndpoint(t *testing.T, v auth.TokenVerifier) (url string, log *syncbuf.Buffer, events *eventRecorder) {
 	t.Helper()
-	log, events = &lockedBuffer{}, &eventRecorder{}
+	log, events = &syncbuf.Buffer{}, &eventRecorder{}
 	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := mcp.NewServer(mcp.Implementation{Name: "secrets", Version: "1"})
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(logger),
