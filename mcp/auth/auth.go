@@ -362,6 +362,12 @@ func unavailable(reason, message string, cause error) *Failure {
 // redacted is a verifier's error with the token cut out of its text, so
 // that logging the cause cannot leak the credential even when the
 // verifier quoted it.
+//
+// It answers errors.Is and errors.As for the errors it holds but has no
+// Unwrap: a log handler that walks a chain with errors.Unwrap and prints
+// every link's text would otherwise reach the verifier's own error, token
+// and all. A caller that asks for the verifier's error type by errors.As
+// gets it as the verifier made it, which is what it asked for.
 type redacted struct {
 	err   error
 	token string
@@ -369,7 +375,9 @@ type redacted struct {
 
 func (r redacted) Error() string { return strings.ReplaceAll(r.err.Error(), r.token, "[token]") }
 
-func (r redacted) Unwrap() error { return r.err }
+func (r redacted) Is(target error) bool { return errors.Is(r.err, target) }
+
+func (r redacted) As(target any) bool { return errors.As(r.err, target) }
 
 // maxTokenBytes bounds a bearer token; no legitimate access token comes
 // near it.

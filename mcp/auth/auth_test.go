@@ -522,3 +522,61 @@ func TestAuthenticate_VerifierLeeway(t *testing.T) {
 		}()
 	}
 }
+
+// quotingErr is a verifier's error type that quotes the token it refused.
+type quotingErr struct{ token string }
+
+func (e *quotingErr) Error() string { return "introspection refused " + e.token }
+
+var errUpstream = errors.New("upstream down")
+
+// TestAuthenticate_CauseChainRedacted pins that no link of a refusal's
+// cause reachable with errors.Unwrap carries the token: a log handler
+// that walks the chain and prints each link would otherwise print it.
+// errors.Is and errors.As still reach what the verifier returned.
+func TestAuthenticate_CauseChainRedacted(t *testing.T) {
+	const token = "s3cr3t-bearer-token-value"
+	a := newTestAuth(func(c *Config) {
+		c.Verifier = VerifierFunc(func(ctx context.Context, tok string, r *http.Request) (*Principal, error) {
+			return nil, fmt.Errorf("verify %s: %w (%w)", tok, errUpstream, &quotingErr{tok})
+		})
+	})
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+	r.Header.Set("Authorization", "Bearer "+token)
+	_, f := a.Authenticate(r)
+	if f == nil || f.Status != http.StatusServiceUnavailable {
+		t.Fatalf("refusal: %+v", f)
+	}
+	var walked []string
+	var walk func(error)
+	walk = func(err error) {
+		for ; err != nil; err = errors.Unwrap(err) {
+			walked = append(walked, err.Error())
+			if m, ok := err.(interface{ Unwrap() []error }); ok {
+				for _, e := range m.Unwrap() {
+					walk(e)
+				}
+				return
+			}
+		}
+	}
+	walk(f)
+	if len(walked) < 2 {
+		t.Fatalf("the chain stops at the refusal itself: %q", walked)
+	}
+	for _, text := range walked {
+		if strings.Contains(text, token) {
+			t.Errorf("a link of the cause chain quotes the token: %q", text)
+		}
+	}
+	if !strings.Contains(f.Unwrap().Error(), "[token]") {
+		t.Errorf("the cause lost its redacted text: %q", f.Unwrap())
+	}
+	if !errors.Is(f, errUpstream) {
+		t.Error("errors.Is no longer reaches the verifier's error")
+	}
+	var q *quotingErr
+	if !errors.As(f, &q) || q.token != token {
+		t.Errorf("errors.As no longer reaches the verifier's error type: %v", q)
+	}
+}
