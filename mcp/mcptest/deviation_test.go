@@ -281,3 +281,27 @@ func TestDeviation_OversizedAnswerIsNotExcused(t *testing.T) {
 		t.Errorf("details %q do not say why the deviation excused nothing", r.Details)
 	}
 }
+
+// TestDeviation_NeedsAReason: a deviation with a blank reason excuses
+// nothing and fails its check saying so, as mcpcheck refuses one: a
+// declaration nobody can read the why of later is no decision. It used to
+// excuse the findings with an empty reason.
+func TestDeviation_NeedsAReason(t *testing.T) {
+	t.Parallel()
+	const check = "2026-07-28/header-mismatch"
+	for _, reason := range []string{"", "  ", "\t\n"} {
+		for _, named := range []string{check, check + ": Mcp-Name"} {
+			r := statuses(headerBlind(false), Deviation(named, reason))[check]
+			all := strings.Join(r.Details, " ")
+			if r.Status != Failed || !strings.Contains(all, `mcptest.Deviation("`+named+`", ...) gives no reason`) ||
+				!strings.Contains(all, "Mcp-Name naming another tool:") || strings.Contains(all, "excused by") {
+				t.Errorf("%q with reason %q: %s %q; want failed, its findings unexcused, the missing reason named", named, reason, r.Status, r.Details)
+			}
+		}
+	}
+	// With a reason, the same declaration excuses (the test above would
+	// pass for a check that failed for another cause).
+	if r := statuses(headerBlind(false), Deviation(check, "routed by the body")); r[check].Status != Deviated {
+		t.Errorf("with a reason: %s %q", r[check].Status, r[check].Details)
+	}
+}

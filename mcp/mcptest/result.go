@@ -111,6 +111,10 @@ type deviation struct {
 	// alone it would excuse every finding, more than the form promises:
 	// it excuses nothing, and its check fails saying so.
 	unphrased bool
+	// unreasoned: declared with a blank reason. A deviation is a
+	// decision someone must be able to read later: it excuses nothing,
+	// and its check fails saying so (mcpcheck refuses one outright).
+	unreasoned bool
 }
 
 // label is the deviation as declared (its white space trimmed): the
@@ -147,7 +151,7 @@ func gathersAll(check string) bool {
 func (cfg *runConfig) excuser(check string) func(text string, fault bool) []int {
 	var mine []int
 	for i, d := range cfg.deviations {
-		if d.check == check && !d.unphrased && (d.finding != "" || !gathersAll(check)) {
+		if d.check == check && !d.unphrased && !d.unreasoned && (d.finding != "" || !gathersAll(check)) {
 			mine = append(mine, i)
 		}
 	}
@@ -197,12 +201,14 @@ func Strict() RunOption {
 // 2026-07-28/result-type) gather what every check read, so a deviation of
 // one must name its finding. Several deviations may name one check, in any
 // order; one whose findings another also excuses is not stale. One named
-// "check:" with no phrase excuses nothing, and its check fails saying so.
+// "check:" with no phrase, or given a blank reason, excuses nothing, and
+// its check fails saying so.
 func Deviation(check, reason string) RunOption {
 	name, finding, phrased := strings.Cut(check, ":")
 	finding = strings.TrimSpace(finding)
 	return runOptionFunc(func(c *runConfig) {
-		c.deviations = append(c.deviations, deviation{check: strings.TrimSpace(name), finding: finding, reason: reason, unphrased: phrased && finding == ""})
+		c.deviations = append(c.deviations, deviation{check: strings.TrimSpace(name), finding: finding, reason: reason,
+			unphrased: phrased && finding == "", unreasoned: strings.TrimSpace(reason) == ""})
 	})
 }
 
@@ -307,6 +313,9 @@ func (cfg *runConfig) outcome(c check, found []finding, skip string) Result {
 	for i, d := range cfg.deviations {
 		switch {
 		case d.check != c.name:
+		case d.unreasoned:
+			stale = true
+			failing = append(failing, "declared deviation mcptest.Deviation(\""+d.label()+"\", ...) gives no reason: it excuses nothing until it says why the server breaks the rule")
 		case d.unphrased:
 			stale = true
 			failing = append(failing, "declared deviation ("+d.reason+") names no phrase after \""+c.name+":\": name the finding it excuses, or the check alone to excuse every answer of it that breaks its rule")
