@@ -26,9 +26,6 @@ import (
 type listenFilter struct {
 	tools, prompts, resources bool
 	uris                      []string // accepted resourceSubscriptions
-	// inWorkspace: the caller's workspace resolved when the stream opened,
-	// so a list change is delivered only while it still does.
-	inWorkspace bool
 }
 
 func (f *listenFilter) any() bool { return f.tools || f.prompts || f.resources || len(f.uris) > 0 }
@@ -99,10 +96,6 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 	if h.notes != nil {
 		if st.f, err = s.listenKinds(req, notes); err != nil {
 			return nil, err
-		}
-		if h.cfg.auth != nil {
-			_, werr := req.Workspace()
-			st.f.inWorkspace = werr == nil
 		}
 	}
 	if tasksAsked {
@@ -369,7 +362,8 @@ func (st *listenState) poll(wake *time.Timer) (seam.Result, error) {
 // URI when the caller may read it now, read as resources/read reads it
 // (the route's own checks apply): one the caller may not read is left out
 // of the acknowledgement, as the spec wants of what a server does not
-// honour.
+// honour. A stream asking any of them needs a workspace its caller may act
+// in, as the lists and reads it stands for do.
 func (s *Server) listenKinds(req *request, notes []byte) (listenFilter, error) {
 	var f listenFilter
 	flag := func(name string) (bool, error) {
@@ -395,30 +389,17 @@ func (s *Server) listenKinds(req *request, notes []byte) (listenFilter, error) {
 	if f.resources, err = flag("resourcesListChanged"); err != nil {
 		return f, err
 	}
-	raw, ok := jsonrpc.Lookup(notes, "resourceSubscriptions")
-	if !ok {
-		return f, nil
+	uris, err := listenURIs(req, notes)
+	if err != nil {
+		return f, err
 	}
-	bad := NewError(CodeInvalidParams, "Invalid params: notifications.resourceSubscriptions must be an array of resource URIs")
-	if len(raw) == 0 || raw[0] != '[' {
-		return f, bad
-	}
-	max := req.handler.notes.URIsPerStream
-	var asURIs []json.RawMessage // the body is bounded, and so is this
-	if json.Unmarshal(raw, &asURIs) != nil {
-		return f, bad
-	}
-	var uris []string
-	for _, v := range asURIs {
-		u, isStr := jsonrpc.String(v)
-		if !isStr || u == "" || len(u) > maxEventURI {
-			return f, bad
-		}
-		if !contains(uris, u) {
-			uris = append(uris, u)
-		}
-		if len(uris) > max {
-			return f, NewError(CodeInvalidParams, "Invalid params: at most "+strconv.Itoa(max)+" resourceSubscriptions on one stream")
+	if f.tools || f.prompts || f.resources || len(uris) > 0 {
+		// What the stream carries is what tools/list, prompts/list and
+		// resources/read would tell this caller: in a workspace it may not
+		// act in (or none, where one is needed) they are refused, and so
+		// is the stream, as a 2025 GET stream is (servePush).
+		if _, err := req.Workspace(); err != nil {
+			return f, err
 		}
 	}
 	for _, u := range uris {
@@ -427,6 +408,39 @@ func (s *Server) listenKinds(req *request, notes []byte) (listenFilter, error) {
 		}
 	}
 	return f, nil
+}
+
+// listenURIs reads notifications.resourceSubscriptions: an array of 1 to
+// maxEventURI-byte strings, at most URIsPerStream once duplicates are
+// left out.
+func listenURIs(req *request, notes []byte) ([]string, error) {
+	raw, ok := jsonrpc.Lookup(notes, "resourceSubscriptions")
+	if !ok {
+		return nil, nil
+	}
+	bad := NewError(CodeInvalidParams, "Invalid params: notifications.resourceSubscriptions must be an array of resource URIs")
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, bad
+	}
+	max := req.handler.notes.URIsPerStream
+	var asURIs []json.RawMessage // the body is bounded, and so is this
+	if json.Unmarshal(raw, &asURIs) != nil {
+		return nil, bad
+	}
+	var uris []string
+	for _, v := range asURIs {
+		u, isStr := jsonrpc.String(v)
+		if !isStr || u == "" || len(u) > maxEventURI {
+			return nil, bad
+		}
+		if !contains(uris, u) {
+			uris = append(uris, u)
+		}
+		if len(uris) > max {
+			return nil, NewError(CodeInvalidParams, "Invalid params: at most "+strconv.Itoa(max)+" resourceSubscriptions on one stream")
+		}
+	}
+	return uris, nil
 }
 
 // readsNow reads uri as resources/read would, for a subscription: the
@@ -458,7 +472,7 @@ func (s *Server) listenEvent(req *request, f *listenFilter, e busEvent, meta []b
 		if !asked {
 			return "", nil, false, false
 		}
-		if f.inWorkspace && req.withdrawn() {
+		if req.withdrawn() {
 			return "", nil, false, true
 		}
 		return method, append(append([]byte(`{"_meta":`), meta...), '}'), true, false

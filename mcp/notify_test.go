@@ -110,8 +110,9 @@ func staticPrompt(ctx context.Context, args map[string]string) (*mcp.PromptResul
 	return &mcp.PromptResult{}, nil
 }
 
-// listen opens a 2026-07-28 listen on r as token in workspace, asking
-// notifications (raw JSON members), and reads its acknowledgement.
+// listen opens a 2026-07-28 listen on r as token in workspace (no
+// X-Workspace-Id for ""), asking notifications (raw JSON members), and
+// reads its acknowledgement.
 func (r *replica) listen(t *testing.T, ctx context.Context, token, workspace, notifications string) (*listenStream, map[string]json.RawMessage) {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + metaNoTasks + `,"notifications":{` + notifications + `}}}`
@@ -121,7 +122,9 @@ func (r *replica) listen(t *testing.T, ctx context.Context, token, workspace, no
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", "subscriptions/listen")
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("X-Workspace-Id", workspace)
+	if workspace != "" {
+		req.Header.Set("X-Workspace-Id", workspace)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
