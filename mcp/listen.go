@@ -99,10 +99,14 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 		}
 	}
 	if tasksAsked {
-		var terr error
-		if st.tasks, terr = s.listenTasks(req, rawIDs); terr != nil && !st.f.any() {
+		// Tasks that do not open are left out when other kinds were
+		// asked; taskIds not of the extension's shape is refused whatever
+		// else was.
+		tasks, malformed, terr := s.listenTasks(req, rawIDs)
+		if terr != nil && (malformed || !st.f.any()) {
 			return nil, terr
 		}
+		st.tasks = tasks
 	}
 	if req.notify == nil {
 		return nil, httpError(http.StatusNotAcceptable, CodeInvalidRequest, "subscriptions/listen answers with an event stream: accept text/event-stream")

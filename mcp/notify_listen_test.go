@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -59,5 +60,41 @@ func TestNotify_ListenNeedsItsWorkspace(t *testing.T) {
 	// In a workspace alice may act in, the same listen is served.
 	if _, ack := r.listen(t, t.Context(), tokAlice, "w1", `"toolsListChanged":true`); method(ack) != "notifications/subscriptions/acknowledged" {
 		t.Errorf("alice in w1: %s %s", ack["status"], ack["body"])
+	}
+}
+
+// TestNotify_MalformedTaskIDsBesideListChanges: a client in the tasks
+// extension whose listen asks for list changes and sends taskIds that
+// are not an array of at most 16 task ids is refused as that taskIds
+// alone is (-32602), not acknowledged with the taskIds dropped as if the
+// ids had only failed to open. Ids that do not open are still left out;
+// a client outside the extension has no taskIds member, and its listen
+// is served without it.
+func TestNotify_MalformedTaskIDsBesideListChanges(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	many := make([]string, 17)
+	for i := range many {
+		many[i] = fmt.Sprintf(`"t%d"`, i)
+	}
+	for _, ids := range []string{`5`, `"t1"`, `null`, `{}`, `[1]`, `[""]`, `["t1",null]`, `[` + strings.Join(many, ",") + `]`} {
+		_, alone := r.listenWith(t, t.Context(), metaTasks, tokAlice, "w1", `"taskIds":`+ids)
+		if !strings.Contains(string(alone["body"]), `"code":-32602`) {
+			t.Fatalf("taskIds %s alone: %s %s", ids, alone["status"], alone["body"])
+		}
+		_, got := r.listenWith(t, t.Context(), metaTasks, tokAlice, "w1", `"toolsListChanged":true,"taskIds":`+ids)
+		if string(got["status"]) != string(alone["status"]) || string(got["body"]) != string(alone["body"]) {
+			t.Errorf("toolsListChanged and taskIds %.30s: %s %s %s, want %s %s", ids, got["status"], got["body"], got["params"], alone["status"], alone["body"])
+		}
+	}
+	// Well formed, none opens: the other kinds are served.
+	_, ack := r.listenWith(t, t.Context(), metaTasks, tokAlice, "w1", `"toolsListChanged":true,"taskIds":["forged","t2"]`)
+	if method(ack) != "notifications/subscriptions/acknowledged" || !strings.Contains(string(ack["params"]), `"notifications":{"toolsListChanged":true}`) {
+		t.Errorf("ids that do not open: %s %s %s", ack["status"], ack["body"], ack["params"])
+	}
+	// Outside the extension, taskIds is no member of the client's.
+	_, ack = r.listenWith(t, t.Context(), metaNoTasks, tokAlice, "w1", `"toolsListChanged":true,"taskIds":5`)
+	if method(ack) != "notifications/subscriptions/acknowledged" || !strings.Contains(string(ack["params"]), `"notifications":{"toolsListChanged":true}`) {
+		t.Errorf("taskIds outside the extension: %s %s %s", ack["status"], ack["body"], ack["params"])
 	}
 }

@@ -115,7 +115,13 @@ func staticPrompt(ctx context.Context, args map[string]string) (*mcp.PromptResul
 // reads its acknowledgement.
 func (r *replica) listen(t *testing.T, ctx context.Context, token, workspace, notifications string) (*listenStream, map[string]json.RawMessage) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + metaNoTasks + `,"notifications":{` + notifications + `}}}`
+	return r.listenWith(t, ctx, metaNoTasks, token, workspace, notifications)
+}
+
+// listenWith is listen with the request's _meta member.
+func (r *replica) listenWith(t *testing.T, ctx context.Context, meta, token, workspace, notifications string) (*listenStream, map[string]json.RawMessage) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + meta + `,"notifications":{` + notifications + `}}}`
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

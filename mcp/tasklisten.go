@@ -66,19 +66,33 @@ func (h *Handler) listenNotifier(w http.ResponseWriter, req *request) *notifier 
 // listenTasks checks a listen's taskIds and opens each as tasks/get
 // opens it: the tasks the stream follows, those that opened (the subset
 // the server honours, in the acknowledgement). When none opens, the
-// stream is refused as tasks/get refuses the first.
-func (s *Server) listenTasks(req *request, raw []byte) ([]*watched, error) {
+// stream is refused as tasks/get refuses the first. malformed: the client
+// declared the tasks extension and taskIds is not its shape (an array of
+// at most maxListenTasks task ids), which the stream's other kinds do not
+// excuse.
+func (s *Server) listenTasks(req *request, raw []byte) (_ []*watched, malformed bool, _ error) {
 	if req.capBits&capTasks == 0 {
-		return nil, missingTasksExtension()
+		return nil, false, missingTasksExtension()
 	}
 	h := req.handler
 	if a := h.cfg.auth; a != nil {
 		// Following a task is reading it: the scopes of tasks/get (which
 		// include the tool call's), besides listen's own, checked before.
 		if need := h.taskScopes["tasks/get"]; !a.Satisfies(req.principal, need) {
-			return nil, h.failure(req.ctx(), a.InsufficientScope(need))
+			return nil, false, h.failure(req.ctx(), a.InsufficientScope(need))
 		}
 	}
+	ids, err := listenTaskIDs(raw)
+	if err != nil {
+		return nil, true, err
+	}
+	tasks, err := s.openListenTasks(req, ids)
+	return tasks, false, err
+}
+
+// listenTaskIDs reads taskIds: an array of task ids, duplicates left out,
+// at most maxListenTasks.
+func listenTaskIDs(raw []byte) ([]string, error) {
 	// The body is bounded, and so is what this decodes: strings only.
 	var asIDs []json.RawMessage
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &asIDs) != nil {
@@ -97,6 +111,11 @@ func (s *Server) listenTasks(req *request, raw []byte) ([]*watched, error) {
 			return nil, NewError(CodeInvalidParams, "Invalid params: at most 16 taskIds on one stream")
 		}
 	}
+	return ids, nil
+}
+
+// openListenTasks opens a listen's task ids, as listenTasks says.
+func (s *Server) openListenTasks(req *request, ids []string) ([]*watched, error) {
 	if len(ids) == 0 {
 		return nil, NewError(CodeInvalidParams, "Invalid params: notifications.taskIds names no task")
 	}
