@@ -233,8 +233,14 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 		// Read as a POST's is (selectEra): two values name no revision.
 		h.writeError(r.Context(), w, nil, "", mismatch(headers.ProtocolVersion, "duplicate", "MCP-Protocol-Version header "+err.Error()))
 		return
-	case err == nil && v != "":
-		rev = h.byVersion[Version(v)]
+	case err == nil:
+		if rev = h.byVersion[Version(v)]; rev == nil {
+			// Read as a POST's is (selectEra): a revision this endpoint
+			// does not serve is 400 with the ones it does, which the
+			// transports require of any request, a GET included.
+			h.writeError(r.Context(), w, nil, "", h.unsupported(v))
+			return
+		}
 	}
 	if rev == nil || rev.f.Envelope {
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest,
