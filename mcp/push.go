@@ -243,6 +243,8 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if rev == nil || rev.f.Envelope {
+		// Every 405 names the methods the endpoint takes, as the one above.
+		hdr["Allow"] = []string{"POST"}
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest,
 			"Method not allowed: only a 2025 session opens a notification stream with GET"))
 		return

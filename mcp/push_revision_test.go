@@ -12,16 +12,19 @@ import (
 	"github.com/mcpdual/mcpdual/mcp"
 )
 
-// getWithVersion sends a session's GET naming version in
-// MCP-Protocol-Version (absent for "absent") and returns the refusal's
+// getWithVersion sends a session's GET (none for a session without an
+// id) naming version in MCP-Protocol-Version (absent for "absent") and
+// returns the refusal's
 // status, headers and body, or fails when a stream opened.
 func getWithVersion(t *testing.T, r *replica, s *session, version string) (int, http.Header, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second) // an opened stream would not end
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
-	req.Header = http.Header{"Accept": {"text/event-stream"}, "Authorization": {"Bearer " + tokAlice}, "X-Workspace-Id": {"w1"},
-		"Mcp-Session-Id": {s.id}}
+	req.Header = http.Header{"Accept": {"text/event-stream"}, "Authorization": {"Bearer " + tokAlice}, "X-Workspace-Id": {"w1"}}
+	if s.id != "" {
+		req.Header["Mcp-Session-Id"] = []string{s.id}
+	}
 	if version != "absent" {
 		req.Header["Mcp-Protocol-Version"] = []string{version}
 	}
@@ -71,6 +74,25 @@ func TestPush_StreamOfAnUnservedRevision(t *testing.T) {
 			if resp, pb := post.post(t, r, "tools/list", ""); resp.StatusCode != http.StatusBadRequest || !strings.Contains(pb, `"code":-32022`) {
 				t.Errorf("POST naming %q: %d %s", v, resp.StatusCode, pb)
 			}
+		}
+	}
+}
+
+// TestPush_RefusedStreamNamesAllow: a GET refused with 405 because the
+// revision it names has no GET stream (2026-07-28) carries Allow, as HTTP
+// requires of every 405 and as the endpoint's other 405 for a GET (no
+// session) does.
+func TestPush_RefusedStreamNamesAllow(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	s := newSession(t, r)
+	for _, c := range []struct {
+		name string
+		s    *session
+	}{{"a session's GET naming 2026-07-28", s}, {"a GET without a session", &session{}}} {
+		status, hdr, body := getWithVersion(t, r, c.s, "2026-07-28")
+		if status != http.StatusMethodNotAllowed || hdr.Get("Allow") != "POST" || !strings.Contains(string(body), `"code":-32600`) {
+			t.Errorf("%s: %d Allow=%q %s", c.name, status, hdr.Get("Allow"), body)
 		}
 	}
 }
