@@ -594,6 +594,33 @@ func TestPush_SubscribeURIEdge(t *testing.T) {
 	}
 }
 
+// TestNotify_ListenURIEdge: a 2026-07-28 listen subscribes to URIs of at
+// most 2048 bytes (maxEventURI, what an event carries). One of exactly
+// 2048 is acknowledged and its update reaches the stream whole; one byte
+// more is Invalid params naming the bound, and no stream opens.
+func TestNotify_ListenURIEdge(t *testing.T) {
+	t.Parallel()
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	const bound = 2048
+	at := "mail://w1/" + strings.Repeat("b", bound-len("mail://w1/"))
+	s, ack := r.listen(t, t.Context(), tokAlice, "w1", `"resourceSubscriptions":["`+at+`"]`)
+	if method(ack) != "notifications/subscriptions/acknowledged" || !strings.Contains(string(ack["params"]), `"resourceSubscriptions":["`+at+`"]`) {
+		t.Fatalf("a %d-byte URI: %.300s %.300s", len(at), ack["body"], ack["params"])
+	}
+	if err := r.h.NotifyResourceUpdated(t.Context(), "w1", at); err != nil {
+		t.Fatal(err)
+	}
+	if m := s.within(t, 5*time.Second); method(m) != "notifications/resources/updated" || !strings.Contains(string(m["params"]), `"uri":"`+at+`"`) {
+		t.Errorf("the update of a %d-byte URI: %.300s", len(at), m)
+	}
+	_, got := r.listen(t, t.Context(), tokAlice, "w1", `"resourceSubscriptions":["`+at+`b"]`)
+	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: notifications.resourceSubscriptions must be an array of resource URIs of at most 2048 bytes"}}`
+	if string(got["status"]) != "200 OK" || strings.TrimSpace(string(got["body"])) != want {
+		t.Errorf("a %d-byte URI: %s %.300s", len(at)+1, got["status"], got["body"])
+	}
+}
+
 // TestCompletion_ValuesEdge: a completion holds at most 100 values
 // (maxCompletions). A source giving exactly 100 is sent whole, hasMore
 // false; one giving 101 is cut to its first 100, with total 101 and

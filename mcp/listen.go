@@ -422,7 +422,7 @@ func listenURIs(req *request, notes []byte) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	bad := NewError(CodeInvalidParams, "Invalid params: notifications.resourceSubscriptions must be an array of resource URIs")
+	bad := NewError(CodeInvalidParams, "Invalid params: notifications.resourceSubscriptions must be an array of resource URIs of at most "+strconv.Itoa(maxEventURI)+" bytes")
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, bad
 	}
