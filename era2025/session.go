@@ -162,7 +162,11 @@ func (e *Era) openSession(req *seam.Request) (seam.Declared, error) {
 // object holding the client's capabilities, one level below it.
 const sessionDepth = 8
 
-// open opens a session id for the caller, or answers 404.
+// open opens a session id for the caller, or answers 404. It returns the
+// payload and the last instant the id opens: its expiry plus the sealer's
+// skew (ValidUntil), during which the session is served as before its
+// expiry, so what lives as long as the session (its GET stream, what the
+// session store keeps for it) must live that long too.
 func (e *Era) open(req *seam.Request, id string) ([]byte, time.Time, error) {
 	opened, err := e.sessions.Open(sessionBinding(req), id)
 	if err != nil {
@@ -172,5 +176,5 @@ func (e *Era) open(req *seam.Request, id string) ([]byte, time.Time, error) {
 	if jsonrpc.Validate(opened.Payload, sessionDepth) != nil {
 		return nil, time.Time{}, seam.SessionNotFound()
 	}
-	return opened.Payload, opened.Expires, nil
+	return opened.Payload, opened.ValidUntil, nil
 }

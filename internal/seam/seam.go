@@ -408,7 +408,8 @@ type Declared struct {
 	// ClientCapabilities: nil when the request declares none.
 	ClientCapabilities []byte
 	// Session is the sealed Mcp-Session-Id the era opened for this
-	// request ("": none), valid until SessionUntil.
+	// request ("": none), valid until SessionUntil: the last instant it
+	// opens (its expiry plus the sealer's skew).
 	Session      string
 	SessionUntil time.Time
 	// Version is the revision the session negotiated, when the request
