@@ -148,7 +148,12 @@ const (
 	eventResources eventKind = "resources" // the resource or template list changed
 	eventUpdated   eventKind = "updated"   // one resource was updated
 	eventFleet     eventKind = "fleet"     // a host's event, for every replica's handler
+	eventStream    eventKind = "stream"    // a 2025 session's GET stream opened (pushStreamOpened)
 )
+
+// streamIDLength is the bytes of a GET stream's random id in its
+// eventStream event.
+const streamIDLength = 16
 
 // busEvent is what the endpoint publishes on an EventBus.
 //
@@ -183,6 +188,13 @@ func (e busEvent) check() error {
 		}
 		if e.Epoch != 0 || e.Name != "" || e.Payload != nil {
 			return errors.New("mcp: a resource-updated event carries a URI and a workspace only")
+		}
+	case eventStream:
+		if len(e.Name) != sessionKeyLength || !urlSafe(e.Name) || len(e.Payload) != streamIDLength {
+			return errors.New("mcp: a stream event needs a session key of 43 URL-safe characters and a stream id of 16 bytes")
+		}
+		if e.Epoch != 0 || e.URI != "" || e.Workspace != "" {
+			return errors.New("mcp: a stream event carries a session key and a stream id only")
 		}
 	case eventFleet:
 		if e.Name == "" || len(e.Name) > maxEventName || !urlSafe(e.Name) {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ func TestBusEvent_Codec(t *testing.T) {
 		{Kind: eventUpdated, URI: "test://" + strings.Repeat("u", maxEventURI-7)},
 		{Kind: eventFleet, Name: "tool-change"},
 		{Kind: eventFleet, Name: strings.Repeat("n", maxEventName), Payload: bytes.Repeat([]byte{0, 0xff}, maxEventPayload/2)},
+		{Kind: eventStream, Name: sessionKey("s"), Payload: bytes.Repeat([]byte{0xff}, streamIDLength)},
 	}
 	for _, e := range good {
 		b, err := e.encode()
@@ -47,6 +49,13 @@ func TestBusEvent_Codec(t *testing.T) {
 		{Kind: eventFleet, Name: strings.Repeat("n", maxEventName+1)},
 		{Kind: eventFleet, Name: "x", Payload: make([]byte, maxEventPayload+1)},
 		{Kind: eventFleet, Name: "x", URI: "test://a"},
+		{Kind: eventStream, Payload: make([]byte, streamIDLength)},
+		{Kind: eventStream, Name: sessionKey("s")[1:], Payload: make([]byte, streamIDLength)},
+		{Kind: eventStream, Name: sessionKey("s")[1:] + "+", Payload: make([]byte, streamIDLength)},
+		{Kind: eventStream, Name: sessionKey("s"), Payload: make([]byte, streamIDLength-1)},
+		{Kind: eventStream, Name: sessionKey("s"), Payload: make([]byte, streamIDLength+1)},
+		{Kind: eventStream, Name: sessionKey("s"), Payload: make([]byte, streamIDLength), Epoch: 1},
+		{Kind: eventStream, Name: sessionKey("s"), Payload: make([]byte, streamIDLength), Workspace: "w"},
 	}
 	for _, e := range bad {
 		if b, err := e.encode(); err == nil {
@@ -197,4 +206,38 @@ func FuzzDecodeEvent(f *testing.F) {
 			t.Fatalf("%q: %+v encodes as %q, which decodes to %+v (%v)", b, e, again, e2, err)
 		}
 	})
+}
+
+// TestPushStreamOpened_BusOrder: a GET stream ends on an announcement of
+// its session that comes after its own on the bus, never on one before
+// it (an older stream's, which ends on hearing this one's) nor on
+// another session's; so of two streams opened at once, on a bus that
+// hands both the announcements in one order, exactly one lives.
+func TestPushStreamOpened_BusOrder(t *testing.T) {
+	key, otherKey := sessionKey("a"), sessionKey("b")
+	var x, y pushStreamOpened
+	x.id[0], y.id[0] = 1, 2
+	announce := func(o *pushStreamOpened, k string) busEvent {
+		return busEvent{Kind: eventStream, Name: k, Payload: o.id[:]}
+	}
+	// Both opened at once; the bus delivers x's announcement, then y's,
+	// to both.
+	order := []busEvent{announce(&x, otherKey), announce(&x, key), {Kind: eventTools, Epoch: 1}, announce(&y, key)}
+	var xEnds, yEnds []bool
+	for _, e := range order {
+		xEnds = append(xEnds, x.superseded(key, e))
+		yEnds = append(yEnds, y.superseded(key, e))
+	}
+	if want := []bool{false, false, false, true}; !slices.Equal(xEnds, want) {
+		t.Errorf("the first announced: ends %v, want %v (at the second's announcement)", xEnds, want)
+	}
+	if want := []bool{false, false, false, false}; !slices.Equal(yEnds, want) {
+		t.Errorf("the second announced: ends %v, want never", yEnds)
+	}
+	// Another session's announcement after its own ends nothing.
+	var z pushStreamOpened
+	z.id[0] = 3
+	if z.superseded(key, announce(&z, key)) || z.superseded(key, announce(&y, otherKey)) {
+		t.Error("a stream ended on its own announcement or another session's")
+	}
 }

@@ -204,8 +204,13 @@ func TestNotify_StreamsTotalAtLimit(t *testing.T) {
 			var last *http.Response
 			for n, callers := 0, c.total/c.perCaller; n < callers; n++ {
 				caller := capCaller(n)
-				s := newSession(caller)
 				for i := range c.perCaller {
+					var s *session
+					if i%2 == 1 {
+						// A session per GET stream: a session's newer
+						// stream ends its older one (TestPush_OneStreamPerSession).
+						s = newSession(caller)
+					}
 					resp, _, ok := open(caller, s, i)
 					if !ok {
 						t.Fatalf("stream %d: %d %q", n*c.perCaller+i+1, resp.StatusCode, resp.Header.Get("Content-Type"))

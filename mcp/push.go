@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -298,6 +300,13 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer stop()
+	key := sessionKey(req.session)
+	var opened pushStreamOpened
+	if err := opened.announce(ctx, h, key); err != nil {
+		req.logError("mcp: a session's stream cannot announce itself on the event bus", "err", err)
+		h.writeError(ctx, w, nil, rev.version, eventsLost())
+		return
+	}
 	hdr["Content-Type"] = []string{"text/event-stream"}
 	hdr["Cache-Control"] = []string{"no-store"}
 	hdr["X-Accel-Buffering"] = []string{"no"}
@@ -317,7 +326,6 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	}
 	keep := time.NewTicker(h.notes.KeepAlive)
 	defer keep.Stop()
-	key := sessionKey(req.session)
 	var epochs epochFilter
 	for {
 		select {
@@ -343,6 +351,9 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 			e, err := h.decodeShared(b)
 			if err != nil || !epochs.pass(e) {
 				continue
+			}
+			if opened.superseded(key, e) {
+				return // the session's newer stream carries its messages
 			}
 			msg, ok, done := h.pushEvent(req, key, e)
 			if done {
@@ -388,6 +399,49 @@ func (h *Handler) pushEvent(req *request, key string, e busEvent) (msg []byte, o
 		return append(m, "}}"...), true, false
 	}
 	return nil, false, false
+}
+
+// pushStreamOpened keeps a session to one GET stream across the fleet.
+// The 2025 transports let a client hold several streams but forbid a
+// server to send one message on more than one of them; every stream of a
+// session hears every list change and update, so two streams (a client
+// that reconnected before the server saw its old connection drop, on this
+// replica or another) each carried every message. A stream announces
+// itself on the event bus when it opens, and a stream that hears a later
+// announcement of its session ends: the newest stream is the one that
+// lives, which is the one a reconnecting client reads.
+//
+// "Later" is the bus's order, not a clock's (replicas' clocks differ): a
+// stream ends on an announcement that comes after its own. Two streams
+// opened at once both hear both announcements; on a bus that hands every
+// subscription the events in one order (the in-process bus and
+// redisstore's, one channel), exactly one of them hears the other's
+// after its own. On a bus without that order both may end, and the
+// client opens one again. An announcement that comes before a stream's
+// own is an older stream's, which ends on hearing this one's.
+type pushStreamOpened struct {
+	id    [streamIDLength]byte
+	heard bool // its own announcement came back
+}
+
+// announce draws the stream's id and publishes it for the session key.
+func (o *pushStreamOpened) announce(ctx context.Context, h *Handler, key string) error {
+	if _, err := rand.Read(o.id[:]); err != nil {
+		return err
+	}
+	return h.publish(ctx, busEvent{Kind: eventStream, Name: key, Payload: o.id[:]})
+}
+
+// superseded reports whether e announces a newer stream of the session.
+func (o *pushStreamOpened) superseded(key string, e busEvent) bool {
+	if e.Kind != eventStream || e.Name != key {
+		return false
+	}
+	if bytes.Equal(e.Payload, o.id[:]) {
+		o.heard = true
+		return false
+	}
+	return o.heard
 }
 
 // pushStream writes a session's stream: each message an SSE event with an
