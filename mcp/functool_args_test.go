@@ -187,3 +187,39 @@ func TestFunc_Concurrent(t *testing.T) {
 		}
 	}
 }
+
+type nameTree map[string]nameTree
+
+type treeArgs struct {
+	Tree nameTree `json:"tree"`
+}
+
+// TestFunc_SelfContainingMapType: a tool whose arguments hold a map type
+// that holds itself (a tree of names) registers (deriving its schema never
+// ended) and is called over HTTP in every era with a nested tree.
+func TestFunc_SelfContainingMapType(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "tree", Version: "1"})
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "count", Description: "d"}, func(_ context.Context, in treeArgs) (map[string]int, error) {
+		var count func(nameTree) int
+		count = func(t nameTree) int {
+			n := len(t)
+			for _, k := range t {
+				n += count(k)
+			}
+			return n
+		}
+		return map[string]int{"names": count(in.Tree)}, nil
+	})
+	url := argServer(t, srv, nil)
+	for _, v := range argEras {
+		c := mcptest.Dial(url, v)
+		res := decodeTool(t)(c.CallTool(context.Background(), "count", json.RawMessage(`{"tree":{"a":{"b":{},"c":{"d":{}}}}}`)))
+		if res.IsError || len(res.Content) != 1 || res.Content[0].Text != `{"names":4}` {
+			t.Errorf("%s: %+v, want the text {\"names\":4}", v, res)
+		}
+		if res := decodeTool(t)(c.CallTool(context.Background(), "count", json.RawMessage(`{"tree":{"a":{"b":1}}}`))); !res.IsError ||
+			!strings.HasPrefix(res.Content[0].Text, "Invalid arguments") {
+			t.Errorf("%s: a number deep in the tree: %+v", v, res)
+		}
+	}
+}

@@ -54,7 +54,8 @@ func For(t reflect.Type) (*Schema, error) {
 	if special(root) != nil || (root.Kind() != reflect.Struct && root.Kind() != reflect.Map) {
 		return nil, fmt.Errorf("typeschema: %s is not a JSON object; a tool's schemas describe objects (use a struct or a map)", t)
 	}
-	g := &gen{infos: map[reflect.Type]*info{}, nodes: map[reflect.Type]*node{}, names: map[string]reflect.Type{}, root: root}
+	g := &gen{infos: map[reflect.Type]*info{}, nodes: map[reflect.Type]*node{}, names: map[string]reflect.Type{},
+		walking: map[reflect.Type]bool{}, root: root}
 	if err := g.count(root, ""); err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func For(t reflect.Type) (*Schema, error) {
 			}
 			b = appendString(b, g.infos[t].name)
 			b = append(b, ':')
-			if b, err = g.object(b, t); err != nil {
+			if b, err = g.definition(b, t); err != nil {
 				return nil, err
 			}
 		}
@@ -86,10 +87,14 @@ func For(t reflect.Type) (*Schema, error) {
 }
 
 type gen struct {
-	infos       map[reflect.Type]*info
-	nodes       map[reflect.Type]*node
-	names       map[string]reflect.Type
-	pending     []reflect.Type // struct types to define under $defs, in order
+	infos   map[reflect.Type]*info
+	nodes   map[reflect.Type]*node
+	names   map[string]reflect.Type
+	pending []reflect.Type // types to define under $defs, in order
+	// walking: the slice, array and map types being counted, so that one
+	// that holds itself with no struct between (type Tree
+	// map[string]Tree) is found as a cycle, not walked forever.
+	walking     map[reflect.Type]bool
 	root        reflect.Type
 	constrained bool
 	addr        bool // see Schema.Addressable
@@ -173,16 +178,33 @@ func (g *gen) count(t reflect.Type, at string) error {
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
 			return nil
 		}
-		return g.count(t.Elem(), at+"[]")
+		return g.countElem(t, at+"[]")
 	case reflect.Map:
 		if err := mapKey(t.Key()); err != nil {
 			return fmt.Errorf("typeschema: %s: %w", where(at), err)
 		}
-		return g.count(t.Elem(), at+"{}")
+		return g.countElem(t, at+"{}")
 	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
 		return fmt.Errorf("typeschema: %s: %s cannot be written as JSON", where(at), t)
 	}
 	return nil
+}
+
+// countElem counts the element of the slice, array or map type t. A
+// named one can hold itself with no struct between (type Tree
+// map[string]Tree, type List []List): met again within itself it is a
+// $defs entry, as a struct within itself is (the root is "#"), where
+// walking on would never end.
+func (g *gen) countElem(t reflect.Type, at string) error {
+	if g.walking[t] {
+		if t != g.root && g.infos[t] == nil {
+			g.infos[t] = &info{inDefs: true}
+		}
+		return nil
+	}
+	g.walking[t] = true
+	defer delete(g.walking, t)
+	return g.count(t.Elem(), at)
 }
 
 func where(at string) string {
@@ -357,37 +379,77 @@ func (g *gen) schema(b []byte, t reflect.Type, at string, top bool) ([]byte, err
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
 			return append(b, `{"type":"string","contentEncoding":"base64"}`...), nil
 		}
-		b = append(b, `{"type":"array","items":`...)
-		b, err := g.element(b, t.Elem(), at+"[]")
-		if err != nil {
-			return nil, err
+		if !top {
+			if ref := g.ref(t); ref != nil {
+				return append(b, ref...), nil
+			}
 		}
-		if t.Kind() == reflect.Array {
-			n := strconv.Itoa(t.Len())
-			b = append(b, `,"minItems":`+n+`,"maxItems":`+n...)
-		}
-		return append(b, '}'), nil
+		return g.container(b, t, at)
 	case reflect.Map:
+		if !top {
+			if ref := g.ref(t); ref != nil {
+				return append(b, ref...), nil
+			}
+		}
+		return g.container(b, t, at)
+	case reflect.Struct:
+		if !top {
+			if ref := g.ref(t); ref != nil {
+				return append(b, ref...), nil
+			}
+		}
+		return g.object(b, t)
+	}
+	return nil, fmt.Errorf("typeschema: %s: %s cannot be written as JSON", where(at), t)
+}
+
+// ref is the reference to t where t is not written in place: "#" for the
+// root within itself, a $defs entry for a type used more than once or
+// within itself (defined once, when first referred to); nil elsewhere.
+func (g *gen) ref(t reflect.Type) []byte {
+	if t == g.root {
+		return []byte(`{"$ref":"#"}`)
+	}
+	in := g.infos[t]
+	if in == nil || !in.inDefs {
+		return nil
+	}
+	if in.name == "" {
+		in.name = g.defName(t)
+		g.pending = append(g.pending, t)
+	}
+	return []byte(`{"$ref":"#/$defs/` + in.name + `"}`)
+}
+
+// definition appends the schema of t under $defs.
+func (g *gen) definition(b []byte, t reflect.Type) ([]byte, error) {
+	if t.Kind() == reflect.Struct {
+		return g.object(b, t)
+	}
+	return g.container(b, t, t.Name())
+}
+
+// container appends the schema of a slice (not []byte), array or map
+// type in place.
+func (g *gen) container(b []byte, t reflect.Type, at string) ([]byte, error) {
+	if t.Kind() == reflect.Map {
 		b = append(b, `{"type":"object","additionalProperties":`...)
 		b, err := g.element(b, t.Elem(), at+"{}")
 		if err != nil {
 			return nil, err
 		}
 		return append(b, '}'), nil
-	case reflect.Struct:
-		if t == g.root && !top {
-			return append(b, `{"$ref":"#"}`...), nil
-		}
-		if in := g.infos[t]; in.inDefs && !top {
-			if in.name == "" {
-				in.name = g.defName(t)
-				g.pending = append(g.pending, t)
-			}
-			return append(append(append(b, `{"$ref":"#/$defs/`...), in.name...), `"}`...), nil
-		}
-		return g.object(b, t)
 	}
-	return nil, fmt.Errorf("typeschema: %s: %s cannot be written as JSON", where(at), t)
+	b = append(b, `{"type":"array","items":`...)
+	b, err := g.element(b, t.Elem(), at+"[]")
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind() == reflect.Array {
+		n := strconv.Itoa(t.Len())
+		b = append(b, `,"minItems":`+n+`,"maxItems":`+n...)
+	}
+	return append(b, '}'), nil
 }
 
 // element appends the schema of an array item or map value; a pointer

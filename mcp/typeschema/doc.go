@@ -32,9 +32,10 @@
 //     encoding.TextMarshaler types "string"; a ",string" field "string".
 //   - A struct type used in more than one place, or inside itself, is
 //     described once under "$defs" and referred to with "$ref" ("#" for
-//     the root type); one used once is written in place. The work and the
-//     schema grow with the number of distinct types, however deeply they
-//     nest.
+//     the root type); one used once is written in place. So is a named
+//     map or slice type that holds itself with no struct between (type
+//     Tree map[string]Tree). The work and the schema grow with the number
+//     of distinct types, however deeply they nest.
 //   - A pointer inside a slice or map may be null there (encoding/json
 //     writes nil as null and nothing can leave an item out), as may a
 //     pointer field without omitempty. Nothing else admits null unless

@@ -1,0 +1,95 @@
+package typeschema
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcpdual/mcpdual/internal/schema"
+)
+
+// conforms reports the violations of v, encoded by s, against s's schema.
+func conforms(t *testing.T, s *Schema, v any) []string {
+	t.Helper()
+	compiled, err := schema.Compile(s.JSON)
+	if err != nil {
+		t.Fatalf("%s: %v", s.JSON, err)
+	}
+	b, err := s.Encode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := schema.Decode(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, v := range compiled.Validate(decoded, 5) {
+		out = append(out, string(b)+": "+v)
+	}
+	return out
+}
+
+// admits reports whether the schema of s admits the JSON text doc.
+func admits(t *testing.T, s *Schema, doc string) bool {
+	t.Helper()
+	compiled, err := schema.Compile(s.JSON)
+	if err != nil {
+		t.Fatalf("%s: %v", s.JSON, err)
+	}
+	decoded, err := schema.Decode([]byte(doc), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compiled.Validate(decoded, 1) == nil
+}
+
+type (
+	jsonTree  map[string]jsonTree
+	jsonList  []jsonList
+	listOfPtr []*listOfPtr
+	withTrees struct {
+		Tree  jsonTree  `json:"tree"`
+		List  jsonList  `json:"list"`
+		Again jsonTree  `json:"again"`
+		Ptrs  listOfPtr `json:"ptrs"`
+	}
+)
+
+// TestFor_SelfContainingContainers: a named map or slice type can hold
+// itself with no struct between (a tree of names, nested lists). Walking
+// its element type never ended: registering a tool with such a type hung,
+// its memory growing, instead of returning. It is a $defs entry now (the
+// root "#"), and what the type encodes validates.
+func TestFor_SelfContainingContainers(t *testing.T) {
+	s, err := For(reflect.TypeFor[withTrees]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"tree":{"$ref":"#/$defs/jsonTree"}`, `"again":{"$ref":"#/$defs/jsonTree"}`,
+		`"jsonTree":{"type":"object","additionalProperties":{"$ref":"#/$defs/jsonTree"}}`,
+		`"jsonList":{"type":"array","items":{"$ref":"#/$defs/jsonList"}}`,
+		`"listOfPtr":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/listOfPtr"},{"type":"null"}]}}`} {
+		if !strings.Contains(string(s.JSON), want) {
+			t.Errorf("schema %s lacks %s", s.JSON, want)
+		}
+	}
+	v := withTrees{Tree: jsonTree{"a": {"b": nil, "c": {}}}, List: jsonList{nil, {{}, nil}}, Ptrs: listOfPtr{nil, &listOfPtr{nil}}}
+	if bad := conforms(t, s, v); bad != nil {
+		t.Error(bad)
+	}
+	if admits(t, s, `{"tree":{"a":{"b":1}},"list":[],"again":{},"ptrs":[]}`) {
+		t.Errorf("schema %s admits a number deep in the tree", s.JSON)
+	}
+
+	root, err := For(reflect.TypeFor[jsonTree]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"type":"object","additionalProperties":{"$ref":"#"}}`; string(root.JSON) != want {
+		t.Errorf("root %s, want %s", root.JSON, want)
+	}
+	if bad := conforms(t, root, jsonTree{"a": {"b": nil}}); bad != nil {
+		t.Error(bad)
+	}
+}
