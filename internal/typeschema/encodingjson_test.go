@@ -1,6 +1,7 @@
 package typeschema
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -91,5 +92,60 @@ func TestFor_SelfContainingContainers(t *testing.T) {
 	}
 	if bad := conforms(t, root, jsonTree{"a": {"b": nil}}); bad != nil {
 		t.Error(bad)
+	}
+}
+
+// TestFor_JSONTagNamesEncodingJSONIgnores: encoding/json takes no member
+// name from a tag holding a quote or a backslash; it uses the field's
+// name (and promotes an embedded struct's fields). The schema named the
+// member after the tag: the output never validated, and a valid input
+// never reached the field.
+func TestFor_JSONTagNamesEncodingJSONIgnores(t *testing.T) {
+	type odd struct {
+		Quote int `json:"it's"`
+		Slash int `json:"a\\b,omitempty"`
+		point `json:"\"p\""`
+		Fine  int `json:"a-b c"`
+	}
+	s, err := For(reflect.TypeFor[odd]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(odd{})
+	if string(b) != `{"Quote":0,"x":0,"y":0,"a-b c":0}` {
+		t.Fatalf("encoding/json wrote %s", b)
+	}
+	if bad := conforms(t, s, odd{}); bad != nil {
+		t.Errorf("schema %s: %v", s.JSON, bad)
+	}
+	var back odd
+	if err := json.Unmarshal([]byte(`{"Quote":1,"Slash":2,"x":3,"a-b c":4}`), &back); err != nil || back != (odd{1, 2, point{3, 0}, 4}) {
+		t.Fatalf("encoding/json read %+v, %v", back, err)
+	}
+	if !admits(t, s, `{"Quote":1,"Slash":2,"x":3,"y":0,"a-b c":4}`) {
+		t.Errorf("schema %s refuses what encoding/json reads", s.JSON)
+	}
+}
+
+// TestFor_StringOptionOneUnnamedPointer: encoding/json quotes a ,string
+// field of a scalar kind or of an unnamed pointer to one, and nothing
+// deeper: a **int is written as a number.
+func TestFor_StringOptionOneUnnamedPointer(t *testing.T) {
+	type quoted struct {
+		P  *int  `json:"p,string"`
+		PP **int `json:"pp,string"`
+	}
+	s, err := For(reflect.TypeFor[quoted]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3
+	pn := &n
+	v := quoted{P: pn, PP: &pn}
+	if b, _ := json.Marshal(v); string(b) != `{"p":"3","pp":3}` {
+		t.Fatalf("encoding/json wrote %s", b)
+	}
+	if bad := conforms(t, s, v); bad != nil {
+		t.Errorf("schema %s: %v", s.JSON, bad)
 	}
 }

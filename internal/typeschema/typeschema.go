@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Schema is a type's schema, with how to encode a value of it.
@@ -253,6 +254,11 @@ func fieldsOf(t reflect.Type, at string) ([]field, error) {
 				continue
 			}
 			name, opts, _ := strings.Cut(tag, ",")
+			if !validName(name) {
+				// encoding/json ignores such a name and uses the
+				// field's own, or promotes an embedded struct's fields.
+				name = ""
+			}
 			ft := sf.Type
 			if sf.Anonymous && name == "" {
 				et := ft
@@ -272,16 +278,24 @@ func fieldsOf(t reflect.Type, at string) ([]field, error) {
 				// type that its tag names, as a member of that name.
 				continue
 			}
+			tagged := name != ""
 			if name == "" {
 				name = sf.Name
 			}
 			omit := hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero")
 			isPtr := ft.Kind() == reflect.Pointer
-			c := cand{depth: depth, tagged: tag != "" && !strings.HasPrefix(tag, ","), order: len(all)}
+			c := cand{depth: depth, tagged: tagged, order: len(all)}
 			c.field = field{name: name, typ: ft, required: !omit && !viaPtr, nullPtr: isPtr && !omit,
 				desc: sf.Tag.Get("jsonschema"), tag: sf.Tag.Get("mcp")}
 			if hasOpt(opts, "string") {
-				switch deref(ft).Kind() {
+				// encoding/json quotes a field of such a kind, or an
+				// unnamed pointer to one (one level: not **int, and not
+				// a named pointer type).
+				qt := ft
+				if qt.Name() == "" && qt.Kind() == reflect.Pointer {
+					qt = qt.Elem()
+				}
+				switch qt.Kind() {
 				case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 					reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 					reflect.Float32, reflect.Float64, reflect.String:
@@ -329,6 +343,21 @@ func fieldsOf(t reflect.Type, at string) ([]field, error) {
 		}
 	}
 	return out, nil
+}
+
+// validName reports whether encoding/json takes name from a json tag as a
+// member's name: it takes letters, digits and punctuation but for the
+// quote, backslash and comma characters, which it reserves.
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && !strings.ContainsRune(" !#$%&()*+-./:;<=>?@[]^_{|}~", c) {
+			return false
+		}
+	}
+	return true
 }
 
 func hasOpt(opts, want string) bool {

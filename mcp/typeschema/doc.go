@@ -36,6 +36,10 @@
 //     map or slice type that holds itself with no struct between (type
 //     Tree map[string]Tree). The work and the schema grow with the number
 //     of distinct types, however deeply they nest.
+//   - A json tag name encoding/json ignores (one holding a quote or a
+//     backslash) is ignored here too: the member is named after the field.
+//     A ",string" field is a string where encoding/json quotes it: a
+//     scalar, or an unnamed pointer to one.
 //   - A pointer inside a slice or map may be null there (encoding/json
 //     writes nil as null and nothing can leave an item out), as may a
 //     pointer field without omitempty. Nothing else admits null unless
