@@ -95,7 +95,10 @@ func undecodable(err error) bool {
 // logged with the tool's name and answered with a generic isError text.
 //
 // In and Out must be structs (or pointers to one) or maps with string
-// keys, as structuredContent and arguments are objects. AddToolFunc panics
+// keys, as structuredContent and arguments are objects. In's schema leaves
+// out the members encoding/json cannot decode into (those of an embedded
+// pointer to a struct of an unexported type), so a call sending one is
+// refused as invalid arguments. AddToolFunc panics
 // where AddTool does, on such another type, on a given schema that does
 // not fit the type (naming the field), and on options that only apply to
 // routes (WithPlacement, WithTask).
@@ -110,7 +113,7 @@ func addFunc[In, Out any](s *Server, t Tool, fn func(ctx context.Context, in In)
 	if fn == nil {
 		return fail("nil function")
 	}
-	inSchema, err := typeschema.For(reflect.TypeFor[In]())
+	inSchema, err := typeschema.ForInput(reflect.TypeFor[In]())
 	if err != nil {
 		return fail("input: %v", err)
 	}

@@ -223,3 +223,46 @@ func TestFunc_SelfContainingMapType(t *testing.T) {
 		}
 	}
 }
+
+type hiddenPart struct {
+	X int `json:"x"`
+}
+
+type embedsHiddenPointer struct {
+	*hiddenPart `json:"part,omitempty"`
+	Y           int `json:"y"`
+}
+
+// TestFunc_UnexportedEmbeddedPointerArgument: encoding/json cannot
+// allocate an embedded pointer to a struct of an unexported type; decoding
+// a member its tag names panicked in reflect, so a call the input schema
+// admitted was answered as the function's panic (and a confirmed one
+// audited "executed, panicked") though the function never ran. The input
+// schema leaves the member out: the call is refused as invalid arguments
+// before anything runs.
+func TestFunc_UnexportedEmbeddedPointerArgument(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "hidden", Version: "1"})
+	var ran atomic.Int64
+	mcp.AddToolFunc(srv, mcp.Tool{Name: "put", Description: "d"}, func(_ context.Context, in embedsHiddenPointer) (struct{}, error) {
+		ran.Add(1)
+		return struct{}{}, nil
+	})
+	log := &syncBuffer{}
+	url := argServer(t, srv, log)
+	for _, v := range argEras {
+		c := mcptest.Dial(url, v)
+		res := decodeTool(t)(c.CallTool(context.Background(), "put", json.RawMessage(`{"part":{"x":1},"y":2}`)))
+		if !res.IsError || len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, "Invalid arguments for tool put") {
+			t.Errorf("%s: %+v, want invalid arguments", v, res)
+		}
+		if res := decodeTool(t)(c.CallTool(context.Background(), "put", json.RawMessage(`{"y":2}`))); res.IsError {
+			t.Errorf("%s: %+v", v, res)
+		}
+	}
+	if n := ran.Load(); n != int64(len(argEras)) {
+		t.Errorf("the function ran %d times, want %d", n, len(argEras))
+	}
+	if strings.Contains(log.String(), "panicked") {
+		t.Errorf("log:\n%s", log)
+	}
+}

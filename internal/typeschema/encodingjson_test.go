@@ -95,6 +95,70 @@ func TestFor_SelfContainingContainers(t *testing.T) {
 	}
 }
 
+type hidden struct {
+	X int `json:"x"`
+}
+
+type (
+	promotedThroughPointer struct {
+		*hidden
+		Y int `json:"y"`
+	}
+	namedPointerEmbed struct {
+		*hidden `json:"in,omitempty"`
+		Y       int `json:"y"`
+	}
+)
+
+// TestForInput_UnexportedEmbeddedPointer: encoding/json cannot allocate
+// an embedded pointer to a struct of an unexported type while decoding.
+// A promoted member of it fails to decode; a member its tag names panics
+// in reflect. The input schema leaves them out, so validation refuses
+// them; the output schema keeps them, as encoding/json writes them.
+func TestForInput_UnexportedEmbeddedPointer(t *testing.T) {
+	for _, tc := range []struct {
+		typ    reflect.Type
+		member string
+		doc    string
+	}{
+		{reflect.TypeFor[promotedThroughPointer](), "x", `{"x":1,"y":2}`},
+		{reflect.TypeFor[namedPointerEmbed](), "in", `{"in":{"x":1},"y":2}`},
+	} {
+		in, err := ForInput(tc.typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if admits(t, in, tc.doc) {
+			t.Errorf("%s: the input schema %s admits %s, which encoding/json cannot decode", tc.typ, in.JSON, tc.doc)
+		}
+		if !admits(t, in, `{"y":2}`) {
+			t.Errorf("%s: the input schema %s refuses {\"y\":2}", tc.typ, in.JSON)
+		}
+		out, err := For(tc.typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out.JSON), `"`+tc.member+`":`) {
+			t.Errorf("%s: the output schema %s lacks %q, which encoding/json writes", tc.typ, out.JSON, tc.member)
+		}
+	}
+	// Exported or not a pointer: decodable, kept.
+	type exportedPtr struct {
+		*Exported
+	}
+	if in, _ := ForInput(reflect.TypeFor[exportedPtr]()); !admits(t, in, `{"z":1}`) {
+		t.Errorf("an exported embedded pointer's member is left out: %s", in.JSON)
+	}
+	if in, _ := ForInput(reflect.TypeFor[taggedEmbed]()); !admits(t, in, `{"inner":{"x":1},"a":2}`) {
+		t.Errorf("an unexported embedded struct named by its tag is left out: %s", in.JSON)
+	}
+}
+
+// Exported is embedded by pointer in TestForInput_UnexportedEmbeddedPointer.
+type Exported struct {
+	Z int `json:"z"`
+}
+
 // TestFor_JSONTagNamesEncodingJSONIgnores: encoding/json takes no member
 // name from a tag holding a quote or a backslash; it uses the field's
 // name (and promotes an embedded struct's fields). The schema named the

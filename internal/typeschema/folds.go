@@ -52,7 +52,7 @@ func (g *folder) of(t reflect.Type) *fold {
 	case reflect.Struct:
 		f := &fold{fields: map[string]*fold{}}
 		g.seen[t] = f
-		fields, _ := fieldsOf(t, "") // their tags were read by For
+		fields, _ := fieldsOf(t, "", true) // their tags were read by For
 		for _, fl := range fields {
 			f.names = append(f.names, []byte(fl.name))
 			if fl.asString {

@@ -47,7 +47,17 @@ var (
 // place, or within itself, is a "$defs" entry the uses "$ref", so the
 // work and the schema grow with the number of distinct types, not with
 // the number of paths to them.
-func For(t reflect.Type) (*Schema, error) {
+func For(t reflect.Type) (*Schema, error) { return build(t, false) }
+
+// ForInput is For for a type that encoding/json decodes arguments into:
+// members it cannot decode into are left out, so that validation refuses
+// them before decoding would. They are those of an embedded pointer to a
+// struct of an unexported type: encoding/json cannot allocate it, so a
+// promoted member fails to decode and a member named by its tag panics in
+// reflect (it sets the unexported field).
+func ForInput(t reflect.Type) (*Schema, error) { return build(t, true) }
+
+func build(t reflect.Type, decode bool) (*Schema, error) {
 	root := t
 	for root.Kind() == reflect.Pointer {
 		root = root.Elem()
@@ -56,7 +66,7 @@ func For(t reflect.Type) (*Schema, error) {
 		return nil, fmt.Errorf("typeschema: %s is not a JSON object; a tool's schemas describe objects (use a struct or a map)", t)
 	}
 	g := &gen{infos: map[reflect.Type]*info{}, nodes: map[reflect.Type]*node{}, names: map[string]reflect.Type{},
-		walking: map[reflect.Type]bool{}, root: root}
+		walking: map[reflect.Type]bool{}, root: root, decode: decode}
 	if err := g.count(root, ""); err != nil {
 		return nil, err
 	}
@@ -97,6 +107,7 @@ type gen struct {
 	// map[string]Tree) is found as a cycle, not walked forever.
 	walking     map[reflect.Type]bool
 	root        reflect.Type
+	decode      bool // ForInput: leave out what encoding/json cannot decode into
 	constrained bool
 	addr        bool // see Schema.Addressable
 }
@@ -162,7 +173,7 @@ func (g *gen) count(t reflect.Type, at string) error {
 			}
 			return nil
 		}
-		fields, err := fieldsOf(t, at)
+		fields, err := fieldsOf(t, at, g.decode)
 		if err != nil {
 			return err
 		}
@@ -232,7 +243,11 @@ func mapKey(k reflect.Type) error {
 // fields under their json name, "-" left out, embedded structs without a
 // name flattened (a shallower field wins; two at one depth cancel unless
 // exactly one is tagged).
-func fieldsOf(t reflect.Type, at string) ([]field, error) {
+//
+// decode: t is decoded into (ForInput), and the members encoding/json
+// cannot set are left out: those of an embedded pointer to a struct of an
+// unexported type.
+func fieldsOf(t reflect.Type, at string, decode bool) ([]field, error) {
 	type cand struct {
 		field
 		depth  int
@@ -260,6 +275,10 @@ func fieldsOf(t reflect.Type, at string) ([]field, error) {
 				name = ""
 			}
 			ft := sf.Type
+			if decode && sf.Anonymous && !sf.IsExported() && ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+				// Nothing can be decoded into it (see ForInput).
+				continue
+			}
 			if sf.Anonymous && name == "" {
 				et := ft
 				isPtr := et.Kind() == reflect.Pointer
