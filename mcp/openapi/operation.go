@@ -648,11 +648,9 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 	if node == nil {
 		return nil, "", o.fail(at, "query parameter %q needs a schema", p.Name)
 	}
-	typ := in.typeOf(node)
-	if typ == "" && in.mayBeObject(node, 0) {
-		// An object behind allOf, anyOf or oneOf is sent as one too.
-		typ = "object"
-	}
+	// An object or an array behind allOf, anyOf or oneOf (an array that
+	// may be null) is sent as one too.
+	typ, items := in.kindOf(node)
 	explode := p.Explode == nil || *p.Explode
 	var how rule
 	switch p.Style {
@@ -678,7 +676,7 @@ func (r *registrar) queryParam(o *operation, in *converter, p *parameter, at str
 			return nil, "", o.fail(at+"/schema", "query parameter %q: an object parameter is sent as JSON text; declare it with content application/json, or style deepObject", p.Name)
 		}
 	case "array":
-		if items, ok := member(node, "items"); ok && in.typeOf(items) == "object" && how != deepArray {
+		if items != nil && in.typeOf(items) == "object" && how != deepArray {
 			return nil, "", o.fail(at+"/schema/items", "query parameter %q: arrays of objects can be sent in a query only as style deepObject", p.Name)
 		}
 	}
@@ -763,7 +761,7 @@ func checkForm(t *tool, o *operation, in *converter, mt *mediaType, n *node, at 
 		if mt.Encoding != nil {
 			enc = mt.Encoding.GetOrZero(name)
 		}
-		typ := in.typeOf(props.Content[i+1])
+		typ, _ := in.kindOf(props.Content[i+1])
 		var style string
 		explode := true
 		if enc != nil {

@@ -485,6 +485,66 @@ func (c *converter) mayBeObject(n *node, depth int) bool {
 	return false
 }
 
+// arrayBehind returns the items of an array that the schema at n, which
+// declares no single type, lets through behind allOf, anyOf or oneOf (3.1
+// writes an array that may be null as anyOf an array and null); ok is
+// false when no branch is or may be an array. items is nil when that
+// array names none.
+func (c *converter) arrayBehind(n *node, depth int) (items *node, ok bool) {
+	if depth > maxDepth {
+		return nil, false
+	}
+	for n := range c.doc.chain(n) {
+		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+			list, found := member(n, k)
+			if !found || list.Kind != sequenceNode {
+				continue
+			}
+			for _, b := range list.Content {
+				switch c.typeOf(b) {
+				case "array":
+					return c.itemsOf(b), true
+				case "":
+					if items, ok := c.arrayBehind(b, depth+1); ok {
+						return items, true
+					}
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// itemsOf returns the items of the array schema at n, following a root
+// $ref chain (nil when it names none).
+func (c *converter) itemsOf(n *node) *node {
+	for n := range c.doc.chain(n) {
+		if items, ok := member(n, "items"); ok {
+			return items
+		}
+	}
+	return nil
+}
+
+// kindOf is the type a parameter or form field is sent as: the type the
+// schema at n declares, else an object or an array one of its allOf,
+// anyOf or oneOf branches lets through ("" when none), and for an array
+// its items.
+func (c *converter) kindOf(n *node) (typ string, items *node) {
+	switch typ = c.typeOf(n); {
+	case typ == "array":
+		return typ, c.itemsOf(n)
+	case typ != "":
+		return typ, nil
+	case c.mayBeObject(n, 0):
+		return "object", nil
+	}
+	if items, ok := c.arrayBehind(n, 0); ok {
+		return "array", items
+	}
+	return "", nil
+}
+
 // typeOf returns the type the schema at n declares, following a root
 // $ref chain ("" when it declares none, or several).
 func (c *converter) typeOf(n *node) string {

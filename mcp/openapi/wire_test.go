@@ -3,7 +3,9 @@ package openapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -176,6 +178,85 @@ func TestQuery_ObjectBehindAllOf(t *testing.T) {
 		rep, _ := register(t, doc, http.HandlerFunc(echo))
 		if len(rep.Tools) != 0 || !strings.Contains(skippedFor(rep, "listItems"), "object") {
 			t.Errorf("%s: %+v %+v", schema, rep.Tools, rep.Skipped)
+		}
+	}
+}
+
+// TestStyle_ArrayBehindAnyOf: an array whose type is behind anyOf, oneOf
+// or allOf (3.1 writes an array that may be null as anyOf an array and
+// null) is an array for the styles: with explode false its items are
+// joined by the style's delimiter, in a query or a form, as they are for
+// one typed array directly. They went as repeated keys (ids=1&ids=2, a
+// request the API reads otherwise), and spaceDelimited and pipeDelimited
+// left the operation out as "for arrays". An array of objects behind a
+// $ref is refused in a query without deepObject, as one written in place
+// is. Called over HTTP in every revision.
+func TestStyle_ArrayBehindAnyOf(t *testing.T) {
+	t.Parallel()
+	schemas := []string{`{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"null"}]}`,
+		`{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/L"}]}`, `{"allOf":[{"$ref":"#/components/schemas/L"}]}`}
+	var ops []string
+	wantQuery := map[string]string{}
+	for i, schema := range schemas {
+		for style, delim := range map[string]string{"form": "%2C", "spaceDelimited": "+", "pipeDelimited": "%7C"} {
+			id := fmt.Sprintf("list%d%s", i, style)
+			ops = append(ops, `"/`+id+`":{"get":{"operationId":"`+id+`","parameters":[{"name":"ids","in":"query","style":"`+style+`","explode":false,"schema":`+schema+`}],
+			 "responses":{"204":{"description":"ok"}}}}`)
+			wantQuery[id] = "ids=1" + delim + "2"
+		}
+		id := fmt.Sprintf("form%d", i)
+		ops = append(ops, `"/`+id+`":{"post":{"operationId":"`+id+`","requestBody":{"required":true,"content":{"application/x-www-form-urlencoded":{
+			 "schema":{"type":"object","properties":{"ids":`+schema+`}},"encoding":{"ids":{"style":"form","explode":false}}}}},
+			 "responses":{"204":{"description":"ok"}}}}`)
+	}
+	ops = append(ops, `"/objects":{"get":{"operationId":"objectsBehindRef","parameters":[{"name":"f","in":"query","schema":{"$ref":"#/components/schemas/Objects"}}],
+		"responses":{"204":{"description":"ok"}}}}`)
+	doc := `{"openapi":"3.1.0","info":{"title":"t","version":"1"},
+	"components":{"schemas":{"L":{"type":"array","items":{"type":"integer"}},"Objects":{"type":"array","items":{"type":"object","properties":{"a":{"type":"string"}}}}}},
+	"paths":{` + strings.Join(ops, ",") + `}}`
+	srv := mcp.NewServer(mcp.Implementation{Name: "styles", Version: "1"})
+	rep, err := openapi.Register(srv, []byte(doc), http.HandlerFunc(echo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason := skippedFor(rep, "objectsBehindRef"); !strings.Contains(reason, "arrays of objects") {
+		t.Errorf("an array of objects behind a $ref, without deepObject: %q", reason)
+	}
+	registered := map[string]bool{}
+	for _, r := range rep.Tools {
+		registered[r.OperationID] = true
+	}
+	for _, s := range rep.Skipped {
+		if s.OperationID != "objectsBehindRef" {
+			t.Errorf("left out: %+v", s)
+		}
+	}
+	ts := httptest.NewServer(mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+	t.Cleanup(ts.Close)
+	for _, v := range []mcp.Version{mcp.Version20260728, mcp.Version20250618, mcp.Version20250326} {
+		c := mcptest.Dial(ts.URL, v)
+		for id, want := range wantQuery {
+			if !registered[id] {
+				continue
+			}
+			text, isErr := call(t, c, id, `{"ids":[1,2]}`)
+			var seen map[string]string
+			_ = json.Unmarshal([]byte(text), &seen)
+			if isErr || seen["query"] != want {
+				t.Errorf("%s %s: %q (isError %v), want the query %s", v, id, text, isErr, want)
+			}
+		}
+		for i := range schemas {
+			id := fmt.Sprintf("form%d", i)
+			if !registered[id] {
+				continue
+			}
+			text, isErr := call(t, c, id, `{"ids":[1,2]}`)
+			var seen map[string]string
+			_ = json.Unmarshal([]byte(text), &seen)
+			if isErr || seen["body"] != "ids=1%2C2" {
+				t.Errorf("%s %s: %q (isError %v), want the form ids=1%%2C2", v, id, text, isErr)
+			}
 		}
 	}
 }
