@@ -23,7 +23,7 @@ func (req *request) claimConfirmation(g ReplayGuard, t *tool, call *Call, rd *ro
 	// The caller key lets the guard cap each caller's share (the
 	// in-memory one does), so one tenant confirming at full speed cannot
 	// fill it for every other.
-	token, outcome, err := g.Claim(req.HTTP.Context(), req.callerKey(), rd.nonce, rd.until, req.handler.lease())
+	token, outcome, err := guardClaim(req.HTTP.Context(), g, req.callerKey(), rd.nonce, rd.until, req.handler.lease())
 	switch {
 	case err != nil:
 		req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)

@@ -160,7 +160,7 @@ func (s *Server) askConfirmation(req *request, t *tool, call *Call) (seam.Result
 		// confirmation (a 2025 client whose stream was lost after the
 		// route ran asks again; so may a model): say so first. The
 		// question itself stays within its cap; the note is ours.
-		last, err := g.LastRun(req.HTTP.Context(), req.callDigest(t, call))
+		last, err := guardLastRun(req.HTTP.Context(), g, req.callDigest(t, call))
 		if err != nil {
 			req.logError("mcp: replay guard failed", "tool", t.def.Name, "err", err)
 			return nil, unavailable("Server temporarily unavailable", "replay_guard_unavailable")
