@@ -255,6 +255,16 @@ func (req *request) runTaskRoute(ot *openTask, rt inproc.Pattern, body []byte) (
 	}
 	call := req.newCall(ot.tool.def.Name, json.RawMessage(`{}`))
 	rec, p := req.runRoute(ot.tool.handler, call, in)
+	if rec.Interrupted {
+		// The route gave up because its request ended (a server-side
+		// deadline, a cancellation): it answered nothing, and the
+		// recorder's 200 would acknowledge a cancel or an update that
+		// never happened, or fail a status read as unreadable. No
+		// outcome: retry.
+		req.Log(slog.LevelInfo, "mcp: a task request was interrupted: its request ended before the task's route answered",
+			"tool", ot.tool.def.Name, "route", rt.Text)
+		return nil, unavailable("The request was interrupted before the task's route answered; retry it", "call_interrupted")
+	}
 	if p != nil {
 		req.logError("mcp: task route panicked", "tool", ot.tool.def.Name, "route", rt.Text, "panic", p)
 		return nil, errInternal()
