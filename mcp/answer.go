@@ -99,7 +99,10 @@ func (h *Handler) acceptAnswer(w http.ResponseWriter, r *http.Request, p *auth.P
 	delivered, err := l.Bus.Publish(r.Context(), id, body)
 	if err != nil {
 		h.cfg.logger.ErrorContext(r.Context(), "mcp: the answer bus failed", "err", err)
-		h.writeError(r.Context(), w, nil, "", httpError(http.StatusServiceUnavailable, codeUnavailable, "The answer could not be delivered; the call ends when its wait does"))
+		// The bus may have delivered it before failing (a store's reply
+		// lost on its way back): the call may be running with it. Sending
+		// it again is safe either way, since a delivered answer is refused.
+		h.writeError(r.Context(), w, nil, "", unavailable("The answer may not have been delivered; send it again (an answer already delivered is refused)", "answer_bus_unavailable"))
 		return
 	}
 	if !delivered {

@@ -291,3 +291,118 @@ func legacyUnavailable(t *testing.T, status, wantStatus int, m map[string]any) {
 		t.Fatalf("want the guard's -31503, got %d %v", status, m)
 	}
 }
+
+// faultBus is an AnswerBus whose Subscribe fails while failing is set:
+// the store carrying answers between replicas is down.
+type faultBus struct {
+	*sharedBus
+	failing atomic.Bool
+}
+
+func (b *faultBus) Subscribe(ctx context.Context, id string) (<-chan []byte, func(), error) {
+	if b.failing.Load() {
+		return nil, nil, errors.New("bus: connection refused")
+	}
+	return b.sharedBus.Subscribe(ctx, id)
+}
+
+// TestLegacyInput_BusDown: when the answer bus cannot subscribe to a
+// question's id, a 2025 call is not asked and does not run, and its
+// client, who is still there, is told so precisely — the retryable 503
+// answer_bus_unavailable, not "the client disconnected" — for a
+// confirmation and for a tool's own question; once the bus is back the
+// same call is asked.
+func TestLegacyInput_BusDown(t *testing.T) {
+	t.Parallel()
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+		t.Run(string(v), func(t *testing.T) {
+			t.Parallel()
+			bus := &faultBus{sharedBus: &sharedBus{subs: map[string]chan []byte{}}}
+			bus.failing.Store(true)
+			f := newLegacyFixture(t, mcp.LegacyInput{Bus: bus})
+			session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
+			for _, tool := range []string{"purge", "ask"} {
+				hdr := map[string]string{"MCP-Protocol-Version": string(v), "Mcp-Session-Id": session}
+				r := post(t, f.a, http.MethodPost, tokAlice, hdr, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"`+tool+`","arguments":{}}}`)
+				var m struct {
+					Result json.RawMessage
+					Error  struct {
+						Code int
+						Data struct {
+							Reason       string
+							RetryAfterMs int
+						}
+					}
+				}
+				json.Unmarshal(r.body, &m)
+				if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" || m.Error.Code != -31503 ||
+					m.Error.Data.Reason != "answer_bus_unavailable" || m.Error.Data.RetryAfterMs != 1000 || m.Result != nil {
+					t.Errorf("%s with the bus down: %d %v %s", tool, r.status, r.header, r.body)
+				}
+			}
+			if n := f.executed.Load(); n != 0 {
+				t.Errorf("ran %d times with the bus down", n)
+			}
+			bus.failing.Store(false)
+			s := openCall(t, f.a, tokAlice, session, v, "purge")
+			if q := s.next(t); q["method"] != "elicitation/create" {
+				t.Errorf("with the bus back: %v", q)
+			}
+		})
+	}
+}
+
+// lostReplyBus is an AnswerBus whose Publish delivers the answer and then
+// fails, once: the store ran the publication, its reply was lost.
+type lostReplyBus struct {
+	*sharedBus
+	lost atomic.Bool
+}
+
+func (b *lostReplyBus) Publish(ctx context.Context, id string, answer []byte) (bool, error) {
+	delivered, err := b.sharedBus.Publish(ctx, id, answer)
+	if err == nil && b.lost.CompareAndSwap(false, true) {
+		return false, errors.New("bus: i/o timeout")
+	}
+	return delivered, err
+}
+
+// TestLegacyInput_AnswerBusFailsAfterDelivery: the bus delivers a 2025
+// client's confirmation and then fails to say so. The answer's POST may
+// not claim the call ends unanswered — the call runs with it — but is the
+// precise retryable 503 answer_bus_unavailable; sending the answer again
+// is refused as already answered, and the call's own answer says it ran.
+func TestLegacyInput_AnswerBusFailsAfterDelivery(t *testing.T) {
+	t.Parallel()
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+		t.Run(string(v), func(t *testing.T) {
+			t.Parallel()
+			f := newLegacyFixture(t, mcp.LegacyInput{Bus: &lostReplyBus{sharedBus: &sharedBus{subs: map[string]chan []byte{}}}})
+			session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
+			s := openCall(t, f.a, tokAlice, session, v, "purge")
+			id, _ := json.Marshal(s.next(t)["id"])
+			r := post(t, f.b, http.MethodPost, tokAlice, nil, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+acceptConfirm+`}`)
+			var m struct {
+				Error struct {
+					Code    int
+					Message string
+					Data    struct{ Reason string }
+				}
+			}
+			json.Unmarshal(r.body, &m)
+			if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" || m.Error.Code != -31503 ||
+				m.Error.Data.Reason != "answer_bus_unavailable" || !strings.Contains(m.Error.Message, "may not have been delivered") {
+				t.Errorf("the answer whose delivery went unconfirmed: %d %v %s", r.status, r.header, r.body)
+			}
+			if got := answer(t, f.b, tokAlice, json.RawMessage(id), acceptConfirm); got != 400 {
+				t.Errorf("the answer sent again: %d, want 400 (already answered)", got)
+			}
+			if text, isErr := resultText(t, s.next(t)); isErr || !strings.Contains(text, "purged") {
+				t.Errorf("the call: %q isError=%v", text, isErr)
+			}
+			if n := f.executed.Load(); n != 1 {
+				t.Errorf("ran %d times, want 1", n)
+			}
+		})
+	}
+}

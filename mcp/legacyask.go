@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -75,6 +76,12 @@ func (h *Handler) askLegacy(req *request, ir *seam.InputRequired, retry retryFun
 			return h.unanswered(req, st, "no answer came within "+l.Wait.String()), nil
 		case errors.Is(err, errAnswerRefused):
 			return h.unanswered(req, st, "the client refused the request"), nil
+		case errors.Is(err, errBusFailed):
+			// The store that carries answers between replicas failed
+			// before the question went out: nothing was asked, nothing
+			// runs, and the client, still there, may ask again.
+			req.logError("mcp: the answer bus failed; a 2025 call was not asked and did not run", "tool", req.call.tool, "err", err)
+			return nil, unavailable("Server temporarily unavailable", "answer_bus_unavailable")
 		case err != nil:
 			// The client went away: nothing runs, and nobody reads the
 			// answer.
@@ -112,6 +119,9 @@ func (h *Handler) unanswered(req *request, st openedState, why string) seam.Resu
 var (
 	errNoAnswer      = errors.New("mcp: no answer in time")
 	errAnswerRefused = errors.New("mcp: the client answered with an error")
+	// errBusFailed: the AnswerBus could not subscribe to a question's id
+	// while the client was still there (not its leaving).
+	errBusFailed = errors.New("mcp: the answer bus failed")
 )
 
 // waitAnswers sends each question of requests ({"key":{"method",
@@ -145,7 +155,10 @@ func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (j
 		id := answerID(req.principal, h.audience)
 		ch, stop, err := l.Bus.Subscribe(ctx, id)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%w: %w", errBusFailed, err)
 		}
 		defer stop()
 		msg := []byte(`{"jsonrpc":"2.0","id":`)
