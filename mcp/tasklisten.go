@@ -187,6 +187,13 @@ func (req *request) pollTasks(tasks []*watched, reads taskReads, meta []byte) ([
 		t.ot = req.task
 		req.TaskID, req.task = "", nil
 		res, job, err := req.detailTask(t.ot, t.id)
+		if isTaskRouteUnavailable(err) {
+			// The job's service is down for now, which says nothing of
+			// the job: read it again at the next poll.
+			t.next = now.Add(max(t.ot.poll, minListenPoll))
+			kept = append(kept, t)
+			continue
+		}
 		if err != nil {
 			// The job is gone, or cannot be read or shown to this
 			// client: tasks/get would say so; the stream stops

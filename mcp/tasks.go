@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -335,6 +336,10 @@ func (req *request) readJob(ot *openTask) (task.Job, error) {
 		return task.Job{}, err
 	}
 	job, err := sp.read(rec.Status, rec.Headers, rec.Body.Bytes())
+	if (err != nil || !job.State.Valid()) && transientStatus(rec.Status) {
+		req.Log(slog.LevelWarn, "mcp: a task's status route is unavailable", "tool", ot.tool.def.Name, "status", rec.Status)
+		return task.Job{}, taskRouteUnavailable()
+	}
 	if err != nil || !job.State.Valid() {
 		req.logError("mcp: a task's status route answered what cannot be read as a job", "tool", ot.tool.def.Name,
 			"status", rec.Status, "err", err)
@@ -416,6 +421,10 @@ func (s *Server) cancelTask(req *request) (seam.Result, error) {
 	if rec.Status/100 == 2 || rec.Status == http.StatusConflict {
 		return &emptyResult{}, nil
 	}
+	if transientStatus(rec.Status) {
+		req.Log(slog.LevelWarn, "mcp: a task's cancel route is unavailable", "tool", ot.tool.def.Name, "status", rec.Status)
+		return nil, taskRouteUnavailable()
+	}
 	req.logError("mcp: a task's cancel route failed", "tool", ot.tool.def.Name, "status", rec.Status)
 	return nil, errInternal()
 }
@@ -441,9 +450,41 @@ func (s *Server) updateTask(req *request) (seam.Result, error) {
 		return &emptyResult{}, nil
 	case rec.Status == http.StatusBadRequest || rec.Status == http.StatusUnprocessableEntity:
 		return nil, invalidInputResponses("")
+	case transientStatus(rec.Status):
+		req.Log(slog.LevelWarn, "mcp: a task's update route is unavailable", "tool", ot.tool.def.Name, "status", rec.Status)
+		return nil, taskRouteUnavailable()
 	}
 	req.logError("mcp: a task's update route failed", "tool", ot.tool.def.Name, "status", rec.Status)
 	return nil, errInternal()
+}
+
+// transientStatus reports whether a task route's status says that the
+// host's job service is unavailable for now (overloaded, its store or an
+// upstream down): the job's fate is unknown to it, and the same request
+// may succeed shortly. A 500 is a fault, not a wait.
+func transientStatus(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// taskRouteUnavailable answers a tasks/* request (or a status tool's
+// call) whose route said its service is unavailable for now: a retry is
+// due, and nothing is known of the job.
+func taskRouteUnavailable() *Error {
+	return unavailable("The task's service is temporarily unavailable; retry shortly", "task_unavailable")
+}
+
+// isTaskRouteUnavailable reports whether err is taskRouteUnavailable's.
+func isTaskRouteUnavailable(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.status != http.StatusServiceUnavailable {
+		return false
+	}
+	d, _ := e.data.(map[string]any)
+	return d["reason"] == "task_unavailable"
 }
 
 // taskResult is a tasks/get answer: the task, with its result, error or
