@@ -95,12 +95,15 @@ func (s *Server) callTool(req *request) (seam.Result, error) {
 		// observer): the route never ran, and settle records so.
 		req.audit(t, call, "not executed, internal error")
 	case call.idemKey != "":
+		// Recorded first: what the route did is a fact that nothing after
+		// it (a host's log handler writing the audit line) may turn into
+		// "did not run" for a retry.
+		req.claim.record(rec.Status, p != nil)
 		outcome := "status " + strconv.Itoa(rec.Status)
 		if p != nil {
 			outcome = "panicked"
 		}
 		req.audit(t, call, "executed, "+outcome)
-		req.claim.record(rec.Status, p != nil)
 	}
 	if p != nil {
 		req.logError("mcp: tool handler panicked", "tool", name, "panic", p)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -91,7 +92,7 @@ type guardFaultServer struct {
 	log   *syncBuffer
 }
 
-func newGuardFaultServer(t *testing.T) *guardFaultServer {
+func newGuardFaultServer(t *testing.T, extra ...mcp.HandlerOption) *guardFaultServer {
 	t.Helper()
 	s := &guardFaultServer{guard: &faultGuard{ReplayGuard: mcp.NewMemoryGuardForTest(100), renewed: make(chan struct{}, 1)}, log: &syncBuffer{}}
 	mux := http.NewServeMux()
@@ -109,9 +110,10 @@ func newGuardFaultServer(t *testing.T) *guardFaultServer {
 		Annotations: mcp.Annotations{Destructive: true}}, "DELETE /items/{id}", mux)
 	ring := sessionRing(t, 9)
 	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	opts := []mcp.HandlerOption{mcp.WithAuth(a), mcp.WithReplayGuard(s.guard), mcp.WithLegacyInput(mcp.LegacyInput{Wait: 10 * time.Second}),
+		mcp.WithLeaseForTest(30 * time.Millisecond), mcp.WithLogger(slog.New(slog.NewTextHandler(s.log, nil)))}
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))), era2025.New(era2025.WithSessions(mrtr.NewSealer(ring), 0))},
-		mcp.WithAuth(a), mcp.WithReplayGuard(s.guard), mcp.WithLegacyInput(mcp.LegacyInput{Wait: 10 * time.Second}),
-		mcp.WithLeaseForTest(30*time.Millisecond), mcp.WithLogger(slog.New(slog.NewTextHandler(s.log, nil))))
+		append(opts, extra...)...)
 	s.url = newTestServer(t, h)
 	return s
 }
@@ -404,5 +406,71 @@ func TestLegacyInput_AnswerBusFailsAfterDelivery(t *testing.T) {
 				t.Errorf("ran %d times, want 1", n)
 			}
 		})
+	}
+}
+
+// panicAudit is a log handler that fails (panics) on the audit line of a
+// confirmed call that ran: a host's handler shipping audit lines to a
+// store that is down.
+type panicAudit struct{ slog.Handler }
+
+func (h panicAudit) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "mcp: destructive tool" {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "outcome" && strings.HasPrefix(a.Value.String(), "executed") {
+				panic("audit store down")
+			}
+			return true
+		})
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h panicAudit) WithAttrs(as []slog.Attr) slog.Handler {
+	return panicAudit{h.Handler.WithAttrs(as)}
+}
+func (h panicAudit) WithGroup(g string) slog.Handler { return panicAudit{h.Handler.WithGroup(g)} }
+
+// TestConfirm_OutcomeRecordedBeforeItsAudit: what a confirmed route did is
+// recorded before anything else can fail; when writing its audit line
+// fails after the route ran, a retry of the confirmation is told that it
+// ran (status 200), never that it did not, and the route does not run
+// again.
+func TestConfirm_OutcomeRecordedBeforeItsAudit(t *testing.T) {
+	t.Parallel()
+	s := newMRTRServer(t, mrtrConfig{handler: []mcp.HandlerOption{mcp.WithLogger(slog.New(panicAudit{slog.NewTextHandler(io.Discard, nil)}))}})
+	in := confirmRound1(t, s.url, "delete_item", "x")
+	round2 := confirmRound2("", "delete_item", "x", in.RequestState, accept)
+	if r := round2.send(t, s.url); r.code() != -32603 {
+		t.Fatalf("the call whose audit line failed: %d %s", r.status, r.raw)
+	}
+	round2.id = 3
+	res := asResult(t, round2.send(t, s.url))
+	if sc := res.StructuredContent; !res.IsError || sc["outcome"] != "confirmation_already_used" || sc["executed"] != true || sc["status"] != float64(200) {
+		t.Errorf("a retry: %+v", res)
+	}
+	if n := s.executed.Load(); n != 1 {
+		t.Errorf("the route ran %d times, want 1", n)
+	}
+	// A 2025 client cannot retry a confirmation; its next one is asked
+	// knowing the call ran.
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+		g := newGuardFaultServer(t, mcp.WithLogger(slog.New(panicAudit{slog.NewTextHandler(io.Discard, nil)})))
+		session := sessionFor(t, g.url, tokAlice, v, `{"elicitation":{}}`)
+		st := openCallArgs(t, g.url, tokAlice, session, v, "delete_item", `{"id":"a"}`)
+		if got := answer(t, g.url, tokAlice, st.next(t)["id"], acceptConfirm); got != 202 {
+			t.Fatalf("%s: answer %d", v, got)
+		}
+		if e, _ := st.next(t)["error"].(map[string]any); e == nil || e["code"] != float64(-32603) {
+			t.Fatalf("%s: the call whose audit line failed did not fail", v)
+		}
+		again := openCallArgs(t, g.url, tokAlice, session, v, "delete_item", `{"id":"a"}`)
+		q, _ := again.next(t)["params"].(map[string]any)
+		if msg, _ := q["message"].(string); !strings.Contains(msg, "already ran") || !strings.Contains(msg, "status 200") {
+			t.Errorf("%s: the next confirmation does not say the call ran: %v", v, q)
+		}
+		if n := g.runs.Load(); n != 1 {
+			t.Errorf("%s: the route ran %d times, want 1", v, n)
+		}
 	}
 }
