@@ -233,7 +233,7 @@ func checkGuardLog(t *testing.T, s *guardFaultServer, want string) {
 // guard's precise 503 when Claim or LastRun do, with nothing run.
 func TestLegacyInput_GuardFaults(t *testing.T) {
 	t.Parallel()
-	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
 		for _, how := range []string{"error", "panic"} {
 			for _, method := range []string{"Claim", "LastRun", "Renew", "Complete"} {
 				t.Run(string(v)+" "+method+" "+how, func(t *testing.T) {
@@ -316,7 +316,7 @@ func (b *faultBus) Subscribe(ctx context.Context, id string) (<-chan []byte, fun
 // same call is asked.
 func TestLegacyInput_BusDown(t *testing.T) {
 	t.Parallel()
-	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
 		t.Run(string(v), func(t *testing.T) {
 			t.Parallel()
 			bus := &faultBus{sharedBus: &sharedBus{subs: map[string]chan []byte{}}}
@@ -376,7 +376,7 @@ func (b *lostReplyBus) Publish(ctx context.Context, id string, answer []byte) (b
 // is refused as already answered, and the call's own answer says it ran.
 func TestLegacyInput_AnswerBusFailsAfterDelivery(t *testing.T) {
 	t.Parallel()
-	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
 		t.Run(string(v), func(t *testing.T) {
 			t.Parallel()
 			f := newLegacyFixture(t, mcp.LegacyInput{Bus: &lostReplyBus{sharedBus: &sharedBus{subs: map[string]chan []byte{}}}})
@@ -454,7 +454,7 @@ func TestConfirm_OutcomeRecordedBeforeItsAudit(t *testing.T) {
 	}
 	// A 2025 client cannot retry a confirmation; its next one is asked
 	// knowing the call ran.
-	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
 		g := newGuardFaultServer(t, mcp.WithLogger(slog.New(panicAudit{slog.NewTextHandler(io.Discard, nil)})))
 		session := sessionFor(t, g.url, tokAlice, v, `{"elicitation":{}}`)
 		st := openCallArgs(t, g.url, tokAlice, session, v, "delete_item", `{"id":"a"}`)
