@@ -32,7 +32,9 @@ type Config struct {
 	// Cancel asks the job to stop, such as "POST /api/v1/jobs/{id}/cancel".
 	// Without it tasks/cancel is acknowledged and changes nothing
 	// (cancellation is cooperative). It answers 2xx, or 409 for a job
-	// that already ended; 404 makes the task unknown.
+	// that already ended; 404 makes the task unknown; 429, 502, 503 and
+	// 504 are answered as a retryable 503 (task_unavailable), as they are
+	// from the status and update routes.
 	Cancel string
 	// Update takes the client's answers to the job's input requests, such
 	// as "POST /api/v1/jobs/{id}/input": it gets the inputResponses object
