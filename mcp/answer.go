@@ -96,7 +96,7 @@ func (h *Handler) acceptAnswer(w http.ResponseWriter, r *http.Request, p *auth.P
 		refuse("not_this_callers")
 		return
 	}
-	delivered, err := l.Bus.Publish(r.Context(), id, body)
+	delivered, err := busPublish(r.Context(), l.Bus, id, body)
 	if err != nil {
 		h.cfg.logger.ErrorContext(r.Context(), "mcp: the answer bus failed", "err", err)
 		// The bus may have delivered it before failing (a store's reply

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
-
-	"github.com/mcpdual/mcpdual/internal/panics"
 )
 
 // claimed is a confirmation this request holds the lease of, while its
@@ -152,49 +150,3 @@ func outcomeSummary(status int, failed, panicked bool, at time.Time) string {
 // slow but live call keeps it; a replica that dies mid-call loses it that
 // long after its last renewal, and a retry then runs the route again.
 const confirmLease = 5 * time.Second
-
-// The endpoint's ReplayGuard is often the host's code over its own store,
-// and a panic there is the store failing: it is taken as the error it
-// stands for, with what the ReplayGuard documentation says of errors. A
-// panicking Renew would otherwise end the process (it runs on a goroutine
-// of its own, which nothing recovers), and a panicking Complete would
-// replace the answer of a call that ran with an internal error.
-
-// guardPanicked is a panic in a ReplayGuard method, described for the log
-// (panics.Value: never the value, which may quote what the store held).
-type guardPanicked struct {
-	method string
-	v      panics.Value
-}
-
-func (e *guardPanicked) Error() string {
-	return "mcp: the replay guard's " + e.method + " panicked: " + e.v.String()
-}
-
-// recoverGuard, deferred by the calls below, turns a panic of method into
-// *err.
-func recoverGuard(method string, err *error) {
-	if p := recover(); p != nil {
-		*err = &guardPanicked{method: method, v: panics.Describe(p)}
-	}
-}
-
-func guardClaim(ctx context.Context, g ReplayGuard, caller string, nonce []byte, until time.Time, lease time.Duration) (token string, outcome []byte, err error) {
-	defer recoverGuard("Claim", &err)
-	return g.Claim(ctx, caller, nonce, until, lease)
-}
-
-func guardRenew(ctx context.Context, g ReplayGuard, nonce []byte, token string, lease time.Duration) (held bool, err error) {
-	defer recoverGuard("Renew", &err)
-	return g.Renew(ctx, nonce, token, lease)
-}
-
-func guardComplete(ctx context.Context, g ReplayGuard, nonce []byte, token string, outcome []byte, until time.Time, call string) (err error) {
-	defer recoverGuard("Complete", &err)
-	return g.Complete(ctx, nonce, token, outcome, until, call)
-}
-
-func guardLastRun(ctx context.Context, g ReplayGuard, call string) (outcome []byte, err error) {
-	defer recoverGuard("LastRun", &err)
-	return g.LastRun(ctx, call)
-}

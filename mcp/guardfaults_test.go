@@ -294,32 +294,38 @@ func legacyUnavailable(t *testing.T, status, wantStatus int, m map[string]any) {
 	}
 }
 
-// faultBus is an AnswerBus whose Subscribe fails while failing is set:
-// the store carrying answers between replicas is down.
+// faultBus is an AnswerBus whose Subscribe fails while failing is set,
+// with an error or (panics) a panic: the store carrying answers between
+// replicas is down.
 type faultBus struct {
 	*sharedBus
 	failing atomic.Bool
+	panics  bool
 }
 
 func (b *faultBus) Subscribe(ctx context.Context, id string) (<-chan []byte, func(), error) {
 	if b.failing.Load() {
+		if b.panics {
+			panic("bus: pool closed")
+		}
 		return nil, nil, errors.New("bus: connection refused")
 	}
 	return b.sharedBus.Subscribe(ctx, id)
 }
 
 // TestLegacyInput_BusDown: when the answer bus cannot subscribe to a
-// question's id, a 2025 call is not asked and does not run, and its
-// client, who is still there, is told so precisely — the retryable 503
-// answer_bus_unavailable, not "the client disconnected" — for a
-// confirmation and for a tool's own question; once the bus is back the
-// same call is asked.
+// question's id (an error, or a panic), a 2025 call is not asked and does
+// not run, and its client, who is still there, is told so precisely — the
+// retryable 503 answer_bus_unavailable, not "the client disconnected" nor
+// an internal error — for a confirmation and for a tool's own question;
+// once the bus is back the same call is asked.
 func TestLegacyInput_BusDown(t *testing.T) {
 	t.Parallel()
-	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
-		t.Run(string(v), func(t *testing.T) {
+	for _, c := range legacyFaults() {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			bus := &faultBus{sharedBus: &sharedBus{subs: map[string]chan []byte{}}}
+			v := c.v
+			bus := &faultBus{sharedBus: &sharedBus{subs: map[string]chan []byte{}}, panics: c.panics}
 			bus.failing.Store(true)
 			f := newLegacyFixture(t, mcp.LegacyInput{Bus: bus})
 			session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
@@ -355,31 +361,54 @@ func TestLegacyInput_BusDown(t *testing.T) {
 }
 
 // lostReplyBus is an AnswerBus whose Publish delivers the answer and then
-// fails, once: the store ran the publication, its reply was lost.
+// fails (with an error, or panics), once: the store ran the publication,
+// its reply was lost.
 type lostReplyBus struct {
 	*sharedBus
-	lost atomic.Bool
+	lost   atomic.Bool
+	panics bool
 }
 
 func (b *lostReplyBus) Publish(ctx context.Context, id string, answer []byte) (bool, error) {
 	delivered, err := b.sharedBus.Publish(ctx, id, answer)
 	if err == nil && b.lost.CompareAndSwap(false, true) {
+		if b.panics {
+			panic("bus: reply lost")
+		}
 		return false, errors.New("bus: i/o timeout")
 	}
 	return delivered, err
 }
 
+// legacyFault is one 2025 revision with a store that fails with an error
+// or with a panic.
+type legacyFault struct {
+	name   string
+	v      mcp.Version
+	panics bool
+}
+
+func legacyFaults() []legacyFault {
+	var out []legacyFault
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		out = append(out, legacyFault{string(v) + " error", v, false}, legacyFault{string(v) + " panic", v, true})
+	}
+	return out
+}
+
 // TestLegacyInput_AnswerBusFailsAfterDelivery: the bus delivers a 2025
-// client's confirmation and then fails to say so. The answer's POST may
-// not claim the call ends unanswered — the call runs with it — but is the
-// precise retryable 503 answer_bus_unavailable; sending the answer again
-// is refused as already answered, and the call's own answer says it ran.
+// client's confirmation and then fails to say so (an error, or a panic).
+// The answer's POST may not claim the call ends unanswered — the call
+// runs with it — but is the precise retryable 503 answer_bus_unavailable;
+// sending the answer again is refused as already answered, and the call's
+// own answer says it ran.
 func TestLegacyInput_AnswerBusFailsAfterDelivery(t *testing.T) {
 	t.Parallel()
-	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
-		t.Run(string(v), func(t *testing.T) {
+	for _, c := range legacyFaults() {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			f := newLegacyFixture(t, mcp.LegacyInput{Bus: &lostReplyBus{sharedBus: &sharedBus{subs: map[string]chan []byte{}}}})
+			v := c.v
+			f := newLegacyFixture(t, mcp.LegacyInput{Bus: &lostReplyBus{sharedBus: &sharedBus{subs: map[string]chan []byte{}}, panics: c.panics}})
 			session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
 			s := openCall(t, f.a, tokAlice, session, v, "purge")
 			id, _ := json.Marshal(s.next(t)["id"])

@@ -153,7 +153,7 @@ func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (j
 		params, _ := jsonrpc.Lookup(q, "params")
 		m, _ := jsonrpc.String(method)
 		id := answerID(req.principal, h.audience)
-		ch, stop, err := l.Bus.Subscribe(ctx, id)
+		ch, stop, err := busSubscribe(ctx, l.Bus, id)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/mcpdual/mcpdual/internal/panics"
 )
 
 // The stores an endpoint keeps state in, each beside its in-memory default:
@@ -387,4 +389,60 @@ func (b *memoryBus) Publish(_ context.Context, id string, answer []byte) (bool, 
 	default:
 		return false, nil
 	}
+}
+
+// The endpoint's stores (its ReplayGuard and AnswerBus) are often the
+// host's code over its own storage, and a panic there is the store
+// failing: it is taken as the error it stands for, with what the
+// interface's documentation says of errors. A panicking Renew would
+// otherwise end the process (it runs on a goroutine of its own, which
+// nothing recovers), a panicking Complete would replace the answer of a
+// call that ran with an internal error, and a panicking Publish would
+// reach net/http, which logs the panic's value.
+
+// storePanicked is a panic in a store's method, described for the log
+// (panics.Value: never the value, which may quote what the store held).
+type storePanicked struct {
+	op string // "the replay guard's Renew", ...
+	v  panics.Value
+}
+
+func (e *storePanicked) Error() string { return "mcp: " + e.op + " panicked: " + e.v.String() }
+
+// recoverStore, deferred by the calls below, turns a panic of op into
+// *err.
+func recoverStore(op string, err *error) {
+	if p := recover(); p != nil {
+		*err = &storePanicked{op: op, v: panics.Describe(p)}
+	}
+}
+
+func guardClaim(ctx context.Context, g ReplayGuard, caller string, nonce []byte, until time.Time, lease time.Duration) (token string, outcome []byte, err error) {
+	defer recoverStore("the replay guard's Claim", &err)
+	return g.Claim(ctx, caller, nonce, until, lease)
+}
+
+func guardRenew(ctx context.Context, g ReplayGuard, nonce []byte, token string, lease time.Duration) (held bool, err error) {
+	defer recoverStore("the replay guard's Renew", &err)
+	return g.Renew(ctx, nonce, token, lease)
+}
+
+func guardComplete(ctx context.Context, g ReplayGuard, nonce []byte, token string, outcome []byte, until time.Time, call string) (err error) {
+	defer recoverStore("the replay guard's Complete", &err)
+	return g.Complete(ctx, nonce, token, outcome, until, call)
+}
+
+func guardLastRun(ctx context.Context, g ReplayGuard, call string) (outcome []byte, err error) {
+	defer recoverStore("the replay guard's LastRun", &err)
+	return g.LastRun(ctx, call)
+}
+
+func busSubscribe(ctx context.Context, b AnswerBus, id string) (answers <-chan []byte, stop func(), err error) {
+	defer recoverStore("the answer bus's Subscribe", &err)
+	return b.Subscribe(ctx, id)
+}
+
+func busPublish(ctx context.Context, b AnswerBus, id string, answer []byte) (delivered bool, err error) {
+	defer recoverStore("the answer bus's Publish", &err)
+	return b.Publish(ctx, id, answer)
 }
