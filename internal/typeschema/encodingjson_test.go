@@ -165,9 +165,13 @@ type Exported struct {
 // member after the tag: the output never validated, and a valid input
 // never reached the field.
 func TestFor_JSONTagNamesEncodingJSONIgnores(t *testing.T) {
+	// The malformed tags are the point of the test.
 	type odd struct {
+		//lint:ignore SA5008 encoding/json ignores this tag name, as the schema must
 		Quote int `json:"it's"`
+		//lint:ignore SA5008 encoding/json ignores this tag name, as the schema must
 		Slash int `json:"a\\b,omitempty"`
+		//lint:ignore SA5008 encoding/json ignores this tag name, as the schema must
 		point `json:"\"p\""`
 		Fine  int `json:"a-b c"`
 	}
@@ -196,7 +200,8 @@ func TestFor_JSONTagNamesEncodingJSONIgnores(t *testing.T) {
 // deeper: a **int is written as a number.
 func TestFor_StringOptionOneUnnamedPointer(t *testing.T) {
 	type quoted struct {
-		P  *int  `json:"p,string"`
+		P *int `json:"p,string"`
+		//lint:ignore SA5008 a ,string on a **int is what the test pins: encoding/json ignores it
 		PP **int `json:"pp,string"`
 	}
 	s, err := For(reflect.TypeFor[quoted]())
