@@ -50,9 +50,10 @@ func (c *claimed) renew() {
 	}
 }
 
-// log logs from the renewal goroutine, with the request's context.
+// log logs from the renewal goroutine, with the request's context; a log
+// handler's panic there would end the process (logQuietly).
 func (c *claimed) log(level slog.Level, msg string, args ...any) {
-	c.h.cfg.logger.Log(c.ctx, level, msg, args...)
+	logQuietly(c.ctx, c.h.cfg.logger, level, msg, args...)
 }
 
 // record notes what the route did, for settle. c may be nil: no guard.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -163,12 +164,12 @@ func (h *Handler) followFleet(ctx context.Context) {
 	defer func() { close(queue); <-ran }()
 	wait := fleetRetry
 	for ctx.Err() == nil {
-		events, stop, err := h.notes.Bus.Subscribe(ctx)
+		events, stop, err := eventSubscribe(ctx, h.notes.Bus)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			h.cfg.logger.WarnContext(ctx, "mcp: cannot follow fleet events; trying again", "err", err, "in", wait)
+			logQuietly(ctx, h.cfg.logger, slog.LevelWarn, "mcp: cannot follow fleet events; trying again", "err", err, "in", wait)
 			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
@@ -182,7 +183,7 @@ func (h *Handler) followFleet(ctx context.Context) {
 		wait = fleetRetry
 		h.followEvents(ctx, events, queue)
 		if err := stop(); err != nil && ctx.Err() == nil {
-			h.cfg.logger.WarnContext(ctx, "mcp: the fleet events' subscription ended; events may have been lost", "err", err)
+			logQuietly(ctx, h.cfg.logger, slog.LevelWarn, "mcp: the fleet events' subscription ended; events may have been lost", "err", err)
 		}
 	}
 }
@@ -207,7 +208,7 @@ func (h *Handler) followEvents(ctx context.Context, events <-chan []byte, queue 
 			select {
 			case queue <- e:
 			default:
-				h.cfg.logger.ErrorContext(ctx, "mcp: a fleet event was lost: OnFleet is too slow", "event", e.Name)
+				logQuietly(ctx, h.cfg.logger, slog.LevelError, "mcp: a fleet event was lost: OnFleet is too slow", "event", e.Name)
 			}
 		}
 	}
@@ -217,7 +218,7 @@ func (h *Handler) followEvents(ctx context.Context, events <-chan []byte, queue 
 func (h *Handler) onFleet(ctx context.Context, e busEvent) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.cfg.logger.ErrorContext(ctx, "mcp: OnFleet panicked", "event", e.Name, "panic", panics.Describe(p))
+			logQuietly(ctx, h.cfg.logger, slog.LevelError, "mcp: OnFleet panicked", "event", e.Name, "panic", panics.Describe(p))
 		}
 	}()
 	h.notes.OnFleet(ctx, e.Name, e.Payload)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -435,6 +436,31 @@ func guardComplete(ctx context.Context, g ReplayGuard, nonce []byte, token strin
 func guardLastRun(ctx context.Context, g ReplayGuard, call string) (outcome []byte, err error) {
 	defer recoverStore("the replay guard's LastRun", &err)
 	return g.LastRun(ctx, call)
+}
+
+// eventSubscribe subscribes the handler's own goroutines (the fleet
+// follower) to an EventBus, whose panic nothing else would recover there;
+// the stop it returns is guarded alike.
+func eventSubscribe(ctx context.Context, b EventBus) (events <-chan []byte, stop func() error, err error) {
+	defer recoverStore("the event bus's Subscribe", &err)
+	events, end, err := b.Subscribe(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return events, func() (err error) {
+		defer recoverStore("the event bus's stop", &err)
+		return end()
+	}, nil
+}
+
+// logQuietly logs from a goroutine of the handler's own (a lease's
+// renewal, the fleet follower), where nothing recovers a panic: a host's
+// log handler that panics loses the line there instead of ending the
+// process. On a request's goroutine a log call is not wrapped: a panic
+// there is net/http's to recover, as for any handler.
+func logQuietly(ctx context.Context, l *slog.Logger, level slog.Level, msg string, args ...any) {
+	defer func() { _ = recover() }()
+	l.Log(ctx, level, msg, args...)
 }
 
 func busSubscribe(ctx context.Context, b AnswerBus, id string) (answers <-chan []byte, stop func(), err error) {
