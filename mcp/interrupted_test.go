@@ -102,12 +102,21 @@ func newInterruptFixture(t *testing.T, opts ...mcp.HandlerOption) *interruptFixt
 	})
 	opts = append([]mcp.HandlerOption{mcp.WithLogger(slog.New(slog.NewTextHandler(f.log, nil)))}, opts...)
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, opts...)
+	f.url = serveEndingWhenStarted(t, h, f.started)
+	return f
+}
+
+// serveEndingWhenStarted serves h over HTTP behind a middleware that ends
+// each request's context as soon as something is sent on started (a route
+// or function began): the request is interrupted while the client is
+// still there to read what it is told.
+func serveEndingWhenStarted(t *testing.T, h http.Handler, started <-chan struct{}) string {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		go func() {
 			select {
-			case <-f.started:
+			case <-started:
 				cancel()
 			case <-ctx.Done():
 			}
@@ -115,8 +124,7 @@ func newInterruptFixture(t *testing.T, opts ...mcp.HandlerOption) *interruptFixt
 		h.ServeHTTP(w, r.WithContext(ctx))
 	}))
 	t.Cleanup(ts.Close)
-	f.url = ts.URL
-	return f
+	return ts.URL
 }
 
 // interruptedAnswer checks r is the answer to an interrupted call: a

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -117,20 +116,7 @@ func newStallJobs(t *testing.T) *stallJobs {
 	sealer := mrtr.NewSealer(ring)
 	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(sealer)), era2025.New(era2025.WithSealer(sealer))},
 		mcp.WithLogger(slog.New(slog.DiscardHandler)), mcp.WithAuth(auth.New(authConfig(nil))))
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		go func() {
-			select {
-			case <-s.started:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		h.ServeHTTP(w, r.WithContext(ctx))
-	}))
-	t.Cleanup(ts.Close)
-	s.url = ts.URL
+	s.url = serveEndingWhenStarted(t, h, s.started)
 	return s
 }
 
