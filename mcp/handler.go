@@ -309,6 +309,21 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		// Notifications are accepted and never answered; a notification
 		// never runs a tool (it could not report what it did).
 		req.setVersion(rev.version) // for the observer
+		if rev.f.Sessions {
+			// A 2025 notification POST is a request of its session like
+			// any other: an id that no longer opens is 404 (the
+			// transports' MUST), so the client starts over, rather than
+			// 202. The row lets notifications/initialized carry a stale
+			// id, as initialize may.
+			req.rev = rev
+			if row := methodsByName[msg.Method]; row != nil {
+				req.Request.Method = &row.Method
+			}
+			if err := h.envelope(req); err != nil {
+				h.writeError(r.Context(), w, nil, rev.version, err)
+				return
+			}
+		}
 		hdr["Cache-Control"] = req.values.one("no-store")
 		hdr[protoHeader] = req.values.one(string(rev.version))
 		w.WriteHeader(http.StatusAccepted)

@@ -292,3 +292,91 @@ func TestSession_DeepCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestSessions_NotificationCarriesTheID: a 2025 notification POST that
+// carries an Mcp-Session-Id is a request containing that id, which every
+// 2025 transport answers 404 once the session is gone: an id that does not
+// open (altered, another caller's, expired, under another ring) is 404
+// -32001, as any request of the session is, not 202; an id naming another
+// revision than the header is 400 -32020. A live id, no id, and
+// notifications/initialized with a stale id (the client starting over)
+// stay 202, and so does a 2026-07-28 notification, which has no session.
+func TestSessions_NotificationCarriesTheID(t *testing.T) {
+	t.Parallel()
+	clock := time.Now()
+	ring := sessionRing(t, 1)
+	a := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring, mrtr.WithClock(func() time.Time { return clock }), mrtr.WithSkew(0)), time.Minute)})
+	other := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(sessionRing(t, 2)), 0)})
+	late := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(ring, mrtr.WithClock(func() time.Time { return clock.Add(2 * time.Minute) }), mrtr.WithSkew(0)), time.Minute)})
+	const cancelled = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`
+	const initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		t.Run(string(v), func(t *testing.T) {
+			id := initialize(t, a, tokAlice, v, `{}`).header.Get("Mcp-Session-Id")
+			if id == "" {
+				t.Fatal("no session id")
+			}
+			tampered := []byte(id)
+			tampered[len(tampered)/2] ^= 1
+			if tampered[len(tampered)/2] == '-' || tampered[len(tampered)/2] == '_' {
+				tampered[len(tampered)/2] = 'A'
+			}
+			another := mcp.Version20250618
+			if v == mcp.Version20250618 {
+				another = mcp.Version20251125
+			}
+			for _, c := range []struct {
+				name, url, token, id, body string
+				header                     mcp.Version // "" sends none, as 2025-03-26 does
+				status, code               int
+			}{
+				{"live id", a, tokAlice, id, cancelled, v, 202, 0},
+				{"no id", a, tokAlice, "", cancelled, v, 202, 0},
+				{"tampered", a, tokAlice, string(tampered), cancelled, v, 404, -32001},
+				{"another caller", a, tokBob, id, cancelled, v, 404, -32001},
+				{"another key ring", other, tokAlice, id, cancelled, v, 404, -32001},
+				{"expired", late, tokAlice, id, cancelled, v, 404, -32001},
+				{"junk", a, tokAlice, "nope", cancelled, v, 404, -32001},
+				{"another revision named", a, tokAlice, id, cancelled, another, 400, -32020},
+				{"initialized with a stale id", a, tokAlice, string(tampered), initialized, v, 202, 0},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					hdr := map[string]string{}
+					if c.header != "" && (v != mcp.Version20250326 || c.header != v) {
+						hdr["MCP-Protocol-Version"] = string(c.header)
+					}
+					if c.id != "" {
+						hdr["Mcp-Session-Id"] = c.id
+					}
+					r := post(t, c.url, http.MethodPost, c.token, hdr, c.body)
+					if r.status != c.status {
+						t.Fatalf("%d %s, want %d", r.status, r.body, c.status)
+					}
+					if c.code == 0 {
+						if len(r.body) != 0 || r.header.Get("Mcp-Session-Id") != "" {
+							t.Errorf("an accepted notification answered %q, session header %q", r.body, r.header.Get("Mcp-Session-Id"))
+						}
+						return
+					}
+					var got struct {
+						ID    json.RawMessage `json:"id"`
+						Error struct {
+							Code int `json:"code"`
+						} `json:"error"`
+					}
+					if err := json.Unmarshal(r.body, &got); err != nil || got.Error.Code != c.code || got.ID != nil ||
+						r.header.Get("Content-Type") != "application/json" || bytes.Contains(r.body, []byte(c.id)) {
+						t.Errorf("refusal %s (Content-Type %q), want code %d, no id, the session id not echoed", r.body, r.header.Get("Content-Type"), c.code)
+					}
+				})
+			}
+		})
+	}
+	// A 2026-07-28 notification has no session: whatever Mcp-Session-Id
+	// it carries is ignored.
+	r := post(t, a, http.MethodPost, tokAlice, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "notifications/cancelled", "Mcp-Session-Id": "nope"},
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"requestId":7}}`)
+	if r.status != 202 || len(r.body) != 0 {
+		t.Errorf("2026-07-28 notification with a junk session id: %d %s", r.status, r.body)
+	}
+}
