@@ -263,11 +263,18 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	}
 	req.session, req.sessionUntil = d.Session, d.SessionUntil
 	if d.Version != "" && Version(d.Version) != req.version {
-		// The session's revision, for a stream that named none.
-		if r := h.byVersion[Version(d.Version)]; r != nil && r.era == rev.era {
-			rev, req.rev = r, r
-			req.setVersion(r.version)
+		// The session's revision, for a stream that named none. One this
+		// endpoint does not serve is the session gone, as it is for the
+		// session's POSTs (Handler.envelope): served in the default
+		// revision instead, the stream would outlive a session every
+		// request of which is 404.
+		served := h.byVersion[Version(d.Version)]
+		if served == nil || served.era != rev.era {
+			h.writeError(r.Context(), w, nil, rev.version, seam.SessionNotFound())
+			return
 		}
+		rev, req.rev = served, served
+		req.setVersion(served.version)
 	}
 	caller := req.callerKey()
 	if h.cfg.limiter != nil {

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // getWithVersion sends a session's GET (none for a session without an
@@ -94,5 +98,80 @@ func TestPush_RefusedStreamNamesAllow(t *testing.T) {
 		if status != http.StatusMethodNotAllowed || hdr.Get("Allow") != "POST" || !strings.Contains(string(body), `"code":-32600`) {
 			t.Errorf("%s: %d Allow=%q %s", c.name, status, hdr.Get("Allow"), body)
 		}
+	}
+}
+
+// TestPush_StreamOfASessionInAnUnservedRevision: a session negotiated in
+// a revision this endpoint does not serve (a replica of the fleet that
+// serves fewer 2025 revisions, sharing the ring) opens no GET stream when
+// the GET names no revision: 404 -32001, as the session's POSTs that name
+// none are, so the client initializes again. It opened a stream in the
+// endpoint's default revision, for a session every POST of which was 404.
+// The same session's stream still opens where its revision is served.
+func TestPush_StreamOfASessionInAnUnservedRevision(t *testing.T) {
+	t.Parallel()
+	sealer := mrtr.NewSealer(sessionRing(t, 1))
+	endpoint := func(versions ...mcp.Version) string {
+		srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+		mcp.AddToolFunc(srv, mcp.Tool{Name: "t", Description: "d"}, func(ctx context.Context, in struct{}) (sessionOut, error) { return sessionOut{N: 1}, nil })
+		opts := []era2025.Option{era2025.WithSessions(sealer, 0)}
+		if len(versions) > 0 {
+			opts = append(opts, era2025.WithVersions(versions...))
+		}
+		return newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(sealer)), era2025.New(opts...)},
+			mcp.WithChangeNotifications(mcp.ChangeNotifications{Bus: mcp.NewMemoryEventBusForTest(), KeepAlive: time.Hour})))
+	}
+	all, fewer := endpoint(), endpoint(mcp.Version20250618)
+	get := func(url, id string) (int, http.Header, []byte) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel() // ends a stream that opened
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		req.Header = http.Header{"Accept": {"text/event-stream"}, "Mcp-Session-Id": {id}}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return resp.StatusCode, resp.Header, nil // a stream: nothing to read before it ends
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, b
+	}
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		t.Run(string(v), func(t *testing.T) {
+			id := initialize(t, all, "", v, `{}`).header.Get("Mcp-Session-Id")
+			if id == "" {
+				t.Fatal("no session id")
+			}
+			for _, url := range []string{all, fewer} {
+				served := url == all || v == mcp.Version20250618
+				// The POST that names no revision is refused where the
+				// session's revision is not served...
+				p := post(t, url, http.MethodPost, "", map[string]string{"Mcp-Session-Id": id}, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+				if served != (p.status == 200) || !served && (p.status != 404 || !bytes.Contains(p.body, []byte(`"code":-32001`))) {
+					t.Fatalf("POST (revision served: %v): %d %s", served, p.status, p.body)
+				}
+				// ...and so is the GET; where it is served, the stream
+				// opens in it.
+				status, hdr, body := get(url, id)
+				if served {
+					if status != 200 || hdr.Get("Content-Type") != "text/event-stream" || hdr.Get("MCP-Protocol-Version") != string(v) {
+						t.Errorf("GET where the revision is served: %d %q %q %s", status, hdr.Get("Content-Type"), hdr.Get("MCP-Protocol-Version"), body)
+					}
+					continue
+				}
+				var got struct {
+					ID    json.RawMessage `json:"id"`
+					Error struct {
+						Code int `json:"code"`
+					} `json:"error"`
+				}
+				json.Unmarshal(body, &got)
+				if status != 404 || got.Error.Code != -32001 || got.ID != nil || hdr.Get("Content-Type") != "application/json" {
+					t.Errorf("GET: %d %q %s, want 404 -32001", status, hdr.Get("Content-Type"), body)
+				}
+			}
+		})
 	}
 }
