@@ -63,7 +63,18 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	out := []byte{'['}
 	answered := 0
 	for _, m := range members {
-		resp := h.serveMember(r, m, next)
+		resp, gone := h.serveMember(r, m, next)
+		if gone {
+			// The batch is one request containing its session's id: an id
+			// that no longer opens is the batch's 404, as the transport
+			// requires, and not an error in every member (which a client
+			// reading the status never takes for its session's end). Every
+			// request and notification stops at the session alike, so none
+			// ran; a client's answer to a question, bound to its question
+			// and caller and not to the session, may have been delivered.
+			h.writeError(r.Context(), w, nil, Version20250326, seam.SessionNotFound())
+			return true
+		}
 		if resp == nil {
 			continue // a notification or a response: nothing to answer
 		}
@@ -88,8 +99,9 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 }
 
 // serveMember serves one member of a batch as a POST of its own and
-// returns its JSON-RPC response, or nil when it has none.
-func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Handler) []byte {
+// returns its JSON-RPC response, or nil when it has none; gone reports
+// that the batch's session id did not open (404 -32001).
+func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Handler) (resp []byte, gone bool) {
 	var probe struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -102,15 +114,15 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	if len(m) == 0 || m[0] != '{' {
 		// Not a message; an array would be a batch in a batch, which is
 		// never served (nor recursed into).
-		return memberError(nil, CodeInvalidRequest, "Invalid Request: a batch member must be a JSON object")
+		return memberError(nil, CodeInvalidRequest, "Invalid Request: a batch member must be a JSON object"), false
 	}
 	json.Unmarshal(m, &probe) // the member was scanned strictly with the batch; a type mismatch leaves fields empty
 	if probe.Method == "initialize" {
-		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
+		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch"), false
 	}
 	if _, ok := probe.Params.Meta[seam.MetaProtocolVersion]; ok {
 		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: a batch is a 2025-03-26 message; a message with a "+
-			seam.MetaProtocolVersion+" _meta envelope must be sent alone")
+			seam.MetaProtocolVersion+" _meta envelope must be sent alone"), false
 	}
 	sub := r.Clone(r.Context())
 	sub.Body = io.NopCloser(bytes.NewReader(m))
@@ -121,28 +133,37 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	rec := &memberRecorder{header: http.Header{}}
 	next.ServeHTTP(rec, sub)
 	if rec.status == http.StatusAccepted || rec.body.Len() == 0 {
-		return nil
+		return nil, false
 	}
-	if probe.Method == "" && (probe.Result != nil || probe.Error != nil) {
-		// A response is never answered, even when it is refused (it
-		// answers no question, or answers are not taken): an error
-		// carrying its id would read as the answer to one of the client's
-		// own requests. The endpoint has logged the refusal.
-		return nil
-	}
-	resp := bytes.TrimSpace(rec.body.Bytes())
+	resp = bytes.TrimSpace(rec.body.Bytes())
 	// A refusal sent before a message is read (401/403/413/429/503) carries
 	// no id; in a batch the member's own id tells the client which it was.
 	var got struct {
 		ID    json.RawMessage `json:"id"`
 		Error json.RawMessage `json:"error"`
 	}
+	parsed := json.Unmarshal(resp, &got) == nil
+	if rec.status == http.StatusNotFound && parsed && got.Error != nil {
+		var e struct {
+			Code Code `json:"code"`
+		}
+		if json.Unmarshal(got.Error, &e) == nil && e.Code == seam.CodeSessionNotFound {
+			return nil, true
+		}
+	}
+	if probe.Method == "" && (probe.Result != nil || probe.Error != nil) {
+		// A response is never answered, even when it is refused (it
+		// answers no question, or answers are not taken): an error
+		// carrying its id would read as the answer to one of the client's
+		// own requests. The endpoint has logged the refusal.
+		return nil, false
+	}
 	// In a batch every response names the member it answers: its id, or
 	// null when the member's id could not be read.
-	if json.Unmarshal(resp, &got) == nil && got.ID == nil && got.Error != nil {
-		return errorResponse(probe.ID, got.Error)
+	if parsed && got.ID == nil && got.Error != nil {
+		return errorResponse(probe.ID, got.Error), false
 	}
-	return resp
+	return resp, false
 }
 
 // memberError is the JSON-RPC error response to a batch member refused

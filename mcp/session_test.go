@@ -380,3 +380,77 @@ func TestSessions_NotificationCarriesTheID(t *testing.T) {
 		t.Errorf("2026-07-28 notification with a junk session id: %d %s", r.status, r.body)
 	}
 }
+
+// TestSessions_BatchCarriesTheID: a 2025-03-26 batch is one HTTP request
+// containing its session's id, so an id that no longer opens answers the
+// batch 404 -32001, as the transport requires and as a lone request is
+// answered, rather than 200 with the same error in every member (which
+// a client reading the status never takes for the end of its session).
+// Nothing ran: every member stops at the session. A live id serves the
+// batch; a batch of notifications/initialized alone may carry a stale id.
+func TestSessions_BatchCarriesTheID(t *testing.T) {
+	t.Parallel()
+	url := sessionServer(t, []era2025.Option{era2025.WithSessions(mrtr.NewSealer(sessionRing(t, 1)), 0)})
+	id := initialize(t, url, tokAlice, mcp.Version20250326, `{"elicitation":{}}`).header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("no session id")
+	}
+	tampered := []byte(id)
+	tampered[len(tampered)/2] ^= 1
+	if tampered[len(tampered)/2] == '-' || tampered[len(tampered)/2] == '_' {
+		tampered[len(tampered)/2] = 'A'
+	}
+	const (
+		caps      = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"caps","arguments":{}}}`
+		ping      = `{"jsonrpc":"2.0","id":"p","method":"ping"}`
+		cancelled = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`
+		init      = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	)
+	for _, c := range []struct {
+		name, token, id, body string
+		status                int
+	}{
+		{"live id", tokAlice, id, "[" + caps + "," + ping + "," + cancelled + "]", 200},
+		{"tampered id", tokAlice, string(tampered), "[" + caps + "," + ping + "]", 404},
+		{"another caller's id", tokBob, id, "[" + ping + "," + caps + "]", 404},
+		{"junk id", tokAlice, "nope", "[" + ping + "]", 404},
+		{"notifications alone, tampered id", tokAlice, string(tampered), "[" + cancelled + "]", 404},
+		{"a member that is not an object first", tokAlice, string(tampered), "[1," + ping + "]", 404},
+		{"notifications/initialized alone, tampered id", tokAlice, string(tampered), "[" + init + "]", 202},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+				"Authorization": {"Bearer " + c.token}, "Mcp-Session-Id": {c.id}}
+			status, h, body := rawPost(t, url, hdr, c.body)
+			if status != c.status {
+				t.Fatalf("status %d, want %d: %s", status, c.status, body)
+			}
+			switch status {
+			case 202:
+				if len(body) != 0 {
+					t.Errorf("202 with a body: %s", body)
+				}
+			case 404:
+				var e struct {
+					ID    json.RawMessage `json:"id"`
+					Error struct {
+						Code int `json:"code"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal(body, &e); err != nil || e.Error.Code != -32001 || e.ID != nil ||
+					h.Get("Content-Type") != "application/json" || bytes.Contains(body, []byte(c.id)) {
+					t.Errorf("refusal %s, want one -32001 error without id, the id not echoed", body)
+				}
+			default:
+				var replies []struct {
+					ID     json.RawMessage `json:"id"`
+					Result json.RawMessage `json:"result"`
+				}
+				if err := json.Unmarshal(body, &replies); err != nil || len(replies) != 2 || string(replies[0].ID) != "1" ||
+					!bytes.Contains(replies[0].Result, []byte(`elicitation`)) || string(replies[1].ID) != `"p"` || replies[1].Result == nil {
+					t.Errorf("batch of a live session: %s", body)
+				}
+			}
+		})
+	}
+}
