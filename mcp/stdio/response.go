@@ -2,8 +2,10 @@ package stdio
 
 import (
 	"bytes"
+	"errors"
 	"mime"
 	"net/http"
+	"sync"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
@@ -14,6 +16,11 @@ import (
 // its events as it is written: each notification is handed to notify at
 // once, and the stream's last message, the response, is kept as body.
 type response struct {
+	// mu guards what follows header: a handler may write from goroutines of
+	// its own, even after it returned (which http.ResponseWriter forbids,
+	// and which finish ends).
+	mu     sync.Mutex
+	closed bool
 	header http.Header
 	status int
 	stream bool
@@ -31,8 +38,17 @@ func newResponse(notify func([]byte)) *response {
 
 func (w *response) Header() http.Header { return w.header }
 
+// errClosed is what a write after the handler returned gets.
+var errClosed = errors.New("stdio: the response was written after its handler returned")
+
 func (w *response) WriteHeader(code int) {
-	if w.status != 0 || code < 200 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeHeader(code)
+}
+
+func (w *response) writeHeader(code int) {
+	if w.closed || w.status != 0 || code < 200 {
 		return // 1xx informational answers are not the answer
 	}
 	w.status = code
@@ -42,8 +58,13 @@ func (w *response) WriteHeader(code int) {
 }
 
 func (w *response) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return 0, errClosed
+	}
 	if w.status == 0 {
-		w.WriteHeader(http.StatusOK)
+		w.writeHeader(http.StatusOK)
 	}
 	if !w.stream {
 		w.body = append(w.body, p...)
@@ -106,9 +127,13 @@ func (w *response) dispatch() {
 	w.body = msg
 }
 
-// finish ends a stream that stopped without a blank line after its last
-// event.
+// finish closes the response once the handler returned, ending a stream
+// that stopped without a blank line after its last event. What is written
+// to it afterwards is refused.
 func (w *response) finish() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
 	if !w.stream {
 		return
 	}

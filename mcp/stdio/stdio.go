@@ -170,6 +170,11 @@ type server struct {
 type flight struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // the client cancelled it: its answer is dropped
+	// mu orders the request's notifications against its end: once done
+	// (its handler returned), nothing more is written for it, whatever a
+	// goroutine the handler left behind still sends.
+	mu   sync.Mutex
+	done bool
 	// What the request holds of the transport's bounds; only its own
 	// goroutine changes them. A request waiting for the client's answer
 	// holds neither (see wait).
@@ -359,7 +364,9 @@ func (s *server) cancelled(params []byte) {
 // serve runs one message through the handler and writes what it answers.
 func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc.Message, parsed bool) {
 	notify := func(n []byte) {
-		if !f.cancelled.Load() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if !f.done && !f.cancelled.Load() {
 			s.write(n)
 		}
 	}
@@ -404,7 +411,13 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 	}
 	w := newResponse(notify) // for a handler that streams all the same
 	panicked := s.call(w, r)
+	// What the handler (or a goroutine it left running) sends from now on
+	// would follow the answer, or reach a writer that has stopped: the
+	// response refuses it, and so does notify.
 	w.finish()
+	f.mu.Lock()
+	f.done = true
+	f.mu.Unlock()
 	if f.cancelled.Load() {
 		return
 	}

@@ -1,0 +1,129 @@
+package stdio_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// TestHandlerWritesAfterReturning: what a handler sends after it returned
+// — from a goroutine it left running, or an endpoint behind a middleware
+// that answered for it while it runs on — is never
+// written: it would follow the request's answer, and once the input ended
+// it reached a writer that had stopped (a send on a closed channel, which
+// ended the process).
+func TestHandlerWritesAfterReturning(t *testing.T) {
+	t.Parallel()
+	t.Run("foreign handler", func(t *testing.T) {
+		t.Parallel()
+		// Each request leaves a goroutine behind that writes a notification
+		// event and another response event to its stream when released.
+		late := make(chan chan struct{}, 4)
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			id := strings.TrimSuffix(strings.SplitN(string(body), `"id":`, 2)[1], `,"method":"ping"}`)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", id)
+			release, wrote := make(chan struct{}), make(chan struct{})
+			late <- release
+			go func() {
+				defer close(wrote)
+				<-release
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%s,\"progress\":1}}\n\n", id)
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"late\":true}}\n\n", id)
+			}()
+			late <- wrote
+		})
+		s := start(t, h)
+		if m := s.call(1, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); string(m.Result) != `{}` {
+			t.Fatalf("answer: %s", m.raw)
+		}
+		release, wrote := <-late, <-late
+		close(release)
+		<-wrote
+		// The next line is the next request's answer, not what request 1's
+		// goroutine wrote after it.
+		if m := s.call(2, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); string(m.Result) != `{}` {
+			t.Fatalf("answer: %s", m.raw)
+		}
+		release, wrote = <-late, <-late
+		if rest := s.finish(); len(rest) != 0 {
+			t.Errorf("written after the input ended: %s", rest[0].raw)
+		}
+		// Serve has returned: request 2's goroutine writes now.
+		close(release)
+		<-wrote
+	})
+	// An endpoint behind a host's middleware that answers for it and
+	// returns while the route runs on (http.TimeoutHandler does that): the
+	// route reports progress after that, in every revision.
+	for _, v := range []mcp.Version{mcp.Version20260728, mcp.Version20250618, mcp.Version20250326} {
+		t.Run("endpoint answered for by a middleware/"+string(v), func(t *testing.T) {
+			t.Parallel()
+			entered, release, reported := make(chan struct{}), make(chan struct{}), make(chan bool, 1)
+			mux := http.NewServeMux()
+			srv := mcp.NewServer(mcp.Implementation{Name: "late", Version: "1"})
+			srv.AddTool(mcp.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, "GET /late", mux)
+			mux.HandleFunc("GET /late", func(w http.ResponseWriter, r *http.Request) {
+				close(entered)
+				<-release // until the test lets it go, long after the wrapper gave up
+				reported <- mcp.CallFromContext(r.Context()).Progress(1, 2, "late")
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{}`)
+			})
+			h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithStreaming(),
+				mcp.WithLogger(slog.New(slog.DiscardHandler)))
+			// The host's middleware answers the late call for the endpoint
+			// and lets it run on, as http.TimeoutHandler does once its time
+			// is up (without a clock here).
+			detached := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				inner := r.Clone(context.WithoutCancel(r.Context()))
+				inner.Body = io.NopCloser(bytes.NewReader(body))
+				if !bytes.Contains(body, []byte(`"late"`)) {
+					h.ServeHTTP(w, inner)
+					return
+				}
+				go h.ServeHTTP(httptest.NewRecorder(), inner)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Busy: try again later"}}`)
+			})
+			s := start(t, detached)
+			call, list := toolsCall(1, "late", `{}`, strings.Replace(meta(`{}`), `"_meta":{`, `"_meta":{"progressToken":"p1",`, 1)), `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+meta(`{}`)+`}}`
+			if v != mcp.Version20260728 {
+				m := s.call(0, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+string(v)+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+				if m.Error != nil {
+					t.Fatalf("initialize: %s", m.raw)
+				}
+				call, list = toolsCall(1, "late", `{}`, `"_meta":{"progressToken":"p1"}`), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+			}
+			s.send(call)
+			if m := s.recv(); string(m.ID) != "1" || m.code() != -32000 {
+				t.Fatalf("answer: %s", m.raw)
+			}
+			<-entered
+			close(release)
+			if !<-reported {
+				t.Fatal("the route's progress was refused by the endpoint: nothing was sent late")
+			}
+			if m := s.call(2, list); m.Error != nil {
+				t.Fatalf("answer: %s", m.raw)
+			}
+			if rest := s.finish(); len(rest) != 0 {
+				t.Errorf("written after the input ended: %s", rest[0].raw)
+			}
+		})
+	}
+}
