@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/stdio"
 )
 
 // TestHandlerWritesAfterReturning: what a handler sends after it returned
@@ -125,5 +126,50 @@ func TestHandlerWritesAfterReturning(t *testing.T) {
 				t.Errorf("written after the input ended: %s", rest[0].raw)
 			}
 		})
+	}
+}
+
+// TestCancel_IDReusedAfterCancel: once the client cancelled a request, its
+// id is free (2026-07-28 asks ids to be unique among requests in flight
+// only): a new request under it is cancellable, even while the cancelled
+// one is still winding down. It was taken for a duplicate of the first,
+// which nothing could cancel.
+func TestCancel_IDReusedAfterCancel(t *testing.T) {
+	t.Parallel()
+	entered, stopped, hold := make(chan string, 4), make(chan string, 4), make(chan struct{})
+	defer close(hold)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"ping"`) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":8,"result":{}}`)
+			return
+		}
+		run := "second"
+		if strings.Contains(string(body), `"first"`) {
+			run = "first"
+		}
+		entered <- run
+		<-r.Context().Done()
+		stopped <- run
+		if run == "first" {
+			<-hold // winds down slowly: its flight outlives the cancellation
+		}
+	})
+	s := start(t, h, stdio.WithConcurrency(2))
+	req := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"%s"}}`
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`
+	s.send(fmt.Sprintf(req, "first"))
+	expect(t, entered, "first")
+	s.send(cancel)
+	expect(t, stopped, "first")
+	s.send(fmt.Sprintf(req, "second"))
+	expect(t, entered, "second")
+	s.send(cancel)
+	expect(t, stopped, "second")
+	// Neither cancelled request is answered: the next line answers the next
+	// request.
+	if m := s.call(8, `{"jsonrpc":"2.0","id":8,"method":"ping"}`); m.Error != nil {
+		t.Errorf("answer: %s", m.raw)
 	}
 }

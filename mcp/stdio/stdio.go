@@ -120,11 +120,17 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
+	s := newServer(ctx, h, out, cfg)
+	defer s.stop(nil)
+	return s.run(newLineReader(in, cfg.maxMessage))
+}
+
+// newServer prepares one Serve call; run starts it.
+func newServer(ctx context.Context, h http.Handler, out io.Writer, cfg config) *server {
 	// Every message's context descends from this one, marked local once.
 	ctx = local.NewContext(ctx, &local.Exchange{Transport: "stdio", Principal: cfg.principal})
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	s := &server{
+	return &server{
 		h:       h,
 		cfg:     cfg,
 		out:     out,
@@ -137,7 +143,6 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		flights: map[string]*flight{},
 		waiters: map[*flight]bool{},
 	}
-	return s.run(newLineReader(in, cfg.maxMessage))
 }
 
 // server is one Serve call.
@@ -170,6 +175,11 @@ type server struct {
 type flight struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // the client cancelled it: its answer is dropped
+	// key is the raw id it is registered under in server.flights, "" for
+	// none (a notification, a batch, the second of two with one id). It
+	// stays registered until it is cancelled or its answer is decided, and
+	// no longer: from then on the id is the client's to use again.
+	key string
 	// mu orders the request's notifications against its end: once done
 	// (its handler returned), nothing more is written for it, whatever a
 	// goroutine the handler left behind still sends.
@@ -302,14 +312,11 @@ func (s *server) accept(line []byte) {
 	}
 	fctx, cancel := context.WithCancel(s.ctx)
 	f := &flight{cancel: cancel, queued: true}
-	key := ""
 	if parsed && !msg.IsNotification() {
-		key = string(msg.ID)
+		key := string(msg.ID)
 		s.mu.Lock()
-		if _, dup := s.flights[key]; dup {
-			key = "" // the first of two with one id is the one cancellable
-		} else {
-			s.flights[key] = f
+		if _, dup := s.flights[key]; !dup { // the first of two with one id is the one cancellable
+			s.flights[key], f.key = f, key
 		}
 		s.mu.Unlock()
 	}
@@ -324,9 +331,7 @@ func (s *server) accept(line []byte) {
 		defer cancel()
 		defer func() {
 			s.mu.Lock()
-			if key != "" {
-				delete(s.flights, key)
-			}
+			s.release(f)         // a request that never ran still holds its id
 			delete(s.waiters, f) // a wait that ended without resuming
 			s.mu.Unlock()
 		}()
@@ -354,11 +359,39 @@ func (s *server) cancelled(params []byte) {
 	}
 	s.mu.Lock()
 	f := s.flights[string(id)]
+	if f != nil {
+		// The client is done with the id: a request it sends next under the
+		// same id is a new one, cancellable in its turn, even while this one
+		// is still winding down.
+		s.release(f)
+		f.cancelled.Store(true)
+	}
 	s.mu.Unlock()
 	if f != nil {
-		f.cancelled.Store(true)
 		f.cancel()
 	}
+}
+
+// release unregisters f's id, unless another request holds it now; the
+// caller holds s.mu.
+func (s *server) release(f *flight) {
+	if f.key != "" && s.flights[f.key] == f {
+		delete(s.flights, f.key)
+	}
+}
+
+// settle decides, once f's handler has returned, whether its answer is
+// written: not when the client cancelled it. Either way its id is released
+// now, before the answer is handed to the writer: a client that read the
+// answer may send its id again at once (2026-07-28 asks ids to be unique
+// among requests in flight only), and a cancellation of that new request
+// must find it. A cancellation read after this is of a finished request,
+// and changes nothing.
+func (s *server) settle(f *flight) (cancelled bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.release(f)
+	return f.cancelled.Load()
 }
 
 // serve runs one message through the handler and writes what it answers.
@@ -418,7 +451,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 	f.mu.Lock()
 	f.done = true
 	f.mu.Unlock()
-	if f.cancelled.Load() {
+	if s.settle(f) {
 		return
 	}
 	switch {
