@@ -38,7 +38,8 @@ const stdioResource = "http://127.0.0.1/mcp"
 // serveStdio serves until stdin ends (0), SIGINT or SIGTERM (0), or
 // stdout fails (1), and gives the session the principal's budget rate
 // sets (-rate, as over HTTP); a rate it cannot read exits 2. legacy is
-// -legacy-input: 2025 clients are asked over the lines.
+// -legacy-input: 2025 clients are asked over the lines; -notifications
+// serves subscriptions/listen on the lines.
 func serveStdio(rate string, legacy bool) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	slog.SetDefault(logger) // nothing the endpoint logs may reach stdout
@@ -52,7 +53,7 @@ func serveStdio(rate string, legacy bool) int {
 	// A client that closes its end of stdout fails the next write (Serve
 	// catches the SIGPIPE that would otherwise end the process unlogged):
 	// the failure is logged below and the status is 1.
-	err = runStdio(ctx, os.Stdin, os.Stdout, logger, perSecond, burst, legacy)
+	err = runStdio(ctx, os.Stdin, os.Stdout, logger, perSecond, burst, legacy, *notificationsFlag)
 	if err != nil && ctx.Err() == nil {
 		logger.Error("inbox: stdio session failed", "err", err)
 		return 1
@@ -63,15 +64,19 @@ func serveStdio(rate string, legacy bool) int {
 // runStdio serves a fresh inbox over in and out as stdioAccount, whose
 // budget is perSecond requests a second with burst; legacy asks 2025
 // clients for input (mcp.WithLegacyInput, its answers carried in this
-// process).
-func runStdio(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger, perSecond float64, burst int, legacy bool) error {
-	a := newAppWith(stdioResource, appConfig{queue: 1024, worker: true, perSecond: perSecond, burst: burst, legacyInput: legacy})
+// process); notifications announces the changes the session's own calls
+// make (mcp.WithChangeNotifications: a 2026-07-28 subscriptions/listen
+// streams on the lines).
+func runStdio(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger, perSecond float64, burst int, legacy, notifications bool) error {
+	a := newAppWith(stdioResource, appConfig{queue: 1024, worker: true, perSecond: perSecond, burst: burst, legacyInput: legacy,
+		notifications: notifications})
 	defer a.close()
 	p, err := devVerifier(stdioResource).VerifyAccessToken(ctx, stdioAccount, nil)
 	if err != nil {
 		return err
 	}
 	logger.Info("inbox: serving MCP over stdio", "account", stdioAccount, "subject", p.Subject,
-		"budget", strconv.FormatFloat(perSecond, 'f', -1, 64)+"/s, burst "+strconv.Itoa(burst), "legacyInput", legacy)
+		"budget", strconv.FormatFloat(perSecond, 'f', -1, 64)+"/s, burst "+strconv.Itoa(burst), "legacyInput", legacy,
+		"notifications", notifications)
 	return stdio.Serve(ctx, a.handler, in, out, stdio.WithPrincipal(p), stdio.WithLogger(logger))
 }

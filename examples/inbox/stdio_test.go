@@ -352,3 +352,71 @@ func TestStdioLegacyInput(t *testing.T) {
 		}
 	})
 }
+
+// TestStdioNotifications: -stdio -notifications serves a 2026-07-28
+// subscriptions/listen on the lines, as over HTTP, where the flag was
+// accepted and did nothing (a listen was -32601): the stream is
+// acknowledged, the change the session's own delete makes is announced on
+// it, a 2025 session is served beside it, and the end of stdin ends it
+// with its result and the process with 0.
+func TestStdioNotifications(t *testing.T) {
+	p := startStdio(t, inboxBinary(t), "-notifications")
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
+	io.WriteString(p.in, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{`+meta+
+		`,"notifications":{"resourceSubscriptions":["inbox://inboxes/inb_globex_ops"]}}}`+"\n")
+	if ack := p.read(); ack["method"] != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("listen: %v", ack)
+	} else if b, _ := json.Marshal(ack["params"]); !strings.Contains(string(b), `"resourceSubscriptions":["inbox://inboxes/inb_globex_ops"]`) {
+		t.Errorf("acknowledged: %s", b)
+	}
+	call := func(id int, extra string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"emails_delete","arguments":{"id":"eml_globex_0001"},%s%s}}`, id, meta, extra)
+	}
+	round1 := p.roundTrip(2, call(2, ""))
+	state, _ := round1["result"].(map[string]any)["requestState"].(string)
+	if state == "" {
+		t.Fatalf("round 1: %v", round1)
+	}
+	io.WriteString(p.in, call(3, `,"requestState":"`+state+`","inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}`)+"\n")
+	// The answer and the announcement, in either order.
+	var answered, announced bool
+	for range 2 {
+		m := p.read()
+		switch {
+		case m["id"] == float64(3):
+			if _, isError, _ := toolText(t, m); isError {
+				t.Errorf("round 2: %v", m)
+			}
+			answered = true
+		case m["method"] == "notifications/resources/updated":
+			b, _ := json.Marshal(m["params"])
+			if !strings.Contains(string(b), `"uri":"inbox://inboxes/inb_globex_ops"`) || !strings.Contains(string(b), `"io.modelcontextprotocol/subscriptionId":1`) {
+				t.Errorf("announced: %s", b)
+			}
+			announced = true
+		default:
+			t.Fatalf("unexpected: %v", m)
+		}
+	}
+	if !answered || !announced {
+		t.Fatalf("answered %v, announced %v", answered, announced)
+	}
+	init := p.roundTrip(4, `{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if v := init["result"].(map[string]any)["protocolVersion"]; v != "2025-06-18" {
+		t.Errorf("negotiated %v", init)
+	}
+	io.WriteString(p.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if list := p.roundTrip(5, `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`); list["result"] == nil {
+		t.Errorf("a 2025 session beside the stream: %v", list)
+	}
+	p.in.Close()
+	if end := p.read(); end["id"] != float64(1) || end["result"] == nil {
+		t.Errorf("the stream's end: %v", end)
+	}
+	if code := p.exit(); code != 0 {
+		t.Errorf("exit %d; stderr: %s", code, p.stderr)
+	}
+	if p.out.Scan() {
+		t.Errorf("stdout holds more: %q", p.out.Text())
+	}
+}
