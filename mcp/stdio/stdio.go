@@ -295,7 +295,7 @@ func (s *server) accept(line []byte) {
 	var msg jsonrpc.Message
 	perr := jsonrpc.ParseInto(line, jsonrpc.DefaultMaxDepth, &msg)
 	parsed := perr == nil
-	if perr != nil && perr.Reason == "unexpected_response" {
+	if perr != nil && (perr.Reason == "unexpected_response" || looksLikeResponse(line)) {
 		s.answer(line)
 		return
 	}
@@ -698,6 +698,21 @@ var (
 	protocolHeader  = http.CanonicalHeaderKey(headers.ProtocolVersion)
 	workspaceHeader = http.CanonicalHeaderKey(auth.WorkspaceHeader)
 )
+
+// looksLikeResponse reports a line the strict parser refused that is
+// shaped as a JSON-RPC response all the same: one object with a "result"
+// or an "error" and no "method" — with a null or malformed id, a wrong or
+// missing "jsonrpc", a member twice, invalid UTF-8 in a string. It is no
+// more answered than a valid response (a line over the limit shaped so
+// is not either): an error with no id would answer the error with a null
+// id a client sends for a line of ours it could not read, inviting one
+// back for ours; one echoing the client's id would be taken for the
+// answer to one of its own requests.
+func looksLikeResponse(line []byte) bool {
+	var pr probe
+	pr.feed(line)
+	return pr.state == probeDone && pr.Response()
+}
 
 // isBatch reports whether line is a JSON array: a 2025-03-26 batch.
 func isBatch(line []byte) bool {
