@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -171,5 +172,66 @@ func TestCancel_IDReusedAfterCancel(t *testing.T) {
 	// request.
 	if m := s.call(8, `{"jsonrpc":"2.0","id":8,"method":"ping"}`); m.Error != nil {
 		t.Errorf("answer: %s", m.raw)
+	}
+}
+
+// TestHandlerWaitsAfterReturning: a 2025 call that starts waiting for the
+// client's answer after its handler returned — the endpoint behind a
+// middleware that answered for it and let it run on — holds nothing of
+// the transport's bounds by then, and gives nothing back. It gave back the
+// concurrency slot and the queue place its goroutine had already
+// returned, taking another request's: with WithConcurrency(1) a second
+// call ran beside the one holding the slot, and the slot's holders could
+// no longer all give theirs back, so Serve never returned at the end of
+// the input.
+func TestHandlerWaitsAfterReturning(t *testing.T) {
+	t.Parallel()
+	for _, v := range []mcp.Version{mcp.Version20250618, mcp.Version20250326} {
+		t.Run(string(v), func(t *testing.T) {
+			t.Parallel()
+			// No answer is ever waited for long: the question of the call
+			// run on is never written (its handler returned).
+			f := newFixture(t, mcp.WithLegacyInput(mcp.LegacyInput{Wait: time.Nanosecond}))
+			gate, detached := make(chan struct{}), make(chan struct{})
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if !bytes.Contains(body, []byte(`"delete_item"`)) {
+					r.Body = io.NopCloser(bytes.NewReader(body))
+					f.h.ServeHTTP(w, r)
+					return
+				}
+				inner := r.Clone(context.WithoutCancel(r.Context()))
+				inner.Body = io.NopCloser(bytes.NewReader(body))
+				go func() {
+					defer close(detached)
+					<-gate
+					f.h.ServeHTTP(httptest.NewRecorder(), inner)
+				}()
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Busy: try again later"}}`)
+			})
+			s := start(t, h, stdio.WithPrincipal(alice), stdio.WithWorkspace("ws_a"), stdio.WithConcurrency(1))
+			initialize2025(s, v, `{"elicitation":{}}`)
+			if m := s.call(2, toolsCall(2, "delete_item", `{"id":"x1"}`, "")); m.code() != -32000 {
+				t.Fatalf("answer: %s", m.raw)
+			}
+			s.send(toolsCall(3, "slow", `{"id":"b"}`, ""))
+			expect(t, f.entered, "b") // b holds the one slot
+			close(gate)
+			<-detached // the call run on asked, waited and ended
+			s.send(toolsCall(4, "slow", `{"id":"c"}`, ""))
+			close(f.release)
+			expect(t, f.entered, "c")
+			rest := s.finish()
+			if len(rest) != 2 || f.deleted.Load() != 0 {
+				t.Errorf("answered %d, deleted %d", len(rest), f.deleted.Load())
+			}
+			f.runMu.Lock()
+			defer f.runMu.Unlock()
+			if f.maxRunning != 1 {
+				t.Errorf("%d calls ran at once with WithConcurrency(1)", f.maxRunning)
+			}
+		})
 	}
 }

@@ -185,10 +185,20 @@ type flight struct {
 	// goroutine the handler left behind still sends.
 	mu   sync.Mutex
 	done bool
-	// What the request holds of the transport's bounds; only its own
-	// goroutine changes them. A request waiting for the client's answer
-	// holds neither (see wait).
+	// What the request holds of the transport's bounds, under mu: Wait
+	// and its resume may be called from a goroutine the handler started,
+	// even after it returned, when they hold and take nothing. A request
+	// waiting for the client's answer holds neither (see wait).
 	queued, slot bool
+}
+
+// drop gives up what held says f holds, reporting whether it held it.
+func (f *flight) drop(held *bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := *held
+	*held = false
+	return h
 }
 
 // read is what the reading goroutine hands over.
@@ -324,7 +334,7 @@ func (s *server) accept(line []byte) {
 	go func() {
 		defer s.wg.Done()
 		defer func() {
-			if f.queued {
+			if f.drop(&f.queued) {
 				<-s.queue
 			}
 		}()
@@ -337,12 +347,14 @@ func (s *server) accept(line []byte) {
 		}()
 		select {
 		case s.slots <- struct{}{}:
+			f.mu.Lock()
 			f.slot = true
+			f.mu.Unlock()
 		case <-fctx.Done():
 			return // cancelled while it waited: it never ran
 		}
 		defer func() {
-			if f.slot {
+			if f.drop(&f.slot) {
 				<-s.slots
 			}
 		}()
@@ -552,7 +564,19 @@ func (s *server) answer(line []byte) {
 // bounds how many may wait). The resume it returns takes a slot again
 // to run with the answer; the queue's place is not taken back: the
 // queue bounds what is read ahead, and this request was read long ago.
+//
+// A request whose handler returned holds nothing any more, and takes
+// nothing again: Wait called then (from a goroutine the handler left
+// running, as behind a middleware that answered for it) gives back
+// nothing — its slot and queue place went back as its goroutine ended, and
+// giving them back again took another request's — and its resume fails as
+// for a client gone.
 func (s *server) wait(f *flight) func(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return func(context.Context) error { return context.Canceled }
+	}
 	if f.slot {
 		f.slot = false
 		<-s.slots
@@ -574,11 +598,23 @@ func (s *server) wait(f *flight) func(context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err // cancelled, even if its answer came too
 		}
-		if f.slot {
+		f.mu.Lock()
+		held, done := f.slot, f.done
+		f.mu.Unlock()
+		switch {
+		case done:
+			return context.Canceled
+		case held:
 			return nil
 		}
 		select {
 		case s.slots <- struct{}{}:
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.done {
+				<-s.slots
+				return context.Canceled
+			}
 			f.slot = true
 			return nil
 		case <-ctx.Done():
