@@ -235,3 +235,54 @@ func TestHandlerWaitsAfterReturning(t *testing.T) {
 		})
 	}
 }
+
+// TestCancel_IDSpelling: notifications/cancelled finds the request whose
+// id has the same value, however either spells a string id: a client's
+// encoder may escape a character in one message and not in another. The
+// id was matched as written, and a cancellation spelled otherwise was
+// lost; a string and an integer stay two ids.
+func TestCancel_IDSpelling(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		id, cancel string
+		stops      bool
+	}{
+		{`"\u0061<b"`, `"a\u003cb"`, true},
+		{`"a<b"`, `"\u0061\u003cb"`, true},
+		{`"a\/b"`, `"a/b"`, true},
+		{`"a"`, `"a"`, true},
+		{`"7"`, `7`, false},
+		{`7`, `"7"`, false},
+	} {
+		t.Run(c.id+" "+c.cancel, func(t *testing.T) {
+			t.Parallel()
+			running := make(chan context.Context, 1)
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if bytes.Contains(body, []byte(`"ping"`)) {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":8,"result":{}}`)
+					return
+				}
+				running <- r.Context()
+				<-r.Context().Done() // until cancelled, or Serve stops
+			})
+			s := start(t, h)
+			s.send(`{"jsonrpc":"2.0","id":` + c.id + `,"method":"tools/call","params":{"name":"slow"}}`)
+			var ctx context.Context
+			select {
+			case ctx = <-running:
+			case <-time.After(wait):
+				t.Fatal("the request did not start")
+			}
+			s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + c.cancel + `}}`)
+			// The cancellation is handled as it is read, before this ping
+			// is: by its answer, the request's context ended or never will
+			// by it.
+			s.call(8, `{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+			if stopped := ctx.Err() != nil; stopped != c.stops {
+				t.Errorf("stopped %v, want %v", stopped, c.stops)
+			}
+		})
+	}
+}

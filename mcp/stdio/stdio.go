@@ -175,7 +175,7 @@ type server struct {
 type flight struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // the client cancelled it: its answer is dropped
-	// key is the raw id it is registered under in server.flights, "" for
+	// key is the id it is registered under in server.flights (idKey), "" for
 	// none (a notification, a batch, the second of two with one id). It
 	// stays registered until it is cancelled or its answer is decided, and
 	// no longer: from then on the id is the client's to use again.
@@ -323,7 +323,7 @@ func (s *server) accept(line []byte) {
 	fctx, cancel := context.WithCancel(s.ctx)
 	f := &flight{cancel: cancel, queued: true}
 	if parsed && !msg.IsNotification() {
-		key := string(msg.ID)
+		key := idKey(msg.ID)
 		s.mu.Lock()
 		if _, dup := s.flights[key]; !dup { // the first of two with one id is the one cancellable
 			s.flights[key], f.key = f, key
@@ -370,7 +370,7 @@ func (s *server) cancelled(params []byte) {
 		return
 	}
 	s.mu.Lock()
-	f := s.flights[string(id)]
+	f := s.flights[idKey(id)]
 	if f != nil {
 		// The client is done with the id: a request it sends next under the
 		// same id is a new one, cancellable in its turn, even while this one
@@ -382,6 +382,17 @@ func (s *server) cancelled(params []byte) {
 	if f != nil {
 		f.cancel()
 	}
+}
+
+// idKey is what a request's id is known by in server.flights: a string
+// id by its value, not its spelling — "\u0061" is "a", and a client's
+// encoder may escape a character in one message and not in another (Go's
+// escapes <, > and &, JavaScript's does not) — and an integer as written.
+func idKey(raw []byte) string {
+	if v, ok := jsonrpc.String(raw); ok {
+		return `"` + v
+	}
+	return string(raw)
 }
 
 // release unregisters f's id, unless another request holds it now; the
