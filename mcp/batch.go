@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 )
 
 // JSON-RPC batches: revision 2025-03-26 requires a server to accept an
@@ -43,7 +45,7 @@ func (h *Handler) batchable(r *http.Request) bool {
 // itself: a member is a POST of its own). It reports whether it served
 // the members (each observed on its own), false when it refused the batch
 // whole.
-func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler) bool {
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler, principal *auth.Principal) bool {
 	var members []json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeParseError, "Parse error: the batch is not a JSON array"))
@@ -63,7 +65,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	out := []byte{'['}
 	answered := 0
 	for _, m := range members {
-		resp, gone := h.serveMember(r, m, next)
+		resp, gone := h.serveMember(r, m, next, principal)
 		if gone {
 			// The batch is one request containing its session's id: an id
 			// that no longer opens is the batch's 404, as the transport
@@ -100,8 +102,13 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 
 // serveMember serves one member of a batch as a POST of its own and
 // returns its JSON-RPC response, or nil when it has none; gone reports
-// that the batch's session id did not open (404 -32001).
-func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Handler) (resp []byte, gone bool) {
+// that the batch's session id did not open (404 -32001). principal is the
+// batch's caller, for the observer's event of a member refused here.
+func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Handler, principal *auth.Principal) (resp []byte, gone bool) {
+	var start time.Time
+	if h.cfg.observer != nil {
+		start = time.Now() // for a member refused here; one served is timed as any request
+	}
 	var probe struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -114,14 +121,14 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	if len(m) == 0 || m[0] != '{' {
 		// Not a message; an array would be a batch in a batch, which is
 		// never served (nor recursed into).
-		return memberError(nil, CodeInvalidRequest, "Invalid Request: a batch member must be a JSON object"), false
+		return h.refuseMember(r, principal, m, nil, start, "Invalid Request: a batch member must be a JSON object"), false
 	}
 	json.Unmarshal(m, &probe) // the member was scanned strictly with the batch; a type mismatch leaves fields empty
 	if probe.Method == "initialize" {
-		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch"), false
+		return h.refuseMember(r, principal, m, probe.ID, start, "Invalid Request: initialize must not be part of a batch"), false
 	}
 	if _, ok := probe.Params.Meta[seam.MetaProtocolVersion]; ok {
-		return memberError(probe.ID, CodeInvalidRequest, "Invalid Request: a batch is a 2025-03-26 message; a message with a "+
+		return h.refuseMember(r, principal, m, probe.ID, start, "Invalid Request: a batch is a 2025-03-26 message; a message with a "+
 			seam.MetaProtocolVersion+" _meta envelope must be sent alone"), false
 	}
 	sub := r.Clone(r.Context())
@@ -164,6 +171,18 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 		return errorResponse(probe.ID, got.Error), false
 	}
 	return resp, false
+}
+
+// refuseMember answers a batch member refused before it is served
+// (Invalid Request) and, on an observed endpoint, reports it: it is a
+// message the endpoint received and answered, observed as the members it
+// serves are (observe.go).
+func (h *Handler) refuseMember(r *http.Request, principal *auth.Principal, m, id json.RawMessage, start time.Time, msg string) []byte {
+	resp := memberError(id, CodeInvalidRequest, msg)
+	if h.cfg.observer != nil {
+		h.observeRefusedMember(r, principal, m, start, httpError(http.StatusBadRequest, CodeInvalidRequest, msg), len(resp))
+	}
+	return resp
 }
 
 // memberError is the JSON-RPC error response to a batch member refused

@@ -275,7 +275,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if perr != nil && perr.Reason == "batch" && h.batchable(r) {
 		// batch.go: each member is served as a POST of its own, and
 		// observed as one; the array itself is no MCP message.
-		if h.serveBatch(w, r, body, h) && x != nil {
+		if h.serveBatch(w, r, body, h, principal) && x != nil {
 			x.skip = true
 		}
 		return

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/internal/local"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/observe"
 )
 
@@ -115,14 +117,20 @@ func (x *exchange) finish(req *request) {
 // targetOf returns the target a request names (tool or prompt name,
 // resource URI) and whether the server has an item of that name.
 func (s *Server) targetOf(req *request) (string, bool) {
+	return s.targetIn(req.msg.Method, req.Param)
+}
+
+// targetIn is targetOf for a message whose params member name param
+// returns.
+func (s *Server) targetIn(method string, param func(name string) ([]byte, bool)) (string, bool) {
 	// The method table names the member Mcp-Name mirrors; a task's id is
 	// no target.
-	row := methodsByName[req.msg.Method]
+	row := methodsByName[method]
 	if row == nil {
 		return "", false
 	}
 	member := row.Member
-	switch req.msg.Method {
+	switch method {
 	case "resources/subscribe", "resources/unsubscribe":
 		// No routing member (2025 only), but the URI is their target.
 		member = "uri"
@@ -130,15 +138,53 @@ func (s *Server) targetOf(req *request) (string, bool) {
 	if member == "" || row.Task {
 		return "", false
 	}
-	raw, _ := req.Param(member)
+	raw, _ := param(member)
 	target, _ := jsonrpc.String(raw)
-	switch req.msg.Method {
+	switch method {
 	case "tools/call":
 		return target, s.byName[target] != nil
 	case "prompts/get":
 		return target, s.byPrompt[target] != nil
 	}
 	return target, false
+}
+
+// observeRefusedMember reports a member of a 2025-03-26 batch refused
+// before it was served (not an object, an initialize, a 2026-07-28
+// envelope), as a member that is served is reported: a message of its
+// own, with what it names as sent (method, id, target, _meta, each as
+// begin cuts them), the batch's revision and caller, and the refusal e
+// with answerLen bytes. The member was scanned with its batch.
+func (h *Handler) observeRefusedMember(r *http.Request, principal *auth.Principal, member []byte, start time.Time, e *Error, answerLen int) {
+	ev := &observe.Event{Start: start, Transport: "http", ClientAddr: r.RemoteAddr, Version: string(Version20250326),
+		Status: e.status, Code: int(e.code), Message: e.message, BytesIn: len(member), BytesOut: answerLen}
+	if loc := local.From(r.Context()); loc != nil {
+		ev.Transport, ev.ClientAddr = loc.Transport, ""
+	}
+	if principal != nil {
+		ev.Principal = principal.Key()
+	}
+	if jsonrpc.IsObject(member) {
+		raw, _ := jsonrpc.Lookup(member, "method")
+		method, _ := jsonrpc.String(raw)
+		id, hasID := jsonrpc.Lookup(member, "id")
+		if hasID && len(id) > 0 && jsonrpc.CheckID(id) == "" {
+			ev.ID = string(id)
+		}
+		ev.Method, ev.Notification = clip(method, maxObserved), !hasID && method != ""
+		if params, ok := jsonrpc.Lookup(member, "params"); ok && jsonrpc.IsObject(params) {
+			if meta, ok := jsonrpc.Lookup(params, "_meta"); ok && jsonrpc.IsObject(meta) {
+				ev.RawMeta = meta
+			}
+			ev.Target, ev.TargetKnown = h.server.current().targetIn(method, func(name string) ([]byte, bool) { return jsonrpc.Lookup(params, name) })
+			ev.Target = clip(ev.Target, maxObserved)
+		}
+	}
+	_, done := h.cfg.observer.Request(r.Context(), ev)
+	ev.Duration = time.Since(start)
+	if done != nil {
+		done()
+	}
 }
 
 // observeRoute calls the observer around one in-process route call, on an

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpdual/mcpdual/internal/syncbuf"
 	"github.com/mcpdual/mcpdual/mcp"
@@ -290,5 +294,74 @@ func TestObserver_AnswerRefusalsAreLogged(t *testing.T) {
 				t.Errorf("%d events; an answer is no operation, refused or not: %+v", len(events), events)
 			}
 		})
+	}
+}
+
+// TestObserver_RefusedBatchMembers: a member of a 2025-03-26 batch that
+// the endpoint refuses before serving it (not an object, an initialize,
+// a message with a 2026-07-28 envelope) is a message it received and
+// answered, and is observed as the members it serves are, each as a POST
+// of its own: its method, id, target and _meta, a 400 with -32600. None
+// was: a batch of such members left no span, no duration and no access
+// log line at all, though answered 200.
+func TestObserver_RefusedBatchMembers(t *testing.T) {
+	o := newObserved(t)
+	notObject := `1`
+	initialize := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	enveloped := `{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"},"name":"echo","arguments":{}}}`
+	served := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	body := "[" + strings.Join([]string{notObject, initialize, enveloped, served}, ",") + "]"
+	status, resp := o.post(t, mcp.Version20250326, tokAlice, body, nil)
+	var answers []struct {
+		ID    json.RawMessage
+		Error *struct{ Code int }
+	}
+	if err := json.Unmarshal(resp, &answers); status != 200 || err != nil || len(answers) != 4 {
+		t.Fatalf("batch: %d %s", status, resp)
+	}
+	for i, a := range answers[:3] {
+		if a.Error == nil || a.Error.Code != -32600 {
+			t.Fatalf("member %d answered %s, want -32600", i, resp)
+		}
+	}
+	events := waitEvents(t, o.obs, 4)
+	if len(events) != 4 {
+		t.Fatalf("%d events for a batch of four members, want one each: %+v", len(events), events)
+	}
+	refusal := func(member, method, id, target string, known bool, message string) observe.Event {
+		return observe.Event{Transport: "http", Method: method, ID: id, Target: target, TargetKnown: known,
+			Version: string(mcp.Version20250326), Principal: alice, Status: http.StatusBadRequest, Code: -32600,
+			Message: message, BytesIn: len(member)}
+	}
+	want := []observe.Event{
+		refusal(notObject, "", "", "", false, "Invalid Request: a batch member must be a JSON object"),
+		refusal(initialize, "initialize", "7", "", false, "Invalid Request: initialize must not be part of a batch"),
+		refusal(enveloped, "tools/call", `"e"`, "echo", true, "Invalid Request: a batch is a 2025-03-26 message; a message with a "+
+			"io.modelcontextprotocol/protocolVersion _meta envelope must be sent alone"),
+	}
+	ignore := cmpopts.IgnoreFields(observe.Event{}, "Start", "Duration", "RawMeta", "ClientAddr", "BytesOut")
+	for i, w := range want {
+		got := events[i]
+		if diff := cmp.Diff(w, got, ignore); diff != "" {
+			t.Errorf("member %d: event (-want +got):\n%s", i, diff)
+		}
+		if got.ClientAddr == "" || got.Start.IsZero() || got.Duration <= 0 {
+			t.Errorf("member %d: address or timing missing: %+v", i, got)
+		}
+		// The member's answer, as the array holds it: what was written for it.
+		id := w.ID
+		if id == "" {
+			id = "null"
+		}
+		answer := `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"` + w.Message + `"}}`
+		if !strings.Contains(string(resp), answer) || got.BytesOut != len(answer) {
+			t.Errorf("member %d: bytesOut %d, want %d, the length of %s", i, got.BytesOut, len(answer), answer)
+		}
+	}
+	if tp, _ := events[2].Meta("traceparent"); tp != "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" {
+		t.Errorf("the enveloped member's _meta traceparent %q", tp)
+	}
+	if ev := events[3]; ev.Method != "tools/list" || ev.Status != 200 || ev.Code != 0 {
+		t.Errorf("the served member: %+v", ev)
 	}
 }
