@@ -480,7 +480,10 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 	switch {
 	case notification:
 		if w.status != http.StatusAccepted || panicked {
-			s.cfg.logger.WarnContext(ctx, "stdio: a notification was refused", append([]any{"method", msg.Method, "status", w.status}, refusal(w.body)...)...)
+			// The method is the client's, as long as a line: cut as an
+			// observer's event cuts it.
+			method := msg.Method[:jsonrpc.CutText(msg.Method, 128)]
+			s.cfg.logger.WarnContext(ctx, "stdio: a notification was refused", append([]any{"method", method, "status", w.status}, refusal(w.body)...)...)
 		}
 		return
 	case !parsed && !panicked && w.status == http.StatusAccepted && len(w.body) == 0 && isBatch(line):

@@ -1141,3 +1141,32 @@ func TestBodyLimitKeepsID(t *testing.T) {
 	}
 	s.finish()
 }
+
+// TestRefusedNotification_MethodCut: the log line of a refused
+// notification names its method as the client sent it, which is as long
+// as a line may be (a megabyte by default): a notification with a
+// 100 KB method and an unknown revision became a 100 KB warning, one per
+// line the client writes. The method is cut to 128 bytes where a
+// character ends, as an observer's event cuts it.
+func TestRefusedNotification_MethodCut(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	log := &syncBuffer{}
+	s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithLogger(slog.New(slog.NewJSONHandler(log, nil))))
+	method := "notifications/x" + strings.Repeat("é", 50_000)
+	s.send(`{"jsonrpc":"2.0","method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01"}}}`)
+	if rest := s.finish(); len(rest) != 0 {
+		t.Errorf("a notification was answered: %s", rest[0].raw)
+	}
+	var line struct {
+		Msg    string
+		Method string
+		Code   int
+	}
+	if err := json.Unmarshal([]byte(log.String()), &line); err != nil || line.Msg != "stdio: a notification was refused" || line.Code != -32022 {
+		t.Fatalf("log: %.300s (%v)", log.String(), err)
+	}
+	if want := method[:127]; line.Method != want { // "notifications/x" is 15 bytes and é 2: byte 128 is inside one
+		t.Errorf("method logged as %d bytes, want the first %d: %.200q", len(line.Method), len(want), line.Method)
+	}
+}
