@@ -192,7 +192,9 @@ func (h *Handler) observeRefusedMember(r *http.Request, principal *auth.Principa
 // request and the function to call when it answered.
 func (h *Handler) observeRoute(outer, r *http.Request, pattern, target string) (*http.Request, func(status int)) {
 	o := h.cfg.observer
-	ev := &observe.RouteEvent{Start: time.Now(), Method: r.Method, Pattern: pattern, Path: r.URL.Path, Target: target}
+	// The target of a template's read is the client's URI: cut as the
+	// message's target is.
+	ev := &observe.RouteEvent{Start: time.Now(), Method: r.Method, Pattern: pattern, Path: r.URL.Path, Target: clip(target, maxObserved)}
 	ctx, done := o.Route(outer.Context(), r.Context(), ev)
 	if ctx != r.Context() {
 		r = r.WithContext(ctx)

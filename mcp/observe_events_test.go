@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/internal/syncbuf"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/observe"
@@ -363,5 +366,50 @@ func TestObserver_RefusedBatchMembers(t *testing.T) {
 	}
 	if ev := events[3]; ev.Method != "tools/list" || ev.Status != 200 || ev.Code != 0 {
 		t.Errorf("the served member: %+v", ev)
+	}
+}
+
+// TestObserver_RouteTargetCut: the route event of a resource template's
+// read names the URI the client sent, up to 2 KB: it is cut as the
+// message's event cuts its target (128 bytes where a character ends, and a
+// mark), for every observer. It was given whole.
+func TestObserver_RouteTargetCut(t *testing.T) {
+	obs := &recordingObserver{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "templates", Version: "1"})
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "test://items/{id}", Name: "items"}, "GET /items/{id}", mux)
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithObserver(obs))
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	o := &observed{url: ts.URL, obs: obs, clk: &fakeClock{}}
+	uri := "test://items/" + strings.Repeat("a", 1800) // ASCII: 2026-07-28 repeats it in Mcp-Name
+	want := uri[:128] + "…"
+	for _, era := range []mcp.Version{mcp.Version20260728, mcp.Version20250618} {
+		params := `"uri":"` + uri + `"`
+		hdr := map[string]string{}
+		if era == mcp.Version20260728 {
+			params = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+				`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}},` + params
+			hdr["Mcp-Method"], hdr["Mcp-Name"] = "resources/read", uri
+		}
+		status, resp := o.post(t, era, "", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{`+params+`}}`, hdr)
+		if status != 200 || !strings.Contains(string(resp), `"contents"`) {
+			t.Fatalf("%s: read: %d %.300s", era, status, resp)
+		}
+		events, routes, _ := obs.take()
+		if len(events) != 1 || events[0].Target != want {
+			t.Fatalf("%s: message events %+v", era, events)
+		}
+		if len(routes) != 1 || routes[0].Target != want || routes[0].Pattern != "GET /items/{id}" {
+			var got string
+			if len(routes) == 1 {
+				got = routes[0].Target
+			}
+			t.Errorf("%s: %d route events, target of %d bytes, want %q", era, len(routes), len(got), want)
+		}
 	}
 }

@@ -49,8 +49,8 @@ type Event struct {
 	// Target is the tool or prompt name, or the resource URI, of a
 	// tools/call, prompts/get, resources/read, resources/subscribe or
 	// resources/unsubscribe; "" otherwise. It is
-	// what the client sent, unbounded: keep it out of metric labels
-	// unless the server knows the name (TargetKnown).
+	// what the client sent (cut to 128 bytes, with a mark): keep it out of
+	// metric labels unless the server knows the name (TargetKnown).
 	Target      string
 	TargetKnown bool
 	Version     string // the protocol revision the answer is in; "" when none was settled
@@ -113,7 +113,7 @@ type RouteEvent struct {
 	Method  string // the HTTP method
 	Pattern string // the route as registered, such as "GET /api/v1/emails/{id}"
 	Path    string // the path it was called with: it holds argument values (the path wildcards), so keep it out of what leaves the process unless they may
-	Target  string // the tool, prompt or resource it serves
+	Target  string // the tool, prompt or resource it serves (a resource's URI as the client sent it, cut as Event.Target is)
 	// Status is what the route answered (500 when it panicked).
 	Status   int
 	Duration time.Duration
