@@ -2,11 +2,13 @@ package otelmcp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/codes"
 
 	"go.opentelemetry.io/otel/propagation"
@@ -86,5 +88,34 @@ func TestSpan_PanicEnds(t *testing.T) {
 	got := attrs(t, sp.Attributes)
 	if sp.Name != "tools/call echo" || got["error.type"] != "500" || sp.Status.Code != codes.Error {
 		t.Errorf("span %q %v %v", sp.Name, got, sp.Status)
+	}
+}
+
+// TestSpan_RefusedBatchMember: a member of a 2025-03-26 batch refused
+// before it is served (here an initialize) is a message with its own
+// span and duration, as each member served is; it had none, so a batch
+// of such members was invisible.
+func TestSpan_RefusedBatchMember(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	batch := `[{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}]`
+	req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(batch))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"code":-32600`) {
+		t.Fatalf("batch: %d %s", resp.StatusCode, body)
+	}
+	sp := mcpSpan(t, f.spans(t, 1))
+	want := map[string]any{"mcp.method.name": "initialize", "jsonrpc.request.id": "7", "mcp.protocol.version": "2025-03-26",
+		"rpc.response.status_code": "-32600", "http.response.status_code": int64(400),
+		"network.transport": "tcp", "network.protocol.name": "http", "client.address": "127.0.0.1"}
+	if diff := cmp.Diff(want, attrs(t, sp.Attributes)); diff != "" || sp.Name != "initialize" || sp.Status.Code != codes.Unset {
+		t.Errorf("span %q %v (-want +got):\n%s", sp.Name, sp.Status, diff)
 	}
 }
