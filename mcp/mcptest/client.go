@@ -595,7 +595,9 @@ func (c *Client) exchange(req *http.Request, body []byte) (*Response, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	// Media types are case-insensitive (RFC 9110 §8.3.1): a server that
+	// writes Text/Event-Stream sends an event stream all the same.
+	stream := mediaType(resp.Header) == "text/event-stream"
 	var raw []byte
 	if stream && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
 		// A stream may stay open after the response it carries: stop at
