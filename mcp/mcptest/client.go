@@ -253,6 +253,10 @@ type Response struct {
 	Raw []byte
 
 	msgs [][]byte // the JSON-RPC messages of the body, each event's data on a stream
+	// dangling is the data of an event the stream ended inside, before
+	// the blank line that ends an event (nil if none): in msgs too, but a
+	// client following the SSE format never reads it.
+	dangling []byte
 }
 
 // maxResponse bounds the body of one response the kit reads; a larger one
@@ -621,7 +625,12 @@ func (c *Client) exchange(req *http.Request, body []byte) (*Response, error) {
 	}
 	msgs := [][]byte{raw}
 	if stream {
-		msgs = events(raw)
+		msgs, res.dangling = splitEvents(raw)
+		if res.dangling != nil {
+			// Read all the same, so that the other checks judge what it
+			// says; inspect reports the framing.
+			msgs = append(msgs, res.dangling)
+		}
 	}
 	res.msgs = msgs
 	for _, m := range msgs {
@@ -688,9 +697,22 @@ func readUntilResponse(body io.Reader) ([]byte, error) {
 	}
 }
 
-// events returns the data of each event of an event stream.
+// events returns the data of each event of an event stream, the last one
+// too when the stream ends before the blank line that ends it.
 func events(raw []byte) [][]byte {
-	var out [][]byte
+	out, dangling := splitEvents(raw)
+	if dangling != nil {
+		out = append(out, dangling)
+	}
+	return out
+}
+
+// splitEvents returns the data of each event the stream ends, and the
+// data of an event it leaves unended (nil if none): the SSE format ends
+// an event with a blank line, and a client discards one the stream ends
+// inside ("If the file ends in the middle of an event, before the final
+// empty line, the incomplete event is not dispatched").
+func splitEvents(raw []byte) (out [][]byte, dangling []byte) {
 	var data []byte
 	sr := sseReader{br: bufio.NewReader(bytes.NewReader(raw))}
 	for {
@@ -711,10 +733,7 @@ func events(raw []byte) [][]byte {
 			break
 		}
 	}
-	if data != nil {
-		out = append(out, data)
-	}
-	return out
+	return out, data
 }
 
 // sseReader reads an event stream's lines as the SSE format has them:

@@ -23,8 +23,9 @@
 // own that runs last and reports what it saw: wire/jsonrpc (jsonrpc
 // "2.0", exactly one of result and error, a well-formed error object; a
 // request answered 2xx with something that is not a JSON-RPC response, or
-// with more than 16 MiB, fails here), wire/id (the id echoed as the same
-// value), wire/redirect, schema/result (each method's result members and
+// with more than 16 MiB, fails here, and so does an event stream that ends
+// inside an event, before the blank line that ends one), wire/id (the id
+// echoed as the same value), wire/redirect, schema/result (each method's result members and
 // their types, _meta an object whose keys follow the grammar, serverInfo
 // an Implementation), schema/content (content blocks: a type of the
 // revision with that type's members), schema/tool (tool definitions:

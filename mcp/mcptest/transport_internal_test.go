@@ -66,3 +66,57 @@ func TestCheck_EventStreamMediaTypeAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestCheck_EventStreamEndsInsideEvent: an event ends with a blank line,
+// and a client discards the event a stream ends inside. A server whose
+// stream stops right after the response's data line (or its line end)
+// is never heard by such a client: wire/jsonrpc fails, naming the
+// revision, the method and the data. Ended by a blank line, in any of
+// the SSE line ends, it passes.
+func TestCheck_EventStreamEndsInsideEvent(t *testing.T) {
+	t.Parallel()
+	for name, frame := range map[string]func([]byte) string{
+		"no line end":            func(d []byte) string { return "data: " + string(d) },
+		"no blank line":          func(d []byte) string { return "data: " + string(d) + "\n" },
+		"no blank line (CRLF)":   func(d []byte) string { return "data: " + string(d) + "\r\n" },
+		"comment, no blank line": func(d []byte) string { return "data: " + string(d) + "\n: bye" },
+	} {
+		srv := httptest.NewServer(asEventStream(goodServer(), "text/event-stream", frame))
+		results := CheckURL(srv.URL)
+		srv.Close()
+		var row Result
+		for _, r := range results {
+			if r.Check == rowJSONRPC {
+				row = r
+			}
+		}
+		details := strings.Join(row.Details, "\n")
+		if row.Status != Failed || row.Level != Must {
+			t.Errorf("%s: %s %s at level %s, want a MUST failure: %q", name, rowJSONRPC, row.Status, row.Level, row.Details)
+			continue
+		}
+		for _, want := range []string{
+			`2026-07-28 server/discover: HTTP 200, the event stream ends inside its last event (no blank line after its data), which a client discards unread: {"jsonrpc":"2.0","id":1,`,
+			`2025-06-18 initialize: HTTP 200, the event stream ends inside its last event`,
+		} {
+			if !strings.Contains(details, want) {
+				t.Errorf("%s: %s does not say %q: %s", name, rowJSONRPC, want, details)
+			}
+		}
+		if f := mustFailures(results); len(f) != 1 {
+			t.Errorf("%s: MUST failures %q, want only %s", name, f, rowJSONRPC)
+		}
+	}
+	for name, frame := range map[string]func([]byte) string{
+		"LF":   func(d []byte) string { return "data: " + string(d) + "\n\n" },
+		"CRLF": func(d []byte) string { return ": hi\r\nid: 1\r\ndata: " + string(d) + "\r\n\r\n" },
+		"CR":   func(d []byte) string { return "data: " + string(d) + "\r\r" },
+	} {
+		srv := httptest.NewServer(asEventStream(goodServer(), "text/event-stream", frame))
+		results := CheckURL(srv.URL)
+		srv.Close()
+		if f := mustFailures(results); len(f) != 0 {
+			t.Errorf("events ended with %s: MUST failures %q", name, f)
+		}
+	}
+}

@@ -244,6 +244,9 @@ func (b *battery) inspect(c *Client, sent []byte, h http.Header, res *Response, 
 		return
 	}
 	request := readable && len(req.ID) > 0 && string(req.ID) != "null" && req.Method != ""
+	if len(bytes.TrimSpace(res.dangling)) > 0 {
+		w.add(rowJSONRPC, fmt.Sprintf("%s: HTTP %d, the event stream ends inside its last event (no blank line after its data), which a client discards unread: %s", what, res.Status, truncate(res.dangling)))
+	}
 	answered := false
 	for _, m := range res.msgs {
 		if len(bytes.TrimSpace(m)) == 0 {
