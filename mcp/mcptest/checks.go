@@ -673,6 +673,13 @@ func (b *battery) headerMismatch(r reporter) {
 		{"Mcp-Method missing", "23", jsonHeaders("MCP-Protocol-Version", "2026-07-28"), body("23", "server/discover")},
 		{"Mcp-Method in another case (values are case-sensitive)", "24", h26("SERVER/DISCOVER"), body("24", "server/discover")},
 	}
+	// Without MCP-Protocol-Version a server that serves 2025-03-26 may
+	// take the request for one of that revision (which has no such
+	// header); one that does not MUST refuse it.
+	if !b.serves0326 {
+		cases = append(cases, mismatch{"MCP-Protocol-Version missing (the server does not serve 2025-03-26, which may omit it)", "20",
+			jsonHeaders("Mcp-Method", "server/discover"), body("20", "server/discover")})
+	}
 	// The Mcp-Name cases name a listed tool, so that a server checking
 	// the tool before the headers (the order is not normative) still has
 	// only the header to refuse.

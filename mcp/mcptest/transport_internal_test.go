@@ -2,10 +2,15 @@ package mcptest
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpdual/mcpdual/era2025"
+	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/mcp"
 )
 
 // asEventStream answers every JSON body h writes to a POST as one event
@@ -118,5 +123,66 @@ func TestCheck_EventStreamEndsInsideEvent(t *testing.T) {
 		if f := mustFailures(results); len(f) != 0 {
 			t.Errorf("events ended with %s: MUST failures %q", name, f)
 		}
+	}
+}
+
+// onlyModern is a server of 2026-07-28 alone.
+func onlyModern() http.Handler {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /hello", jsonRoute(200, `"hi"`))
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New()})
+}
+
+// versionImplied serves a request without MCP-Protocol-Version as if it
+// named the version of its _meta: the header check is not enforced.
+func versionImplied(h http.Handler) http.Handler {
+	return onRequest(h, func(r *http.Request, b []byte) {
+		var m struct {
+			Params struct {
+				Meta struct {
+					Version string `json:"io.modelcontextprotocol/protocolVersion"`
+				} `json:"_meta"`
+			} `json:"params"`
+		}
+		if r.Header.Get("MCP-Protocol-Version") == "" && json.Unmarshal(b, &m) == nil && m.Params.Meta.Version != "" {
+			r.Header.Set("MCP-Protocol-Version", m.Params.Meta.Version)
+		}
+	})
+}
+
+// TestCheck_MissingVersionHeader: a server that does not serve 2025-03-26
+// (whose clients send no MCP-Protocol-Version) MUST refuse a request
+// without the header, 400 with -32020 (2026-07-28 Streamable HTTP,
+// Protocol version header). The kit sent no such request, so a server
+// serving it passed.
+func TestCheck_MissingVersionHeader(t *testing.T) {
+	t.Parallel()
+	no0326 := func() http.Handler {
+		srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+		srv.AddTool(mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /hello", jsonRoute(200, `"hi"`))
+		return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New(era2025.WithVersions(mcp.Version20250618))})
+	}
+	for name, h := range map[string]http.Handler{"2026-07-28 only": onlyModern(), "2026-07-28 and 2025-06-18": no0326()} {
+		srv := httptest.NewServer(h)
+		r := statusesURL(srv.URL)["2026-07-28/header-mismatch"]
+		if r.Status != Passed {
+			t.Errorf("%s, refusing a request without the header: %s %v", name, r.Status, r.Details)
+		}
+		srv.Close()
+
+		lax := httptest.NewServer(versionImplied(h))
+		r = statusesURL(lax.URL)["2026-07-28/header-mismatch"]
+		lax.Close()
+		want := `MCP-Protocol-Version missing (the server does not serve 2025-03-26, which may omit it): got HTTP 200 "{\"jsonrpc\":\"2.0\",\"id\":20,\"result\":`
+		if r.Status != Failed || r.Level != Must || !strings.Contains(strings.Join(r.Details, "\n"), want) {
+			t.Errorf("%s, serving a request without the header: %s at level %s %q; want a MUST failure saying %s", name, r.Status, r.Level, r.Details, want)
+		}
+	}
+	// A server that serves 2025-03-26 may take such a request for one of
+	// that revision: the kit does not ask it to refuse it.
+	srv := httptest.NewServer(versionImplied(goodServer()))
+	defer srv.Close()
+	if r := statusesURL(srv.URL)["2026-07-28/header-mismatch"]; r.Status != Passed {
+		t.Errorf("serving 2025-03-26: %s %v", r.Status, r.Details)
 	}
 }
