@@ -213,7 +213,9 @@ func Deviation(check, reason string) RunOption {
 }
 
 // Revisions limits the battery to the checks of the given revisions (and
-// to the checks of the endpoint itself, which every revision shares).
+// to the checks of the endpoint itself, which every revision shares). A
+// revision no check exercises (a typo) fails the run, as the row
+// "mcptest/revisions": it would leave out every revision's checks.
 func Revisions(vs ...mcp.Version) RunOption {
 	return runOptionFunc(func(c *runConfig) {
 		if c.revisions == nil {

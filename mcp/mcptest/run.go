@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -149,6 +150,24 @@ func (b *battery) run() []Result {
 	for _, d := range unknown {
 		out = append(out, Result{Check: d.check, Level: Must, Status: Failed,
 			Details: []string{"mcptest.Deviation(\"" + d.label() + "\", ...) names no check of the battery: remove it, or name the check it means"}})
+	}
+	// So would a revision no check exercises (a typo, such as 2026-7-28):
+	// it would leave out every check of every revision, and the run would
+	// pass on the endpoint's rows alone.
+	revs := map[string]bool{}
+	for _, c := range checks {
+		if c.rev != "" {
+			revs[c.rev] = true
+		}
+	}
+	var stray []string
+	for _, v := range slices.Sorted(maps.Keys(b.cfg.revisions)) {
+		if !revs[v] {
+			stray = append(stray, fmt.Sprintf("mcptest.Revisions(%q) names no revision of the battery (%s): every check of a revision would be left out; name one of those", v, strings.Join(slices.Sorted(maps.Keys(revs)), ", ")))
+		}
+	}
+	if len(stray) > 0 {
+		out = append(out, Result{Check: "mcptest/revisions", Level: Must, Status: Failed, Details: stray})
 	}
 	return out
 }

@@ -540,6 +540,25 @@ func TestCheck_RevisionsAndSkip(t *testing.T) {
 	}
 }
 
+// TestCheck_RevisionsNamingNoRevision: Revisions naming a revision no
+// check exercises (a typo) left out every revision's checks, and the run
+// passed on the endpoint's rows alone; it fails, naming the value and the
+// revisions there are, and the revision named right still runs.
+func TestCheck_RevisionsNamingNoRevision(t *testing.T) {
+	got := statuses(goodServer(), Revisions("2026-7-28", mcp.Version20260728))
+	r := got["mcptest/revisions"]
+	want := `mcptest.Revisions("2026-7-28") names no revision of the battery (2025-03-26, 2025-06-18, 2026-07-28)`
+	if r.Status != Failed || r.Level != Must || len(r.Details) != 1 || !strings.Contains(r.Details[0], want) {
+		t.Errorf("mcptest/revisions: %s at level %s %q; want one MUST failure saying %s", r.Status, r.Level, r.Details, want)
+	}
+	if r := got["2026-07-28/discover"]; r.Status != Passed {
+		t.Errorf("2026-07-28/discover: %+v", r)
+	}
+	if _, ok := statuses(goodServer(), Revisions(mcp.Version20250618))["mcptest/revisions"]; ok {
+		t.Errorf("Revisions(2025-06-18) names a revision of the battery, and fails")
+	}
+}
+
 // TestCheck_Nothing: an endpoint that serves neither era is one failure,
 // which says so, and asks for credentials when the endpoint wants them.
 func TestCheck_Nothing(t *testing.T) {

@@ -126,6 +126,8 @@ func TestRun(t *testing.T) {
 		{"redirect on the same host", []string{moved.URL + "/old"}, 1, []string{"endpoint/answers", "HTTP 308 redirect to /mcp"}},
 		{"redirect on the same host, -follow", []string{"-follow", moved.URL + "/old"}, 0, []string{"0 failed"}},
 		{"truncated tools/list", []string{"-q", truncated.URL}, 1, []string{"tools/unknown-tool", "read to learn the tools", "wire/jsonrpc", "not a JSON-RPC message"}},
+		// A typo left out every revision's checks, and the run passed.
+		{"a revision no check exercises", []string{"-q", "-revision", "2026-7-28", good.URL}, 1, []string{"FAIL    MUST     mcptest/revisions", `mcptest.Revisions("2026-7-28") names no revision of the battery (2025-03-26, 2025-06-18, 2026-07-28)`, "1 failed"}},
 		{"no URL", nil, 2, nil},
 		{"bad header", []string{"-H", "nocolon", good.URL}, 2, nil},
 		{"bad deviation", []string{"-deviation", "x", good.URL}, 2, nil},
