@@ -3,6 +3,7 @@ package mcptest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -88,6 +89,10 @@ type battery struct {
 	listed                     []string // the same, whatever it serves
 	caps                       map[string]json.RawMessage
 	discover, init             *Response
+	// discoverErr and initErr: why there is no answer to judge (the
+	// connection refused, the URL unusable, the time out), for the
+	// failure that says the endpoint answers neither.
+	discoverErr, initErr error
 
 	getOnce sync.Once
 	get     *http.Response
@@ -122,7 +127,7 @@ func (b *battery) client(v mcp.Version) *Client {
 func (b *battery) run() []Result {
 	b.learn()
 	if !b.serves2026 && !b.serves2025 {
-		detail := fmt.Sprintf("the endpoint answers neither server/discover (%s) nor initialize (%s)", describe(b.discover), describe(b.init))
+		detail := fmt.Sprintf("the endpoint answers neither server/discover (%s) nor initialize (%s)", describeErr(b.discover, b.discoverErr), describeErr(b.init, b.initErr))
 		if redirects := b.wire.reportText(rowRedirect); len(redirects) > 0 {
 			detail += "; it redirects: " + strings.Join(redirects, "; ")
 		}
@@ -170,6 +175,17 @@ func (b *battery) run() []Result {
 		out = append(out, Result{Check: "mcptest/revisions", Level: Must, Status: Failed, Details: stray})
 	}
 	return out
+}
+
+// describeErr is describe, with the reason when no answer came.
+func describeErr(r *Response, err error) string {
+	switch {
+	case r == nil && err != nil:
+		return "no response: " + err.Error()
+	case err != nil && !errors.Is(err, errNotJSON):
+		return describe(r) + ", then: " + err.Error()
+	}
+	return describe(r)
 }
 
 func wantsCredentials(r *Response) bool {
@@ -285,7 +301,7 @@ func (b *battery) runOne(c check) (found []finding, skip string) {
 // learn asks the server what it serves.
 func (b *battery) learn() {
 	d, err := b.modern.Call(b.ctx, "server/discover", nil)
-	b.discover = d
+	b.discover, b.discoverErr = d, err
 	if err == nil && d.Error == nil && d.Status == http.StatusOK && d.Result != nil {
 		var r struct {
 			SupportedVersions []string                   `json:"supportedVersions"`
@@ -301,7 +317,7 @@ func (b *battery) learn() {
 		}
 	}
 	init, err := b.legacy.Initialize(b.ctx)
-	b.init = init
+	b.init, b.initErr = init, err
 	b.serves2025 = err == nil && init.Error == nil && init.Status == http.StatusOK && init.Result != nil
 	if b.serves2025 && b.caps == nil {
 		var r struct {

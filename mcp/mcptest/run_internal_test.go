@@ -559,6 +559,19 @@ func TestCheck_RevisionsNamingNoRevision(t *testing.T) {
 	}
 }
 
+// TestCheckURL_NothingListening: when no answer came at all, the failure
+// says why (here the connection refused), not only "no response".
+func TestCheckURL_NothingListening(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL + "/mcp"
+	srv.Close() // the port is free: nothing listens
+	got := CheckURL(url)
+	want := `server/discover (no response: Post "` + url + `": dial tcp`
+	if len(got) != 1 || got[0].Check != "endpoint/answers" || got[0].Status != Failed || !strings.Contains(got[0].Details[0], want) || !strings.Contains(got[0].Details[0], `initialize (no response: Post "`+url) {
+		t.Errorf("%+v; want endpoint/answers failed saying %s", got, want)
+	}
+}
+
 // TestCheck_Nothing: an endpoint that serves neither era is one failure,
 // which says so, and asks for credentials when the endpoint wants them.
 func TestCheck_Nothing(t *testing.T) {

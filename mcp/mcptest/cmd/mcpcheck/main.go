@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -56,6 +57,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
+		return 2
+	}
+	// An endpoint the kit cannot even address is the caller's mistake, not
+	// the server's failure.
+	if u, err := url.Parse(fs.Arg(0)); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		fmt.Fprintf(stderr, "mcpcheck: %q: want an http:// or https:// URL of the MCP endpoint\n", fs.Arg(0))
 		return 2
 	}
 	if *timeout <= 0 {

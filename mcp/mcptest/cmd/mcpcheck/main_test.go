@@ -103,6 +103,9 @@ func TestRun(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer undecoded.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	closed := gone.URL + "/mcp"
+	gone.Close() // the port is free: nothing listens
 	examples := filepath.Join(t.TempDir(), "ex.json")
 	os.WriteFile(examples, []byte(`{"hello":{}}`), 0o600)
 	deviation := "-deviation=2025-03-26/batch=refused in every revision"
@@ -128,6 +131,9 @@ func TestRun(t *testing.T) {
 		{"truncated tools/list", []string{"-q", truncated.URL}, 1, []string{"tools/unknown-tool", "read to learn the tools", "wire/jsonrpc", "not a JSON-RPC message"}},
 		// A typo left out every revision's checks, and the run passed.
 		{"a revision no check exercises", []string{"-q", "-revision", "2026-7-28", good.URL}, 1, []string{"FAIL    MUST     mcptest/revisions", `mcptest.Revisions("2026-7-28") names no revision of the battery (2025-03-26, 2025-06-18, 2026-07-28)`, "1 failed"}},
+		{"nothing listening", []string{"-q", closed}, 1, []string{"endpoint/answers", `server/discover (no response: Post "` + closed + `": dial tcp`}},
+		{"a URL without a scheme", []string{strings.TrimPrefix(good.URL, "http://")}, 2, nil},
+		{"a URL of another scheme", []string{"ftp://127.0.0.1/mcp"}, 2, nil},
 		{"no URL", nil, 2, nil},
 		{"bad header", []string{"-H", "nocolon", good.URL}, 2, nil},
 		{"bad deviation", []string{"-deviation", "x", good.URL}, 2, nil},
