@@ -757,6 +757,19 @@ func (b *battery) paramHeaders(r reporter) {
 		wantError(r, fmt.Sprintf("tool %q with %s: %s for an argument of %v", tl.Name, p.Header, other, value), b.post(r, b.modern, h, body("91")), http.StatusBadRequest, codeHeaderMismatch, "91")
 		h.Del(p.Header)
 		wantError(r, fmt.Sprintf("tool %q without %s for an argument of %v", tl.Name, p.Header, value), b.post(r, b.modern, h, body("92")), http.StatusBadRequest, codeHeaderMismatch, "92")
+		// The Base64 sentinel is decoded before comparing, for Mcp-Param-*
+		// as for Mcp-Name: the value's Base64 form matches, and a sentinel
+		// that is not Base64 cannot. The matching form runs the tool, so it
+		// is sent only to a read-only one.
+		h.Set(p.Header, "=?base64?not base64!?=")
+		wantError(r, fmt.Sprintf("tool %q with %s: =?base64?not base64!?= (not Base64)", tl.Name, p.Header), b.post(r, b.modern, h, body("93")), http.StatusBadRequest, codeHeaderMismatch, "93")
+		if ro, _ := tl.Annotations["readOnlyHint"].(bool); ro {
+			plain := fmt.Sprint(value)
+			h.Set(p.Header, "=?base64?"+base64.StdEncoding.EncodeToString([]byte(plain))+"?=")
+			if res := b.post(r, b.modern, h, body("94")); res.Error != nil && res.Error.Code == codeHeaderMismatch {
+				r.Errorf("tool %q with %s: %s (the Base64 form of %s) refused as a mismatch: %s", tl.Name, p.Header, h.Get(p.Header), plain, truncate(res.Raw))
+			}
+		}
 		return
 	}
 	r.Skipf("no listed tool declares an x-mcp-header argument")

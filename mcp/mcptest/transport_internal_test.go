@@ -186,3 +186,51 @@ func TestCheck_MissingVersionHeader(t *testing.T) {
 		t.Errorf("serving 2025-03-26: %s %v", r.Status, r.Details)
 	}
 }
+
+// readOnlyRegional serves a read-only tool whose argument where.region is
+// mirrored into Mcp-Param-Region.
+func readOnlyRegional() http.Handler {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{"where":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}}`),
+		Annotations: mcp.Annotations{ReadOnly: true}}, "GET /r", jsonRoute(200, `"ok"`))
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+}
+
+// TestCheck_ParamHeaderBase64: a server MUST decode a Base64-sentinel
+// Mcp-Param-* value before comparing it with the body (2026-07-28
+// Streamable HTTP, Server behavior for custom headers), and refuse one
+// that is not Base64 with 400 and -32020. The kit sent neither, so a
+// server comparing the value as sent, or letting an undecodable one
+// through, passed.
+func TestCheck_ParamHeaderBase64(t *testing.T) {
+	t.Parallel()
+	good := httptest.NewServer(readOnlyRegional())
+	defer good.Close()
+	if r := statusesURL(good.URL)["2026-07-28/param-headers"]; r.Status != Passed {
+		t.Errorf("a server decoding Mcp-Param-Region: %s %v", r.Status, r.Details)
+	}
+	for name, tc := range map[string]struct {
+		h    http.Handler
+		says string
+	}{
+		// The Base64 form compared as sent, so never equal to the body.
+		"undecoded": {onRequest(readOnlyRegional(), func(r *http.Request, _ []byte) {
+			if strings.HasPrefix(r.Header.Get("Mcp-Param-Region"), "=?base64?") {
+				r.Header.Set("Mcp-Param-Region", "=?base64?as-sent?=")
+			}
+		}), `tool "regional" with Mcp-Param-Region: =?base64?bWNwdGVzdC1h?= (the Base64 form of mcptest-a) refused as a mismatch: {"jsonrpc":"2.0","id":94,"error":{"code":-32020`},
+		// A sentinel that does not decode let through, as if it matched.
+		"undecodable let through": {onRequest(readOnlyRegional(), func(r *http.Request, _ []byte) {
+			if r.Header.Get("Mcp-Param-Region") == "=?base64?not base64!?=" {
+				r.Header.Set("Mcp-Param-Region", "mcptest-a")
+			}
+		}), `tool "regional" with Mcp-Param-Region: =?base64?not base64!?= (not Base64): got HTTP 200`},
+	} {
+		srv := httptest.NewServer(tc.h)
+		r := statusesURL(srv.URL)["2026-07-28/param-headers"]
+		srv.Close()
+		if r.Status != Failed || r.Level != Must || len(r.Details) != 1 || !strings.Contains(r.Details[0], tc.says) {
+			t.Errorf("%s: %s at level %s %q; want one MUST failure saying %s", name, r.Status, r.Level, r.Details, tc.says)
+		}
+	}
+}
