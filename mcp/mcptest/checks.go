@@ -869,7 +869,10 @@ func (b *battery) lists2026(r reporter) {
 		if b.caps[l.capability] == nil {
 			continue
 		}
-		_, pages := b.list(r, b.modern, l)
+		items, pages := b.list(r, b.modern, l)
+		if l.method == "resources/list" {
+			b.readCacheable(r, items)
+		}
 		scope := ""
 		for i, p := range pages {
 			s := decodeCacheable(p.Result)
@@ -883,6 +886,31 @@ func (b *battery) lists2026(r reporter) {
 				scope = s.CacheScope
 			}
 		}
+	}
+}
+
+// readCacheable reads the first listed resource: a complete
+// ReadResourceResult is cacheable too (ttlMs and cacheScope). One that
+// fails, or asks for input, is not judged here.
+func (b *battery) readCacheable(r reporter, items []json.RawMessage) {
+	for _, it := range items {
+		var res struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(it, &res) != nil || res.URI == "" {
+			continue // resources/list's to report
+		}
+		got, err := b.modern.ReadResource(b.ctx, res.URI)
+		if err != nil && (got == nil || !errors.Is(err, errNotJSON)) {
+			r.Unansweredf("resources/read %s: %v", res.URI, err)
+		}
+		if got.Error != nil || got.Result == nil || got.ResultType() != "complete" {
+			return
+		}
+		for _, p := range decodeCacheable(got.Result).problems() {
+			r.Errorf("resources/read %s: %s", res.URI, p)
+		}
+		return
 	}
 }
 

@@ -109,6 +109,9 @@ func checkResult(w *wire, rev mcp.Version, method string, raw json.RawMessage) {
 		for i, c := range s.array(rowResult, "result", res, "contents", true, "ReadResourceResult.contents: (TextResourceContents | BlobResourceContents)[]") {
 			s.resourceContents(rowResult, fmt.Sprintf("result.contents[%d]", i), c)
 		}
+		if s.modern {
+			s.cacheable(res, "ReadResourceResult")
+		}
 	case "prompts/list":
 		for i, p := range s.array(rowResult, "result", res, "prompts", true, "ListPromptsResult.prompts: Prompt[]") {
 			s.prompt(fmt.Sprintf("result.prompts[%d]", i), p)

@@ -234,3 +234,45 @@ func TestCheck_ParamHeaderBase64(t *testing.T) {
 		}
 	}
 }
+
+// withReadme serves one resource, t://readme.
+func withReadme() http.Handler {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "t://readme", Name: "readme"}, "GET /readme", jsonRoute(200, `"read me"`))
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+}
+
+// TestCheck_ReadResourceCacheable: a complete 2026-07-28 resources/read
+// result is a CacheableResult, and MUST carry ttlMs and cacheScope
+// (2026-07-28 Caching). The kit read no existing resource, and checked
+// those members only on discover and the lists, so a server leaving them
+// off every read passed.
+func TestCheck_ReadResourceCacheable(t *testing.T) {
+	t.Parallel()
+	good := httptest.NewServer(withReadme())
+	defer good.Close()
+	got := statusesURL(good.URL)
+	for _, name := range []string{"2026-07-28/lists", rowResult} {
+		if got[name].Status != Passed {
+			t.Errorf("a server stamping its reads: %s %s %v", name, got[name].Status, got[name].Details)
+		}
+	}
+	// Every 2026 read answered without its cache hints.
+	bare := httptest.NewServer(rewrite(withReadme(), func(_ http.Header, b []byte) []byte {
+		if !bytes.Contains(b, []byte(`"contents"`)) {
+			return b
+		}
+		return bytes.Replace(b, []byte(`"ttlMs":0,"cacheScope":"private",`), nil, 1)
+	}))
+	defer bare.Close()
+	got = statusesURL(bare.URL)
+	for name, says := range map[string]string{
+		"2026-07-28/lists": `resources/read t://readme: no ttlMs | resources/read t://readme: cacheScope "", want "private" or "public"`,
+		rowResult:          `2026-07-28 resources/read: result has no ttlMs (schema.ts 2026-07-28 ReadResourceResult (CacheableResult).ttlMs: number)`,
+	} {
+		r := got[name]
+		if r.Status != Failed || r.Level != Must || !strings.Contains(strings.Join(r.Details, " | "), says) {
+			t.Errorf("reads without ttlMs and cacheScope: %s %s at level %s %q; want a MUST failure saying %s", name, r.Status, r.Level, r.Details, says)
+		}
+	}
+}
