@@ -583,7 +583,10 @@ func (s cacheable) problems() []string {
 	}
 	if s.TTLMs == nil {
 		p = append(p, "no ttlMs")
-	} else if n, err := s.TTLMs.Int64(); err != nil || n < 0 {
+	} else if n, ok := new(big.Rat).SetString(s.TTLMs.String()); !ok || !n.IsInt() || n.Sign() < 0 {
+		// An integer as JSON Schema has it (schema.json types ttlMs
+		// "integer"): any number whose fractional part is zero, so 3600000.0
+		// and 3.6e6 are integers too, as a server writing floats sends them.
 		p = append(p, "ttlMs "+s.TTLMs.String()+", want an integer >= 0")
 	}
 	if s.CacheScope != "private" && s.CacheScope != "public" {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -273,6 +274,34 @@ func TestCheck_ReadResourceCacheable(t *testing.T) {
 		r := got[name]
 		if r.Status != Failed || r.Level != Must || !strings.Contains(strings.Join(r.Details, " | "), says) {
 			t.Errorf("reads without ttlMs and cacheScope: %s %s at level %s %q; want a MUST failure saying %s", name, r.Status, r.Level, r.Details, says)
+		}
+	}
+}
+
+// TestCheck_TTLWrittenAsFloat: schema.json types ttlMs "integer", which
+// JSON Schema reads as any number whose fractional part is zero; a server
+// writing floats (3600000.0, 3.6e6) meets it. The kit took only digits
+// for an integer and failed such a server on discover and every list.
+// A fraction still fails.
+func TestCheck_TTLWrittenAsFloat(t *testing.T) {
+	t.Parallel()
+	hour := func() http.Handler {
+		srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+		srv.AddTool(mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /hello", jsonRoute(200, `"hi"`))
+		return mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithCaching(time.Hour, era2026.Public)), era2025.New()})
+	}
+	for ttl, pass := range map[string]bool{"3600000": true, "3600000.0": true, "3.6e6": true, "3.6E+6": true, "3600000.5": false, "3.6e-6": false, "-3.6e6": false} {
+		srv := httptest.NewServer(replace(hour(), `"ttlMs":3600000,`, `"ttlMs":`+ttl+`,`))
+		got := statusesURL(srv.URL)
+		srv.Close()
+		for _, name := range []string{"2026-07-28/discover", "2026-07-28/lists"} {
+			r := got[name]
+			switch want := "ttlMs " + ttl + ", want an integer >= 0"; {
+			case pass && r.Status != Passed:
+				t.Errorf("ttlMs %s: %s %s %v, want passed", ttl, name, r.Status, r.Details)
+			case !pass && (r.Status != Failed || !strings.Contains(strings.Join(r.Details, "\n"), want)):
+				t.Errorf("ttlMs %s: %s %s %v, want failed saying %s", ttl, name, r.Status, r.Details, want)
+			}
 		}
 	}
 }
