@@ -31,7 +31,9 @@
 // revision with that type's members), schema/tool (tool definitions:
 // inputSchema an object schema of type "object", and every property
 // schema, items, allOf/anyOf/oneOf/prefixItems member and $defs entry an
-// object, never a boolean) and 2026-07-28/result-type.
+// object, never a boolean), 2026-07-28/result-type and
+// 2026-07-28/no-server-requests (a request of the server's in a 2026-07-28
+// answer: that revision's servers ask with input_required).
 //
 // A response may carry no id (absent or null) only when the request's id
 // could not be read, with -32700 or -32600, or when it is one of the HTTP

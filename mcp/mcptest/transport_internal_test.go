@@ -305,3 +305,59 @@ func TestCheck_TTLWrittenAsFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestCheck_ServerRequestOnStream: on 2026-07-28 a server MUST NOT send
+// JSON-RPC requests on a response stream (it asks with input_required);
+// 2025 revisions allow them there. The kit passed over any message with
+// a method on a stream, so a 2026 server asking the client with a
+// request passed. A notification before the response passes in every
+// revision, and so does a request on a 2025 stream.
+func TestCheck_ServerRequestOnStream(t *testing.T) {
+	t.Parallel()
+	const ask = `data: {"jsonrpc":"2.0","id":"s-1","method":"elicitation/create","params":{"message":"sure?","requestedSchema":{"type":"object"}}}` + "\n\n"
+	const progress = `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}` + "\n\n"
+	before := func(first string, only2026 bool) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			modern := r.Header.Get("MCP-Protocol-Version") == "2026-07-28"
+			lead := first
+			if only2026 && !modern {
+				lead = ""
+			}
+			asEventStream(goodServer(), "text/event-stream", func(d []byte) string { return lead + "data: " + string(d) + "\n\n" }).ServeHTTP(w, r)
+		})
+	}
+	for name, tc := range map[string]struct {
+		h    http.Handler
+		says string
+	}{
+		"a request before each 2026 response":       {before(ask, true), `2026-07-28 server/discover: the server sent a request (method "elicitation/create", id "s-1") on the response's stream`},
+		"a request before each response, every era": {before(ask, false), `2026-07-28 server/discover: the server sent a request (method "elicitation/create", id "s-1")`},
+		"a notification before each response":       {before(progress, false), ""},
+	} {
+		srv := httptest.NewServer(tc.h)
+		results := CheckURL(srv.URL)
+		srv.Close()
+		var row Result
+		for _, r := range results {
+			if r.Check == rowNoRequests {
+				row = r
+			}
+		}
+		details := strings.Join(row.Details, "\n")
+		if tc.says == "" {
+			if f := mustFailures(results); row.Status != Passed || len(f) != 0 {
+				t.Errorf("%s: %s %s; MUST failures %q", name, rowNoRequests, row.Status, f)
+			}
+			continue
+		}
+		if row.Status != Failed || row.Level != Must || !strings.Contains(details, tc.says) {
+			t.Errorf("%s: %s %s at level %s %q; want a MUST failure saying %s", name, rowNoRequests, row.Status, row.Level, row.Details, tc.says)
+		}
+		if strings.Contains(details, "2025-") {
+			t.Errorf("%s: %s blames a 2025 stream: %s", name, rowNoRequests, details)
+		}
+		if f := mustFailures(results); len(f) != 1 {
+			t.Errorf("%s: MUST failures %q, want only %s", name, f, rowNoRequests)
+		}
+	}
+}

@@ -24,6 +24,7 @@ const (
 	rowContent    = "schema/content"
 	rowTool       = "schema/tool"
 	rowResultType = "2026-07-28/result-type"
+	rowNoRequests = "2026-07-28/no-server-requests"
 )
 
 const (
@@ -34,6 +35,7 @@ const (
 	srcContent    = "schema.ts of the revision, ContentBlock: type one of the revision's kinds, with that kind's required members (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource), Annotations"
 	srcTool       = "schema.ts of the revision, Tool: name, inputSchema {type: \"object\", properties?: { [key: string]: object }, required?: string[]}, ToolAnnotations, Icon; every subschema an object, never a boolean"
 	srcResultType = "2026-07-28 schema.ts Result.resultType: servers implementing this protocol version MUST include this field (a string; \"complete\" or \"input_required\" unless an extension adds one)"
+	srcNoRequests = "2026-07-28 Streamable HTTP: the server MUST NOT send JSON-RPC requests on a response stream; Base protocol, Message patterns: servers MUST NOT initiate JSON-RPC requests (they ask with input_required)"
 )
 
 // wireRows are the rows whose findings inspect files, in table order.
@@ -45,6 +47,7 @@ var wireRows = []check{
 	{rowContent, Must, srcContent, "", always, wireReport(rowContent)},
 	{rowTool, Must, srcTool, "", capability("tools", always), wireReport(rowTool)},
 	{rowResultType, Must, srcResultType, "2026-07-28", only2026, wireReport(rowResultType)},
+	{rowNoRequests, Must, srcNoRequests, "2026-07-28", only2026, wireReport(rowNoRequests)},
 }
 
 // maxPerRow bounds what one row reports: the first findings say what is
@@ -273,7 +276,12 @@ func (b *battery) inspect(c *Client, sent []byte, h http.Header, res *Response, 
 			w.add(rowJSONRPC, fmt.Sprintf("%s: a message with jsonrpc %s, want \"2.0\": %s", what, orNone(msg["jsonrpc"]), truncate(m)))
 		}
 		if hasMethod && !hasResult && !hasError {
-			continue // a request or notification of the server's, on a stream
+			// A notification of the server's, on a stream; or a request,
+			// which 2025 revisions allow there and 2026-07-28 does not.
+			if id := bytes.TrimSpace(msg["id"]); len(id) > 0 && string(id) != "null" && rev.Compare(mcp.Version20260728) >= 0 {
+				w.add(rowNoRequests, fmt.Sprintf("%s: the server sent a request (method %s, id %s) on the response's stream: %s", what, msg["method"], id, truncate(m)))
+			}
+			continue
 		}
 		answered = true
 		if hasResult && hasError {
