@@ -327,7 +327,15 @@ func mediaType(h http.Header) string {
 
 // responses are answers to well-formed requests that succeeded: what the
 // response-header checks look at.
+// They are asked once: the checks of the headers all judge the same
+// answers, and a server's rate budget is not spent asking again.
 func (b *battery) responses(r reporter) []*Response {
+	b.listMu.Lock()
+	done := b.answered
+	b.listMu.Unlock()
+	if done != nil {
+		return done
+	}
 	out := []*Response{}
 	for _, x := range []*Response{b.discover, b.init} {
 		if x != nil {
@@ -343,7 +351,11 @@ func (b *battery) responses(r reporter) []*Response {
 		}
 	}
 	// Failures are other checks' to report.
-	return slices.DeleteFunc(out, func(x *Response) bool { return x.Status/100 != 2 })
+	out = slices.DeleteFunc(out, func(x *Response) bool { return x.Status/100 != 2 })
+	b.listMu.Lock()
+	b.answered = out
+	b.listMu.Unlock()
+	return out
 }
 
 // --- the endpoint ---
@@ -825,9 +837,30 @@ var listings = []listing{
 	{"prompts", "prompts/list", "prompts"},
 }
 
+// listKey and listRead are a list read whole by one client.
+type listKey struct {
+	c      *Client
+	method string
+}
+type listRead struct {
+	items []json.RawMessage
+	pages []*Response
+}
+
 // list follows a list's cursors (at most 100 pages) and returns its
 // items and pages.
 func (b *battery) list(r reporter, c *Client, l listing) (items []json.RawMessage, pages []*Response) {
+	// A list read whole is read once per client: the checks that want it
+	// again get the same pages, and a server's rate budget is not spent
+	// on reading it again (a broken read is not kept: each check that
+	// wants the list reports it).
+	key := listKey{c, l.method}
+	b.listMu.Lock()
+	done, ok := b.lists[key]
+	b.listMu.Unlock()
+	if ok {
+		return done.items, done.pages
+	}
 	cursor := ""
 	seen := map[string]bool{}
 	for range 100 {
@@ -856,6 +889,12 @@ func (b *battery) list(r reporter, c *Client, l listing) (items []json.RawMessag
 			}
 		}
 		if cursor == "" {
+			b.listMu.Lock()
+			if b.lists == nil {
+				b.lists = map[listKey]listRead{}
+			}
+			b.lists[key] = listRead{items, pages}
+			b.listMu.Unlock()
 			return items, pages
 		}
 		if seen[cursor] {

@@ -100,6 +100,10 @@ type battery struct {
 
 	wire       wire // what inspect found in every exchange
 	surveyOnce sync.Once
+
+	listMu   sync.Mutex
+	lists    map[listKey]listRead // every list read whole, by client and method
+	answered []*Response          // responses' answers, once asked
 }
 
 // newBattery makes the battery; send nil means over the network.
