@@ -709,9 +709,72 @@ func (b *battery) headerMismatch(r reporter) {
 			mismatch{"tools/call without Mcp-Name", "25", h26("tools/call"), call("25")},
 			mismatch{"Mcp-Name naming another tool", "26", other, call("26")})
 	}
+	// Mcp-Name is required on resources/read and prompts/get too, on a
+	// listed resource and prompt for the same reason.
+	for _, named := range []struct {
+		l              listing
+		method, member string
+		id             int
+	}{{listings[1], "resources/read", "uri", 101}, {listings[3], "prompts/get", "name", 103}} {
+		var first struct {
+			URI       string `json:"uri"`
+			Name      string `json:"name"`
+			Arguments []struct {
+				Name string `json:"name"`
+			} `json:"arguments"`
+		}
+		items := b.itemsIfAny(b.modern, named.l)
+		if len(items) == 0 || json.Unmarshal(items[0], &first) != nil {
+			continue
+		}
+		value := map[string]string{"uri": first.URI, "name": first.Name}[named.member]
+		if value == "" {
+			continue
+		}
+		v, _ := json.Marshal(value)
+		// Every argument a prompt declares is given, so that only the
+		// header is wrong with the request.
+		args := ""
+		if named.method == "prompts/get" {
+			given := map[string]string{}
+			for _, a := range first.Arguments {
+				given[a.Name] = "mcptest-a"
+			}
+			a, _ := json.Marshal(given)
+			args = `"arguments":` + string(a) + `,`
+		}
+		req := func(id int) string {
+			return `{"jsonrpc":"2.0","id":` + fmt.Sprint(id) + `,"method":"` + named.method + `","params":{"` + named.member + `":` + string(v) + `,` + args + meta2026 + `}}`
+		}
+		other := h26(named.method)
+		other.Set("Mcp-Name", "mcptest-other")
+		cases = append(cases,
+			mismatch{named.method + " without Mcp-Name", fmt.Sprint(named.id), h26(named.method), req(named.id)},
+			mismatch{"Mcp-Name naming another " + named.member + " than the " + named.method + " body's", fmt.Sprint(named.id + 1), other, req(named.id + 1)})
+	}
 	for _, tc := range cases {
 		wantError(r, tc.what, b.post(r, b.modern, tc.h, tc.body), http.StatusBadRequest, codeHeaderMismatch, tc.id)
 	}
+}
+
+// itemsIfAny lists l's items when the server declares its capability and
+// the list answers; nil otherwise (another check reports a broken list).
+func (b *battery) itemsIfAny(c *Client, l listing) []json.RawMessage {
+	if b.caps[l.capability] == nil {
+		return nil
+	}
+	var out []json.RawMessage
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				if _, ok := p.(stop); !ok {
+					panic(p)
+				}
+			}
+		}()
+		out, _ = b.list(&rep{}, c, l)
+	}()
+	return out
 }
 
 // base64Name sends a listed tool's name in Mcp-Name as the Base64

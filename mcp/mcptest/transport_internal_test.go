@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 // asEventStream answers every JSON body h writes to a POST as one event
@@ -358,6 +360,70 @@ func TestCheck_ServerRequestOnStream(t *testing.T) {
 		}
 		if f := mustFailures(results); len(f) != 1 {
 			t.Errorf("%s: MUST failures %q, want only %s", name, f, rowNoRequests)
+		}
+	}
+}
+
+// withReadmeAndPrompt serves the resource t://readme and the prompt
+// summarize, whose argument topic is required.
+func withReadmeAndPrompt() http.Handler {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "t://readme", Name: "readme"}, "GET /readme", jsonRoute(200, `"read me"`))
+	srv.AddPrompt(mcp.Prompt{Name: "summarize", Arguments: []mcp.PromptArgument{{Name: "topic", Required: true}}}, func(_ context.Context, args map[string]string) (*mcp.PromptResult, error) {
+		return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text("summarize " + args["topic"])}}}, nil
+	})
+	return mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()})
+}
+
+// nameBlind serves method as if its Mcp-Name always named the body's
+// member: the server never checks the header on that method.
+func nameBlind(h http.Handler, method, member string) http.Handler {
+	return onRequest(h, func(r *http.Request, b []byte) {
+		var m struct {
+			Method string                     `json:"method"`
+			Params map[string]json.RawMessage `json:"params"`
+		}
+		var v string
+		if json.Unmarshal(b, &m) == nil && m.Method == method && json.Unmarshal(m.Params[member], &v) == nil {
+			r.Header.Set("Mcp-Name", v)
+		}
+	})
+}
+
+// TestCheck_NameHeaderOnEveryNamedMethod: Mcp-Name is required on
+// resources/read and prompts/get as on tools/call, and MUST match the
+// body (2026-07-28 Streamable HTTP, Server validation). The kit sent the
+// missing and the other name on tools/call only, so a server checking
+// the header there alone passed.
+func TestCheck_NameHeaderOnEveryNamedMethod(t *testing.T) {
+	t.Parallel()
+	good := httptest.NewServer(withReadmeAndPrompt())
+	defer good.Close()
+	if r := statusesURL(good.URL)["2026-07-28/header-mismatch"]; r.Status != Passed {
+		t.Errorf("a server checking Mcp-Name everywhere: %s %v", r.Status, r.Details)
+	}
+	for name, tc := range map[string]struct {
+		h    http.Handler
+		says []string
+	}{
+		"resources/read": {nameBlind(withReadmeAndPrompt(), "resources/read", "uri"), []string{
+			`resources/read without Mcp-Name: got HTTP 200 "{\"jsonrpc\":\"2.0\",\"id\":101,\"result\":`,
+			`Mcp-Name naming another uri than the resources/read body's: got HTTP 200 "{\"jsonrpc\":\"2.0\",\"id\":102,\"result\":`}},
+		"prompts/get": {nameBlind(withReadmeAndPrompt(), "prompts/get", "name"), []string{
+			`prompts/get without Mcp-Name: got HTTP 200 "{\"jsonrpc\":\"2.0\",\"id\":103,\"result\":`,
+			`Mcp-Name naming another name than the prompts/get body's: got HTTP 200 "{\"jsonrpc\":\"2.0\",\"id\":104,\"result\":`}},
+	} {
+		srv := httptest.NewServer(tc.h)
+		r := statusesURL(srv.URL)["2026-07-28/header-mismatch"]
+		srv.Close()
+		if r.Status != Failed || r.Level != Must || len(r.Details) != len(tc.says) {
+			t.Errorf("%s not checked: %s at level %s %q; want a MUST failure with %d details", name, r.Status, r.Level, r.Details, len(tc.says))
+			continue
+		}
+		for i, want := range tc.says {
+			if !strings.Contains(r.Details[i], want) {
+				t.Errorf("%s not checked: %q does not say %s", name, r.Details[i], want)
+			}
 		}
 	}
 }
