@@ -52,6 +52,14 @@ func run() int {
 	flag.StringVar(&ff.rate, "rate", "50,100", "each principal's rate budget: requests per second,burst")
 	flag.Parse()
 	if *stdioFlag {
+		if unused := stdioIgnores(); unused != "" {
+			// Said, not ignored: -stdio -redis would otherwise serve a
+			// process of its own while its operator believes it shares
+			// the fleet's store, and -otel-stdout would write spans onto
+			// the protocol's own lines.
+			fmt.Fprintf(os.Stderr, "inbox: %s has no effect with -stdio (which takes -rate, -legacy-input and -notifications)\n", unused)
+			return 2
+		}
 		return serveStdio(ff.rate, *legacyInputFlag) // stdio.go
 	}
 	ln, err := net.Listen("tcp", *addr)

@@ -80,3 +80,19 @@ func runStdio(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Log
 		"notifications", notifications)
 	return stdio.Serve(ctx, a.handler, in, out, stdio.WithPrincipal(p), stdio.WithLogger(logger))
 }
+
+// stdioFlags are the flags a stdio session reads; any other set beside
+// -stdio is refused (stdioIgnores).
+var stdioFlags = map[string]bool{"stdio": true, "rate": true, "legacy-input": true, "notifications": true}
+
+// stdioIgnores names the first flag set on the command line that a stdio
+// session would ignore, "" when none is.
+func stdioIgnores() string {
+	var unused string
+	flag.Visit(func(f *flag.Flag) {
+		if unused == "" && !stdioFlags[f.Name] {
+			unused = "-" + f.Name
+		}
+	})
+	return unused
+}

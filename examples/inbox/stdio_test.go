@@ -420,3 +420,40 @@ func TestStdioNotifications(t *testing.T) {
 		t.Errorf("stdout holds more: %q", p.out.Text())
 	}
 }
+
+// TestStdioRefusesFlagsItIgnores: a flag of the HTTP server beside -stdio
+// is refused (exit 2, named on stderr) before anything is served: a
+// stdio session keeps its state in its process, so -redis would be
+// silently unused, and -otel-stdout would put spans on the protocol's
+// lines. Before, each was accepted and did nothing.
+func TestStdioRefusesFlagsItIgnores(t *testing.T) {
+	bin := inboxBinary(t)
+	for _, args := range [][]string{
+		{"-redis", "redis://127.0.0.1:1"},
+		{"-otel-stdout"},
+		{"-addr", "127.0.0.1:0"},
+		{"-public-url", "http://127.0.0.1:1"},
+		{"-shutdown-timeout", "1s"},
+		{"-notifications", "-redis", "redis://127.0.0.1:1"},
+	} {
+		p := startStdio(t, bin, args...)
+		if code := p.exit(); code != 2 {
+			t.Errorf("%q: exit %d, want 2; stderr: %s", args, code, p.stderr)
+		}
+		if !strings.Contains(p.stderr.String(), "has no effect with -stdio") {
+			t.Errorf("%q: stderr does not say why: %s", args, p.stderr)
+		}
+		if p.out.Scan() {
+			t.Errorf("%q: wrote to stdout: %s", args, p.out.Text())
+		}
+	}
+	// What a stdio session reads is still taken.
+	p := startStdio(t, bin, "-rate", "10,10", "-legacy-input", "-notifications")
+	if m := p.roundTrip(1, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); m["error"] != nil {
+		t.Errorf("ping with the flags stdio reads: %v", m)
+	}
+	p.in.Close()
+	if code := p.exit(); code != 0 {
+		t.Errorf("exit %d; stderr: %s", code, p.stderr)
+	}
+}
