@@ -81,20 +81,8 @@ func clip(s string, n int) string {
 func (x *exchange) begin(h *Handler, req *request, bodyLen int) {
 	ev := &x.ev
 	msg := &req.msg
-	// The method and the target are the client's strings, as long as the
-	// body allows: every observer gets them cut (logs, spans, metrics).
-	ev.Method, ev.Notification, ev.BytesIn = clip(msg.Method, maxObserved), msg.IsNotification(), bodyLen
-	if msg.ID != nil {
-		ev.ID = string(msg.ID)
-	}
-	if req.principal != nil {
-		ev.Principal = req.principal.Key()
-	}
-	if meta, ok := req.Param("_meta"); ok && jsonrpc.IsObject(meta) {
-		ev.RawMeta = meta
-	}
-	ev.Target, ev.TargetKnown = req.server.targetOf(req)
-	ev.Target = clip(ev.Target, maxObserved)
+	ev.BytesIn = bodyLen
+	req.server.describe(ev, msg.Method, msg.ID, msg.IsNotification(), req.principal, req.Param)
 	x.begun = true
 	ctx, done := h.cfg.observer.Request(req.HTTP.Context(), ev)
 	x.done = done
@@ -114,14 +102,30 @@ func (x *exchange) finish(req *request) {
 	ev.Confirmation = req.confirmation
 }
 
-// targetOf returns the target a request names (tool or prompt name,
-// resource URI) and whether the server has an item of that name.
-func (s *Server) targetOf(req *request) (string, bool) {
-	return s.targetIn(req.msg.Method, req.Param)
+// describe fills in what an event names of its message — method, id,
+// caller, _meta and target — for a served message (begin) and a batch
+// member refused before it was served alike; param returns a member of
+// the message's params. The method and the target are the client's
+// strings, as long as the body allows: every observer gets them cut
+// (logs, spans, metrics).
+func (s *Server) describe(ev *observe.Event, method string, id []byte, notification bool, principal *auth.Principal, param func(name string) ([]byte, bool)) {
+	ev.Method, ev.Notification = clip(method, maxObserved), notification
+	if id != nil {
+		ev.ID = string(id)
+	}
+	if principal != nil {
+		ev.Principal = principal.Key()
+	}
+	if meta, ok := param("_meta"); ok && jsonrpc.IsObject(meta) {
+		ev.RawMeta = meta
+	}
+	ev.Target, ev.TargetKnown = s.targetIn(method, param)
+	ev.Target = clip(ev.Target, maxObserved)
 }
 
-// targetIn is targetOf for a message whose params member name param
-// returns.
+// targetIn returns the target a message names (tool or prompt name,
+// resource URI) and whether the server has an item of that name; param
+// returns a member of its params.
 func (s *Server) targetIn(method string, param func(name string) ([]byte, bool)) (string, bool) {
 	// The method table names the member Mcp-Name mirrors; a task's id is
 	// no target.
@@ -161,24 +165,25 @@ func (h *Handler) observeRefusedMember(r *http.Request, principal *auth.Principa
 	if loc := local.From(r.Context()); loc != nil {
 		ev.Transport, ev.ClientAddr = loc.Transport, ""
 	}
-	if principal != nil {
-		ev.Principal = principal.Key()
-	}
 	if jsonrpc.IsObject(member) {
 		raw, _ := jsonrpc.Lookup(member, "method")
 		method, _ := jsonrpc.String(raw)
 		id, hasID := jsonrpc.Lookup(member, "id")
-		if hasID && len(id) > 0 && jsonrpc.CheckID(id) == "" {
-			ev.ID = string(id)
+		if len(id) == 0 || jsonrpc.CheckID(id) != "" {
+			id = nil // an id the member cannot be answered by is not its id
 		}
-		ev.Method, ev.Notification = clip(method, maxObserved), !hasID && method != ""
-		if params, ok := jsonrpc.Lookup(member, "params"); ok && jsonrpc.IsObject(params) {
-			if meta, ok := jsonrpc.Lookup(params, "_meta"); ok && jsonrpc.IsObject(meta) {
-				ev.RawMeta = meta
+		params, _ := jsonrpc.Lookup(member, "params")
+		if !jsonrpc.IsObject(params) {
+			params = nil
+		}
+		h.server.current().describe(ev, method, id, !hasID && method != "", principal, func(name string) ([]byte, bool) {
+			if params == nil {
+				return nil, false
 			}
-			ev.Target, ev.TargetKnown = h.server.current().targetIn(method, func(name string) ([]byte, bool) { return jsonrpc.Lookup(params, name) })
-			ev.Target = clip(ev.Target, maxObserved)
-		}
+			return jsonrpc.Lookup(params, name)
+		})
+	} else if principal != nil {
+		ev.Principal = principal.Key()
 	}
 	_, done := h.cfg.observer.Request(r.Context(), ev)
 	ev.Duration = time.Since(start)
