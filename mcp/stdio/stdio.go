@@ -265,6 +265,16 @@ func (s *server) run(lr *lineReader) error {
 	}
 }
 
+// log writes one line of the transport's own log. Its calls run on the
+// transport's goroutines (the reader's loop, one per message, the
+// writer), where nothing recovers a panic as net/http recovers a
+// handler's: a host's log handler that panics loses the line instead of
+// ending the process or leaving Serve's caller without its answers.
+func (s *server) log(ctx context.Context, level slog.Level, msg string, args ...any) {
+	defer func() { _ = recover() }()
+	s.cfg.logger.Log(ctx, level, msg, args...)
+}
+
 // result is what Serve returns: a failed write wins, since it is why
 // everything stopped.
 func (s *server) result(err error) error {
@@ -283,7 +293,7 @@ func (s *server) result(err error) error {
 // an answer over LegacyInput.AnswerBytes is refused and the question
 // waits on.
 func (s *server) tooLarge(o *oversized) {
-	s.cfg.logger.WarnContext(s.ctx, "stdio: message over the size limit skipped", "bytes", o.size, "maxBytes", s.cfg.maxMessage,
+	s.log(s.ctx, slog.LevelWarn, "stdio: message over the size limit skipped", "bytes", o.size, "maxBytes", s.cfg.maxMessage,
 		"response", o.Response())
 	if o.Notification() || o.Response() {
 		return
@@ -483,7 +493,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 			// The method is the client's, as long as a line: cut as an
 			// observer's event cuts it.
 			method := msg.Method[:jsonrpc.CutText(msg.Method, 128)]
-			s.cfg.logger.WarnContext(ctx, "stdio: a notification was refused", append([]any{"method", method, "status", w.status}, refusal(w.body)...)...)
+			s.log(ctx, slog.LevelWarn, "stdio: a notification was refused", append([]any{"method", method, "status", w.status}, refusal(w.body)...)...)
 		}
 		return
 	case !parsed && !panicked && w.status == http.StatusAccepted && len(w.body) == 0 && isBatch(line):
@@ -495,7 +505,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 		s.write(w.body)
 	default:
 		if !panicked {
-			s.cfg.logger.ErrorContext(ctx, "stdio: the handler did not answer with a JSON-RPC message", "status", w.status,
+			s.log(ctx, slog.LevelError, "stdio: the handler did not answer with a JSON-RPC message", "status", w.status,
 				"contentType", w.header.Get("Content-Type"), "bytes", len(w.body))
 		}
 		var id []byte
@@ -516,7 +526,7 @@ func (s *server) call(w http.ResponseWriter, r *http.Request) (panicked bool) {
 				return
 			}
 			panicked = true
-			s.cfg.logger.ErrorContext(r.Context(), "stdio: the handler panicked", "panic", panics.Describe(p))
+			s.log(r.Context(), slog.LevelError, "stdio: the handler panicked", "panic", panics.Describe(p))
 		}
 	}()
 	s.h.ServeHTTP(w, r)
@@ -568,7 +578,7 @@ func (s *server) answer(line []byte) {
 	if !panicked && w.status == http.StatusAccepted {
 		return
 	}
-	s.cfg.logger.WarnContext(s.ctx, "stdio: a JSON-RPC response from the client was ignored: it answers no question waiting for one",
+	s.log(s.ctx, slog.LevelWarn, "stdio: a JSON-RPC response from the client was ignored: it answers no question waiting for one",
 		append([]any{"status", w.status}, refusal(w.body)...)...)
 }
 
@@ -668,7 +678,7 @@ func (s *server) write(msg []byte) {
 	if bytes.ContainsAny(msg, "\r\n") {
 		var b bytes.Buffer
 		if err := json.Compact(&b, msg); err != nil {
-			s.cfg.logger.ErrorContext(s.ctx, "stdio: an answer could not be put on one line", "err", err)
+			s.log(s.ctx, slog.LevelError, "stdio: an answer could not be put on one line", "err", err)
 			return
 		}
 		msg = b.Bytes()
@@ -695,7 +705,7 @@ func (s *server) writer() {
 			s.errMu.Lock()
 			s.writeErr = fmt.Errorf("stdio: writing an answer: %w", err)
 			s.errMu.Unlock()
-			s.cfg.logger.ErrorContext(s.ctx, "stdio: the output failed; stopping", "err", err)
+			s.log(s.ctx, slog.LevelError, "stdio: the output failed; stopping", "err", err)
 			s.stop(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -1168,5 +1169,57 @@ func TestRefusedNotification_MethodCut(t *testing.T) {
 	}
 	if want := method[:127]; line.Method != want { // "notifications/x" is 15 bytes and é 2: byte 128 is inside one
 		t.Errorf("method logged as %d bytes, want the first %d: %.200q", len(line.Method), len(want), line.Method)
+	}
+}
+
+// panickingLog is a log handler that panics on every line, as a host's
+// broken handler might.
+type panickingLog struct{ slog.Handler }
+
+func (panickingLog) Enabled(context.Context, slog.Level) bool { return true }
+func (panickingLog) Handle(context.Context, slog.Record) error {
+	panic("the host's log handler is broken")
+}
+
+// TestLogHandlerPanics: every line the transport logs runs on a goroutine
+// of its own, where nothing recovers a panic. A log handler that panics
+// loses those lines; the process and the session go on, and every request
+// is answered.
+func TestLogHandlerPanics(t *testing.T) {
+	t.Parallel()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case bytes.Contains(body, []byte(`"boom"`)):
+			panic("the handler failed")
+		case bytes.Contains(body, []byte(`"x/refused"`)):
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"refused"}}`)
+		case bytes.Contains(body, []byte(`"x/garbled"`)):
+			io.WriteString(w, "not JSON")
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			var m struct{ ID json.RawMessage }
+			json.Unmarshal(body, &m)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+		}
+	})
+	s := start(t, h, stdio.WithLogger(slog.New(panickingLog{})), stdio.WithMaxMessageBytes(512))
+	s.send(
+		`{"jsonrpc":"2.0","id":1,"method":"boom"}`,                                               // the handler panics
+		`{"jsonrpc":"2.0","method":"x/refused"}`,                                                 // a refused notification
+		`{"jsonrpc":"2.0","id":2,"method":"x/garbled"}`,                                          // no JSON-RPC answer
+		`{"jsonrpc":"2.0","id":"q9","result":{}}`,                                                // answers no question
+		`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"p":"`+strings.Repeat("x", 600)+`"}}`, // over the limit
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+	)
+	got := map[string]int{}
+	for _, m := range s.finish() {
+		got[string(m.ID)] = m.code()
+	}
+	want := map[string]int{"1": -32603, "2": -32603, "3": -32600, "4": 0}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("answers by id and code: %v, want %v", got, want)
 	}
 }
