@@ -1251,12 +1251,18 @@ func (b *battery) batch0326(r reporter) {
 				arr = append(arr, one)
 			}
 			for _, m := range arr {
-				if m.Result != nil {
-					got[string(m.ID)] = true
+				// Ids are compared as values: 71.0 answers 71, and
+				// "\u0037\u0032" answers "72".
+				switch {
+				case m.Result == nil:
+				case sameID("71", m.ID):
+					got["71"] = true
+				case sameID(`"72"`, m.ID):
+					got["72"] = true
 				}
 			}
 		}
-		if got["71"] && got[`"72"`] {
+		if got["71"] && got["72"] {
 			return
 		}
 	}

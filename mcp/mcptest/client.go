@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strings"
@@ -272,6 +273,38 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
+
+// UnmarshalJSON reads the code as the number it is: JSON has no integer
+// type apart, so -32602.0 names -32602 as much as -32602 does (JSON
+// Schema's "integer" holds any number whose fraction is zero), and a
+// server whose encoder writes every number with a point is not malformed.
+// A fraction, or a code beyond 32 bits, is refused.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Code    json.Number     `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	code, ok := integer(raw.Code)
+	if !ok || code != int64(int32(code)) {
+		return fmt.Errorf("mcptest: error code %s is not a 32-bit integer", raw.Code)
+	}
+	*e = Error{Code: mcp.Code(code), Message: raw.Message, Data: raw.Data}
+	return nil
+}
+
+// integer reads a JSON number whose fraction is zero (1, 1.0, 1e3) as an
+// int64.
+func integer(n json.Number) (int64, bool) {
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return 0, false
+	}
+	return r.Num().Int64(), true
+}
 
 // ResultType returns the result's resultType ("" when absent).
 func (r *Response) ResultType() string {

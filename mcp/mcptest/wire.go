@@ -310,7 +310,7 @@ func redirectNote(c *Client, loc string) string {
 }
 
 // errorCode reads a JSON-RPC error's code; ok says the error object is
-// well formed (an integer code, a string message).
+// well formed (an integer code, -32602.0 too, and a string message).
 func errorCode(raw json.RawMessage) (code int64, ok bool) {
 	var e struct {
 		Code    *json.Number `json:"code"`
@@ -321,8 +321,7 @@ func errorCode(raw json.RawMessage) (code int64, ok bool) {
 	if d.Decode(&e) != nil || e.Code == nil || e.Message == nil {
 		return 0, false
 	}
-	n, err := e.Code.Int64()
-	return n, err == nil
+	return integer(*e.Code)
 }
 
 // idlessRefusals are the HTTP statuses a server (or what stands in front

@@ -294,3 +294,43 @@ func TestCheck_NoNilInMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestCheck_NumbersAsValues: JSON numbers are read as the values they
+// are. A server whose encoder writes every number with a point
+// (-32602.0, 71.0) or escapes a string id's characters answers as well as
+// one that does not: every check reads it as the plain server.
+func TestCheck_NumbersAsValues(t *testing.T) {
+	code := regexp.MustCompile(`"code":(-?[0-9]+)`)
+	pointed := rewrite(goodServer(), func(_ http.Header, b []byte) []byte { return code.ReplaceAll(b, []byte(`"code":$1.0`)) })
+	want := statuses(goodServer())
+	got := statuses(pointed)
+	for name, w := range want {
+		if g := got[name]; g.Status != w.Status {
+			t.Errorf("%s: %s, want %s as for the plain server: %v", name, g.Status, w.Status, g.Details)
+		}
+	}
+	spelled := rewrite(batching(noBatchServer()), func(_ http.Header, b []byte) []byte {
+		b = bytes.ReplaceAll(b, []byte(`"id":71`), []byte(`"id":71.0`))
+		return bytes.ReplaceAll(b, []byte(`"id":"72"`), []byte(`"id":"\u0037\u0032"`))
+	})
+	if r := statuses(spelled)["2025-03-26/batch"]; r.Status != Passed {
+		t.Errorf("a batch answered with ids 71.0 and \"\\u0037\\u0032\": %s %v", r.Status, r.Details)
+	}
+}
+
+// TestError_Code: a code is an integer of 32 bits, in whatever notation;
+// a fraction or a wider number is refused.
+func TestError_Code(t *testing.T) {
+	for raw, want := range map[string]mcp.Code{`-32602`: -32602, `-32602.0`: -32602, `-3.2602e4`: -32602, `7`: 7} {
+		var e Error
+		if err := json.Unmarshal([]byte(`{"code":`+raw+`,"message":"m","data":{"a":1}}`), &e); err != nil || e.Code != want || e.Message != "m" || string(e.Data) != `{"a":1}` {
+			t.Errorf("%s: %+v %v", raw, e, err)
+		}
+	}
+	for _, raw := range []string{`-32602.5`, `4294967296`, `"x"`, `null`, `1e400`} {
+		var e Error
+		if err := json.Unmarshal([]byte(`{"code":`+raw+`,"message":"m"}`), &e); err == nil {
+			t.Errorf("%s accepted: %+v", raw, e)
+		}
+	}
+}
