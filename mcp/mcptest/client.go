@@ -42,7 +42,8 @@ type Client struct {
 	// inspect, when set, sees every exchange Send makes (the battery's
 	// checks of the wire's shapes).
 	inspect func(c *Client, sent []byte, h http.Header, res *Response, err error)
-	follow  bool // FollowRedirects: follow a redirect to the same origin
+	follow  bool              // FollowRedirects: follow a redirect to the same origin
+	rt      http.RoundTripper // WithTransport; nil: http.DefaultTransport
 
 	mu         sync.Mutex
 	id         int
@@ -101,6 +102,17 @@ func WithTimeout(d time.Duration) Option {
 // Check) nothing is followed.
 func FollowRedirects() Option {
 	return optionFunc(func(c *Client) { c.follow = true })
+}
+
+// WithTransport sends the requests of a Client made with Dial (or of the
+// battery of CheckURL) through rt rather than http.DefaultTransport: the
+// Client().Transport of an httptest.NewTLSServer, which trusts that
+// server's certificate, or a transport that presents a client
+// certificate or trusts a private CA. Redirects are still followed only
+// as FollowRedirects says. In process (New, Check) nothing goes through a
+// transport and it changes nothing; a nil rt leaves the default.
+func WithTransport(rt http.RoundTripper) Option {
+	return optionFunc(func(c *Client) { c.rt = rt })
 }
 
 // InputRequest is one request of an input_required result.
@@ -200,7 +212,7 @@ func newClient(url string, send func(*http.Request) (*http.Response, error), v m
 		o.apply(c)
 	}
 	if c.send == nil {
-		c.send = network(c.follow)
+		c.send = network(c.follow, c.rt)
 	}
 	return c
 }
@@ -209,8 +221,8 @@ func newClient(url string, send func(*http.Request) (*http.Response, error), v m
 // 307 or 308, sends the body and every header but a few sensitive ones to
 // wherever Location points; the kit follows none unless told, and never
 // one to another origin.
-func network(follow bool) func(*http.Request) (*http.Response, error) {
-	hc := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+func network(follow bool, rt http.RoundTripper) func(*http.Request) (*http.Response, error) {
+	hc := &http.Client{Transport: rt, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if !follow || len(via) >= 5 || !sameOrigin(req.URL, via[0].URL) {
 			return http.ErrUseLastResponse // the redirect is the answer
 		}

@@ -45,7 +45,9 @@
 // wire/redirect fails (in process nothing is followed either).
 // FollowRedirects (mcpcheck -follow) follows one to the same origin; one
 // to another origin is never followed, so the body and the headers of
-// WithHeader (mcpcheck -H) never leave for another host.
+// WithHeader (mcpcheck -H) never leave for another host. A server behind
+// a certificate the system does not trust (httptest.NewTLSServer, a
+// private CA) is reached through WithTransport.
 //
 // A Client works in-process (New, on any http.Handler) or over the network
 // (Dial, on a URL). It adds the 2026-07-28 _meta envelope and routing

@@ -305,7 +305,7 @@ func TestCheck_NumbersAsValues(t *testing.T) {
 	want := statuses(goodServer())
 	got := statuses(pointed)
 	for name, w := range want {
-		if g := got[name]; g.Status != w.Status {
+		if g, ok := got[name]; !ok || g.Status != w.Status {
 			t.Errorf("%s: %s, want %s as for the plain server: %v", name, g.Status, w.Status, g.Details)
 		}
 	}
@@ -331,6 +331,32 @@ func TestError_Code(t *testing.T) {
 		var e Error
 		if err := json.Unmarshal([]byte(`{"code":`+raw+`,"message":"m"}`), &e); err == nil {
 			t.Errorf("%s accepted: %+v", raw, e)
+		}
+	}
+}
+
+// TestCheckURL_TLS: a server behind a certificate the system does not
+// trust is checked through the transport that trusts it (WithTransport),
+// as it would be in process; without it the battery says why it got no
+// answer.
+func TestCheckURL_TLS(t *testing.T) {
+	ts := httptest.NewTLSServer(goodServer())
+	defer ts.Close()
+	results := CheckURL(ts.URL)
+	if len(results) != 1 || results[0].Check != "endpoint/answers" || !strings.Contains(results[0].Details[0], "certificate") {
+		t.Errorf("without the transport: %+v", results)
+	}
+	want := statuses(goodServer())
+	got := map[string]Result{}
+	for _, r := range CheckURL(ts.URL, WithClientOptions(WithTransport(ts.Client().Transport))) {
+		got[r.Check] = r
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d results over TLS, %d in process", len(got), len(want))
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok || g.Status != w.Status {
+			t.Errorf("%s over TLS: %s, want %s as in process: %v", name, g.Status, w.Status, g.Details)
 		}
 	}
 }
