@@ -10,10 +10,13 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -43,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 5*time.Second, "bound on each request")
 	examples := fs.String("examples", "", "a JSON file mapping read-only tool names to example arguments (turns on tools/read-only-examples)")
 	follow := fs.Bool("follow", false, "follow a redirect to the same origin (scheme, host, port); one to another origin is never followed, so -H headers and the body stay with the endpoint; without -follow a redirect fails wire/redirect")
+	cacert := fs.String("cacert", "", "a PEM file of the certificate authorities to trust for an https:// endpoint, in place of the system's (a test or private CA)")
 	fs.Var(&noExamples, "skip-example", "leave this tool out of the -examples calls, such as a status tool that needs a live job id (repeatable)")
 	fs.Var(&headers, "H", `a header sent with every request, "Name: value" (repeatable), such as "Authorization: Bearer ..."`)
 	fs.Var(&revisions, "revision", "run only the checks of this revision, and those of the endpoint (repeatable)")
@@ -72,6 +76,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	client := []mcptest.Option{mcptest.WithTimeout(*timeout)}
 	if *follow {
 		client = append(client, mcptest.FollowRedirects())
+	}
+	if *cacert != "" {
+		rt, err := trusting(*cacert)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: -cacert: %v\n", err)
+			return 2
+		}
+		client = append(client, mcptest.WithTransport(rt))
 	}
 	for _, h := range headers {
 		name, value, ok := strings.Cut(h, ":")
@@ -128,6 +140,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	results := mcptest.CheckURL(fs.Arg(0), opts...)
 	return report(stdout, results, *quiet)
+}
+
+// trusting returns a transport that trusts the certificate authorities of
+// the PEM file at path and no others, as curl's --cacert does: a check of
+// a test server should not pass on a certificate the system happens to
+// trust.
+func trusting(path string) (http.RoundTripper, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return t, nil
 }
 
 // report prints the table and returns the exit status.

@@ -2,7 +2,14 @@ package main
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
@@ -106,6 +114,24 @@ func TestRun(t *testing.T) {
 	gone := httptest.NewServer(http.NotFoundHandler())
 	closed := gone.URL + "/mcp"
 	gone.Close() // the port is free: nothing listens
+	// TLS with a certificate of the test's own: trusted with -cacert only.
+	secure := httptest.NewTLSServer(server())
+	defer secure.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: secure.Certificate().Raw}), 0o600)
+	// Every httptest TLS server has the same certificate: another CA is
+	// made here.
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "another CA"}, IsCA: true,
+		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongCA := filepath.Join(t.TempDir(), "other.pem")
+	os.WriteFile(wrongCA, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	notPEM := filepath.Join(t.TempDir(), "not.pem")
+	os.WriteFile(notPEM, []byte("not a certificate"), 0o600)
 	examples := filepath.Join(t.TempDir(), "ex.json")
 	os.WriteFile(examples, []byte(`{"hello":{}}`), 0o600)
 	deviation := "-deviation=2025-03-26/batch=refused in every revision"
@@ -132,6 +158,11 @@ func TestRun(t *testing.T) {
 		// A typo left out every revision's checks, and the run passed.
 		{"a revision no check exercises", []string{"-q", "-revision", "2026-7-28", good.URL}, 1, []string{"FAIL    MUST     mcptest/revisions", `mcptest.Revisions("2026-7-28") names no revision of the battery (2025-03-26, 2025-06-18, 2026-07-28)`, "1 failed"}},
 		{"nothing listening", []string{"-q", closed}, 1, []string{"endpoint/answers", `server/discover (no response: Post "` + closed + `": dial tcp`}},
+		{"TLS, a CA the system does not trust", []string{"-q", secure.URL}, 1, []string{"endpoint/answers", "certificate"}},
+		{"TLS, -cacert", []string{"-q", "-cacert", ca, secure.URL}, 0, []string{"0 failed"}},
+		{"TLS, -cacert of another CA", []string{"-q", "-cacert", wrongCA, secure.URL}, 1, []string{"endpoint/answers", "certificate"}},
+		{"-cacert not PEM", []string{"-cacert", notPEM, secure.URL}, 2, nil},
+		{"-cacert missing", []string{"-cacert", notPEM + ".missing", secure.URL}, 2, nil},
 		{"a URL without a scheme", []string{strings.TrimPrefix(good.URL, "http://")}, 2, nil},
 		{"a URL of another scheme", []string{"ftp://127.0.0.1/mcp"}, 2, nil},
 		{"no URL", nil, 2, nil},
