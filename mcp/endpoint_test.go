@@ -247,6 +247,38 @@ func TestNotifications(t *testing.T) {
 	}
 }
 
+// TestNotifications_RevisionByHeader: a 2026-07-28 notification's _meta
+// is optional and names no revision (schema.ts NotificationParams), so
+// the header alone names it, as a client that sends one bare does: it is
+// accepted, where a request so named is refused for its missing _meta
+// (TestEraSelection).
+func TestNotifications_RevisionByHeader(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for name, body := range map[string]string{
+		"no params":       `{"jsonrpc":"2.0","method":"notifications/cancelled"}`,
+		"params, no meta": `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		"meta without revision": `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,` +
+			`"_meta":{"io.modelcontextprotocol/subscriptionId":3}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusAccepted || len(b) != 0 || res.Header.Get("MCP-Protocol-Version") != "2026-07-28" {
+				t.Errorf("got %d %q (MCP-Protocol-Version %q), want 202, no body, 2026-07-28", res.StatusCode, b, res.Header.Get("MCP-Protocol-Version"))
+			}
+		})
+	}
+}
+
 func TestIDEcho(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -29,8 +29,9 @@ type Era interface {
 //     params._meta): it must be served, and its profile must have the
 //     envelope (Profile.Envelope).
 //   - Otherwise MCP-Protocol-Version, when present, must name a served
-//     revision; naming one with the envelope without sending it is
-//     refused (-32602), never served by silently falling back.
+//     revision; a request naming one with the envelope without sending
+//     it is refused (-32602), never served by silently falling back. A
+//     notification is not: its _meta is optional and names no revision.
 //   - Nothing names a revision: the default revision of the handshake era
 //     (the seed's rule: 2025-06-18). So is a message that negotiates the
 //     revision in its body (initialize) whose header names an unknown one.
@@ -82,7 +83,11 @@ func (h *Handler) selectEra(req *request) (*revision, *Error) {
 			}
 			return nil, h.unsupported(hv)
 		}
-		if rev.f.Envelope {
+		if rev.f.Envelope && !msg.IsNotification() {
+			// A request of an envelope revision names it in _meta, which
+			// its schema requires. A notification's _meta is optional and
+			// holds no revision (schema.ts 2026-07-28 NotificationParams):
+			// the header is all that names it, and it is accepted.
 			e, _ := asError(rev.era.Unnamed(hv))
 			return nil, e
 		}
