@@ -249,7 +249,11 @@ func (is *testIssuer) mint(claims map[string]any, typ string) string {
 
 func signWith(t testing.TB, k testKey, claims map[string]any, typ string) string {
 	t.Helper()
-	opts := (&jose.SignerOptions{}).WithHeader("kid", k.kid)
+	opts := &jose.SignerOptions{}
+	if k.kid != "" {
+		// A key without an id signs tokens whose header names none.
+		opts = opts.WithHeader("kid", k.kid)
+	}
 	if typ != "" {
 		opts = opts.WithType(jose.ContentType(typ))
 	}

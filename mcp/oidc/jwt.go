@@ -202,24 +202,21 @@ func (v *JWTVerifier) VerifyAccessToken(ctx context.Context, token string, _ *ht
 			return nil, invalid("typ %q is not at+jwt", typ)
 		}
 	}
-	keys, err := v.keysFor(ctx, h.KeyID)
-	if err != nil {
-		return nil, err
-	}
 	var raw json.RawMessage
-	verified := false
-	for _, k := range keys {
-		// A key that declares its algorithm is used with that one only.
-		if k.Algorithm != "" && k.Algorithm != h.Algorithm {
-			continue
+	verifies := func(keys []jose.JSONWebKey) bool {
+		for _, k := range keys {
+			// A key that declares its algorithm is used with that one only.
+			if k.Algorithm != "" && k.Algorithm != h.Algorithm {
+				continue
+			}
+			if err := tok.Claims(k.Key, &raw); err == nil {
+				return true
+			}
 		}
-		if err := tok.Claims(k.Key, &raw); err == nil {
-			verified = true
-			break
-		}
+		return false
 	}
-	if !verified {
-		return nil, invalid("signature does not verify with key %q", h.KeyID)
+	if err := v.verifyWith(ctx, h.KeyID, verifies); err != nil {
+		return nil, err
 	}
 	claims, err := decodeClaims(raw)
 	if err != nil {
@@ -232,11 +229,17 @@ func (v *JWTVerifier) VerifyAccessToken(ctx context.Context, token string, _ *ht
 	return mapClaims(ctx, v.cfg.MapClaims, claims, p)
 }
 
-// keysFor returns the keys that may have signed a token naming kid,
-// fetching the key set when it is not yet known, too old, or lacks kid
-// and the cooldown allows. An error is ErrInvalidToken when a fresh key
-// set does not have kid, ErrIssuerUnavailable otherwise.
-func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+// verifyWith finds the keys that may have signed a token naming kid and
+// reports whether verifies accepts them, fetching the key set when it is
+// not yet known, too old, or lacks kid and the cooldown allows. A token
+// without a kid names no key to look for: when no known key verifies it,
+// it may be signed by a key the issuer started using since the keys were
+// fetched, so it is treated as an unknown kid is (fetched again, within
+// the same cooldown). Otherwise an issuer that publishes keys without
+// kids would have its tokens refused for MaxKeyAge after every rotation.
+// An error is ErrInvalidToken when a fresh key set does not verify the
+// token, ErrIssuerUnavailable otherwise.
+func (v *JWTVerifier) verifyWith(ctx context.Context, kid string, verifies func([]jose.JSONWebKey) bool) error {
 	v.mu.Lock()
 	keys, fetchedAt, kidRefreshAt := v.keys, v.fetchedAt, v.kidRefreshAt
 	v.mu.Unlock()
@@ -248,28 +251,49 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKe
 		case err == nil:
 			keys, fetched = fresh, true
 		case keys == nil:
-			return nil, err
+			return err
 		}
 		// Keys past MaxKeyAge whose refresh failed are still used.
 	}
-	if ks := lookup(keys, kid); len(ks) > 0 {
-		return ks, nil
-	}
-	if fetched {
+	ks := lookup(keys, kid)
+	switch {
+	case kid != "" && len(ks) > 0:
+		return signedBy(verifies(ks), kid)
+	case kid == "" && verifies(ks):
+		return nil
+	case fetched:
 		// Fetched for this very request: as fresh as keys get.
-		return nil, invalid("no key %q in the issuer's key set", kid)
+		return notInKeySet(kid)
 	}
 	if wait := v.cfg.RefreshCooldown - now.Sub(kidRefreshAt); wait > 0 {
-		return nil, unavailableAfter(wait, fmt.Errorf("oidc: key %q unknown; keys fetched too recently to fetch again", kid))
+		return unavailableAfter(wait, fmt.Errorf("oidc: key %q unknown; keys fetched too recently to fetch again", kid))
 	}
 	fresh, err := v.refresh(ctx, true, fetchedAt)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if ks := lookup(fresh, kid); len(ks) > 0 {
-		return ks, nil
+		return signedBy(verifies(ks), kid)
 	}
-	return nil, invalid("no key %q in the issuer's key set", kid)
+	return notInKeySet(kid)
+}
+
+// signedBy is the verdict on a token whose signature the keys named kid
+// verify (ok) or not.
+func signedBy(ok bool, kid string) error {
+	if ok {
+		return nil
+	}
+	return invalid("signature does not verify with key %q", kid)
+}
+
+// notInKeySet is the refusal of a token naming kid that a fresh key set
+// has no key for ("": no key of it verifies the token).
+func notInKeySet(kid string) error {
+	if kid == "" {
+		return invalid("no key in the issuer's key set verifies a token without kid")
+	}
+	return invalid("no key %q in the issuer's key set", kid)
 }
 
 // lookup returns the keys named kid; a token without a kid may have been
