@@ -212,16 +212,23 @@ func (d *discovery) forget(meta *metadata) {
 }
 
 // fetch tries the OpenID Connect location first, then, when that answers
-// anything but a document, RFC 8414's path-inserted one. The document's issuer must be the configured one
-// byte for byte (OpenID Connect Discovery §4.3, RFC 8414 §3.3): anything
-// else would let one issuer's document speak for another.
+// anything but a document, RFC 8414's path-inserted one. Anything but a
+// document is a status other than 200, or a 200 whose body is not a JSON
+// object naming an issuer: an authorization server that is not an OpenID
+// Provider may answer every unknown path with its web application's page.
+// The document's issuer must be the configured one byte for byte (OpenID
+// Connect Discovery §4.3, RFC 8414 §3.3): anything else would let one
+// issuer's document speak for another.
 func (d *discovery) fetch(ctx context.Context) (*metadata, error) {
 	var errs []error
 	for _, u := range discoveryURLs(d.issuer) {
 		var m metadata
 		status, err := getJSON(ctx, d.client, u, &m)
+		if err == nil && m.Issuer == "" {
+			err = fmt.Errorf("oidc: %s: %w: no issuer", u, errNoDocument)
+		}
 		switch {
-		case err != nil && status != 0 && status != http.StatusOK:
+		case err != nil && status != 0 && status != http.StatusOK, errors.Is(err, errNoDocument):
 			// Answered, but without a document here: try the other
 			// location.
 			errs = append(errs, err)
@@ -278,10 +285,14 @@ func doJSON(c *http.Client, req *http.Request, v any) (int, error) {
 		return resp.StatusCode, fmt.Errorf("oidc: %s %s: answer larger than %d bytes", req.Method, req.URL.Redacted(), maxDocumentBytes)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return resp.StatusCode, fmt.Errorf("oidc: %s %s: %w", req.Method, req.URL.Redacted(), err)
+		return resp.StatusCode, fmt.Errorf("oidc: %s %s: %w: %w", req.Method, req.URL.Redacted(), errNoDocument, err)
 	}
 	return resp.StatusCode, nil
 }
+
+// errNoDocument marks an answer whose body is not the JSON document asked
+// for (an HTML page, say), whatever its status.
+var errNoDocument = errors.New("the answer is not the JSON document asked for")
 
 // checkDiscovered refuses an address the issuer's metadata names (its
 // jwks_uri, its introspection_endpoint) that a configured one would not be

@@ -7,6 +7,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -34,6 +35,7 @@ type testIssuer struct {
 	current   testKey   // signs new tokens
 	oidcPath  bool      // serve /.well-known/openid-configuration (else RFC 8414 only)
 	oidcError int       // the status of the OpenID Connect location when !oidcPath (default 404)
+	oidcBody  string    // and its body
 	docIssuer string    // issuer named in the metadata ("" = url)
 	extraKeys []json.RawMessage
 	active    map[string]map[string]any // introspection: token → answer
@@ -160,6 +162,7 @@ func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
 	case "/.well-known/openid-configuration":
 		if !is.oidcPath {
 			w.WriteHeader(cmp.Or(is.oidcError, http.StatusNotFound))
+			_, _ = io.WriteString(w, is.oidcBody)
 			return
 		}
 		meta()

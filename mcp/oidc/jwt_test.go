@@ -262,6 +262,24 @@ func TestJWTDiscovery(t *testing.T) {
 			t.Fatalf("refused: %+v %v", f, f.Unwrap())
 		}
 	})
+	// An authorization server that is no OpenID Provider, behind a web
+	// application answering every unknown path 200 with its page (or an
+	// object that is no metadata): RFC 8414's location is tried.
+	for name, body := range map[string]string{
+		"an HTML page":         "<!doctype html><title>Sign in</title>",
+		"an object, no issuer": `{"status":"not found"}`,
+	} {
+		t.Run("RFC 8414 after 200 with "+name+" at the OpenID Connect location", func(t *testing.T) {
+			is := startIssuer(t, nil)
+			is.mu.Lock()
+			is.oidcPath, is.oidcError, is.oidcBody = false, http.StatusOK, body
+			is.mu.Unlock()
+			v := newJWT(t, JWTConfig{Issuer: is.url})
+			if _, f := authenticate(t, v, is.mint(is.claims(resource), "")); f != nil {
+				t.Fatalf("refused: %+v %v", f, f.Unwrap())
+			}
+		})
+	}
 	t.Run("document names another issuer", func(t *testing.T) {
 		is := startIssuer(t, nil)
 		is.docIssuer = "http://127.0.0.1:1"
