@@ -315,8 +315,17 @@ func (f *Failure) Error() string { return "auth: " + f.Reason }
 func (f *Failure) Unwrap() error { return f.cause }
 
 // InsufficientScope returns the 403 refusal for an operation that needs
-// required: one challenge listing every scope the operation needs.
+// required: one challenge listing every scope the operation needs, each
+// once (in the order first named), however many of the lists it was
+// gathered from name it.
 func (a *Authenticator) InsufficientScope(required []string) *Failure {
+	once := make([]string, 0, len(required))
+	for _, s := range required {
+		if !slices.Contains(once, s) {
+			once = append(once, s)
+		}
+	}
+	required = once
 	list := strings.Join(required, " ")
 	return &Failure{
 		Status:  http.StatusForbidden,
@@ -324,7 +333,7 @@ func (a *Authenticator) InsufficientScope(required []string) *Failure {
 		Message: "Insufficient scope",
 		Challenge: `Bearer error="insufficient_scope", scope=` + quoted(list) + ", " + a.rm +
 			`, error_description=` + quoted("The operation requires scope "+list),
-		Required: slices.Clone(required),
+		Required: required,
 	}
 }
 
