@@ -54,6 +54,10 @@ type testIssuer struct {
 	// the method and the body).
 	redirects map[string]string
 
+	// gate, when set, sees every request first, without the lock (it may
+	// block); the request is answered only when it returns true.
+	gate func(r *http.Request) bool
+
 	discoveryHits, jwksHits, introspectHits atomic.Int32
 }
 
@@ -128,6 +132,12 @@ func (is *testIssuer) restart() {
 }
 
 func (is *testIssuer) handle(w http.ResponseWriter, r *http.Request) {
+	is.mu.Lock()
+	gate := is.gate
+	is.mu.Unlock()
+	if gate != nil && !gate(r) {
+		return
+	}
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	writeJSON := func(v any) {

@@ -59,9 +59,10 @@ type JWTConfig struct {
 	// it, such a token is answered 503 with Retry-After rather than 401:
 	// the kid may be a key the issuer just started using.
 	RefreshCooldown time.Duration
-	// MaxKeyAge is how long fetched keys are used before they are fetched
-	// again on the next request (default 24 hours). When that fetch fails
-	// the old keys stay in use.
+	// MaxKeyAge is how long fetched keys are used before the next request
+	// fetches them again (default 24 hours). That fetch runs in the
+	// background: the old keys stay in use while it runs, and when it
+	// fails.
 	MaxKeyAge time.Duration
 	// RetryAfter is how long the issuer is left alone after a failed
 	// discovery or key fetch, and the Retry-After of the 503s meanwhile
@@ -102,6 +103,9 @@ type JWTVerifier struct {
 	// failedAt and failure are the last failed fetch of the keys.
 	failedAt time.Time
 	failure  error
+	// refreshing is set while a fetch of keys past MaxKeyAge runs in
+	// the background (refreshInBackground).
+	refreshing bool
 }
 
 var asymmetric = []jose.SignatureAlgorithm{
@@ -231,7 +235,8 @@ func (v *JWTVerifier) VerifyAccessToken(ctx context.Context, token string, _ *ht
 
 // verifyWith finds the keys that may have signed a token naming kid and
 // reports whether verifies accepts them, fetching the key set when it is
-// not yet known, too old, or lacks kid and the cooldown allows. A token
+// not yet known, or lacks kid and the cooldown allows (and in the
+// background when it is past MaxKeyAge). A token
 // without a kid names no key to look for: when no known key verifies it,
 // it may be signed by a key the issuer started using since the keys were
 // fetched, so it is treated as an unknown kid is (fetched again, within
@@ -245,15 +250,21 @@ func (v *JWTVerifier) verifyWith(ctx context.Context, kid string, verifies func(
 	v.mu.Unlock()
 	now := time.Now()
 	fetched := false
-	if keys == nil || now.Sub(fetchedAt) > v.cfg.MaxKeyAge {
+	switch {
+	case keys == nil:
 		fresh, err := v.refresh(ctx, false, fetchedAt)
-		switch {
-		case err == nil:
-			keys, fetched = fresh, true
-		case keys == nil:
+		if err != nil {
 			return err
 		}
-		// Keys past MaxKeyAge whose refresh failed are still used.
+		keys, fetched = fresh, true
+	case now.Sub(fetchedAt) > v.cfg.MaxKeyAge:
+		// Keys past MaxKeyAge are fetched again, but a token of a key
+		// already known does not wait for that: an issuer that hangs
+		// rather than refuses would hold every request for the client's
+		// timeout, and again after every RetryAfter. The known keys are
+		// used meanwhile, and still when the fetch fails; a token that
+		// needs fresh keys (an unknown kid) joins the fetch below.
+		v.refreshInBackground(ctx, fetchedAt)
 	}
 	ks := lookup(keys, kid)
 	switch {
@@ -276,6 +287,28 @@ func (v *JWTVerifier) verifyWith(ctx context.Context, kid string, verifies func(
 		return signedBy(verifies(ks), kid)
 	}
 	return notInKeySet(kid)
+}
+
+// refreshInBackground starts fetching the key set, unless a fetch it
+// started is still running, for requests that go on with the keys fetched
+// at seen. The fetch is the one flight every request needing fresh keys
+// joins; it does not end with ctx (see shared).
+func (v *JWTVerifier) refreshInBackground(ctx context.Context, seen time.Time) {
+	v.mu.Lock()
+	running := v.refreshing
+	v.refreshing = true
+	v.mu.Unlock()
+	if running {
+		return
+	}
+	go func() {
+		defer func() {
+			v.mu.Lock()
+			v.refreshing = false
+			v.mu.Unlock()
+		}()
+		_, _ = v.refresh(context.WithoutCancel(ctx), false, seen)
+	}()
 }
 
 // signedBy is the verdict on a token whose signature the keys named kid
