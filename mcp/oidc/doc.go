@@ -15,10 +15,11 @@
 //
 // Neither contacts the issuer when it is created: a server starts while
 // its identity provider is down and answers 503 until it is back. Signing
-// keys already fetched keep verifying through an outage; a token naming a
-// key not yet seen makes the verifier fetch the keys again, at most once
-// per RefreshCooldown, so a flood of made-up key ids cannot flood the
-// issuer.
+// keys already fetched keep verifying through an outage, and while keys
+// past MaxKeyAge are fetched again; a token naming a key not yet seen (or
+// naming none, when no known key verifies it) makes the verifier fetch
+// the keys again, at most once per RefreshCooldown, so a flood of made-up
+// key ids cannot flood the issuer.
 //
 // Metadata returns the Protected Resource Metadata naming the issuer as
 // the authorization server, for auth.NewMetadataHandler.
