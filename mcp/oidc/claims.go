@@ -197,13 +197,21 @@ func decodeClaims(b []byte) (map[string]any, error) {
 }
 
 // mapClaims runs the host's mapper; a panic in it is left to the
-// Authenticator, which answers 500.
+// Authenticator, which answers 500. A principal that then names neither a
+// subject nor a client is refused: its Key would be the issuer's alone,
+// so every holder of such a token would share one another's sealed
+// state, tasks, sessions and rate budget. RFC 9068 requires both sub and
+// client_id in a JWT access token; RFC 7662 makes them optional in an
+// introspection answer, and a host whose issuer names its holders in
+// another claim sets Subject from it in MapClaims.
 func mapClaims(ctx context.Context, m ClaimMapper, claims map[string]any, p *auth.Principal) (*auth.Principal, error) {
-	if m == nil {
-		return p, nil
+	if m != nil {
+		if err := m(ctx, claims, p); err != nil {
+			return nil, err
+		}
 	}
-	if err := m(ctx, claims, p); err != nil {
-		return nil, err
+	if p.Subject == "" && p.ClientID == "" {
+		return nil, invalid("the token names neither a subject (sub) nor a client (client_id, azp, cid)")
 	}
 	return p, nil
 }

@@ -510,3 +510,61 @@ func TestJWTColdUnknownKid(t *testing.T) {
 		t.Fatalf("key set fetched %d times, want 1", n)
 	}
 }
+
+// TestNoSubjectNorClient: a token naming neither a subject nor a client
+// would be keyed by its issuer alone, and every holder of one would share
+// the others' sealed state, tasks and sessions: both verifiers refuse it
+// (401), unless the host's MapClaims names the holder from another claim.
+// A token naming only one of the two is accepted.
+func TestNoSubjectNorClient(t *testing.T) {
+	is := startIssuer(t, nil)
+	anonymous := func(c map[string]any) map[string]any {
+		delete(c, "sub")
+		delete(c, "client_id")
+		c["email"] = "a@example.com"
+		return c
+	}
+	byEmail := func(_ context.Context, claims map[string]any, p *auth.Principal) error {
+		if p.Subject == "" {
+			p.Subject, _ = claims["email"].(string)
+		}
+		return nil
+	}
+	is.setActive("anonymous", anonymous(is.activeAnswer()))
+	for name, v := range map[string]interface {
+		VerifyAccessToken(context.Context, string, *http.Request) (*auth.Principal, error)
+	}{
+		"jwt":           newJWT(t, JWTConfig{Issuer: is.url}),
+		"introspection": newIntrospection(t, is, nil),
+	} {
+		token := "anonymous"
+		if name == "jwt" {
+			token = is.mint(anonymous(is.claims(resource)), "at+jwt")
+		}
+		if p, f := authenticate(t, v, token); f == nil || f.Status != http.StatusUnauthorized || f.Reason != "invalid_token" {
+			t.Errorf("%s: neither sub nor client_id: %+v %+v, want 401 invalid_token", name, p, f)
+		}
+	}
+	for name, v := range map[string]interface {
+		VerifyAccessToken(context.Context, string, *http.Request) (*auth.Principal, error)
+	}{
+		"jwt":           newJWT(t, JWTConfig{Issuer: is.url, MapClaims: byEmail}),
+		"introspection": newIntrospection(t, is, func(c *IntrospectionConfig) { c.MapClaims = byEmail }),
+	} {
+		token := "anonymous"
+		if name == "jwt" {
+			token = is.mint(anonymous(is.claims(resource)), "at+jwt")
+		}
+		if p, f := authenticate(t, v, token); f != nil || p.Subject != "a@example.com" {
+			t.Errorf("%s: subject from MapClaims: %+v %+v", name, p, f)
+		}
+	}
+	v := newJWT(t, JWTConfig{Issuer: is.url})
+	for _, drop := range []string{"sub", "client_id"} {
+		c := is.claims(resource)
+		delete(c, drop)
+		if _, f := authenticate(t, v, is.mint(c, "at+jwt")); f != nil {
+			t.Errorf("without %s alone: refused %+v", drop, f)
+		}
+	}
+}
