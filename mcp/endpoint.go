@@ -85,10 +85,17 @@ type handlerOptionFunc func(*handlerConfig)
 
 func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
 
-// WithLogger sets where internal errors are logged (default slog.Default).
-// Nothing logged there is ever sent to a client.
+// WithLogger sets where internal errors are logged (default slog.Default,
+// which nil also selects). Nothing logged there is ever sent to a client.
 func WithLogger(l *slog.Logger) HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) { c.logger = l })
+	return handlerOptionFunc(func(c *handlerConfig) {
+		// A nil *slog.Logger panics at its first line, which NewHandler
+		// may write itself: nil is the default, as in stdio.WithLogger.
+		if l == nil {
+			l = slog.Default()
+		}
+		c.logger = l
+	})
 }
 
 // WithAuth makes every request, of every method and era, carry a bearer
