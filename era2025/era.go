@@ -49,7 +49,8 @@ func WithVersions(vs ...protocol.Version) Option {
 // New returns the era serving 2025-11-25, 2025-06-18 and 2025-03-26. A
 // request that names no revision at all (no MCP-Protocol-Version header and
 // no _meta envelope) is taken as 2025-06-18 when it is served, otherwise as
-// the newest revision served.
+// the newest revision served. It panics when WithVersions leaves no
+// revision to serve.
 func New(opts ...Option) *Era {
 	e := &Era{versions: append([]protocol.Version(nil), handshake...)}
 	for _, o := range opts {

@@ -31,6 +31,8 @@ const DefaultSessionLifetime = 12 * time.Hour
 // A key that sealed a session must stay in every ring for the lifetime
 // plus the sealer's skew, or its sessions end early (404, then a new
 // initialize).
+//
+// It panics on a nil Sealer or a negative lifetime.
 func WithSessions(s *mrtr.Sealer, lifetime time.Duration) Option {
 	if s == nil {
 		panic("era2025: WithSessions needs a Sealer")

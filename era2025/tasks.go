@@ -17,7 +17,7 @@ import (
 // task tool answers 2025 clients with its route's answer, as before.
 //
 // A key that sealed a job reference must stay in every ring for the
-// longest task TTL plus the sealer's skew.
+// longest task TTL plus the sealer's skew. It panics on a nil Sealer.
 func WithSealer(s *mrtr.Sealer) Option {
 	if s == nil {
 		panic("era2025: WithSealer needs a Sealer")

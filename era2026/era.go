@@ -51,7 +51,8 @@ func (f optionFunc) apply(e *Era) { f(e) }
 // WithCaching sets the ttlMs and cacheScope of cacheable results
 // (server/discover, lists and resource reads). The default, 0 and
 // Private, tells clients not to reuse them: what a caller sees may depend
-// on who it is.
+// on who it is. It panics on a negative ttl or a scope other than Private
+// and Public.
 func WithCaching(ttl time.Duration, scope CacheScope) Option {
 	if ttl < 0 || (scope != Private && scope != Public) {
 		panic("era2026: WithCaching needs ttl >= 0 and scope Private or Public")
@@ -65,6 +66,7 @@ func WithCaching(ttl time.Duration, scope CacheScope) Option {
 // creates a sealer over a random key of its own: safe, but a retry that
 // reaches another process (a second replica, a restart) is refused and
 // the client starts over, so the handler logs a warning when it is built.
+// It panics on a nil Sealer.
 func WithSealer(s *mrtr.Sealer) Option {
 	if s == nil {
 		panic("era2026: WithSealer needs a Sealer")

@@ -37,8 +37,10 @@ type Call struct {
 
 type callKey struct{}
 
-// CallFromContext returns the call a tool handler is serving, or nil when
-// ctx does not come from a tools/call.
+// CallFromContext returns the call a handler is serving — a tool's route
+// or function, a resource's or template's route or function, a prompt's
+// route or function: a tools/call, resources/read or prompts/get — or nil
+// when ctx comes from none of them.
 func CallFromContext(ctx context.Context) *Call {
 	c, _ := ctx.Value(callKey{}).(*Call)
 	return c

@@ -36,7 +36,7 @@ func WithoutConfirmation() ItemOption {
 // 500 characters is never cut, since the cut could hide what "accept"
 // applies: the call ends not executed, and the error is logged. Wrap each
 // value taken from data in Quote, and lists in QuoteList, which say how
-// much they do not show.
+// much they do not show. ConfirmWith panics on a nil function.
 func ConfirmWith(prepare func(ctx context.Context, call *Call) (message string, err error)) ItemOption {
 	if prepare == nil {
 		panic("mcp: ConfirmWith needs a function")

@@ -22,8 +22,9 @@ import (
 //
 // For each POST it checks Host and Origin, reads the body once under the
 // size limit, scans it strictly, picks the era from the body (params._meta
-// names a 2026-07-28 revision; otherwise MCP-Protocol-Version or the default
-// 2025-06-18 selects the handshake era) and lets that era answer.
+// names a 2026-07-28 revision; otherwise MCP-Protocol-Version or, without
+// it, the handshake era's default revision — 2025-06-18 when served, see
+// era2025.New — selects the handshake era) and lets that era answer.
 type Handler struct {
 	server    *Server
 	supported []string // every served revision, newest first
@@ -105,7 +106,7 @@ func WithLogger(l *slog.Logger) HandlerOption {
 // auth.WorkspaceFromContext); the Authorization header never does. Lists
 // show only what the caller may use and are then private to the caller.
 // Serve the Protected Resource Metadata (auth.NewMetadataHandler) beside
-// the endpoint, outside it.
+// the endpoint, outside it. It panics on a nil Authenticator.
 func WithAuth(a *auth.Authenticator) HandlerOption {
 	if a == nil {
 		panic("mcp: WithAuth needs an Authenticator")
@@ -120,7 +121,8 @@ func WithAuth(a *auth.Authenticator) HandlerOption {
 // with Retry-After. server/discover draws from a budget of its own under
 // the same limiter, so it is never limited tighter than other methods and
 // exhausting the budget with calls does not break discovery. A limiter
-// error is answered 503: traffic is never let through unmetered.
+// error is answered 503: traffic is never let through unmetered. It panics
+// on a nil Limiter.
 func WithRateLimit(l ratelimit.Limiter) HandlerOption {
 	if l == nil {
 		panic("mcp: WithRateLimit needs a Limiter")
@@ -137,6 +139,7 @@ func WithRateLimit(l ratelimit.Limiter) HandlerOption {
 // WithAuth, a request without an Authorization header is answered 401 (with
 // the challenge) without asking l, which then cannot turn it into a 429 or,
 // when l's store is down, a 503: such a request never reaches the verifier.
+// It panics on a nil Limiter.
 func WithClientRateLimit(l ratelimit.Limiter, key func(*http.Request) string) HandlerOption {
 	if l == nil {
 		panic("mcp: WithClientRateLimit needs a Limiter")
@@ -157,7 +160,8 @@ func WithoutBatches() HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) { c.noBatches = true })
 }
 
-// WithLimits sets the endpoint's limits (see Limits for the defaults).
+// WithLimits sets the endpoint's limits (see Limits for the defaults). It
+// panics on a negative field, and on PerCaller without Concurrent.
 func WithLimits(l Limits) HandlerOption {
 	if l.BodyBytes < 0 || l.Concurrent < 0 || l.PerCaller < 0 || l.ResponseBytes < 0 || l.ArgumentValues < 0 {
 		panic("mcp: WithLimits needs limits >= 0")
@@ -214,7 +218,8 @@ func WithAllowedOrigins(origins ...string) HandlerOption {
 }
 
 // WithReplayGuard sets the guard that makes confirmations single-use
-// (default: one in memory, per process).
+// (default: one in memory, per process). It panics on a nil guard:
+// WithoutReplayGuard is how to turn single use off.
 func WithReplayGuard(g ReplayGuard) HandlerOption {
 	if g == nil {
 		panic("mcp: WithReplayGuard needs a guard; use WithoutReplayGuard to turn it off")
@@ -241,7 +246,9 @@ func WithoutReplayGuard(reason string) HandlerOption {
 // workspace and the Call in its context, no Authorization, no cookies), and
 // returns the request to run — inner or a copy of it (Request.WithContext,
 // Request.Clone) with the host's identity in the form its own middleware
-// expects, or with values copied from outer. It must not return nil.
+// expects, or with values copied from outer. It must not return nil: a
+// nil request is logged and ends the call as a route's panic does.
+// WithRouteRequest panics on a nil function.
 func WithRouteRequest(prepare func(outer, inner *http.Request) *http.Request) HandlerOption {
 	if prepare == nil {
 		panic("mcp: WithRouteRequest needs a function")
@@ -263,7 +270,8 @@ func WithStreaming() HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
 }
 
-// LegacyInput configures WithLegacyInput. Zero fields take their defaults.
+// LegacyInput configures WithLegacyInput. Zero fields take their defaults;
+// a negative one panics in WithLegacyInput.
 type LegacyInput struct {
 	// Bus carries a client's answer from the replica its POST reaches to
 	// the one waiting for it (default: in this process only; replicas
@@ -307,7 +315,7 @@ type LegacyInput struct {
 // while asked cancels the call; nothing runs. Without this option, without
 // a session, or without the capability, 2025 clients get what they got
 // before (a destructive tool answers confirmation_required). 2026-07-28
-// requests are never asked this way.
+// requests are never asked this way. It panics on a negative bound.
 func WithLegacyInput(c LegacyInput) HandlerOption {
 	if c.Wait < 0 || c.PerCaller < 0 || c.Total < 0 || c.AnswerBytes < 0 {
 		panic("mcp: WithLegacyInput needs bounds of 0 (the default) or more")

@@ -21,10 +21,12 @@ import (
 	"github.com/mcpdual/mcpdual/mcp/ratelimit"
 )
 
-// NewHandler returns the endpoint for srv serving eras. It panics if eras is
-// empty, two eras claim one revision or two eras name a default revision,
-// like http.ServeMux.Handle panics on a conflicting pattern. The server
-// must be complete: NewHandler freezes it.
+// NewHandler returns the endpoint for srv serving eras. It panics if srv is
+// nil, eras is empty, two eras claim one revision or two eras name a
+// default revision, like http.ServeMux.Handle panics on a conflicting
+// pattern. The server must be complete: NewHandler freezes it, and panics
+// when a tool's MCP Apps view (Tool.UI) names a resource that is not a
+// registered ui:// view.
 func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	if srv == nil {
 		panic("mcp: NewHandler needs a Server")

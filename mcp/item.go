@@ -29,7 +29,9 @@ func (f itemOptionFunc) applyItem(o *itemOptions) { f(o) }
 // RequireScopes makes the item need every one of scopes (with WithAuth). A
 // token lacking one does not see the item in its list, and using it is
 // answered 403 with an insufficient_scope challenge naming every scope the
-// request needs, so the client can step up.
+// request needs, so the client can step up. It panics on a scope that is
+// not an RFC 6750 scope token (printable ASCII without spaces, double
+// quotes or backslashes).
 func RequireScopes(scopes ...string) ItemOption {
 	for _, s := range scopes {
 		if !auth.ValidScope(s) {

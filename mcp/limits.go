@@ -25,6 +25,7 @@ type Limits struct {
 	// PerCaller bounds the slots one caller may hold at once — one
 	// principal, or one client key without authentication — so no caller
 	// can take every slot (default: a quarter of Concurrent, at least 1).
+	// It needs Concurrent: WithLimits panics on PerCaller alone.
 	PerCaller int
 	// ResponseBytes bounds what one route may write, or one function
 	// return, for one call (default 4 MiB); a larger response becomes an

@@ -184,7 +184,8 @@ func WithInstructions(text string) ServerOption {
 }
 
 // WithPageSize sets how many items one list page holds at most (default
-// 100); a page also ends before 1 MiB of definitions.
+// 100); a page also ends before 1 MiB of definitions. It panics on a size
+// below 1.
 func WithPageSize(n int) ServerOption {
 	if n <= 0 {
 		panic("mcp: WithPageSize needs a positive size")
@@ -192,7 +193,8 @@ func WithPageSize(n int) ServerOption {
 	return serverOptionFunc(func(s *Server) { s.pageSize = n })
 }
 
-// NewServer returns an empty server. info.Name and info.Version are required.
+// NewServer returns an empty server. info.Name and info.Version are
+// required: it panics without them, and on an invalid icon.
 func NewServer(info Implementation, opts ...ServerOption) *Server {
 	if info.Name == "" || info.Version == "" {
 		panic("mcp: NewServer needs Implementation.Name and Version")

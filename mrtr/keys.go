@@ -170,6 +170,8 @@ func distinct(b []byte) int {
 // variable that is set but empty, both variables set, an unreadable file
 // or a ring ParseKeys refuses is an error naming the variable, so a
 // replica that was meant to share a ring never starts with one of its own.
+// It panics on an empty env, a programming error rather than a
+// configuration one.
 func LoadKeys(env string) ([]Key, error) {
 	if env == "" {
 		panic("mrtr: LoadKeys needs the name of an environment variable")

@@ -94,7 +94,8 @@ type optionFunc func(*Sealer)
 
 func (f optionFunc) apply(s *Sealer) { f(s) }
 
-// WithTTL sets how long a state stays valid (default 5 minutes).
+// WithTTL sets how long a state stays valid (default 5 minutes). It
+// panics on a duration that is not positive.
 func WithTTL(d time.Duration) Option {
 	if d <= 0 {
 		panic("mrtr: WithTTL needs a positive duration")
@@ -102,7 +103,8 @@ func WithTTL(d time.Duration) Option {
 	return optionFunc(func(s *Sealer) { s.ttl = d })
 }
 
-// WithSkew sets the clock difference tolerated between replicas (default 30s).
+// WithSkew sets the clock difference tolerated between replicas (default
+// 30s). It panics on a duration below 0 or above 5 minutes.
 func WithSkew(d time.Duration) Option {
 	if d < 0 || d > time.Minute*5 {
 		panic("mrtr: WithSkew needs a duration from 0 to 5 minutes")
@@ -115,7 +117,7 @@ func WithClock(now func() time.Time) Option {
 	return optionFunc(func(s *Sealer) { s.now = now })
 }
 
-// NewSealer returns a Sealer over ring.
+// NewSealer returns a Sealer over ring. It panics on a nil ring.
 func NewSealer(ring *Ring, opts ...Option) *Sealer {
 	if ring == nil {
 		panic("mrtr: NewSealer needs a Ring")

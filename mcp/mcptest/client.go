@@ -84,7 +84,8 @@ const DefaultTimeout = 10 * time.Second
 
 // WithTimeout bounds how long one request may take, response body
 // included (default DefaultTimeout), so that a server that never answers,
-// or holds a stream open, fails a test instead of hanging it.
+// or holds a stream open, fails a test instead of hanging it. It panics
+// on a duration that is not positive.
 func WithTimeout(d time.Duration) Option {
 	if d <= 0 {
 		panic("mcptest: WithTimeout needs a positive duration")

@@ -16,7 +16,8 @@ import (
 // logged: the host's own access log sees them.
 //
 // The target is what the client sent; it is a name or a URI, never an
-// argument. Arguments, results and tokens are never logged.
+// argument. Arguments, results and tokens are never logged. It panics on a
+// nil logger.
 func AccessLog(logger *slog.Logger) Observer {
 	if logger == nil {
 		panic("observe: AccessLog needs a logger")

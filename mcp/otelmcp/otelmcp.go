@@ -36,7 +36,8 @@ type config struct {
 
 // WithTracerProvider sets where spans go. The default is the global
 // provider (otel.GetTracerProvider), read when New is called; the global
-// one forwards to a provider set later with otel.SetTracerProvider.
+// one forwards to a provider set later with otel.SetTracerProvider. It
+// panics on a nil provider.
 func WithTracerProvider(tp trace.TracerProvider) Option {
 	if tp == nil {
 		panic("otelmcp: WithTracerProvider needs a provider")
@@ -45,7 +46,8 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 }
 
 // WithMeterProvider sets where the duration histogram is recorded. The
-// default is the global provider (otel.GetMeterProvider).
+// default is the global provider (otel.GetMeterProvider). It panics on a
+// nil provider.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	if mp == nil {
 		panic("otelmcp: WithMeterProvider needs a provider")
@@ -57,7 +59,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // params._meta. The default is the global propagator
 // (otel.GetTextMapPropagator), which reads nothing until the host sets one
 // (otel.SetTextMapPropagator(propagation.TraceContext{}), usually with
-// propagation.Baggage{}).
+// propagation.Baggage{}). It panics on a nil propagator.
 func WithPropagators(p propagation.TextMapPropagator) Option {
 	if p == nil {
 		panic("otelmcp: WithPropagators needs a propagator")

@@ -155,7 +155,7 @@ func WithClock(now func() time.Time) Option {
 // nothing) and, if that leaves more than 7/8 of the bound, the fullest of
 // the rest, down to 7/8: the callers that spent the most keep their
 // debt, and the cost of a scan is spread over an eighth of the bound's
-// new keys.
+// new keys. It panics on a bound below 1.
 func WithMaxKeys(n int) Option {
 	if n <= 0 {
 		panic("ratelimit: WithMaxKeys needs a positive bound")

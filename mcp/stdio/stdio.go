@@ -64,7 +64,7 @@ func WithWorkspace(id string) Option {
 // longer line is answered with an Invalid Request error naming the bound
 // — echoing its id when one is found — and skipped without being held in
 // memory. The endpoint's own body limit (mcp.Limits.BodyBytes) still
-// applies to the lines read.
+// applies to the lines read. It panics on a size below 1.
 func WithMaxMessageBytes(n int) Option {
 	if n <= 0 {
 		panic("stdio: WithMaxMessageBytes needs a positive size")
@@ -77,7 +77,8 @@ func WithMaxMessageBytes(n int) Option {
 // cancellation behind them is seen; past that, Serve stops reading until
 // one finishes. A request waiting for the client's answer to a question
 // (mcp.WithLegacyInput) counts in neither until the answer comes, and the
-// answers themselves are read whatever the count.
+// answers themselves are read whatever the count. It panics on a count
+// below 1.
 func WithConcurrency(n int) Option {
 	if n <= 0 {
 		panic("stdio: WithConcurrency needs a positive count")
@@ -109,6 +110,7 @@ func WithLogger(l *slog.Logger) Option {
 // first write to a broken standard output, with no chance to log why. Neither can be interrupted: a Read on in, or
 // a Write on out, that is blocked when ctx ends is left to return on its
 // own, after Serve has (closing them, or the process exiting, ends it).
+// Serve panics on a nil handler, input or output.
 func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opts ...Option) error {
 	if h == nil || in == nil || out == nil {
 		panic("stdio: Serve needs a handler, an input and an output")
