@@ -2,8 +2,10 @@ package oidc_test
 
 import (
 	"context"
+	"fmt"
 	"log"
 	"net/http"
+	"net/http/httptest"
 
 	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/oidc"
@@ -26,4 +28,12 @@ func ExampleNewJWTVerifier() {
 		mux.Handle(p, prm)
 	}
 	_ = authn // mcp.WithAuth(authn) on the endpoint
+
+	// What a client sent by a 401 challenge reads first: the issuer is
+	// where it logs in.
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://api.example.com/.well-known/oauth-protected-resource/mcp", nil))
+	fmt.Println(rec.Code, rec.Body.String())
+	// Output:
+	// 200 {"resource":"https://api.example.com/mcp","authorization_servers":["https://login.example.com/realms/acme"],"bearer_methods_supported":["header"]}
 }
