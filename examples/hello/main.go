@@ -1,5 +1,6 @@
 // Command hello exposes a small REST API as MCP tools on /mcp, serving
-// revisions 2026-07-28, 2025-06-18 and 2025-03-26 on one endpoint: its
+// revisions 2026-07-28, 2025-11-25, 2025-06-18 and 2025-03-26 on one
+// endpoint: its
 // routes (greet, notes_create, notes_get, notes_delete), and one Go
 // function (notes_search).
 //
