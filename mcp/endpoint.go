@@ -259,13 +259,16 @@ func WithRouteRequest(prepare func(outer, inner *http.Request) *http.Request) Ha
 // WithStreaming lets a request that opts in receive the notifications its
 // handler emits while it runs — progress when the request carries
 // _meta.progressToken, log messages when a 2026-07-28 request names a
-// _meta log level — as a text/event-stream response that ends with the
-// request's own response. Requests that do not opt in, or whose Accept
-// does not admit text/event-stream, always get one JSON object, as does
-// every request without this option (the default). A stream never
-// carries a server-to-client request. A 2026-07-28 subscriptions/listen
-// for task status notifications is a stream whatever this option says:
-// the client asked for nothing else (tasklisten.go).
+// _meta log level or a 2025 session set one (logging/setLevel, with
+// WithChangeNotifications) — as a text/event-stream response that ends
+// with the request's own response. Requests that do not opt in, or whose
+// Accept does not admit text/event-stream, always get one JSON object, as
+// does every request without this option (the default), but for a 2025
+// tools/call that WithLegacyInput asks its questions on a stream: those
+// questions are the only server-to-client requests a stream carries. A
+// 2026-07-28 subscriptions/listen for task status notifications is a
+// stream whatever this option says: the client asked for nothing else
+// (tasklisten.go).
 func WithStreaming() HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) { c.streaming = true })
 }
