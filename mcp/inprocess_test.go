@@ -160,7 +160,8 @@ func TestInProcess_RouteRequestNil(t *testing.T) {
 }
 
 // TestInProcess_RefusedIdentity: a route that answers 401 or 403 to an
-// authenticated in-process call is logged once per tool, naming it.
+// authenticated in-process call is logged once (each tool here has a
+// route of its own), naming the tool.
 func TestInProcess_RefusedIdentity(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
