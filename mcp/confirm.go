@@ -252,8 +252,20 @@ func Quote(s string) string {
 // QuoteList renders values for a confirmation question: each one Quoted,
 // separated by commas, at most max of them, then how many more there are
 // ("and 3 more, not shown"), so a long list never hides silently that it
-// is long. Show the count of what will change beside it.
+// is long. A max below 1 shows no value, only the count ("3 values, not
+// shown"). Show the count of what will change beside it.
 func QuoteList(values []string, max int) string {
+	if max < 1 {
+		// At most max values is none, for a negative max too (it is
+		// not "no bound"): the count alone, with no " and" after nothing.
+		switch len(values) {
+		case 0:
+			return ""
+		case 1:
+			return "1 value, not shown"
+		}
+		return strconv.Itoa(len(values)) + " values, not shown"
+	}
 	var b strings.Builder
 	for i, v := range values {
 		if i == max {

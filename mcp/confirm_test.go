@@ -111,3 +111,22 @@ func TestQuoteList(t *testing.T) {
 		t.Errorf("empty: %q", got)
 	}
 }
+
+// TestQuoteList_MaxBelowOneShowsOnlyTheCount: "at most max" values is none
+// for a max of 0 or less, and the count then reads on its own (no " and"
+// after nothing); a negative max is not taken as no bound.
+func TestQuoteList_MaxBelowOneShowsOnlyTheCount(t *testing.T) {
+	t.Parallel()
+	senders := []string{"a@x.test", "b@x.test", "attacker@evil.test"}
+	for _, max := range []int{0, -1} {
+		if got := mcp.QuoteList(senders, max); got != "3 values, not shown" {
+			t.Errorf("max %d: %q", max, got)
+		}
+		if got := mcp.QuoteList(senders[:1], max); got != "1 value, not shown" {
+			t.Errorf("max %d, one value: %q", max, got)
+		}
+		if got := mcp.QuoteList(nil, max); got != "" {
+			t.Errorf("max %d, no value: %q", max, got)
+		}
+	}
+}
