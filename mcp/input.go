@@ -61,7 +61,10 @@ func requiredCapabilities(missing Capability) map[string]any {
 
 // InputRequest is one question a tool asks the client before it can
 // finish: an elicitation, a sampling request or a roots listing. Build it
-// with ElicitForm, ElicitURL, Sample or ListRoots.
+// with ElicitForm, ElicitURL, Sample or ListRoots. Its key names the answer
+// (Call.InputResponse): 1 to 64 bytes, used once among the requests of one
+// RequireInput. Another key makes the call that asks end as an internal
+// error, logged, as an invalid request does.
 type InputRequest struct {
 	key    string
 	kind   string // "elicitation", "sampling" or "roots"
@@ -188,7 +191,11 @@ type SamplingRequest struct {
 	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
 }
 
-// Sample asks the client to run its model on s.
+// Sample asks the client to run its model on s: at least one message,
+// each with a role (content.User or content.Assistant) and content, and a
+// positive MaxTokens; anything else makes the request invalid, and a call
+// that asks with it ends as an internal error, logged. Tools or ToolChoice
+// make it need the client's sampling.tools capability.
 func Sample(key string, s SamplingRequest) InputRequest {
 	r := InputRequest{key: key, kind: "sampling", method: "sampling/createMessage", needs: CapSampling}
 	if s.Tools != nil || s.ToolChoice != nil {
