@@ -51,7 +51,8 @@ func reject(c Code, message string) *Error {
 	return httpError(http.StatusBadRequest, c, message)
 }
 
-// WithData returns e with data attached; data must marshal to JSON.
+// WithData attaches data to e and returns e; data must marshal to JSON,
+// and is left out of the error sent when it does not.
 func (e *Error) WithData(data any) *Error {
 	e.data = data
 	return e
