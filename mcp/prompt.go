@@ -79,7 +79,9 @@ func (s *Server) AddPrompt(p Prompt, render PromptFunc, opts ...ItemOption) {
 // with the caller's identity; the arguments are sent as the query string.
 // The route answers 2xx with a JSON GetPromptResult body
 // ({"description"?, "messages": [{"role", "content"}]}); a 404 is "unknown
-// prompt", another 4xx -32602, anything else -32603 (logged).
+// prompt", another 4xx -32602, anything else -32603 (logged). It panics
+// where AddPrompt does, on a nil handler, and on a route that is not a GET
+// route without wildcards.
 func (s *Server) AddPromptRoute(p Prompt, route string, h http.Handler, opts ...ItemOption) {
 	s.done(s.addPromptRoute(p, route, h, opts))
 }

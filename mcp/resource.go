@@ -95,7 +95,7 @@ type template struct {
 // resource not found (the revision's not-found error), another 4xx -32602,
 // a 5xx or a panic -32603
 // (details logged). It panics on an invalid or duplicate URI, a missing
-// name or an invalid route.
+// name, a nil handler or an invalid route.
 func (s *Server) AddResource(r Resource, route string, h http.Handler, opts ...ItemOption) {
 	s.done(s.addResource(r, route, h, opts))
 }
@@ -153,7 +153,8 @@ func (s *Server) addResource(r Resource, route string, h http.Handler, opts []It
 // escaped as one path segment exactly like a tool's argument; variables
 // the route does not name go to the query string. Every route wildcard
 // must be a template variable. It panics on a template using anything but
-// simple {var} expansion, a duplicate template, or an invalid route.
+// simple {var} expansion, a duplicate template, a missing name, a nil
+// handler, or an invalid route.
 func (s *Server) AddResourceTemplate(t ResourceTemplate, route string, h http.Handler, opts ...ItemOption) {
 	s.done(s.addTemplate(t, route, h, opts))
 }

@@ -118,8 +118,9 @@ func WithPlacement(p Placement) ItemOption {
 //
 // AddTool panics on a duplicate or invalid name, a schema that does not
 // compile or whose root type is not "object", an invalid "x-mcp-header"
-// annotation, an invalid route, or a path wildcard that is not a required
-// string, integer, number or boolean property of the input schema.
+// annotation, an invalid route, a nil handler, or a path wildcard that is
+// not a required string, integer, number or boolean property of the input
+// schema.
 func (s *Server) AddTool(t Tool, route string, h http.Handler, opts ...ItemOption) {
 	s.done(s.addTool(t, route, h, opts))
 }
