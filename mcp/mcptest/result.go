@@ -202,7 +202,8 @@ func Strict() RunOption {
 // one must name its finding. Several deviations may name one check, in any
 // order; one whose findings another also excuses is not stale. One named
 // "check:" with no phrase, or given a blank reason, excuses nothing, and
-// its check fails saying so.
+// its check fails saying so; one naming no check of the battery (a typo, a
+// check renamed) fails as a row of its own, so that it is mended.
 func Deviation(check, reason string) RunOption {
 	name, finding, phrased := strings.Cut(check, ":")
 	finding = strings.TrimSpace(finding)
@@ -234,7 +235,8 @@ func WithClientOptions(opts ...Option) RunOption {
 	return runOptionFunc(func(c *runConfig) { c.client = append(c.client, opts...) })
 }
 
-// Skip leaves out the named checks.
+// Skip leaves out the named checks. A name that is no check's leaves out
+// nothing: the check it meant still runs and reports as usual.
 func Skip(names ...string) RunOption {
 	return runOptionFunc(func(c *runConfig) {
 		for _, n := range names {
