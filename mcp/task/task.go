@@ -140,7 +140,9 @@ type jobShape struct {
 //	 "error": {"code": -32603, "message": "..."},
 //	 "updatedAt": "2026-07-28T10:30:00Z"}
 //
-// Only status is required.
+// Only status is required. Another HTTP status, a body that is not a JSON
+// object, a member of the wrong type or a status outside the five is an
+// error, which names the member at fault but never a value.
 func ReadJob(status int, _ http.Header, body []byte) (Job, error) {
 	if status < 200 || status > 299 {
 		return Job{}, errors.New("task: the status route answered " + http.StatusText(status))
