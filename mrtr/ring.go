@@ -114,7 +114,9 @@ func (a aesGCM) open(sealed, aad []byte) ([]byte, error) {
 var errShort = errors.New("mrtr: sealed state too short")
 
 // NewRing returns a ring of XChaCha20-Poly1305 keys, the first being the
-// one that seals.
+// one that seals. It returns an error, naming the key by its id, for no
+// key at all, an id that is not 1 to 8 characters from A-Z, a-z, 0-9, an
+// id given twice, or a secret shorter than MinSecretBytes.
 func NewRing(keys ...Key) (*Ring, error) {
 	return newRing(keys, func(secret []byte) (algorithm, error) {
 		aead, err := chacha20poly1305.NewX(secret[:chacha20poly1305.KeySize])

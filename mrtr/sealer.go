@@ -138,7 +138,8 @@ func (s *Sealer) Seal(b Binding, payload []byte) (state string, nonce [NonceByte
 
 // SealFor is Seal with a lifetime of its own instead of the sealer's TTL:
 // a task id, say, lives as long as its task. A key that sealed it must
-// stay in every ring until ttl plus the skew has passed.
+// stay in every ring until ttl plus the skew has passed. It fails as Seal
+// does, and on a ttl that is not positive.
 func (s *Sealer) SealFor(b Binding, payload []byte, ttl time.Duration) (state string, nonce [NonceBytes]byte, err error) {
 	if ttl <= 0 {
 		return "", nonce, errors.New("mrtr: SealFor needs a positive lifetime")
