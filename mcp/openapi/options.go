@@ -166,8 +166,9 @@ type Operation struct {
 // WithNamer names each tool with name(op) instead of the rule of
 // [Register] (the operationId made valid, or the method and path). A name
 // it returns must be a valid tool name (1 to 128 of A-Z a-z 0-9 _ - .);
-// "" falls back to the rule. Override.Name still wins, and two operations
-// given one name are told apart as the rule does (see Register).
+// "" falls back to the rule, as a nil name does for every operation.
+// Override.Name still wins, and two operations given one name are told
+// apart as the rule does (see Register).
 func WithNamer(name func(op Operation) string) Option {
 	return optionFunc(func(c *config) { c.namer = name })
 }
@@ -179,7 +180,8 @@ func WithNamer(name func(op Operation) string) Option {
 // mcp.ConfirmWith still wins for its operation. Without WithConfirm, the
 // question names the operation and quotes its identifying arguments: the
 // path parameters, then up to three short string, number or boolean
-// arguments the body requires.
+// arguments the body requires; so does a message that returns "", and a
+// nil message.
 func WithConfirm(message func(op Operation, args map[string]any) string) Option {
 	return optionFunc(func(c *config) { c.confirm = message })
 }
@@ -207,7 +209,8 @@ const (
 // (OutputStrict by default). A mismatch is logged through slog.Default
 // once per tool, with the tool and the schema violations (never the
 // answer's data). A 2025-03-26 client, which is told of no output schema,
-// gets answers unchecked, as text.
+// gets answers unchecked, as text. A mode other than the three acts as
+// OutputStrict.
 func WithOutputSchemas(mode OutputMode) Option {
 	return optionFunc(func(c *config) { c.outputs = mode })
 }
