@@ -103,8 +103,13 @@ type cached struct {
 	expires time.Time
 }
 
-// NewIntrospectionVerifier validates cfg and returns its verifier. It does
-// not contact the issuer.
+// NewIntrospectionVerifier validates cfg and returns its verifier, or an
+// error naming the field at fault: no Issuer, an Issuer or Endpoint that
+// is not an absolute https URL (http on a loopback host) without user info, query
+// or fragment, no Audience, no ClientID or ClientSecret, another
+// AuthMethod, a negative duration or size (Leeway aside), a Leeway over 5
+// minutes, or a RedirectOrigins entry that is not an origin. It does not
+// contact the issuer.
 func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, error) {
 	if err := checkIssuer("IntrospectionConfig.Issuer", cfg.Issuer); err != nil {
 		return nil, err

@@ -113,7 +113,12 @@ var asymmetric = []jose.SignatureAlgorithm{
 	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA,
 }
 
-// NewJWTVerifier validates cfg and returns its verifier. It does not
+// NewJWTVerifier validates cfg and returns its verifier, or an error
+// naming the field at fault: no Issuer, an Issuer or JWKSURL that is not
+// an absolute https URL (http on a loopback host) without user info, query
+// or fragment, no Audience, an algorithm that is not asymmetric, a
+// negative duration (Leeway aside), a Leeway over 5 minutes, or a
+// RedirectOrigins entry that is not an origin. It does not
 // contact the issuer and so succeeds while the issuer is down; it starts a
 // first discovery and key fetch in the background, so that the first
 // request usually finds the keys ready (an already cancelled ctx skips
