@@ -10,9 +10,10 @@ import (
 // logger, at Info (Warn for a server-side failure: a 5xx status or an
 // internal error code), with the request's context, so a handler that
 // adds trace ids finds them. The line is "mcp: request" with the
-// Event's fields: method, target, version, principal, workspace, status,
-// code, resultType, toolError, retry, confirmation, bytesIn, bytesOut and
-// durationMs (empty and zero fields left out). Route calls are not
+// Event's fields: transport, method, id, target, version, principal,
+// workspace, client (the peer's address), status, code, resultType,
+// toolError, retry, confirmation, bytesIn, bytesOut and durationMs (empty,
+// zero and false fields left out, durationMs aside). Route calls are not
 // logged: the host's own access log sees them.
 //
 // The target is what the client sent; it is a name or a URI, never an
