@@ -24,6 +24,7 @@
 // ids), its own methods (initialize, server/discover), and the stamp it
 // puts on results. The request it is handed is data the core filled in
 // (Request), a few fields it sets to hand something back, and Core, the
-// five things only the core can work out or take: a state's binding, a
-// tool's header parameters, the opened round and task, and its log.
+// six things only the core can work out or take: a state's binding, a
+// sealed 2025 session's binding, a tool's header parameters, the opened
+// round and task, and its log.
 package seam
