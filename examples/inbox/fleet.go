@@ -132,6 +132,13 @@ func (f fleetFlags) setup(listen net.Addr) (*fleet, error) {
 		return nil, err
 	}
 	if f.publicURL == "" {
+		// The resource URI is then http on the listen address, which the
+		// authenticator takes on a loopback host only (http elsewhere
+		// would send tokens in clear): said as a usage error, not left to
+		// its panic.
+		if host, _, err := net.SplitHostPort(listen.String()); err != nil || !loopbackHost(host) {
+			return nil, fmt.Errorf("-addr %s is not a loopback address: give -public-url, the https URL clients reach the service at", listen)
+		}
 		fl.say("resource URI   %s/mcp (from the listen address; -public-url sets it)", fl.base)
 	} else {
 		u, err := parsePublicURL(f.publicURL)

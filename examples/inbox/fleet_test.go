@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -154,6 +155,33 @@ func TestFleet_Flags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "-public-url wants") || strings.Contains(err.Error(), "secret") {
 			t.Errorf("-public-url %q: %v", bad, err)
 		}
+	}
+}
+
+// TestFleet_AddrBeyondLoopbackNeedsPublicURL: without -public-url the
+// resource URI is http on the listen address, which only a loopback host
+// may have, as -addr's help says: another address is a usage error naming
+// -public-url (run exits 2), where it reached the authenticator and
+// panicked. No socket is opened: setup reads the address only.
+func TestFleet_AddrBeyondLoopbackNeedsPublicURL(t *testing.T) {
+	t.Setenv(keysEnv, "")
+	os.Unsetenv(keysEnv)
+	for _, addr := range []*net.TCPAddr{{IP: net.IPv4zero, Port: 8080}, {IP: net.IPv6unspecified, Port: 8080}, {IP: net.IPv4(192, 0, 2, 7), Port: 8080}} {
+		_, err := fleetFlags{rate: "50,100"}.setup(addr)
+		if err == nil || !strings.Contains(err.Error(), "-public-url") || !strings.Contains(err.Error(), addr.String()) {
+			t.Errorf("-addr %s without -public-url: %v", addr, err)
+		}
+		if _, err := (fleetFlags{rate: "50,100", publicURL: "https://inbox.example.com"}).setup(addr); err != nil {
+			t.Errorf("-addr %s with -public-url: %v", addr, err)
+		}
+	}
+	for _, addr := range []*net.TCPAddr{{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, {IP: net.IPv6loopback, Port: 8080}} {
+		fl, err := fleetFlags{rate: "50,100"}.setup(addr)
+		if err != nil {
+			t.Fatalf("-addr %s: %v", addr, err)
+		}
+		// The URI the authenticator is built with: it must take it.
+		newAppWith(fl.base+"/mcp", appConfig{queue: 1, perSecond: fl.perSecond, burst: fl.burst, shared: fl.shared}).close()
 	}
 }
 
