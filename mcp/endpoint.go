@@ -195,7 +195,8 @@ func WithObserver(o observe.Observer) HandlerOption {
 // any port) with exact host[:port] values, such as "api.example.com" or
 // "mcp.example.com:8443". "*" admits any Host; use it only behind a proxy
 // that checks Host itself. A request with another Host is answered 403: the
-// check defeats DNS rebinding.
+// check defeats DNS rebinding. It panics on an empty entry or one holding
+// white space or a slash, such as a URL.
 func WithAllowedHosts(hosts ...string) HandlerOption {
 	l := origin.Hosts(hosts)
 	return handlerOptionFunc(func(c *handlerConfig) { c.hosts = l })
@@ -208,7 +209,9 @@ func WithAllowedHosts(hosts ...string) HandlerOption {
 // "HTTPS://App.example.com:443" is that origin, and ":8443" is another).
 // Requests without Origin (non-browser clients) are always admitted;
 // "null", a duplicated Origin, an unparsable one or one not listed is 403.
-// It panics on an entry that is not an http or https origin.
+// "*" admits every Origin but "null" and a duplicated one, and so any
+// browser page: use it only for an endpoint no page may misuse. It panics
+// on an entry that is not an http or https origin.
 func WithAllowedOrigins(origins ...string) HandlerOption {
 	l, bad := origin.Origins(origins)
 	if bad != "" {

@@ -58,10 +58,13 @@ func Hosts(entries []string) List {
 			l.any = true
 			continue
 		}
-		if e == "" || strings.ContainsAny(e, " \t\r\n/") && !strings.Contains(e, "://") {
-			panic("mcp: invalid allow-list entry " + e)
+		// A URL ("https://api.example.com") is refused like any entry with
+		// a slash: no Host header holds a scheme, so it would match
+		// nothing and every request would be 403.
+		if e == "" || strings.ContainsAny(e, " \t\r\n/") {
+			panic("mcp: invalid allow-list entry " + e + ": a Host is host[:port], without scheme or path")
 		}
-		l.exact[strings.ToLower(strings.TrimSuffix(e, "/"))] = true
+		l.exact[strings.ToLower(e)] = true
 	}
 	return l
 }
