@@ -30,3 +30,42 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// TestParseURL_PasswordWithReservedCharacters: a password with an
+// unescaped "/", "?" or "#" (base64 passwords have "/") ends the URL's
+// authority early, and its rest reads as the path, the database, a query
+// option or a fragment; no error quotes it, and a fragment, which would
+// drop the password and connect to a host made of the username and the
+// password's head, is refused.
+func TestParseURL_PasswordWithReservedCharacters(t *testing.T) {
+	t.Parallel()
+	const secret = "Zq8vKx3Wm"
+	for _, c := range []struct{ url, want string }{
+		{"redis://app:/" + secret + "@127.0.0.1:6379/0", "redisstore: redis: invalid URL path"},
+		{"redis://:/" + secret + "@127.0.0.1:6379", "redisstore: redis: invalid database number"},
+		{"redis://app:12/" + secret + "@127.0.0.1:6379", "redisstore: redis: invalid database number"},
+		{"rediss://app:12?" + secret + "@127.0.0.1:6379", "redisstore: redis: unexpected option"},
+		{"redis://app:12#" + secret + "@127.0.0.1:6379", "redisstore: the Redis URL has a \"#\"; escape it as %23 in a password"},
+		{"redis://127.0.0.1:6379/0?dial_timeout=" + secret, "redisstore: redis: invalid dial_timeout duration"},
+		{"unix://:" + secret + "@/run/redis.sock?db=" + secret, "redisstore: redis: invalid database number"},
+	} {
+		opt, err := redisstore.ParseURL(c.url)
+		if err == nil {
+			t.Errorf("%q: parsed, to %q with password %q", c.url, opt.Addr, opt.Password)
+			continue
+		}
+		if err.Error() != c.want {
+			t.Errorf("%q: %q, want %q", c.url, err, c.want)
+		}
+		for i := 0; i+3 <= len(secret); i++ {
+			if strings.Contains(err.Error(), secret[i:i+3]) {
+				t.Errorf("%q: the error %q quotes %q of the password", c.url, err, secret[i:i+3])
+			}
+		}
+	}
+	// Escaped, the same characters are the password's.
+	opt, err := redisstore.ParseURL("redis://app:12%2F" + secret + "%23%3F@127.0.0.1:6379/1")
+	if err != nil || opt.Password != "12/"+secret+"#?" || opt.Addr != "127.0.0.1:6379" || opt.DB != 1 {
+		t.Errorf("escaped: %+v, %v", opt, err)
+	}
+}
