@@ -40,6 +40,7 @@ type AnswerBus struct {
 	ps     *redis.PubSub      // a single Redis: the one subscription connection
 	subs   map[string]*waiter // channel -> the call waiting on it
 	calls  map[*redis.PubSub]struct{}
+	turn   chan struct{} // held by the call handing go-redis its SUBSCRIBE
 	closed bool
 }
 
@@ -75,7 +76,8 @@ func NewAnswerBus(rdb redis.UniversalClient, opts ...Option) *AnswerBus {
 	if _, ring := rdb.(*redis.Ring); ring {
 		panic("redisstore: NewAnswerBus needs a single Redis, Sentinel or a Cluster, not a Ring")
 	}
-	b := &AnswerBus{cfg: newConfig(opts), rdb: rdb, subs: map[string]*waiter{}, calls: map[*redis.PubSub]struct{}{}}
+	b := &AnswerBus{cfg: newConfig(opts), rdb: rdb, subs: map[string]*waiter{}, calls: map[*redis.PubSub]struct{}{},
+		turn: make(chan struct{}, 1)}
 	if b.cfg.failOpen != nil {
 		panic("redisstore: FailOpen applies to a Limiter only; an answer bus cannot deliver without Redis")
 	}
@@ -158,21 +160,62 @@ func (b *AnswerBus) Subscribe(ctx context.Context, id string) (<-chan []byte, fu
 		}
 		b.mu.Unlock()
 	}
-	unsubscribe := func() {
-		_, _ = call(context.Background(), &b.cfg, func(ctx context.Context) (struct{}, error) { return struct{}{}, ps.Unsubscribe(ctx, name) })
-	}
-	_, err := call(ctx, &b.cfg, func(ctx context.Context) (struct{}, error) {
-		if err := ps.Subscribe(ctx, name); err != nil {
-			return struct{}{}, err
-		}
-		// SUBSCRIBE is only written: wait for Redis to confirm it.
+	// The shared connection's commands are given no deadline: go-redis
+	// takes a command whose context ended as a broken connection and
+	// re-dials it, and what Redis had already sent it for every other
+	// waiting call (answers PUBLISH counted as delivered, their ids then
+	// marked answered) is lost with the old socket. A write is bounded by
+	// the client's WriteTimeout instead (a dial, when the connection is
+	// down, by its DialTimeout), and this call still returns within the
+	// store's timeout. One call at a time hands go-redis its SUBSCRIBE; a
+	// call that gave up before its turn sends nothing, so while Redis
+	// cannot be reached, calls that fail leave no goroutine queued behind
+	// a dial.
+	wait, cancel := context.WithTimeout(ctx, b.cfg.timeout)
+	defer cancel()
+	wrote := make(chan struct{})
+	var werr error
+	sent := false // go-redis was handed the SUBSCRIBE, and holds the channel
+	go func() {
+		defer close(wrote)
 		select {
-		case <-w.ready:
-			return struct{}{}, nil
-		case <-ctx.Done():
-			return struct{}{}, ctx.Err()
+		case b.turn <- struct{}{}:
+			defer func() { <-b.turn }()
+		case <-wait.Done():
+			werr = wait.Err()
+			return
 		}
-	})
+		if werr = wait.Err(); werr != nil {
+			return
+		}
+		sent = true
+		werr = ps.Subscribe(context.WithoutCancel(ctx), name)
+	}()
+	unsubscribe := func() {
+		// Only once the SUBSCRIBE is written: an UNSUBSCRIBE that overtook
+		// it would leave the channel subscribed for as long as the bus
+		// lives, and an answer to the id counted as delivered to nobody.
+		go func() {
+			<-wrote
+			if sent {
+				_ = ps.Unsubscribe(context.Background(), name)
+			}
+		}()
+	}
+	var err error
+	select {
+	case <-wrote:
+		// SUBSCRIBE is only written: wait for Redis to confirm it.
+		if err = werr; err == nil {
+			select {
+			case <-w.ready:
+			case <-wait.Done():
+				err = wait.Err()
+			}
+		}
+	case <-wait.Done():
+		err = wait.Err()
+	}
 	if err != nil {
 		drop()
 		unsubscribe()

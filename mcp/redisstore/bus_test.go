@@ -144,6 +144,85 @@ func TestAnswerBus_Outage(t *testing.T) {
 	eventually(t, "the bus after a restart", works)
 }
 
+// TestAnswerBus_FailedSubscribeKeepsTheSharedConnection: a call whose
+// context has ended before its SUBSCRIBE is written fails alone. On a
+// single Redis every waiting call of a replica shares one connection;
+// the failure neither re-dials it (which loses what Redis had already
+// sent it: answers PUBLISH counted as delivered, for calls that then never
+// get them) nor leaves the failed call's channel subscribed (an answer to
+// it would count as delivered to nobody), and the call that waits still
+// gets its answer.
+func TestAnswerBus_FailedSubscribeKeepsTheSharedConnection(t *testing.T) {
+	t.Parallel()
+	srv := ownRedis(t)
+	b := redisstore.NewAnswerBus(newClient(t, srv.addr), patient)
+	defer b.Close()
+	admin := newClient(t, srv.addr)
+	ctx := context.Background()
+	ch, stop, err := b.Subscribe(ctx, "waiting")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	// pubsub names each pub/sub connection by its id and the number of
+	// channels it holds.
+	pubsub := func() []string {
+		t.Helper()
+		list, err := admin.Do(ctx, "client", "list", "type", "pubsub").Text()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var conns []string
+		for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
+			var id, sub string
+			for _, f := range strings.Fields(line) {
+				if v, ok := strings.CutPrefix(f, "id="); ok {
+					id = v
+				} else if v, ok := strings.CutPrefix(f, "sub="); ok {
+					sub = v
+				}
+			}
+			conns = append(conns, "id "+id+" sub "+sub)
+		}
+		return conns
+	}
+	shared := pubsub()
+	if len(shared) != 1 || !strings.HasSuffix(shared[0], " sub 1") {
+		t.Fatalf("pub/sub connections while one call waits: %q", shared)
+	}
+	for i := range 3 {
+		ended, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+		_, _, err := b.Subscribe(ended, fmt.Sprintf("late%d", i))
+		cancel()
+		if err == nil {
+			t.Fatalf("Subscribe with a context that has ended: no error")
+		}
+	}
+	// A call that subscribes and stops after them goes through the same
+	// connection, once they are done with it.
+	_, stopNext, err := b.Subscribe(ctx, "next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopNext()
+	eventually(t, "the shared connection back to the waiting call's channel", func() error {
+		now := pubsub()
+		if len(now) != 1 || !strings.HasPrefix(now[0], strings.TrimSuffix(shared[0], "1")) {
+			t.Fatalf("pub/sub connections %q; want the one there was, %q", now, shared)
+		}
+		if now[0] != shared[0] {
+			return fmt.Errorf("pub/sub connections %q, want %q", now, shared)
+		}
+		return nil
+	})
+	if ok, err := b.Publish(ctx, "waiting", []byte("answer")); !ok || err != nil {
+		t.Fatalf("publish to the waiting call: %v %v", ok, err)
+	}
+	if got := <-ch; string(got) != "answer" {
+		t.Errorf("the waiting call got %q", got)
+	}
+}
+
 // TestAnswerBus_TaggedPrefix: a prefix that holds a hash tag of its own
 // puts every channel and mark in its slot, which works as well.
 func TestAnswerBus_TaggedPrefix(t *testing.T) {
