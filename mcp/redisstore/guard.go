@@ -130,7 +130,7 @@ func (g *ReplayGuard) Claim(ctx context.Context, _ string, nonce []byte, until t
 	token := rand.Text()
 	key := g.key(nonce)
 	res, err := call(ctx, &g.cfg, func(ctx context.Context) ([]any, error) {
-		return claimScript.Run(ctx, g.rdb, []string{key}, token, lease.Milliseconds()).Slice()
+		return claimScript.Run(ctx, g.rdb, []string{key}, token, leaseMillis(lease)).Slice()
 	})
 	if err != nil {
 		return "", nil, g.cfg.fail("replay guard", err)
@@ -165,11 +165,24 @@ func claimAnswer(res []any) (claimed bool, outcome []byte, err error) {
 	return false, nil, errors.New("redisstore: replay guard: unexpected answer")
 }
 
+// leaseMillis is a lease in the whole milliseconds PX and PEXPIRE take,
+// rounded up and at least one: truncated, a lease under a millisecond
+// was 0, which SET refuses (the Claim failed) and PEXPIRE takes as "delete
+// now" (a Renew said held and freed the lease for the next Claim). A lease
+// of zero or less lapses a millisecond later, as good as at once.
+func leaseMillis(lease time.Duration) int64 {
+	ms := lease / time.Millisecond
+	if lease%time.Millisecond > 0 {
+		ms++
+	}
+	return max(int64(ms), 1)
+}
+
 // Renew implements mcp.ReplayGuard.
 func (g *ReplayGuard) Renew(ctx context.Context, nonce []byte, token string, lease time.Duration) (bool, error) {
 	key := g.key(nonce)
 	n, err := call(ctx, &g.cfg, func(ctx context.Context) (int64, error) {
-		return renewScript.Run(ctx, g.rdb, []string{key}, token, lease.Milliseconds()).Int64()
+		return renewScript.Run(ctx, g.rdb, []string{key}, token, leaseMillis(lease)).Int64()
 	})
 	if err != nil {
 		return false, g.cfg.fail("replay guard", err)

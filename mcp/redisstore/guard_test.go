@@ -57,6 +57,35 @@ func TestReplayGuard_Key(t *testing.T) {
 	}
 }
 
+// TestReplayGuard_ShortLease: a lease under a millisecond, or of none, is
+// a lease that lapses at once, as the in-memory guard takes it; it is
+// not a failure to decide (which the endpoint answers 503). Redis counts
+// leases in whole milliseconds, and one truncated to 0 is refused by SET
+// (and deletes the key under PEXPIRE).
+func TestReplayGuard_ShortLease(t *testing.T) {
+	t.Parallel()
+	rdb := newClient(t, sharedAddr)
+	p := testPrefix(t)
+	g := redisstore.NewReplayGuard(rdb, redisstore.WithPrefix(p), patient)
+	ctx := context.Background()
+	until := time.Now().Add(time.Hour)
+	for _, lease := range []time.Duration{500 * time.Microsecond, time.Nanosecond, 0, -time.Second} {
+		n := nonce()
+		tok, out, err := g.Claim(ctx, "caller", n, until, lease)
+		if err != nil || tok == "" || out != nil {
+			t.Errorf("a claim with a lease of %v: token %q, outcome %q, err %v; want a token", lease, tok, out, err)
+		}
+		// Lapsed or not, the claim is still its holder's to complete: the
+		// key is gone or the token's.
+		if err := g.Complete(ctx, n, tok, []byte(`{"executed":true}`), until, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, out, err := g.Claim(ctx, "caller", n, until, lease); string(out) != `{"executed":true}` || err != nil {
+			t.Errorf("lease %v: the claim after the outcome got %q, %v", lease, out, err)
+		}
+	}
+}
+
 // TestReplayGuard_Outage: with Redis stopped or hung, Claim fails within
 // the timeout, never granting a lease; a claim Redis stored while its
 // answer came too late is not lost: retries wait while its lease lives,
