@@ -14,7 +14,8 @@ import (
 // safe to log even when the URL carries a password. A URL with a fragment
 // ("#") is refused: Redis URLs have none, so a "#" is a password's
 // character left unescaped (write it %23), and taking the rest as a
-// fragment would connect elsewhere, without the password.
+// fragment would connect elsewhere, without the password. So is a
+// negative database number.
 func ParseURL(rawURL string) (*redis.Options, error) {
 	if strings.ContainsRune(rawURL, '#') {
 		return nil, errors.New("redisstore: the Redis URL has a \"#\"; escape it as %23 in a password")
@@ -27,6 +28,11 @@ func ParseURL(rawURL string) (*redis.Options, error) {
 			return nil, errors.New("redisstore: the Redis URL does not parse")
 		}
 		return nil, errors.New("redisstore: " + withoutQuote(err.Error()))
+	}
+	if opt.DB < 0 {
+		// go-redis selects a database only when its number is positive:
+		// "/-1" would share database 0 with whatever uses it.
+		return nil, errors.New("redisstore: the Redis URL's database number is negative")
 	}
 	opt.ContextTimeoutEnabled = true
 	return opt, nil

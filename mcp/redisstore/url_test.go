@@ -69,3 +69,28 @@ func TestParseURL_PasswordWithReservedCharacters(t *testing.T) {
 		t.Errorf("escaped: %+v, %v", opt, err)
 	}
 }
+
+// TestParseURL_NegativeDatabase: a negative database number is refused,
+// in the path or the query, on TCP and on a unix socket; go-redis would
+// take it as database 0 (it selects only a positive one), and replicas
+// meant to be kept apart by database would share it.
+func TestParseURL_NegativeDatabase(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{
+		"redis://127.0.0.1:6379/-1",
+		"rediss://app:pw@127.0.0.1:6380/?db=-4",
+		"unix:///run/redis.sock?db=-2",
+	} {
+		opt, err := redisstore.ParseURL(u)
+		if err == nil {
+			t.Errorf("%q: parsed, database %d", u, opt.DB)
+		} else if want := "redisstore: the Redis URL's database number is negative"; err.Error() != want {
+			t.Errorf("%q: %q, want %q", u, err, want)
+		}
+	}
+	for u, db := range map[string]int{"redis://127.0.0.1:6379/0": 0, "redis://127.0.0.1:6379/15": 15, "unix:///run/redis.sock?db=3": 3} {
+		if opt, err := redisstore.ParseURL(u); err != nil || opt.DB != db {
+			t.Errorf("%q: %+v, %v; want database %d", u, opt, err, db)
+		}
+	}
+}
