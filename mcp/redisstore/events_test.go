@@ -274,6 +274,50 @@ func TestSessionStore_Names(t *testing.T) {
 	}
 }
 
+// TestSessionStore_ExpiryByTheReplicasClock: a replica judges a
+// session's expiry by its own clock, and the store keeps the session's
+// state for as long as that clock says, whatever Redis's clock reads: a
+// replica an hour ahead of Redis (or Redis an hour behind it) keeps a
+// session that has ten minutes left for ten minutes, not seventy, and one
+// whose expiry has passed not at all; in the other direction, for ten
+// minutes, not zero.
+func TestSessionStore_ExpiryByTheReplicasClock(t *testing.T) {
+	t.Parallel()
+	rdb := newClient(t, sharedAddr)
+	p := testPrefix(t)
+	ctx := context.Background()
+	for _, skew := range []time.Duration{time.Hour, -time.Hour} {
+		s := redisstore.NewSessionStore(rdb, redisstore.WithPrefix(p), patient)
+		redisstore.SetSessionClockForTest(s, func() time.Time { return time.Now().Add(skew) })
+		h := sha256.Sum256([]byte(rand.Text()))
+		key := base64.RawURLEncoding.EncodeToString(h[:])
+		name := p + "session:{" + key + "}"
+		if ok, err := s.Subscribe(ctx, key, "test://a", 4, time.Now().Add(skew+10*time.Minute)); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		if ttl, err := rdb.PTTL(ctx, name).Result(); err != nil || !near(ttl, 10*time.Minute, 5*time.Second) {
+			t.Errorf("replica's clock %+v: Subscribe with ten minutes left: TTL %v (%v), want about 10m", skew, ttl, err)
+		}
+		if err := s.SetLevel(ctx, key, "debug", time.Now().Add(skew+20*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if ttl, err := rdb.PTTL(ctx, name).Result(); err != nil || !near(ttl, 20*time.Minute, 5*time.Second) {
+			t.Errorf("replica's clock %+v: SetLevel with twenty minutes left: TTL %v (%v), want about 20m", skew, ttl, err)
+		}
+		hp := sha256.Sum256([]byte(rand.Text()))
+		past := base64.RawURLEncoding.EncodeToString(hp[:])
+		if _, err := s.Subscribe(ctx, past, "test://a", 4, time.Now().Add(skew-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetLevel(ctx, past, "info", time.Now().Add(skew-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if uris, level, err := s.Load(ctx, past); len(uris) != 0 || level != "" || err != nil {
+			t.Errorf("replica's clock %+v: a session a minute past its expiry holds %q, %q (%v); want nothing", skew, uris, level, err)
+		}
+	}
+}
+
 // TestSessionStore_Outage: with Redis hung or stopped every call fails
 // within the timeout.
 func TestSessionStore_Outage(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 type SessionStore struct {
 	cfg config
 	rdb redis.UniversalClient
+	now func() time.Time // this replica's clock
 }
 
 var _ mcp.SessionStore = (*SessionStore)(nil)
@@ -35,7 +36,7 @@ func NewSessionStore(rdb redis.UniversalClient, opts ...Option) *SessionStore {
 	if rdb == nil {
 		panic("redisstore: NewSessionStore needs a Redis client")
 	}
-	s := &SessionStore{cfg: newConfig(opts), rdb: rdb}
+	s := &SessionStore{cfg: newConfig(opts), rdb: rdb, now: time.Now}
 	if s.cfg.failOpen != nil {
 		panic("redisstore: FailOpen applies to a Limiter only; a session store cannot keep state without Redis")
 	}
@@ -73,16 +74,35 @@ func checkKey(session string) error {
 	return nil
 }
 
-// expireTail sets the key's expiry to ARGV[1] (ms since the epoch) unless
-// it already expires later; a time already past deletes it.
+// expireTail sets the key's expiry to ARGV[1] ms from now (by Redis's
+// clock) unless it already expires later; a time already past (ARGV[1]
+// not positive) deletes it. Lua's numbers are doubles, exact for
+// milliseconds since the epoch; %.0f writes them without an exponent.
 const expireTail = `
+local t = redis.call('TIME')
+local at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
 local cur = redis.call('PEXPIRETIME', KEYS[1])
-if cur < 0 or cur < tonumber(ARGV[1]) then
-  redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+if cur < 0 or cur < at then
+  redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', at))
 end
 `
 
-// subscribeScript: KEYS[1] the session, ARGV[1] until, ARGV[2] the
+// remaining is how long until until, by this replica's clock, in the
+// whole milliseconds expireTail takes (rounded up: a session is kept at
+// least until until). The replica judges a session's expiry by its own
+// clock, as the replay guard does a confirmation's; an absolute time
+// handed to Redis would be read by Redis's clock, and a Redis whose clock
+// runs ahead of the replicas' would forget a live session's state early.
+func (s *SessionStore) remaining(until time.Time) int64 {
+	d := until.Sub(s.now())
+	ms := d / time.Millisecond
+	if d%time.Millisecond > 0 {
+		ms++
+	}
+	return int64(ms)
+}
+
+// subscribeScript: KEYS[1] the session, ARGV[1] ms until until, ARGV[2] the
 // field, ARGV[3] max. 0: the session holds max others, nothing changed.
 var subscribeScript = redis.NewScript(`
 if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then
@@ -96,7 +116,7 @@ end
 return 1
 `)
 
-// levelScript: KEYS[1] the session, ARGV[1] until, ARGV[2] the level.
+// levelScript: KEYS[1] the session, ARGV[1] ms until until, ARGV[2] the level.
 var levelScript = redis.NewScript(`
 redis.call('HSET', KEYS[1], 'l', ARGV[2])
 ` + expireTail + `
@@ -112,7 +132,7 @@ func (s *SessionStore) Subscribe(ctx context.Context, session, uri string, max i
 		return false, errSessionURI
 	}
 	n, err := call(ctx, &s.cfg, func(ctx context.Context) (int64, error) {
-		return subscribeScript.Run(ctx, s.rdb, []string{s.key(session)}, until.UnixMilli(), "u:"+uri, max).Int64()
+		return subscribeScript.Run(ctx, s.rdb, []string{s.key(session)}, s.remaining(until), "u:"+uri, max).Int64()
 	})
 	if err != nil {
 		return false, s.cfg.fail("session subscribe", err)
@@ -146,7 +166,7 @@ func (s *SessionStore) SetLevel(ctx context.Context, session, level string, unti
 		return errSessionLevel
 	}
 	_, err := call(ctx, &s.cfg, func(ctx context.Context) (int64, error) {
-		return levelScript.Run(ctx, s.rdb, []string{s.key(session)}, until.UnixMilli(), level).Int64()
+		return levelScript.Run(ctx, s.rdb, []string{s.key(session)}, s.remaining(until), level).Int64()
 	})
 	if err != nil {
 		return s.cfg.fail("session level", err)
