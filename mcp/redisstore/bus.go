@@ -68,7 +68,12 @@ var _ mcp.AnswerBus = (*AnswerBus)(nil)
 // handler is done. It panics on a *redis.Ring, whose shards do not share
 // channels, and on a prefix with an unclosed or empty "{", which would
 // become the hash tag of part of a name and split a channel from its mark
-// across a cluster's slots.
+// across a cluster's slots. It panics, too, on a cluster client with
+// ReadOnly set (RouteByLatency and RouteRandomly set it): go-redis then
+// subscribes on a replica, whose listeners the script publishing on the
+// master does not count, so an answer the call received would be
+// reported undelivered, and its id left unanswered. Give the bus a client
+// of its own without them.
 func NewAnswerBus(rdb redis.UniversalClient, opts ...Option) *AnswerBus {
 	if rdb == nil {
 		panic("redisstore: NewAnswerBus needs a Redis client")
@@ -85,6 +90,9 @@ func NewAnswerBus(rdb redis.UniversalClient, opts ...Option) *AnswerBus {
 		panic("redisstore: NewAnswerBus needs a prefix whose first \"{\", if any, closes with a \"}\" around at least one character")
 	}
 	b.cluster, _ = rdb.(*redis.ClusterClient)
+	if b.cluster != nil && b.cluster.Options().ReadOnly {
+		panic("redisstore: NewAnswerBus needs a cluster client that subscribes on masters, without ReadOnly, RouteByLatency or RouteRandomly")
+	}
 	return b
 }
 

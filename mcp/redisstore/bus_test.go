@@ -223,6 +223,38 @@ func TestAnswerBus_FailedSubscribeKeepsTheSharedConnection(t *testing.T) {
 	}
 }
 
+// TestAnswerBus_RefusesReplicaSubscriptions: a cluster client that reads
+// from replicas (ReadOnly, or RouteByLatency and RouteRandomly, which set
+// it) would subscribe a waiting call on a replica, where the publishing
+// script, on the master, does not count it: a delivered answer would be
+// reported undelivered. The bus refuses such a client; the event bus,
+// which counts nobody, and a cluster client reading from masters are
+// taken.
+func TestAnswerBus_RefusesReplicaSubscriptions(t *testing.T) {
+	t.Parallel()
+	addrs := []string{"127.0.0.1:1"} // never dialled: construction only
+	for name, opt := range map[string]redis.ClusterOptions{
+		"ReadOnly":       {Addrs: addrs, ReadOnly: true},
+		"RouteByLatency": {Addrs: addrs, RouteByLatency: true},
+		"RouteRandomly":  {Addrs: addrs, RouteRandomly: true},
+	} {
+		cc := redis.NewClusterClient(&opt)
+		func() {
+			defer func() {
+				if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "subscribes on masters") {
+					t.Errorf("%s: NewAnswerBus panicked with %v, want a refusal of replica subscriptions", name, p)
+				}
+			}()
+			redisstore.NewAnswerBus(cc)
+		}()
+		redisstore.NewEventBus(cc).Close()
+		cc.Close()
+	}
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	defer cc.Close()
+	redisstore.NewAnswerBus(cc).Close()
+}
+
 // TestAnswerBus_TaggedPrefix: a prefix that holds a hash tag of its own
 // puts every channel and mark in its slot, which works as well.
 func TestAnswerBus_TaggedPrefix(t *testing.T) {

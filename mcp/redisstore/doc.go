@@ -23,7 +23,10 @@
 // *redis.Ring serves the Limiter, the ReplayGuard and the SessionStore,
 // whose scripts touch one key each, but not the AnswerBus nor the
 // EventBus (their constructors panic), since a Ring's shards do not share
-// channels. Build it with ContextTimeoutEnabled set, as [ParseURL]
+// channels. Nor does a cluster client that reads from replicas (ReadOnly,
+// RouteByLatency, RouteRandomly) serve the AnswerBus, which counts the
+// listeners on masters only (NewAnswerBus panics); give the bus a client
+// of its own. Build each client with ContextTimeoutEnabled set, as [ParseURL]
 // does: this package bounds every call by its own timeout either way, but
 // only a client that honours contexts also frees the connection at that
 // moment instead of after its socket timeout.
