@@ -318,6 +318,63 @@ func TestSessionStore_ExpiryByTheReplicasClock(t *testing.T) {
 	}
 }
 
+// TestStores_ReadYourWritesOnReplicaReadingClients: a cluster client that
+// reads from replicas (ReadOnly here; RouteByLatency and RouteRandomly
+// set it) sends a read to a replica, which may not have received a write
+// yet. What a store reads back must still be every write that returned:
+// a session's subscriptions and level (the SessionStore contract), and
+// the run a confirmation question reports. The replica here is a server
+// that never receives the master's writes, a replica lagging for good.
+func TestStores_ReadYourWritesOnReplicaReadingClients(t *testing.T) {
+	t.Parallel()
+	master, replica := ownRedis(t), ownRedis(t)
+	cc := redis.NewClusterClient(&redis.ClusterOptions{
+		ClusterSlots: func(context.Context) ([]redis.ClusterSlot, error) {
+			return []redis.ClusterSlot{{Start: 0, End: 16383, Nodes: []redis.ClusterNode{{Addr: master.addr}, {Addr: replica.addr}}}}, nil
+		},
+		ReadOnly:              true,
+		ContextTimeoutEnabled: true,
+	})
+	defer cc.Close()
+	ctx := context.Background()
+	// The routing this test stands on: a plain read goes to the replica.
+	if err := cc.Set(ctx, "probe", "1", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := cc.Exists(ctx, "probe").Result(); n != 0 || err != nil {
+		t.Fatalf("a read through the client found the master's key (%d, %v): it does not read from the replica", n, err)
+	}
+
+	s := redisstore.NewSessionStore(cc, patient)
+	h := sha256.Sum256([]byte(rand.Text()))
+	key := base64.RawURLEncoding.EncodeToString(h[:])
+	until := time.Now().Add(time.Hour)
+	if ok, err := s.Subscribe(ctx, key, "test://a", 4, until); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if err := s.SetLevel(ctx, key, "debug", until); err != nil {
+		t.Fatal(err)
+	}
+	if uris, level, err := s.Load(ctx, key); len(uris) != 1 || uris[0] != "test://a" || level != "debug" || err != nil {
+		t.Errorf("Load after Subscribe and SetLevel: %q, %q, %v; want [test://a], debug", uris, level, err)
+	}
+
+	g := redisstore.NewReplayGuard(cc, patient)
+	const call = "Wq0Cq3Jk7x0hQm3G1bPq8u1Vb6Vx2bH4cK0mA9sZt1E"
+	n := nonce()
+	tok, _, err := g.Claim(ctx, "caller", n, until, time.Minute)
+	if err != nil || tok == "" {
+		t.Fatal(tok, err)
+	}
+	const ran = `{"executed":true,"status":200,"at":1}`
+	if err := g.Complete(ctx, n, tok, []byte(ran), until, call); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := g.LastRun(ctx, call); string(out) != ran || err != nil {
+		t.Errorf("LastRun after Complete: %q, %v; want %s", out, err, ran)
+	}
+}
+
 // TestSessionStore_Outage: with Redis hung or stopped every call fails
 // within the timeout.
 func TestSessionStore_Outage(t *testing.T) {

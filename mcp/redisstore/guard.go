@@ -223,6 +223,12 @@ func (g *ReplayGuard) Complete(ctx context.Context, nonce []byte, token string, 
 	return nil
 }
 
+// lastRunScript: KEYS[1] the run. A read, but a script, so that it runs on
+// the master even for a cluster client that reads from replicas: a replica
+// may not have received the run another replica's Complete has just kept,
+// and a confirmation question would then not say that the call ran.
+var lastRunScript = redis.NewScript(`return redis.call('GET', KEYS[1])`)
+
 // LastRun implements mcp.ReplayGuard.
 func (g *ReplayGuard) LastRun(ctx context.Context, run string) ([]byte, error) {
 	if run == "" {
@@ -233,11 +239,11 @@ func (g *ReplayGuard) LastRun(ctx context.Context, run string) ([]byte, error) {
 		return nil, err
 	}
 	v, err := call(ctx, &g.cfg, func(ctx context.Context) ([]byte, error) {
-		b, err := g.rdb.Get(ctx, rk).Bytes()
+		s, err := lastRunScript.Run(ctx, g.rdb, []string{rk}).Text()
 		if errors.Is(err, redis.Nil) {
 			return nil, nil
 		}
-		return b, err
+		return []byte(s), err
 	})
 	if err != nil {
 		return nil, g.cfg.fail("replay guard", err)

@@ -123,6 +123,14 @@ redis.call('HSET', KEYS[1], 'l', ARGV[2])
 return 1
 `)
 
+// loadScript: KEYS[1] the session; its fields and values, in turn. A
+// read, but a script: a cluster client that reads from replicas (ReadOnly,
+// RouteByLatency, RouteRandomly) sends HGETALL to one, which may not have
+// received a write another replica's Subscribe has returned from, and the
+// contract has every write seen by a later Load. EVALSHA is not a
+// read-only command, so it runs on the master.
+var loadScript = redis.NewScript(`return redis.call('HGETALL', KEYS[1])`)
+
 // Subscribe implements mcp.SessionStore.
 func (s *SessionStore) Subscribe(ctx context.Context, session, uri string, max int, until time.Time) (bool, error) {
 	if err := checkKey(session); err != nil {
@@ -179,11 +187,15 @@ func (s *SessionStore) Load(ctx context.Context, session string) ([]string, stri
 	if err := checkKey(session); err != nil {
 		return nil, "", err
 	}
-	fields, err := call(ctx, &s.cfg, func(ctx context.Context) (map[string]string, error) {
-		return s.rdb.HGetAll(ctx, s.key(session)).Result()
+	pairs, err := call(ctx, &s.cfg, func(ctx context.Context) ([]string, error) {
+		return loadScript.Run(ctx, s.rdb, []string{s.key(session)}).StringSlice()
 	})
 	if err != nil {
 		return nil, "", s.cfg.fail("session load", err)
+	}
+	fields := make(map[string]string, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		fields[pairs[i]] = pairs[i+1]
 	}
 	uris, level := loadFields(fields)
 	return uris, level, nil
