@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -77,9 +78,12 @@ func (st *openedState) kind(key string) (string, bool) {
 	return s, true
 }
 
-// validResponse checks the shape of an answer: an ElicitResult
-// {action, content?}, a CreateMessageResult {role, content, model} or a
-// ListRootsResult {roots: [...]}.
+// validResponse checks the shape of an answer against the result its kind
+// asks for: an ElicitResult {action, content?} whose content, a form's
+// values, holds only strings, numbers, booleans and arrays of strings; a
+// CreateMessageResult {role: "user"|"assistant", content, model: string};
+// a ListRootsResult {roots: [{uri: "file://...", name?}]}. What passes is
+// what the handler may read without checking again.
 func validResponse(kind string, v []byte) bool {
 	if !jsonrpc.IsObject(v) {
 		return false
@@ -90,17 +94,68 @@ func validResponse(kind string, v []byte) bool {
 		if !jsonrpc.StringIs(a, "accept") && !jsonrpc.StringIs(a, "decline") && !jsonrpc.StringIs(a, "cancel") {
 			return false
 		}
-		if c, ok := jsonrpc.Lookup(v, "content"); ok && !jsonrpc.IsObject(c) && string(c) != "null" {
-			return false
+		c, ok := jsonrpc.Lookup(v, "content")
+		if !ok || string(c) == "null" {
+			return true
 		}
-		return true
+		return jsonrpc.IsObject(c) && formValues(c)
 	case "sampling":
-		role, ok := jsonrpc.Lookup(v, "role")
-		content, ok2 := jsonrpc.Lookup(v, "content")
-		return ok && ok2 && len(role) > 0 && role[0] == '"' && len(content) > 0 && (content[0] == '{' || content[0] == '[')
+		role, _ := jsonrpc.Lookup(v, "role")
+		content, _ := jsonrpc.Lookup(v, "content")
+		model, _ := jsonrpc.Lookup(v, "model")
+		_, named := jsonrpc.String(model)
+		return (jsonrpc.StringIs(role, "user") || jsonrpc.StringIs(role, "assistant")) && named &&
+			len(content) > 0 && (content[0] == '{' || content[0] == '[')
 	case "roots":
 		roots, ok := jsonrpc.Lookup(v, "roots")
-		return ok && len(roots) > 0 && roots[0] == '['
+		if !ok || len(roots) == 0 || roots[0] != '[' {
+			return false
+		}
+		for elems := jsonrpc.NewElems(roots); ; {
+			root, more := elems.Next()
+			if !more {
+				return true
+			}
+			if !jsonrpc.IsObject(root) {
+				return false
+			}
+			u, _ := jsonrpc.Lookup(root, "uri")
+			// A scheme is case-insensitive (RFC 3986): FILE:// is file://.
+			if s, ok := jsonrpc.String(u); !ok || len(s) < len("file://") || !strings.EqualFold(s[:len("file://")], "file://") {
+				return false
+			}
+		}
 	}
 	return false
+}
+
+// formValues reports whether every member of a form's content is what a
+// form can hold: a string, a number, a boolean, or an array of strings (a
+// multi-select). ElicitForm asks for nothing else, so anything else is
+// not an answer to the question.
+func formValues(c []byte) bool {
+	it := jsonrpc.NewIter(c)
+	for {
+		_, v, ok := it.Next()
+		if !ok {
+			return true
+		}
+		switch {
+		case len(v) == 0:
+			return false
+		case v[0] == '"', v[0] == '-', v[0] >= '0' && v[0] <= '9', string(v) == "true", string(v) == "false":
+		case v[0] == '[':
+			for elems := jsonrpc.NewElems(v); ; {
+				e, more := elems.Next()
+				if !more {
+					break
+				}
+				if e[0] != '"' {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
 }

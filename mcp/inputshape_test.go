@@ -1,0 +1,97 @@
+package mcp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// TestInputResponses_AnswerMatchesItsKind: an answer under a key the
+// state asked is checked against the result that kind of request has (a
+// form's values, a CreateMessageResult, a ListRootsResult) before the
+// handler runs; one that is not is -32602 naming the key, in-band, and a
+// well-formed one reaches the handler.
+func TestInputResponses_AnswerMatchesItsKind(t *testing.T) {
+	t.Parallel()
+	s := newMRTRServer(t, mrtrConfig{})
+	sampled := asInterim(t, rt{name: "sample", caps: `{"sampling":{}}`}.send(t, s.url))
+	asked := asInterim(t, rt{name: "ask_name", caps: formCaps}.send(t, s.url))
+	loginCaps := `{"elicitation":{"url":{}},"roots":{}}`
+	rooted := asInterim(t, rt{name: "login", caps: loginCaps}.send(t, s.url))
+	retry := map[string]rt{
+		"s":     {id: 2, name: "sample", caps: `{"sampling":{}}`, state: quoteJSON(sampled.RequestState)},
+		"name":  {id: 2, name: "ask_name", caps: formCaps, state: quoteJSON(asked.RequestState)},
+		"roots": {id: 2, name: "login", caps: loginCaps, state: quoteJSON(rooted.RequestState)},
+	}
+	bad := []struct{ key, answer string }{
+		{"s", `{"role":"assistant","content":{"type":"text","text":"Paris"}}`},
+		{"s", `{"role":"assistant","content":{"type":"text","text":"Paris"},"model":7}`},
+		{"s", `{"role":"model","content":{"type":"text","text":"Paris"},"model":"m"}`},
+		{"s", `{"content":{"type":"text","text":"Paris"},"model":"m"}`},
+		{"roots", `{"roots":[1]}`},
+		{"roots", `{"roots":[{"name":"home"}]}`},
+		{"roots", `{"roots":[{"uri":7}]}`},
+		{"roots", `{"roots":[{"uri":"file:///ok"},{"uri":"https://localhost/x"}]}`},
+		{"name", `{"action":"accept","content":{"name":{"first":"Ada"}}}`},
+		{"name", `{"action":"accept","content":{"name":[1,2]}}`},
+		{"name", `{"action":"accept","content":{"name":null}}`},
+	}
+	for _, c := range bad {
+		r := retry[c.key]
+		r.responses = `{` + quoteJSON(c.key) + `:` + c.answer + `}`
+		got := r.send(t, s.url)
+		if got.status != 200 || got.code() != -32602 || got.msg.Error.Message != "Invalid inputResponses" ||
+			string(got.msg.Error.Data) != `{"key":`+quoteJSON(c.key)+`,"reason":"invalid_input_responses"}` {
+			t.Errorf("%s: %s: %d %s", c.key, c.answer, got.status, got.raw)
+		}
+	}
+	// Well-formed answers of every kind reach the handler.
+	r := retry["s"]
+	r.responses = `{"s":{"role":"assistant","content":[{"type":"text","text":"Paris"}],"model":"m","stopReason":"endTurn"}}`
+	if res := asResult(t, r.send(t, s.url)); res.IsError || !strings.Contains(res.Content[0].Text, "Paris") {
+		t.Errorf("sampling: %+v", res)
+	}
+	r = retry["name"]
+	r.responses = `{"name":{"action":"accept","content":{"name":"Ada","age":36,"tall":true,"langs":["go","c"]}}}`
+	if res := asResult(t, r.send(t, s.url)); res.IsError || !strings.Contains(res.Content[0].Text, "Hello Ada") {
+		t.Errorf("elicitation: %+v", res)
+	}
+	r = retry["roots"]
+	r.responses = `{"roots":{"roots":[{"uri":"file:///home/ada","name":"home"}]}}`
+	asInterim(t, r.send(t, s.url)) // the login tool always asks again
+	r.responses = `{"roots":{"roots":[{"uri":"FILE:///home/ada"}]}}`
+	asInterim(t, r.send(t, s.url))
+	r.responses = `{"roots":{"roots":[]}}`
+	asInterim(t, r.send(t, s.url))
+}
+
+// TestLegacyInput_AnswerMatchesItsKind: a 2025 client's answer to a
+// question on its stream is checked as a 2026-07-28 retry's is: a
+// sampling answer without its model never reaches the handler, in every
+// 2025 revision that can sample.
+func TestLegacyInput_AnswerMatchesItsKind(t *testing.T) {
+	t.Parallel()
+	f := newLegacyFixture(t, mcp.LegacyInput{})
+	for _, v := range []mcp.Version{mcp.Version20250326, mcp.Version20250618, mcp.Version20251125} {
+		session := sessionFor(t, f.a, tokAlice, v, `{"sampling":{}}`)
+		s := openCall(t, f.a, tokAlice, session, v, "summarize")
+		q := s.next(t)
+		if q["method"] != "sampling/createMessage" {
+			t.Fatalf("%s: question %v", v, q)
+		}
+		if got := answer(t, f.b, tokAlice, q["id"], `{"role":"assistant","content":{"type":"text","text":"done"}}`); got != 202 {
+			t.Fatalf("%s: answer %d", v, got)
+		}
+		m := s.next(t)
+		e, _ := m["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-32602) || e["message"] != "Invalid inputResponses" {
+			t.Errorf("%s: %v", v, m)
+		}
+		select {
+		case got := <-f.answers:
+			t.Errorf("%s: the handler ran with %s", v, got)
+		default:
+		}
+	}
+}
