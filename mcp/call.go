@@ -108,7 +108,9 @@ func (c *Call) Elicitation(key string) (ElicitResult, bool) {
 	a, _ := jsonrpc.Lookup(v, "action")
 	action, _ := jsonrpc.String(a)
 	res := ElicitResult{Action: ElicitAction(action)}
-	if content, ok := jsonrpc.Lookup(v, "content"); ok && jsonrpc.IsObject(content) {
+	// Content is what the user submitted: with a decline or a cancel
+	// there is none, whatever the client sent beside it.
+	if content, ok := jsonrpc.Lookup(v, "content"); ok && res.Action == ElicitAccept && jsonrpc.IsObject(content) {
 		res.Content = content
 	}
 	return res, true

@@ -95,3 +95,40 @@ func TestLegacyInput_AnswerMatchesItsKind(t *testing.T) {
 		}
 	}
 }
+
+// TestElicitation_ContentOnlyWhenAccepted: Call.Elicitation gives the
+// form's values only with accept; a decline or cancel that carries
+// content anyway (the schema says content is for accept) gives none, so a
+// handler that reads Content never acts on a form the user refused.
+func TestElicitation_ContentOnlyWhenAccepted(t *testing.T) {
+	t.Parallel()
+	f := newLegacyFixture(t, mcp.LegacyInput{})
+	alice := map[string]string{"Authorization": "Bearer " + tokAlice}
+	for _, action := range []string{"decline", "cancel", "accept"} {
+		reply := `{"action":"` + action + `","content":{"n":"Ann"}}`
+		want := action + ` {"n":"Ann"} state=s1`
+		if action != "accept" {
+			want = action + "  state=s1"
+		}
+		// 2026-07-28: a retry carrying the answer.
+		in := asInterim(t, rt{name: "ask", args: `{}`, caps: formCaps, header: alice}.send(t, f.a))
+		asResult(t, rt{id: 2, name: "ask", args: `{}`, caps: formCaps, header: alice, state: quoteJSON(in.RequestState),
+			responses: `{"name":` + reply + `}`}.send(t, f.a))
+		if got := <-f.answers; got != want {
+			t.Errorf("2026-07-28 %s: the handler saw %q, want %q", action, got, want)
+		}
+		// 2025: the answer to the question on the stream.
+		for _, v := range []mcp.Version{mcp.Version20250618, mcp.Version20251125} {
+			session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
+			s := openCall(t, f.a, tokAlice, session, v, "ask")
+			q := s.next(t)
+			if got := answer(t, f.b, tokAlice, q["id"], reply); got != 202 {
+				t.Fatalf("%s %s: answer %d", v, action, got)
+			}
+			s.next(t)
+			if got := <-f.answers; got != want {
+				t.Errorf("%s %s: the handler saw %q, want %q", v, action, got, want)
+			}
+		}
+	}
+}
