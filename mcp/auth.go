@@ -36,7 +36,7 @@ func (h *Handler) failure(ctx context.Context, f *auth.Failure) *Error {
 		data["required"] = f.Required
 	}
 	if f.RetryAfter > 0 {
-		data["retryAfterMs"] = f.RetryAfter.Milliseconds()
+		data["retryAfterMs"] = ceilMillis(f.RetryAfter)
 	}
 	if f.Reason == "workspace_required" {
 		data["header"] = auth.WorkspaceHeader

@@ -35,6 +35,14 @@ func ceilSeconds(d time.Duration) int64 {
 	return max(s, 1)
 }
 
+// ceilMillis is d in whole milliseconds, rounded up (at least 1): a
+// client that waits retryAfterMs must find the budget there, which a
+// rounded-down wait does not (a token at 3 a second is 333.33 ms away).
+func ceilMillis(d time.Duration) int64 {
+	ms := int64((d + time.Millisecond - 1) / time.Millisecond)
+	return max(ms, 1)
+}
+
 // takeRate spends one unit of key's budget and sets the X-RateLimit-*
 // headers; it returns the 429 or 503 to answer when the request may not
 // proceed.
@@ -53,7 +61,7 @@ func (h *Handler) takeRate(w http.ResponseWriter, r *http.Request, l ratelimit.L
 	}
 	ra := max(d.RetryAfter, time.Millisecond)
 	e := httpError(http.StatusTooManyRequests, codeRateLimited, "Too many requests").
-		WithData(map[string]any{"reason": "rate_limited", "retryAfterMs": ra.Milliseconds()})
+		WithData(map[string]any{"reason": "rate_limited", "retryAfterMs": ceilMillis(ra)})
 	e.retryAfter = ra
 	return e
 }
