@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -143,6 +144,12 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 		}
 		if q.key == "" || len(q.key) > maxInputKey {
 			return nil, fmt.Errorf("mcp: input request key %q must have 1 to %d bytes", q.key, maxInputKey)
+		}
+		if !utf8.ValidString(q.key) {
+			// JSON would carry it with U+FFFD in place of the bad bytes:
+			// the answer would come back under a key the handler never
+			// looks up, and the client would be asked forever.
+			return nil, fmt.Errorf("mcp: input request key %q is not valid UTF-8", q.key)
 		}
 		if _, dup := rs.Keys[q.key]; dup {
 			return nil, fmt.Errorf("mcp: input request key %q used twice", q.key)
