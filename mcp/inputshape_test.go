@@ -3,8 +3,10 @@ package mcp_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // TestInputResponses_AnswerMatchesItsKind: an answer under a key the
@@ -131,4 +133,24 @@ func TestElicitation_ContentOnlyWhenAccepted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMRTR_StateOpensForItsWholeTTL: a requestState minted between two
+// whole seconds opens until its TTL has passed, and is refused after: a
+// host with a one-second TTL and no skew got the invalid-state error for
+// a retry sent half a second after the round it answered.
+func TestMRTR_StateOpensForItsWholeTTL(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(2_000_000_000, 900_000_000)}
+	s := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(ring(t, "k1"), mrtr.WithClock(clk.now), mrtr.WithTTL(time.Second), mrtr.WithSkew(0))})
+	in := asInterim(t, rt{name: "ask_name", caps: formCaps}.send(t, s.url))
+	retry := rt{id: 2, name: "ask_name", caps: formCaps, state: quoteJSON(in.RequestState), responses: `{"name":{"action":"accept","content":{"name":"Ada"}}}`}
+	clk.advance(500 * time.Millisecond)
+	if res := asResult(t, retry.send(t, s.url)); res.IsError || !strings.Contains(res.Content[0].Text, "Hello Ada") {
+		t.Errorf("half the TTL on: %+v", res)
+	}
+	clk.advance(500 * time.Millisecond) // the TTL, to the nanosecond
+	asResult(t, retry.send(t, s.url))
+	clk.advance(time.Second)
+	checkInvalidState(t, retry.send(t, s.url))
 }

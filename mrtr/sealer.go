@@ -152,7 +152,16 @@ func (s *Sealer) SealFor(b Binding, payload []byte, ttl time.Duration) (state st
 		return "", nonce, err
 	}
 	now := s.now()
-	pt := appendPlaintext(nil, &plaintext{Binding: digest[:], Issued: now.Unix(), Expires: now.Add(ttl).Unix(), Nonce: nonce[:], Payload: payload})
+	// The format keeps whole seconds: the issue time is rounded down and
+	// the expiry up, so a state opens for at least its whole lifetime
+	// (rounded down, one sealed at .9 s would lose 0.9 s of it, all of a
+	// short TTL's with no skew).
+	end := now.Add(ttl)
+	expires := end.Unix()
+	if end.Nanosecond() > 0 {
+		expires++
+	}
+	pt := appendPlaintext(nil, &plaintext{Binding: digest[:], Issued: now.Unix(), Expires: expires, Nonce: nonce[:], Payload: payload})
 	k := s.ring.keys[0]
 	// Layout: version | id length | id | what the key's algorithm appends
 	// (IV or salt, ciphertext, tag). The version and key id are

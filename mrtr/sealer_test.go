@@ -40,7 +40,8 @@ func TestSealOpen_RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v (%s)", err, Reason(err))
 	}
-	if string(o.Payload) != "payload" || o.Nonce != nonce || o.Expires.Sub(o.IssuedAt) != DefaultTTL {
+	// Whole seconds, the issue time rounded down and the expiry up.
+	if life := o.Expires.Sub(o.IssuedAt); string(o.Payload) != "payload" || o.Nonce != nonce || life < DefaultTTL || life > DefaultTTL+time.Second {
 		t.Errorf("opened %+v", o)
 	}
 	if strings.ContainsAny(state, "+/=") {
@@ -287,6 +288,36 @@ func benchSealOpen(b *testing.B, r *Ring) {
 		}
 		if _, err := s.Open(base, state); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestOpen_LivesItsWholeTTL: the format keeps whole seconds, and a state
+// sealed between two of them still opens for its whole lifetime: its
+// expiry is rounded up, never down (down, a state sealed at .9 s with a
+// one-second TTL and no skew lived a tenth of a second). It is refused
+// once the lifetime has passed, by less than a second more at most.
+func TestOpen_LivesItsWholeTTL(t *testing.T) {
+	t.Parallel()
+	sealed := time.Unix(1_800_000_000, 900_000_000)
+	for _, ttl := range []time.Duration{time.Second, 90 * time.Second} {
+		s := NewSealer(ring(t, Key{"k1", secret(1)}), WithClock(func() time.Time { return sealed }), WithTTL(ttl), WithSkew(0))
+		state, _, err := s.Seal(base, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			at     time.Duration
+			reason string
+		}{{0, ""}, {ttl / 2, ""}, {ttl, ""}, {ttl + time.Second, "expired"}} {
+			at := sealed.Add(tc.at)
+			o, err := NewSealer(s.ring, WithClock(func() time.Time { return at }), WithSkew(0)).Open(base, state)
+			if Reason(err) != tc.reason {
+				t.Errorf("TTL %v, at %v: %q, want %q", ttl, tc.at, Reason(err), tc.reason)
+			}
+			if err == nil && o.Expires.Before(sealed.Add(ttl)) {
+				t.Errorf("TTL %v: expires %v, before the lifetime's end %v", ttl, o.Expires, sealed.Add(ttl))
+			}
 		}
 	}
 }
