@@ -47,7 +47,7 @@ func (h *Handler) askLegacy(req *request, ir *seam.InputRequired, retry retryFun
 		}
 		if l.waiting.acquire(caller) != nil {
 			req.Log(slog.LevelWarn, "mcp: too many calls waiting for a 2025 client's answer", "tool", req.call.tool)
-			return h.unanswered(req, st, "the server is waiting for too many answers; try again later"), nil
+			return h.busy(req, st), nil
 		}
 		// While it waits the call holds a wait slot, not a concurrency
 		// slot: calls waiting for people cannot starve the endpoint.
@@ -114,6 +114,22 @@ func (h *Handler) unanswered(req *request, st openedState, why string) seam.Resu
 	}
 	return textResult("The tool "+req.call.tool+" needs input from the user or the client, which it did not get: "+why+
 		"; the call did not complete.", true)
+}
+
+// busy ends a call the server would not wait for (LegacyInput's PerCaller
+// or Total): nobody was asked, so a confirmation was not declined, and the
+// same call may succeed later, which its outcome says.
+func (h *Handler) busy(req *request, st openedState) seam.Result {
+	const why = "the server is waiting for too many answers; try again later"
+	if st.purpose != purposeConfirm {
+		return h.unanswered(req, st, why)
+	}
+	req.confirmation = "unavailable"
+	res := textResult("Not executed (confirmation_unavailable): "+req.call.tool+" was not confirmed, because the user could not be asked: "+why+".", true)
+	if req.rev.f.OutputSchema {
+		res.structured = json.RawMessage(`{"outcome":"confirmation_unavailable","executed":false,"retryable":true}`)
+	}
+	return res
 }
 
 var (
