@@ -154,3 +154,25 @@ func TestMRTR_StateOpensForItsWholeTTL(t *testing.T) {
 	clk.advance(time.Second)
 	checkInvalidState(t, retry.send(t, s.url))
 }
+
+// TestLegacyInput_KeptCallStaysItsRound: a handler may keep its Call
+// beyond the request. The 2025 ask loop runs the handler again with the
+// answer; that run gets a Call of its own, so one kept from the first
+// round still says what it said then (no answer, no state) and is never
+// written under a goroutine that reads it.
+func TestLegacyInput_KeptCallStaysItsRound(t *testing.T) {
+	t.Parallel()
+	f := newLegacyFixture(t, mcp.LegacyInput{})
+	for _, v := range []mcp.Version{mcp.Version20250618, mcp.Version20251125} {
+		session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
+		s := openCall(t, f.a, tokAlice, session, v, "keep")
+		q := s.next(t)
+		if got := answer(t, f.b, tokAlice, q["id"], `{"action":"accept","content":{"n":"Ann"}}`); got != 202 {
+			t.Fatalf("%s: answer %d", v, got)
+		}
+		s.next(t)
+		if got, want := <-f.answers, `first round's Call answered=false state=""`; got != want {
+			t.Errorf("%s: %s, want %s", v, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -59,11 +60,12 @@ type legacyFixture struct {
 	executed    atomic.Int64
 	idemKeys    chan string
 	answers     chan string
+	kept        chan *mcp.Call // the keep tool's first round's Call
 }
 
 func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput, extra ...mcp.HandlerOption) *legacyFixture {
 	t.Helper()
-	f := &legacyFixture{idemKeys: make(chan string, 16), answers: make(chan string, 16)}
+	f := &legacyFixture{idemKeys: make(chan string, 16), answers: make(chan string, 16), kept: make(chan *mcp.Call, 1)}
 	ring := sessionRing(t, 7)
 	if cfg.Bus == nil {
 		cfg.Bus = &sharedBus{subs: map[string]chan []byte{}}
@@ -85,6 +87,22 @@ func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput, extra ...mcp.HandlerOpt
 				}
 				c.RequireInput([]byte("s1"), mcp.ElicitForm("name", "Your name?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)))
 				return nil, nil
+			})
+		// keep asks once, keeping its first round's Call (as a handler
+		// may, beyond the request), and on the answer tells what that
+		// Call says of the round it was handed for.
+		mcp.AddToolFunc(srv, mcp.Tool{Name: "keep", Description: "Keeps its Call."},
+			func(ctx context.Context, in struct{}) (map[string]any, error) {
+				c := mcp.CallFromContext(ctx)
+				if _, ok := c.Elicitation("name"); !ok {
+					f.kept <- c
+					c.RequireInput([]byte("k1"), mcp.ElicitForm("name", "Your name?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)))
+					return nil, nil
+				}
+				first := <-f.kept
+				_, answered := first.Elicitation("name")
+				f.answers <- fmt.Sprintf("first round's Call answered=%v state=%q", answered, first.State())
+				return map[string]any{"ok": true}, nil
 			})
 		mcp.AddToolFunc(srv, mcp.Tool{Name: "summarize", Description: "Asks the client's model."},
 			func(ctx context.Context, in struct{}) (map[string]any, error) {

@@ -113,11 +113,18 @@ func parseRoundState(b []byte) (openedState, bool) {
 
 // newCall describes req to the handler that serves target. What it holds
 // aliases the request body, which is never reused, so a handler may keep
-// the Call beyond the request.
+// the Call beyond the request. The first run's Call lives in the request;
+// a run after it (the 2025 ask loop runs the method again with each
+// answer) gets one of its own, since the Call handed to the run before
+// may still be held, and read, by what that run left behind.
 func (req *request) newCall(target string, args json.RawMessage) *Call {
-	req.call = Call{method: req.msg.Method, tool: target, version: req.version, caps: req.clientCaps, capBits: req.capBits,
+	c := &req.call
+	if c.method != "" {
+		c = new(Call)
+	}
+	*c = Call{method: req.msg.Method, tool: target, version: req.version, caps: req.clientCaps, capBits: req.capBits,
 		args: args, canAsk: req.rev.f.InputRequests || req.legacyAsks(), notify: req.notify}
-	return &req.call
+	return c
 }
 
 // inputRequired builds the interim result for reqs, checking that every
