@@ -143,7 +143,13 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	if r.Method != http.MethodPost {
+		// With change notifications, GET is served too (a 2025 session's
+		// stream, above): Allow names what the endpoint serves (RFC 9110
+		// §10.2.1).
 		hdr["Allow"] = []string{"POST"}
+		if h.notes != nil && loc == nil {
+			hdr["Allow"] = []string{"GET, POST"}
+		}
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))
 		return
 	}

@@ -175,3 +175,26 @@ func TestPush_StreamOfASessionInAnUnservedRevision(t *testing.T) {
 		})
 	}
 }
+
+// TestPush_AllowNamesGET: with change notifications the endpoint serves
+// GET (a 2025 session's stream) as well as POST, so a 405 for another
+// method names both; without them it names POST alone.
+func TestPush_AllowNamesGET(t *testing.T) {
+	f := newFleet(t, 1)
+	plain := newTestServer(t, mcp.NewHandler(mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}), []mcp.Era{era2026.New(), era2025.New()}))
+	for url, want := range map[string]string{f.replicas[0].url: "GET, POST", plain: "POST"} {
+		for _, method := range []string{http.MethodDelete, http.MethodPut, http.MethodPatch} {
+			req, _ := http.NewRequest(method, url, strings.NewReader(`{}`))
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != want || !strings.Contains(string(body), `"code":-32600`) {
+				t.Errorf("%s %s: %d Allow=%q %s, want 405 Allow=%q", method, url, res.StatusCode, res.Header.Get("Allow"), body, want)
+			}
+		}
+	}
+}
