@@ -612,9 +612,9 @@ func (s *Server) resourceAt(uri string) *resource {
 	if r := s.byURI[uri]; r != nil {
 		return r
 	}
-	if strings.IndexByte(uri, '%') < 0 {
+	if spellingAt(uri) < 0 {
 		// uri is its own canonical spelling: only a resource registered
-		// with an escape can be another spelling of it.
+		// in another spelling can be another spelling of it.
 		return s.escaped[uri]
 	}
 	c := canonicalURI(uri)

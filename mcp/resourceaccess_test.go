@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
@@ -158,12 +159,81 @@ func TestResourceAccess_HiddenFixedNotThroughTemplate(t *testing.T) {
 	}
 }
 
+// TestResourceAccess_UnencodedCharacters: a URI spelled with bytes a URI
+// holds only escaped (a space, a non-ASCII character, a control) is the
+// same resource as its escaped spelling: a Permit rule hiding
+// v://docs/a%20b hides v://docs/a b, whose template value the route reads
+// as the same "a b", and a fixed resource registered escaped is found by
+// its unescaped spelling, with its scopes, not read through the template
+// beside it.
+func TestResourceAccess_UnencodedCharacters(t *testing.T) {
+	mux := http.NewServeMux()
+	var reached []string
+	mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) {
+		reached = append(reached, r.PathValue("x"))
+		io.WriteString(w, "doc "+r.PathValue("x"))
+	})
+	mux.HandleFunc("GET /hr/pay", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "PAYROLL") })
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "v://docs/caf%C3%A9-pay", Name: "pay"}, "GET /hr/pay", mux, mcp.RequireScopes("hr:admin"))
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://docs/{x}", Name: "doc"}, "GET /docs/{x}", mux)
+	hidden := map[string]bool{"v://docs/a%20b": true, "v://docs/%C3%A9t%C3%A9": true, "v://docs/x%7Cy": true, "v://docs/n%00l": true}
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
+		Permit: func(ctx context.Context, acc auth.Access) bool {
+			return !(acc.Kind == auth.KindResource && hidden[acc.Name])
+		}})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	read := func(era mcp.Version, uri string) *reply {
+		t.Helper()
+		q, _ := json.Marshal(uri)
+		c := rt{era: era, method: "resources/read", id: 5}
+		body := strings.TrimSuffix(c.body(), "}}")
+		if era == mcp.Version20260728 {
+			body += ","
+		}
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body+`"uri":`+string(q)+"}}"))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tokAlice)
+		req.Header.Set("MCP-Protocol-Version", string(era))
+		if era == mcp.Version20260728 {
+			req.Header.Set("Mcp-Method", "resources/read")
+			req.Header.Set("Mcp-Name", headers.Encode(uri))
+		}
+		return send(t, req)
+	}
+	for _, era := range eras {
+		notFound := -32002
+		if era == mcp.Version20260728 {
+			notFound = -32602
+		}
+		for _, uri := range []string{"v://docs/a b", "v://docs/été", "v://docs/x|y", "v://docs/n\x00l", "v://docs/a%20b", "v://docs/%c3%a9t%c3%a9"} {
+			reached = nil
+			r := read(era, uri)
+			if r.status != http.StatusOK || r.code() != notFound || reached != nil {
+				t.Errorf("%s: hidden resource read as %q: route saw %q, reply %d %s", era, uri, reached, r.status, r.raw)
+			}
+		}
+		// Not hidden: the template still reads unescaped spellings.
+		reached = nil
+		if r := read(era, "v://docs/a+b"); r.code() != 0 || len(reached) != 1 || reached[0] != "a+b" {
+			t.Errorf("%s: visible read: route saw %q, reply %s", era, reached, r.raw)
+		}
+		// The fixed resource, by its unescaped spelling, needs its scope.
+		reached = nil
+		r := read(era, "v://docs/café-pay")
+		if r.status != http.StatusForbidden || reached != nil || strings.Contains(string(r.raw), "doc caf") {
+			t.Errorf("%s: scoped fixed resource read through the template: route saw %q, reply %d %s", era, reached, r.status, r.raw)
+		}
+	}
+}
+
 // TestResourceAccess_CanonicalURI: percent-encoding normalized, an
 // encoded unreserved character decoded, other escapes upper case.
 func TestResourceAccess_CanonicalURI(t *testing.T) {
 	for in, want := range map[string]string{
 		"v://docs/secret": "v://docs/secret", "v://docs/%73ecret": "v://docs/secret", "v://a/%7e%2d%2E%5F": "v://a/~-._",
 		"v://a/%2f%3a": "v://a/%2F%3A", "v://a/%": "v://a/%", "v://a/%7": "v://a/%7", "v://a/%zz%41": "v://a/%zzA", "%41": "A",
+		"v://a/a b": "v://a/a%20b", "v://a/é": "v://a/%C3%A9", "v://a/x|y{}": "v://a/x%7Cy%7B%7D", "v://[::1]/?q=1&r=$": "v://[::1]/?q=1&r=$",
 	} {
 		if got := mcp.CanonicalURI(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)

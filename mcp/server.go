@@ -145,7 +145,7 @@ type Server struct {
 	// route (namesLiteral).
 	literals map[string][]http.Handler
 	// escaped holds the fixed resources registered with an escape in
-	// their URI, by their canonical spelling (the first registered of a
+	// their URI or a byte canonicalURI encodes, by their canonical spelling (the first registered of a
 	// spelling), known at freeze: resourceAt finds them without a walk.
 	escaped map[string]*resource
 
@@ -263,7 +263,7 @@ func (s *Server) freezeErr(extensions func(*Server) error) error {
 	s.escaped = nil
 	for _, r := range s.resources {
 		addLiteral(r.route, r.handler)
-		if strings.IndexByte(r.def.URI, '%') >= 0 {
+		if spellingAt(r.def.URI) >= 0 {
 			c := canonicalURI(r.def.URI)
 			if s.escaped == nil {
 				s.escaped = map[string]*resource{}

@@ -25,21 +25,29 @@ func checkURI(s string) error {
 }
 
 // canonicalURI is uri with its percent-encoding normalized (RFC 3986
-// §6.2.2): an encoded letter, digit or "-._~" decoded, and every other
-// escape's hex digits upper case. A template matches any spelling and its
-// route gets the decoded values, so "v://docs/%73ecret" reads what
-// "v://docs/secret" reads: the registry and the permission rule must see
-// both as one (resourceAt, visibleURI). A "%" not followed by two hex
-// digits is left as it is (a template match refuses it).
+// §6.2.2): an encoded letter, digit or "-._~" decoded, every other
+// escape's hex digits upper case, and every byte a URI may not hold as it
+// is (a space, a control, a byte of a non-ASCII character, or one of
+// the quote, angle brackets, backslash, caret, backquote, braces and bar)
+// encoded. A template matches any spelling and its route gets
+// the decoded values, so "v://docs/%73ecret" reads what "v://docs/secret"
+// reads and "v://docs/a b" what "v://docs/a%20b" reads: the registry and
+// the permission rule must see each pair as one (resourceAt, visibleURI).
+// A "%" not followed by two hex digits is left as it is (a template match
+// refuses it).
 func canonicalURI(uri string) string {
-	i := strings.IndexByte(uri, '%')
+	i := spellingAt(uri)
 	if i < 0 {
 		return uri
 	}
-	b := make([]byte, 0, len(uri))
+	b := make([]byte, 0, len(uri)+8)
 	b = append(b, uri[:i]...)
 	for ; i < len(uri); i++ {
 		c := uri[i]
+		if !uriByte(c) {
+			b = append(b, '%', upperHex[c>>4], upperHex[c&15])
+			continue
+		}
 		if c != '%' || i+2 >= len(uri) || !isHex(uri[i+1]) || !isHex(uri[i+2]) {
 			b = append(b, c)
 			continue
@@ -53,6 +61,31 @@ func canonicalURI(uri string) string {
 		i += 2
 	}
 	return string(b)
+}
+
+// spellingAt returns the index of uri's first byte that canonicalURI may
+// change (a "%" or a byte a URI does not hold as it is), -1 when uri is
+// its own canonical spelling.
+func spellingAt(uri string) int {
+	for i := 0; i < len(uri); i++ {
+		if c := uri[i]; c == '%' || !uriByte(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// uriByte reports whether c may stand as it is in a URI (RFC 3986 §2:
+// unreserved, reserved, and "%" for its escapes).
+func uriByte(c byte) bool {
+	if c <= ' ' || c >= 0x7f {
+		return false
+	}
+	switch c {
+	case '"', '<', '>', '\\', '^', '`', '{', '|', '}':
+		return false
+	}
+	return true
 }
 
 const upperHex = "0123456789ABCDEF"
