@@ -74,7 +74,11 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 			scopes, found = r.opts.scopes, true
 		}
 		if !found {
-			return nil, resourceNotFound(req, uri)
+			// -32602 in every revision, as for an unknown prompt: -32002
+			// is resources/read's answer, and a 2025 client taking it
+			// for that would drop a resource it never asked to read.
+			uri = uri[:jsonrpc.CutText(uri, 512)]
+			return nil, NewError(CodeInvalidParams, "Unknown resource reference").WithData(map[string]string{"uri": uri})
 		}
 	default:
 		return nil, NewError(CodeInvalidParams, "Invalid params: ref.type must be ref/prompt or ref/resource")

@@ -512,6 +512,9 @@ func TestCompletion(t *testing.T) {
 				t.Errorf("template: %s", got)
 			}
 			checkErr(t, complete(`"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"a","value":""}`), 200, -32602, "")
+			// An unknown template is -32602 in every revision, not
+			// resources/read's -32002 of the 2025 revisions.
+			checkErr(t, complete(`"ref":{"type":"ref/resource","uri":"inbox://nope/{id}"},"argument":{"name":"id","value":""}`), 200, -32602, `{"uri":"inbox://nope/{id}"}`)
 			checkErr(t, complete(`"ref":{"type":"ref/other"},"argument":{"name":"a","value":""}`), 200, -32602, "")
 			checkErr(t, complete(`"ref":{"type":"ref/prompt","name":"with_args"},"argument":{"name":"arg1"}`), 200, -32602, "")
 			checkErr(t, complete(`"argument":{"name":"arg1","value":""}`), 200, -32602, "")
