@@ -525,6 +525,9 @@ func (s *Server) contents(req *request, uri string, rec *inproc.Recorder, meta [
 			req.logError("mcp: resource answered an invalid "+ResourceContentsMediaType+" body", "uri", uri)
 			return nil, errInternal()
 		}
+		if req.rev.f.shape < shapeTitles {
+			c = withoutMeta(c)
+		}
 		return &readResult{contents: c}, nil
 	}
 	if mt == "" {
@@ -594,6 +597,43 @@ func ownContents(body []byte) (json.RawMessage, bool) {
 	var out bytes.Buffer
 	_ = json.Compact(&out, c)
 	return out.Bytes(), true
+}
+
+// withoutMeta returns c, a contents array ownContents checked, with each
+// content's _meta left out: 2025-03-26 has no _meta on resource contents,
+// and the route answering for MCP writes one contents for every revision.
+// The other members keep their order and spelling.
+func withoutMeta(c []byte) []byte {
+	var items []json.RawMessage
+	if json.Unmarshal(c, &items) != nil {
+		return c // not what ownContents returns
+	}
+	out := make([]byte, 0, len(c))
+	out = append(out, '[')
+	for i, it := range items {
+		out = seam.Comma(out, i > 0)
+		out = append(out, '{')
+		iter := jsonrpc.NewIter(it)
+		d, n := iter.Data(), 0
+		for {
+			k0, k1, v0, v1, escaped, ok := iter.NextAt()
+			if !ok {
+				break
+			}
+			name := string(d[k0:k1])
+			if escaped {
+				name, _ = jsonrpc.String(d[k0-1 : k1+1])
+			}
+			if name == "_meta" {
+				continue
+			}
+			out = seam.Comma(out, n > 0)
+			out = append(append(append(out, d[k0-1:k1+1]...), ':'), d[v0:v1]...)
+			n++
+		}
+		out = append(out, '}')
+	}
+	return append(out, ']')
 }
 
 // resourceMethods are the method table's rows of resources (see

@@ -356,3 +356,33 @@ func TestToolRoute_SiblingLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceContents_MetaByRevision: the _meta of a route's own
+// contents (ResourceContentsMediaType) reaches 2025-06-18 and later, and
+// is left out for 2025-03-26, which has no _meta on resource contents —
+// also when the route spells the name with an escape. What else the
+// contents hold is sent as written.
+func TestResourceContents_MetaByRevision(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /m", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", mcp.ResourceContentsMediaType)
+		io.WriteString(w, `{"contents":[{"uri":"v://m#a","_meta":{"k":1},"mimeType":"text/plain","text":"a"},{"\u005fmeta":{"k":2},"uri":"v://m#b","blob":"AAE="},{"uri":"v://m#c","text":"c"}]}`)
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "v://m", Name: "m"}, "GET /m", mux)
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+	for _, era := range eras {
+		c := rt{era: era, method: "resources/read", id: 5, uri: "v://m"}
+		r := c.send(t, url)
+		want := `[{"uri":"v://m#a","_meta":{"k":1},"mimeType":"text/plain","text":"a"},{"\u005fmeta":{"k":2},"uri":"v://m#b","blob":"AAE="},{"uri":"v://m#c","text":"c"}]`
+		if era == mcp.Version20250326 {
+			want = `[{"uri":"v://m#a","mimeType":"text/plain","text":"a"},{"uri":"v://m#b","blob":"AAE="},{"uri":"v://m#c","text":"c"}]`
+		}
+		if r.status != http.StatusOK || r.code() != 0 {
+			t.Fatalf("%s: %d %s", era, r.status, r.raw)
+		}
+		if got := string(r.field(t, "contents")); got != want {
+			t.Errorf("%s: contents %s, want %s", era, got, want)
+		}
+	}
+}
