@@ -547,8 +547,8 @@ func (s *Server) mayRead(req *request, uri string) bool {
 		return req.visible(auth.KindResource, r.def.URI) && req.usable(r.opts.scopes)
 	}
 	for _, t := range s.templates {
-		if _, ok := t.matchURI(uri); ok {
-			return req.visible(auth.KindTemplate, t.def.URITemplate) && req.visibleURI(uri) && req.usable(t.opts.scopes)
+		if vals, ok := t.matchURI(uri); ok {
+			return req.visible(auth.KindTemplate, t.def.URITemplate) && req.visibleURI(uri, t, vals) && req.usable(t.opts.scopes)
 		}
 	}
 	return false

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -419,7 +420,7 @@ func (s *Server) readURI(req *request, uri string) (seam.Result, error) {
 			if !ok {
 				continue
 			}
-			if !req.visible(auth.KindTemplate, t.def.URITemplate) || !req.visibleURI(uri) {
+			if !req.visible(auth.KindTemplate, t.def.URITemplate) || !req.visibleURI(uri, t, vals) {
 				break
 			}
 			h, scopes, meta = t.handler, t.opts.scopes, t.meta
@@ -674,12 +675,49 @@ func (s *Server) resourceAt(uri string) *resource {
 }
 
 // visibleURI reports whether the permission rule lets the caller know the
-// resource uri names, asked of the URI as the client spelled it and in
-// its canonical spelling: a rule written for either holds for both.
-func (req *request) visibleURI(uri string) bool {
-	if !req.visible(auth.KindResource, uri) {
-		return false
+// resource uri names, uri matching t with the decoded variables vals. The
+// route reads vals, whatever escapes spelled them: "v://docs/a:b" and
+// "v://docs/a%3Ab" read one resource, though RFC 3986 makes them two URIs.
+// So the rule is asked of the URI as the client spelled it, in its
+// canonical spelling, and as t spells vals escaped only where they must be
+// and escaped wherever RFC 6570's {var} escapes: a rule written for any of
+// these holds for all.
+func (req *request) visibleURI(uri string, t *template, vals map[string]string) bool {
+	if req.handler.cfg.auth == nil {
+		return true // no rule: no spelling to make
 	}
-	c := canonicalURI(uri)
-	return c == uri || req.visible(auth.KindResource, c)
+	asked := [4]string{uri, canonicalURI(uri), t.expand(vals, false), t.expand(vals, true)}
+	for i, u := range asked {
+		if slices.Contains(asked[:i], u) {
+			continue
+		}
+		if !req.visible(auth.KindResource, u) {
+			return false
+		}
+	}
+	return true
+}
+
+// expand spells t with the variables vals: each value escaped wherever
+// RFC 6570's simple expansion escapes (all but the unreserved characters)
+// when full, else only where a value must be: the bytes a URI holds only
+// escaped, "%", and the "/", "?" and "#" a variable cannot hold.
+func (t *template) expand(vals map[string]string, full bool) string {
+	return templateVar.ReplaceAllStringFunc(t.def.URITemplate, func(m string) string {
+		v := vals[m[1:len(m)-1]]
+		b := make([]byte, 0, len(v))
+		for i := 0; i < len(v); i++ {
+			c := v[i]
+			keep := unreserved(c)
+			if !full {
+				keep = uriByte(c) && c != '%' && c != '/' && c != '?' && c != '#'
+			}
+			if keep {
+				b = append(b, c)
+			} else {
+				b = append(b, '%', upperHex[c>>4], upperHex[c&15])
+			}
+		}
+		return string(b)
+	})
 }

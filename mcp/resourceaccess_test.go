@@ -227,6 +227,48 @@ func TestResourceAccess_UnencodedCharacters(t *testing.T) {
 	}
 }
 
+// TestResourceAccess_ReservedCharacters: a template's route reads a
+// variable's decoded value, so v://docs/alice@corp and
+// v://docs/alice%40corp read the same resource, though RFC 3986 keeps a
+// reserved character and its escape apart: a Permit rule hiding either
+// spelling hides both (the rule is asked of the value spelled escaped
+// only where it must be and escaped as RFC 6570 escapes it, beside the
+// client's spelling).
+func TestResourceAccess_ReservedCharacters(t *testing.T) {
+	mux := http.NewServeMux()
+	var reached []string
+	mux.HandleFunc("GET /docs/{x}", func(w http.ResponseWriter, r *http.Request) {
+		reached = append(reached, r.PathValue("x"))
+		io.WriteString(w, "doc "+r.PathValue("x"))
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://docs/{x}", Name: "doc"}, "GET /docs/{x}", mux)
+	hidden := map[string]bool{"v://docs/alice@corp": true, "v://docs/a%3Ab": true, "v://docs/x%2Fy": true}
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
+		Permit: func(ctx context.Context, acc auth.Access) bool {
+			return !(acc.Kind == auth.KindResource && hidden[acc.Name])
+		}})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithAuth(a)))
+	for _, era := range eras {
+		notFound := -32002
+		if era == mcp.Version20260728 {
+			notFound = -32602
+		}
+		for _, uri := range []string{"v://docs/alice@corp", "v://docs/alice%40corp", "v://docs/%61lice%40corp",
+			"v://docs/a%3Ab", "v://docs/a%3ab", "v://docs/a:b", "v://docs/x%2fy"} {
+			reached = nil
+			r := accessDo(t, url, era, "resources/read", `"uri":`+quoteJSON(uri))
+			if r.status != http.StatusOK || r.code() != notFound || reached != nil {
+				t.Errorf("%s: hidden resource read as %q: route saw %q, reply %d %s", era, uri, reached, r.status, r.raw)
+			}
+		}
+		reached = nil
+		if r := accessDo(t, url, era, "resources/read", `"uri":"v://docs/bob%40corp"`); r.code() != 0 || len(reached) != 1 || reached[0] != "bob@corp" {
+			t.Errorf("%s: visible read: route saw %q, reply %s", era, reached, r.raw)
+		}
+	}
+}
+
 // TestResourceAccess_CanonicalURI: percent-encoding normalized, an
 // encoded unreserved character decoded, other escapes upper case.
 func TestResourceAccess_CanonicalURI(t *testing.T) {

@@ -53,7 +53,7 @@ func canonicalURI(uri string) string {
 			continue
 		}
 		v := unhex(uri[i+1])<<4 | unhex(uri[i+2])
-		if 'a' <= v && v <= 'z' || 'A' <= v && v <= 'Z' || '0' <= v && v <= '9' || v == '-' || v == '.' || v == '_' || v == '~' {
+		if unreserved(v) {
 			b = append(b, v)
 		} else {
 			b = append(b, '%', upperHex[v>>4], upperHex[v&15])
@@ -73,6 +73,12 @@ func spellingAt(uri string) int {
 		}
 	}
 	return -1
+}
+
+// unreserved reports whether c is an RFC 3986 unreserved character: a
+// letter, a digit or "-._~".
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // uriByte reports whether c may stand as it is in a URI (RFC 3986 §2:
