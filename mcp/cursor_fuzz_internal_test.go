@@ -14,7 +14,7 @@ import (
 // accepts exactly the one spelling the server mints for that offset: a
 // cursor of another list, registry or spelling is refused.
 func FuzzParseCursor(f *testing.F) {
-	s := &Server{fingerprint: "0123456789ab"}
+	s := &Server{fingerprints: map[string]string{"tools": "0123456789ab", "prompts": "ba9876543210"}}
 	for _, seed := range []string{
 		s.cursor("tools", 1), s.cursor("prompts", 50), s.cursor("tools", 0),
 		base64.RawURLEncoding.EncodeToString([]byte("tools|01|0123456789ab")),
@@ -46,7 +46,7 @@ func FuzzParseCursor(f *testing.F) {
 // the same cursor (found by FuzzParseCursor). mrtr.Open refuses them for
 // the same reason; a cursor should too.
 func TestParseCursor_OneSpelling(t *testing.T) {
-	s := &Server{fingerprint: "0123456789ab"}
+	s := &Server{fingerprints: map[string]string{"tools": "0123456789ab", "prompts": "ba9876543210"}}
 	c := s.cursor("tools", 1)
 	for _, bad := range []string{c[:5] + "\n" + c[5:], c[:5] + "\r\n" + c[5:], "\n" + c, c + "\r"} {
 		if off, ok := s.parseCursor("tools", bad, 100); ok {

@@ -131,14 +131,16 @@ type Server struct {
 	statuses       bool            // a task has a generated status tool, known at freeze
 	infoJSON       [nShapes][]byte // serverInfo rendered in every shape
 
-	tools       []*tool
-	byName      map[string]*tool
-	resources   []*resource
-	byURI       map[string]*resource
-	templates   []*template
-	prompts     []*prompt
-	byPrompt    map[string]*prompt
-	fingerprint string
+	tools     []*tool
+	byName    map[string]*tool
+	resources []*resource
+	byURI     map[string]*resource
+	templates []*template
+	prompts   []*prompt
+	byPrompt  map[string]*prompt
+	// fingerprints holds each list's fingerprint, by the kind cursors
+	// name it with ("tools", "resources", "templates", "prompts").
+	fingerprints map[string]string
 	// literals are the routes of the items that have no wildcard
 	// ("METHOD /path"), with the handlers serving them, known at freeze:
 	// a wildcard route filled into one of them would reach that item's
@@ -291,29 +293,33 @@ func (s *Server) freezeErr(extensions func(*Server) error) error {
 	if s.hasCompletions() {
 		s.caps |= seam.CapCompletions
 	}
-	h := sha256.New()
-	for _, t := range s.tools {
-		h.Write([]byte("t:" + t.def.Name + "\x00"))
+	s.fingerprints = map[string]string{
+		"tools":     listFingerprint(len(s.tools), func(i int) string { return s.tools[i].def.Name }),
+		"resources": listFingerprint(len(s.resources), func(i int) string { return s.resources[i].def.URI }),
+		"templates": listFingerprint(len(s.templates), func(i int) string { return s.templates[i].def.URITemplate }),
+		"prompts":   listFingerprint(len(s.prompts), func(i int) string { return s.prompts[i].def.Name }),
 	}
-	for _, r := range s.resources {
-		h.Write([]byte("r:" + r.def.URI + "\x00"))
-	}
-	for _, t := range s.templates {
-		h.Write([]byte("u:" + t.def.URITemplate + "\x00"))
-	}
-	for _, p := range s.prompts {
-		h.Write([]byte("p:" + p.def.Name + "\x00"))
-	}
-	s.fingerprint = hex.EncodeToString(h.Sum(nil)[:6])
 	return nil
 }
 
+// listFingerprint is the fingerprint of one list: its n names, in order.
+func listFingerprint(n int, name func(int) string) string {
+	h := sha256.New()
+	for i := range n {
+		h.Write([]byte(name(i) + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
 // Cursors are opaque to clients: base64url of "kind|offset|fingerprint".
-// The fingerprint ties a cursor to one list of one registry, so a cursor
-// from another list, another deployment or a forged one is refused
-// (-32602) instead of silently paging somewhere else.
+// The fingerprint ties a cursor to one list as it is (its names, in
+// order), so a cursor from another list, from before that list changed,
+// from another deployment or a forged one is refused (-32602) instead of
+// silently paging somewhere else. A change of another list leaves it
+// valid: a client paging tools/list is not refused because a prompt was
+// added meanwhile.
 func (s *Server) cursor(kind string, offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(kind + "|" + strconv.Itoa(offset) + "|" + s.fingerprint))
+	return base64.RawURLEncoding.EncodeToString([]byte(kind + "|" + strconv.Itoa(offset) + "|" + s.fingerprints[kind]))
 }
 
 func (s *Server) parseCursor(kind, c string, n int) (int, bool) {
@@ -326,7 +332,7 @@ func (s *Server) parseCursor(kind, c string, n int) (int, bool) {
 		return 0, false
 	}
 	parts := strings.Split(string(raw), "|")
-	if len(parts) != 3 || parts[0] != kind || parts[2] != s.fingerprint {
+	if fp, ok := s.fingerprints[kind]; !ok || len(parts) != 3 || parts[0] != kind || parts[2] != fp {
 		return 0, false
 	}
 	off, err := strconv.Atoi(parts[1])

@@ -202,6 +202,58 @@ func TestUpdate_CursorOfAnotherList(t *testing.T) {
 	}
 }
 
+// TestUpdate_CursorOfAnUnchangedList: a cursor is bound to its own list,
+// not to the whole registry: adding prompts and a resource leaves a
+// tools/list cursor valid (it pages on where it was), and removing a tool
+// leaves a prompts/list cursor valid, in every revision. Each had been
+// refused as invalid (-32602), so a client paging one list failed because
+// another changed.
+func TestUpdate_CursorOfAnUnchangedList(t *testing.T) {
+	u := newUpdated(t)
+	f := &fixture{url: u.url}
+	next := func(method, params string) (string, string) {
+		t.Helper()
+		r := f.do(t, call{era: mcp.Version20260728, id: "1", method: method, params: params})
+		var page struct {
+			Tools, Prompts []struct{ Name string }
+			NextCursor     string
+		}
+		if r.code() != 0 || json.Unmarshal(r.msg.Result, &page) != nil || page.NextCursor == "" {
+			t.Fatalf("%s: %s", method, r.raw)
+		}
+		return page.NextCursor, string(r.msg.Result)
+	}
+	tools, _ := next("tools/list", "")
+	render := func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) { return nil, nil }
+	if err := u.srv.Update(func(s *mcp.Server) {
+		s.AddPrompt(mcp.Prompt{Name: "p1"}, render)
+		s.AddPrompt(mcp.Prompt{Name: "p2"}, render)
+		s.AddResource(mcp.Resource{URI: "v://r", Name: "r"}, "GET /a", u.mux)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	prompts, _ := next("prompts/list", "")
+	for _, era := range eras {
+		r := f.do(t, call{era: era, id: "1", method: "tools/list", params: `"cursor":` + quoteJSON(tools)})
+		if r.code() != 0 || !strings.Contains(string(r.msg.Result), `"name":"slow"`) {
+			t.Errorf("%s: tools/list cursor after a prompts change: %s", era, r.raw)
+		}
+	}
+	if err := u.srv.Update(func(s *mcp.Server) { s.Remove(auth.KindTool, "a") }); err != nil {
+		t.Fatal(err)
+	}
+	for _, era := range eras {
+		r := f.do(t, call{era: era, id: "1", method: "prompts/list", params: `"cursor":` + quoteJSON(prompts)})
+		if r.code() != 0 || !strings.Contains(string(r.msg.Result), `"prompts":[{"name":"p2"}]`) {
+			t.Errorf("%s: prompts/list cursor after a tools change: %s", era, r.raw)
+		}
+		// The tools cursor is of a list that changed: refused.
+		if r := f.do(t, call{era: era, id: "1", method: "tools/list", params: `"cursor":` + quoteJSON(tools)}); r.code() != -32602 {
+			t.Errorf("%s: tools/list cursor after a tools change: %s", era, r.raw)
+		}
+	}
+}
+
 // TestUpdate_RunningCallKeepsItsDefinition: a call that started before
 // its tool was removed finishes on the definition it started with.
 func TestUpdate_RunningCallKeepsItsDefinition(t *testing.T) {
