@@ -428,3 +428,51 @@ func TestResourceContents_MetaByRevision(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptRoute_BlocksByRevision: a prompt route writes its blocks once
+// for every revision; each revision gets only the members it has. _meta
+// (on the block and on its embedded resource) and annotations'
+// lastModified are 2025-06-18's, a resource link's icons 2025-11-25's;
+// 2025-03-26 gets the link as a text block naming its URI.
+func TestPromptRoute_BlocksByRevision(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /p", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"messages":[`+
+			`{"role":"user","content":{"type":"text","text":"t","annotations":{"priority":1,"lastModified":"2026-01-01T00:00:00Z"},"_meta":{"k":1}}},`+
+			`{"role":"user","content":{"type":"resource","resource":{"uri":"v://r","text":"r","\u005fmeta":{"k":2}}}},`+
+			`{"role":"assistant","content":{"type":"resource_link","uri":"v://l","name":"l","icons":[{"src":"https://x/i.png"}]}}]}`)
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddPromptRoute(mcp.Prompt{Name: "p"}, "GET /p", mux)
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+	want := map[mcp.Version]string{
+		mcp.Version20260728: `[{"role":"user","content":{"type":"text","text":"t","annotations":{"priority":1,"lastModified":"2026-01-01T00:00:00Z"},"_meta":{"k":1}}},` +
+			`{"role":"user","content":{"type":"resource","resource":{"uri":"v://r","text":"r","\u005fmeta":{"k":2}}}},` +
+			`{"role":"assistant","content":{"type":"resource_link","uri":"v://l","name":"l","icons":[{"src":"https://x/i.png"}]}}]`,
+		mcp.Version20250618: `[{"role":"user","content":{"type":"text","text":"t","annotations":{"priority":1,"lastModified":"2026-01-01T00:00:00Z"},"_meta":{"k":1}}},` +
+			`{"role":"user","content":{"type":"resource","resource":{"uri":"v://r","text":"r","\u005fmeta":{"k":2}}}},` +
+			`{"role":"assistant","content":{"type":"resource_link","uri":"v://l","name":"l"}}]`,
+		mcp.Version20250326: `[{"role":"user","content":{"type":"text","text":"t","annotations":{"priority":1}}},` +
+			`{"role":"user","content":{"type":"resource","resource":{"uri":"v://r","text":"r"}}},`,
+	}
+	want[mcp.Version20251125] = want[mcp.Version20260728]
+	for _, era := range eras {
+		r := rt{era: era, method: "prompts/get", id: 5, name: "p"}.send(t, url)
+		if r.status != http.StatusOK || r.code() != 0 {
+			t.Fatalf("%s: %d %s", era, r.status, r.raw)
+		}
+		got := string(r.field(t, "messages"))
+		if era == mcp.Version20250326 {
+			// The link is a text block naming its URI (its wording is
+			// content.ResourceLink's).
+			if !strings.HasPrefix(got, want[era]) || !strings.Contains(got[len(want[era]):], `"type":"text"`) || !strings.Contains(got[len(want[era]):], "v://l") || strings.Contains(got, "icons") {
+				t.Errorf("%s: messages %s", era, got)
+			}
+			continue
+		}
+		if got != want[era] {
+			t.Errorf("%s: messages\n%s, want\n%s", era, got, want[era])
+		}
+	}
+}
