@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -302,37 +301,6 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 		out.messages = append(out.messages, append(b, '}'))
 	}
 	return out, nil
-}
-
-// blockFor returns a prompt message's block as a revision of shape has
-// it. A prompt route's blocks (and content.Parse's) are written once for
-// every revision, so the members a revision lacks are left out: _meta on
-// the block and on its embedded resource, and annotations' lastModified,
-// before 2025-06-18; icons (a resource link's) before 2025-11-25. The
-// builders write none of them, and their blocks are sent as they are.
-func blockFor(raw []byte, shape int) []byte {
-	if shape >= shapeIcons || !bytes.Contains(raw, []byte("_meta")) && !bytes.Contains(raw, []byte("lastModified")) &&
-		!bytes.Contains(raw, []byte("icons")) && !bytes.Contains(raw, []byte(`\u`)) {
-		return raw
-	}
-	old := shape < shapeTitles
-	without := func(member string) func(string, []byte) ([]byte, bool) {
-		return func(name string, v []byte) ([]byte, bool) { return v, name != member }
-	}
-	return appendMembers(nil, raw, func(name string, v []byte) ([]byte, bool) {
-		switch {
-		case name == "icons":
-			return v, false
-		case !old:
-		case name == "_meta":
-			return v, false
-		case name == "annotations" && jsonrpc.IsObject(v):
-			return appendMembers(nil, v, without("lastModified")), true
-		case name == "resource" && jsonrpc.IsObject(v):
-			return appendMembers(nil, v, without("_meta")), true
-		}
-		return v, true
-	})
 }
 
 func (s *Server) runPrompt(req *request, p *prompt, ctx context.Context, args map[string]string) (res *PromptResult, err error) {

@@ -600,51 +600,6 @@ func ownContents(body []byte) (json.RawMessage, bool) {
 	return out.Bytes(), true
 }
 
-// withoutMeta returns c, a contents array ownContents checked, with each
-// content's _meta left out: 2025-03-26 has no _meta on resource contents,
-// and the route answering for MCP writes one contents for every revision.
-// The other members keep their order and spelling.
-func withoutMeta(c []byte) []byte {
-	var items []json.RawMessage
-	if json.Unmarshal(c, &items) != nil {
-		return c // not what ownContents returns
-	}
-	out := make([]byte, 0, len(c))
-	out = append(out, '[')
-	for i, it := range items {
-		out = seam.Comma(out, i > 0)
-		out = appendMembers(out, it, func(name string, v []byte) ([]byte, bool) { return v, name != "_meta" })
-	}
-	return append(out, ']')
-}
-
-// appendMembers appends obj, a compact JSON object, keeping the members
-// keep keeps, each with the value it returns; names are compared
-// unescaped, and written as obj spells them.
-func appendMembers(dst, obj []byte, keep func(name string, v []byte) ([]byte, bool)) []byte {
-	dst = append(dst, '{')
-	iter := jsonrpc.NewIter(obj)
-	d, n := iter.Data(), 0
-	for {
-		k0, k1, v0, v1, escaped, ok := iter.NextAt()
-		if !ok {
-			break
-		}
-		name := string(d[k0:k1])
-		if escaped {
-			name, _ = jsonrpc.String(d[k0-1 : k1+1])
-		}
-		v, ok := keep(name, d[v0:v1])
-		if !ok {
-			continue
-		}
-		dst = seam.Comma(dst, n > 0)
-		dst = append(append(append(dst, d[k0-1:k1+1]...), ':'), v...)
-		n++
-	}
-	return append(dst, '}')
-}
-
 // resourceMethods are the method table's rows of resources (see
 // methodTable).
 var resourceMethods = []*methodRow{
