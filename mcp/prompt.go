@@ -290,15 +290,27 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 	}
 	f := req.rev.f
 	out := &promptResult{description: res.Description, messages: make([][]byte, 0, len(res.Messages))}
+	// A function's result is bounded as a route's answer is (the
+	// recorder's Limits.ResponseBytes) and a tool function's result.
+	limit, size := req.handler.cfg.limits.ResponseBytes, int64(len(res.Description))
 	for _, m := range res.Messages {
 		if !m.Role.Valid() || m.Content.IsZero() {
 			req.logError("mcp: prompt message needs role user or assistant and content", "prompt", name)
 			return nil, errInternal()
 		}
+		block := blockFor(m.Content.JSON(!f.ResourceLinks), f.shape)
+		if size += int64(len(block)); size > limit {
+			req.logError("mcp: prompt response over the size limit", "prompt", name, "limit", limit)
+			return nil, errInternal()
+		}
 		b := append([]byte(`{"role":`), jsonrpc.AppendString(nil, string(m.Role))...)
 		b = append(b, `,"content":`...)
-		b = append(b, blockFor(m.Content.JSON(!f.ResourceLinks), f.shape)...)
+		b = append(b, block...)
 		out.messages = append(out.messages, append(b, '}'))
+	}
+	if size > limit {
+		req.logError("mcp: prompt response over the size limit", "prompt", name, "limit", limit)
+		return nil, errInternal()
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/mcp"
 	"github.com/mcpdual/mcpdual/mcp/auth"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 // Resource reads against the host's access rules, however a client spells
@@ -473,6 +475,36 @@ func TestPromptRoute_BlocksByRevision(t *testing.T) {
 		}
 		if got != want[era] {
 			t.Errorf("%s: messages\n%s, want\n%s", era, got, want[era])
+		}
+	}
+}
+
+// TestPrompts_FunctionOverResponseLimit: what a prompt function returns
+// is bounded by Limits.ResponseBytes as a prompt route's answer and a
+// tool function's result are: over it, the answer is -32603 (logged), in
+// every revision, not a response of any size.
+func TestPrompts_FunctionOverResponseLimit(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddPrompt(mcp.Prompt{Name: "sized", Arguments: []mcp.PromptArgument{{Name: "text"}, {Name: "description"}}},
+		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+			n, _ := strconv.Atoi(args["text"])
+			d, _ := strconv.Atoi(args["description"])
+			return &mcp.PromptResult{Description: strings.Repeat("d", d),
+				Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text(strings.Repeat("x", n))}}}, nil
+		})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithLimits(mcp.Limits{ResponseBytes: 1024}), mcp.WithLogger(slog.New(slog.DiscardHandler))))
+	for _, era := range eras {
+		for args, want := range map[string]int{
+			`{"text":"500"}`: 0, `{"text":"2000"}`: -32603, `{"text":"10","description":"2000"}`: -32603,
+		} {
+			r := rt{era: era, method: "prompts/get", id: 5, name: "sized", args: args}.send(t, url)
+			if r.status != http.StatusOK || r.code() != want {
+				t.Errorf("%s %s: %d %s", era, args, r.status, r.raw)
+			}
+			if want != 0 && len(r.raw) > 1024 {
+				t.Errorf("%s %s: %d bytes answered", era, args, len(r.raw))
+			}
 		}
 	}
 }
