@@ -115,6 +115,14 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 	if len(values) > maxCompletions {
 		values, res.hasMore = values[:maxCompletions], true
 	}
+	// The values sent are bounded as any function's result is.
+	size, limit := int64(0), req.handler.cfg.limits.ResponseBytes
+	for _, v := range values {
+		if size += int64(len(v)); size > limit {
+			req.logError("mcp: completion response over the size limit", "argument", argName, "limit", limit)
+			return nil, errInternal()
+		}
+	}
 	if values != nil {
 		res.values = values
 	}

@@ -508,3 +508,34 @@ func TestPrompts_FunctionOverResponseLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletion_OverResponseLimit: the values a completion function
+// returns (the 100 sent) are bounded by Limits.ResponseBytes like any
+// function's result: over it, -32603 in every revision.
+func TestCompletion_OverResponseLimit(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	render := func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) { return nil, nil }
+	srv.AddPrompt(mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "a"}}}, render,
+		mcp.WithCompletion("a", func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+			n, _ := strconv.Atoi(value)
+			out := make([]string, 150) // 50 past the 100 sent, which do not count
+			for i := range out {
+				out[i] = strings.Repeat("v", n)
+			}
+			return out, nil
+		}))
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithLimits(mcp.Limits{ResponseBytes: 1000}), mcp.WithLogger(slog.New(slog.DiscardHandler))))
+	for _, era := range eras {
+		for value, want := range map[string]int{"10": 0, "11": -32603} {
+			c := call{era: era, id: "5", method: "completion/complete",
+				params: `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"` + value + `"}`}
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(c.body()))
+			req.Header = headersFor(c)
+			r := send(t, req)
+			if r.status != http.StatusOK || r.code() != want {
+				t.Errorf("%s: values of %s bytes: %d %.300s", era, value, r.status, r.raw)
+			}
+		}
+	}
+}
