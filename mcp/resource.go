@@ -663,8 +663,9 @@ func (req *request) visibleURI(uri string, t *template, vals map[string]string) 
 
 // expand spells t with the variables vals: each value escaped wherever
 // RFC 6570's simple expansion escapes (all but the unreserved characters)
-// when full, else only where a value must be: the bytes a URI holds only
-// escaped, "%", and the "/", "?" and "#" a variable cannot hold.
+// when full, else only where a value must be: spaces, controls and the
+// other ASCII a URI holds only escaped, "%", and the "/", "?" and "#" a
+// variable cannot hold (non-ASCII characters stay, as an IRI has them).
 func (t *template) expand(vals map[string]string, full bool) string {
 	return templateVar.ReplaceAllStringFunc(t.def.URITemplate, func(m string) string {
 		v := vals[m[1:len(m)-1]]
@@ -673,7 +674,9 @@ func (t *template) expand(vals map[string]string, full bool) string {
 			c := v[i]
 			keep := unreserved(c)
 			if !full {
-				keep = uriByte(c) && c != '%' && c != '/' && c != '?' && c != '#'
+				// The value is valid UTF-8 (matchURI): a rule may well
+				// name an IRI, "v://docs/café".
+				keep = (uriByte(c) || c >= 0x80) && c != '%' && c != '/' && c != '?' && c != '#'
 			}
 			if keep {
 				b = append(b, c)

@@ -235,7 +235,8 @@ func TestResourceAccess_UnencodedCharacters(t *testing.T) {
 // reserved character and its escape apart: a Permit rule hiding either
 // spelling hides both (the rule is asked of the value spelled escaped
 // only where it must be and escaped as RFC 6570 escapes it, beside the
-// client's spelling).
+// client's spelling). A rule naming an IRI (v://docs/café) holds for the
+// URI's escapes too.
 func TestResourceAccess_ReservedCharacters(t *testing.T) {
 	mux := http.NewServeMux()
 	var reached []string
@@ -245,7 +246,7 @@ func TestResourceAccess_ReservedCharacters(t *testing.T) {
 	})
 	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
 	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "v://docs/{x}", Name: "doc"}, "GET /docs/{x}", mux)
-	hidden := map[string]bool{"v://docs/alice@corp": true, "v://docs/a%3Ab": true, "v://docs/x%2Fy": true}
+	hidden := map[string]bool{"v://docs/alice@corp": true, "v://docs/a%3Ab": true, "v://docs/x%2Fy": true, "v://docs/café": true}
 	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier),
 		Permit: func(ctx context.Context, acc auth.Access) bool {
 			return !(acc.Kind == auth.KindResource && hidden[acc.Name])
@@ -257,7 +258,7 @@ func TestResourceAccess_ReservedCharacters(t *testing.T) {
 			notFound = -32602
 		}
 		for _, uri := range []string{"v://docs/alice@corp", "v://docs/alice%40corp", "v://docs/%61lice%40corp",
-			"v://docs/a%3Ab", "v://docs/a%3ab", "v://docs/a:b", "v://docs/x%2fy"} {
+			"v://docs/a%3Ab", "v://docs/a%3ab", "v://docs/a:b", "v://docs/x%2fy", "v://docs/caf%C3%A9", "v://docs/caf%c3%a9"} {
 			reached = nil
 			r := accessDo(t, url, era, "resources/read", `"uri":`+quoteJSON(uri))
 			if r.status != http.StatusOK || r.code() != notFound || reached != nil {
