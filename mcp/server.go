@@ -147,8 +147,9 @@ type Server struct {
 	// route (namesLiteral).
 	literals map[string][]http.Handler
 	// escaped holds the fixed resources registered with an escape in
-	// their URI or a byte canonicalURI encodes, by their canonical spelling (the first registered of a
-	// spelling), known at freeze: resourceAt finds them without a walk.
+	// their URI or a byte canonicalURI escapes, by their canonical
+	// spelling (the first registered of a spelling), known at freeze:
+	// resourceAt finds them without a walk.
 	escaped map[string]*resource
 
 	// staged is set on the staging view Register, Check and Update hand
