@@ -49,12 +49,14 @@ func (c *callPart) newInner(w who, values *headerValues, ws string, call *Call, 
 	if in.query != "" {
 		uri += "?" + in.query
 	}
-	// The URL and the context live in the request, unless it runs a
-	// route again (a 2025 client's retry, a listen's status polls): what
-	// an earlier run handed out may still be held.
-	u := &c.innerURL
+	// The URL, the body and the context live in the request, unless it
+	// runs a route again (a 2025 client's retry, a listen's status
+	// polls): what an earlier run handed out may still be held, and a
+	// goroutine that run left behind reading its body would read this
+	// run's away from the route.
+	u, body := &c.innerURL, &c.innerBody
 	if c.running() {
-		u = new(url.URL)
+		u, body = new(url.URL), new(innerBody)
 	}
 	if err := parseRequestURI(u, uri, in.path, in.query); err != nil {
 		return nil, err
@@ -85,8 +87,8 @@ func (c *callPart) newInner(w who, values *headerValues, ws string, call *Call, 
 	}
 	if in.body != nil {
 		header["Content-Type"] = values.one(in.contentType)
-		c.innerBody.Reset(in.body)
-		base.Body = &c.innerBody
+		body.Reset(in.body)
+		base.Body = body
 		base.ContentLength = int64(len(in.body))
 	}
 	r := base.WithContext(ctx)
@@ -150,8 +152,16 @@ func (req *request) runRoute(h http.Handler, call *Call, in inner) (rec *inproc.
 // runRoute is the call stage's: it writes the route's URL, body, context
 // and recorder into the call's part, and reads nothing else of the request.
 func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handler, call *Call, in inner) (rec *inproc.Recorder, panicked any) {
+	// A run again (running) gets a recorder of its own: Start reopens the
+	// one it is given, so a goroutine the earlier run left behind, still
+	// holding that run's ResponseWriter, would write this run's answer
+	// and the header map this run's route writes.
 	rec = &c.rec
-	rec.Start(c.recBuf[:0], w.h.cfg.limits.ResponseBytes)
+	buf := c.recBuf[:0]
+	if c.running() {
+		rec, buf = new(inproc.Recorder), nil
+	}
+	rec.Start(buf, w.h.cfg.limits.ResponseBytes)
 	var observed func(status int)
 	var r *http.Request
 	reached, aborted := false, false
