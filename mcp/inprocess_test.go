@@ -327,3 +327,47 @@ func TestInProcess_RefusedIdentityPerRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestInProcess_RouteFlushes: a route that flushes its answer, as
+// streaming handlers and many middlewares do (the http.Flusher assertion,
+// http.ResponseController), answers in process what it answers from the
+// network: the flush commits a 200, so a later WriteHeader changes
+// nothing, in every era.
+func TestInProcess_RouteFlushes(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		switch r.PathValue("id") {
+		case "asserted":
+			io.WriteString(w, "part one, ")
+			w.(http.Flusher).Flush()
+			io.WriteString(w, "part two")
+		case "controller":
+			if err := http.NewResponseController(w).Flush(); err != nil {
+				http.Error(w, "flush: "+err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.WriteHeader(http.StatusTeapot) // superfluous: the flush sent 200
+			io.WriteString(w, "flushed")
+		}
+	})
+	f, _ := inProcessFixture(t, mux)
+	base := strings.TrimSuffix(f.url, "/mcp")
+	for _, tc := range []struct{ id, want string }{{"asserted", "part one, part two"}, {"controller", "flushed"}} {
+		resp, err := http.Get(base + "/probe/" + tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(body) != tc.want {
+			t.Fatalf("%s from the network: %d %q", tc.id, resp.StatusCode, body)
+		}
+		for _, era := range eras {
+			res := f.authed(t, era, "probe", `{"id":"`+tc.id+`"}`)
+			if got := text(res); got != tc.want || res["isError"] != nil {
+				t.Errorf("%s/%s: %v", era, tc.id, res)
+			}
+		}
+	}
+}

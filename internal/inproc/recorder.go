@@ -75,6 +75,20 @@ func (r *Recorder) Write(p []byte) (int, error) {
 	return r.Body.Write(p)
 }
 
+// Flush commits the response as net/http's Flush does: its status, 200
+// unless written, is fixed. Nothing leaves the process early (the answer
+// is read once the route returns), but a route or middleware that
+// flushes — through the http.Flusher assertion, which would panic on a
+// writer without the method, or http.ResponseController, which would
+// answer ErrNotSupported — answers as it does from the network.
+func (r *Recorder) Flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed && r.Status == 0 {
+		r.Status = http.StatusOK
+	}
+}
+
 // Close ends the response: later writes fail.
 func (r *Recorder) Close() {
 	r.mu.Lock()
