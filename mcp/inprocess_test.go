@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -368,6 +369,68 @@ func TestInProcess_RouteFlushes(t *testing.T) {
 			if got := text(res); got != tc.want || res["isError"] != nil {
 				t.Errorf("%s/%s: %v", era, tc.id, res)
 			}
+		}
+	}
+}
+
+// TestInProcess_UntypedBodySniffed: a route that writes its body without
+// a Content-Type answers in process with the type net/http's server would
+// have sent for it (http.DetectContentType): PNG bytes are an image block
+// of a tool, plain text the text content of a resource, not text of
+// U+FFFD and an application/octet-stream blob. A Content-Type set to nil
+// opts out as it does on the network. In every era.
+func TestInProcess_UntypedBodySniffed(t *testing.T) {
+	t.Parallel()
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("id") == "untyped" {
+			w.Header()["Content-Type"] = nil // no type, and no sniffing
+		}
+		io.WriteString(w, png)
+	})
+	mux.HandleFunc("GET /readme", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") })
+	f, _ := inProcessFixture(t, mux)
+	base := strings.TrimSuffix(f.url, "/mcp")
+	for path, want := range map[string]string{"/probe/x": "image/png", "/readme": "text/plain; charset=utf-8", "/probe/untyped": ""} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Type"); got != want {
+			t.Fatalf("%s from the network: Content-Type %q, want %q", path, got, want)
+		}
+	}
+
+	srv := mcp.NewServer(mcp.Implementation{Name: "sniffed", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "probe", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "GET /probe/{id}", mux)
+	srv.AddResource(mcp.Resource{URI: "docs://readme", Name: "readme"}, "GET /readme", mux)
+	g := &fixture{url: newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))}
+	for _, era := range eras {
+		res := g.do(t, call{era: era, id: "1", method: "tools/call", params: `"name":"probe","arguments":{"id":"x"}`}).result(t)
+		blocks, _ := res["content"].([]any)
+		if len(blocks) != 1 {
+			t.Fatalf("%s: %v", era, res)
+		}
+		want := map[string]any{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString([]byte(png))}
+		if diff := cmp.Diff(want, blocks[0]); diff != "" || res["isError"] != nil {
+			t.Errorf("%s: an untyped PNG (-want +got):\n%s", era, diff)
+		}
+
+		res = g.do(t, call{era: era, id: "1", method: "tools/call", params: `"name":"probe","arguments":{"id":"untyped"}`}).result(t)
+		if text(res) != strings.ToValidUTF8(png, "\uFFFD") {
+			t.Errorf("%s: a body with Content-Type nil: %v", era, res)
+		}
+
+		res = g.do(t, call{era: era, id: "1", method: "resources/read", params: `"uri":"docs://readme"`, header: map[string]string{"Mcp-Name": "docs://readme"}}).result(t)
+		contents, _ := res["contents"].([]any)
+		if len(contents) != 1 {
+			t.Fatalf("%s: %v", era, res)
+		}
+		wantC := map[string]any{"uri": "docs://readme", "mimeType": "text/plain", "text": "hello"}
+		if diff := cmp.Diff(wantC, contents[0]); diff != "" {
+			t.Errorf("%s: an untyped text resource (-want +got):\n%s", era, diff)
 		}
 	}
 }

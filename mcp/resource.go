@@ -90,7 +90,8 @@ type template struct {
 // AddResource registers r, read by a GET on route (a pattern without
 // wildcards, such as "GET /api/v1/settings") of h, in-process, with the
 // caller's identity. The route's 2xx body becomes one content of its media
-// type: text for textual types (text/*, JSON, XML, YAML, JavaScript) in
+// type (the type net/http would send: sniffed when the route sets no
+// Content-Type): text for textual types (text/*, JSON, XML, YAML, JavaScript) in
 // valid UTF-8, a base64 blob otherwise; a body of ResourceContentsMediaType
 // gives several contents. A route answering 401, 403, 404 or 410 makes the
 // resource not found (the revision's not-found error), another 4xx -32602,

@@ -99,7 +99,9 @@ func WithPlacement(p Placement) ItemOption {
 // host's whole ServeMux or the route's own handler; r.PathValue works in
 // both.
 //
-// The route's answer becomes the result:
+// The route's answer becomes the result, read by its media type as net/http
+// would send it (a body written without a Content-Type has the type
+// http.DetectContentType sniffs, as on the network):
 //   - 2xx with a JSON body: one text block holding the JSON, and, when t
 //     has an OutputSchema, structuredContent validated against it (a body
 //     that breaks it is an internal error, logged);

@@ -89,7 +89,13 @@ func (r *Recorder) Flush() {
 	}
 }
 
-// Close ends the response: later writes fail.
+// Close ends the response: later writes fail. A body the route wrote
+// without a Content-Type gets the one net/http's server would have sent
+// for it (http.DetectContentType of its first bytes), so that a route
+// answers in process what it answers from the network: a PNG written
+// without a header is an image there, not text. As net/http does, a
+// Content-Type present with no value (set to nil), a Content-Encoding or
+// a Transfer-Encoding, and a status that carries no body, leave it out.
 func (r *Recorder) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -97,6 +103,13 @@ func (r *Recorder) Close() {
 	if r.Status == 0 {
 		r.Status, r.Silent = http.StatusOK, true
 	}
+	if r.Body.Len() == 0 || r.Status == http.StatusNoContent || r.Status == http.StatusNotModified {
+		return
+	}
+	if _, typed := r.Headers["Content-Type"]; typed || r.Headers.Get("Content-Encoding") != "" || r.Headers.Get("Transfer-Encoding") != "" {
+		return
+	}
+	r.Headers["Content-Type"] = []string{http.DetectContentType(r.Body.Bytes())}
 }
 
 var (
