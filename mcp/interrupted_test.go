@@ -382,3 +382,48 @@ func TestInterrupted_LegacyInput(t *testing.T) {
 		t.Errorf("audit lines:\n%s", l)
 	}
 }
+
+// TestInterrupted_ResourceAndPromptRoutes: a resource's or a prompt's
+// route that gives up without writing once its request ended (a
+// server-side deadline or cancellation, its client still reading), or
+// aborts then, answered nothing: resources/read and prompts/get say to
+// retry, as a tool call and a task's route do, in every revision — never
+// a read of empty contents (the recorder's default 200 taken as the
+// route's answer) nor an internal error logged as the route's fault.
+func TestInterrupted_ResourceAndPromptRoutes(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 4)
+	giveUp := func(abort bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			started <- struct{}{}
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+				return // the middleware did not cancel: the test fails on what it gets
+			}
+			if abort {
+				panic(http.ErrAbortHandler)
+			}
+		}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /doc", giveUp(false))
+	mux.Handle("GET /aborting", giveUp(true))
+	mux.Handle("GET /greeting", giveUp(false))
+	srv := mcp.NewServer(mcp.Implementation{Name: "interrupted-reads", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "docs://doc", Name: "doc"}, "GET /doc", mux)
+	srv.AddResource(mcp.Resource{URI: "docs://aborting", Name: "aborting"}, "GET /aborting", mux)
+	srv.AddPromptRoute(mcp.Prompt{Name: "greeting"}, "GET /greeting", mux)
+	log := &syncBuffer{}
+	h := mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	url := serveEndingWhenStarted(t, h, started)
+	for _, v := range []mcp.Version{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		for _, uri := range []string{"docs://doc", "docs://aborting"} {
+			interruptedAnswer(t, v, rt{era: v, method: "resources/read", uri: uri}.send(t, url), "call_interrupted")
+		}
+		interruptedAnswer(t, v, rt{era: v, method: "prompts/get", name: "greeting"}.send(t, url), "call_interrupted")
+	}
+	if out := log.String(); strings.Contains(out, "level=ERROR") {
+		t.Errorf("an interrupted read logged as a failure:\n%s", out)
+	}
+}

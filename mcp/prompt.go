@@ -335,6 +335,9 @@ func (s *Server) fromRoute(req *request, p *prompt, call *Call, args map[string]
 	}
 	path, _, _ := p.route.Fill(nil) // no wildcards
 	rec, v := req.runRoute(p.handler, call, inner{pattern: p.route.Text, method: http.MethodGet, path: path, query: q.Encode()})
+	if rec.Interrupted {
+		return nil, req.interruptedRoute("prompt", "prompt", p.def.Name)
+	}
 	if v != nil {
 		req.logError("mcp: prompt handler panicked", "prompt", p.def.Name, "panic", v)
 		return nil, errInternal()

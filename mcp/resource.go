@@ -453,6 +453,9 @@ func (s *Server) readURI(req *request, uri string) (seam.Result, error) {
 	}
 	in.method = http.MethodGet
 	rec, p := req.runRoute(h, call, in)
+	if rec.Interrupted {
+		return nil, req.interruptedRoute("resource read", "uri", uri)
+	}
 	if p != nil {
 		req.logError("mcp: resource handler panicked", "uri", uri, "panic", p)
 		return nil, errInternal()

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -209,6 +210,17 @@ func (c *callPart) runRoute(w who, values *headerValues, ws string, h http.Handl
 	reached = true
 	h.ServeHTTP(rec, r)
 	return rec, nil
+}
+
+// interruptedRoute answers a resources/read or prompts/get whose route
+// was interrupted (rec.Interrupted: it returned without writing, or
+// aborted, once its request had ended): it answered nothing, and the
+// recorder's default 200 would be read as empty contents or logged as
+// the route's failure. As for a tool or a task's route, the client, if
+// still there (a server-side deadline or cancellation), is told to retry.
+func (req *request) interruptedRoute(what, key, target string) *Error {
+	req.Log(slog.LevelInfo, "mcp: a "+what+" was interrupted: its request ended before the route answered", key, clip(target, maxObserved))
+	return unavailable("The "+what+" was interrupted before its route answered; retry it", "call_interrupted")
 }
 
 // namesLiteral reports whether route, a route with wildcards that h
