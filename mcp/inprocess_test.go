@@ -434,3 +434,50 @@ func TestInProcess_UntypedBodySniffed(t *testing.T) {
 		}
 	}
 }
+
+// TestInProcess_MediaTypeWithBadParameter: a Content-Type whose media type
+// is sound but one of whose parameters is not (an unquoted space, a
+// parameter without a value) is still read by its media type, as
+// mime.ParseMediaType returns it with ErrInvalidMediaParameter: an image
+// stays an image block, a route's own result its result, a text resource
+// text — not U+FFFD text, the result's JSON as text, or a blob. In every
+// era.
+func TestInProcess_MediaTypeWithBadParameter(t *testing.T) {
+	t.Parallel()
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		switch r.PathValue("id") {
+		case "image":
+			w.Header().Set("Content-Type", "image/png; name=chart 1.png")
+			io.WriteString(w, png)
+		case "own":
+			w.Header().Set("Content-Type", mcp.ToolResultMediaType+"; charset")
+			io.WriteString(w, `{"content":[{"type":"text","text":"mine"}],"isError":true}`)
+		}
+	})
+	mux.HandleFunc("GET /readme", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown; charset")
+		io.WriteString(w, "# hello")
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "params", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "probe", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "GET /probe/{id}", mux)
+	srv.AddResource(mcp.Resource{URI: "docs://readme", Name: "readme"}, "GET /readme", mux)
+	g := &fixture{url: newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))}
+	for _, era := range eras {
+		res := g.do(t, call{era: era, id: "1", method: "tools/call", params: `"name":"probe","arguments":{"id":"image"}`}).result(t)
+		want := []any{map[string]any{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString([]byte(png))}}
+		if diff := cmp.Diff(want, res["content"]); diff != "" || res["isError"] != nil {
+			t.Errorf("%s: an image with a bad parameter (-want +got):\n%s", era, diff)
+		}
+		res = g.do(t, call{era: era, id: "1", method: "tools/call", params: `"name":"probe","arguments":{"id":"own"}`}).result(t)
+		if text(res) != "mine" || res["isError"] != true {
+			t.Errorf("%s: a route's own result with a bad parameter: %v", era, res)
+		}
+		res = g.do(t, call{era: era, id: "1", method: "resources/read", params: `"uri":"docs://readme"`, header: map[string]string{"Mcp-Name": "docs://readme"}}).result(t)
+		wantC := []any{map[string]any{"uri": "docs://readme", "mimeType": "text/markdown", "text": "# hello"}}
+		if diff := cmp.Diff(wantC, res["contents"]); diff != "" {
+			t.Errorf("%s: a text resource with a bad parameter (-want +got):\n%s", era, diff)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -297,8 +298,10 @@ func scalarText(raw []byte) (string, bool) {
 }
 
 // mediaType is the media type of a route's Content-Type, lowercased, its
-// parameters dropped ("" when absent or malformed). Common values are read
-// without parsing.
+// parameters dropped ("" when absent or the type itself is malformed).
+// Common values are read without parsing. A malformed parameter does not
+// hide a sound type: mime.ParseMediaType returns the type with
+// ErrInvalidMediaParameter, and what a route answers is read by its type.
 func mediaType(h http.Header) string {
 	ct := h["Content-Type"]
 	if len(ct) == 0 {
@@ -310,7 +313,7 @@ func mediaType(h http.Header) string {
 		return mt
 	}
 	mt, _, err := mime.ParseMediaType(ct[0])
-	if err != nil {
+	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
 		return ""
 	}
 	return mt
