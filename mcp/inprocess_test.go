@@ -481,3 +481,40 @@ func TestInProcess_MediaTypeWithBadParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestInProcess_ResponseControllerDeadlines: a route that extends its
+// deadlines or asks for full duplex through http.ResponseController, as
+// long downloads and uploads do, and fails when it cannot, answers in
+// process what it answers from the network; an in-process request's body
+// and answer are in memory, where no read or write waits. In every era.
+func TestInProcess_ResponseControllerDeadlines(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		later := time.Now().Add(time.Minute)
+		for what, err := range map[string]error{"read deadline": rc.SetReadDeadline(later), "write deadline": rc.SetWriteDeadline(later),
+			"full duplex": rc.EnableFullDuplex()} {
+			if err != nil {
+				http.Error(w, what+": "+err.Error(), http.StatusInternalServerError)
+				return
+			}
+		}
+		io.WriteString(w, "done")
+	})
+	f, _ := inProcessFixture(t, mux)
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/mcp") + "/probe/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(body) != "done" {
+		t.Fatalf("from the network: %d %q", resp.StatusCode, body)
+	}
+	for _, era := range eras {
+		if res := f.authed(t, era, "probe", `{"id":"x"}`); text(res) != "done" || res["isError"] != nil {
+			t.Errorf("%s: %v", era, res)
+		}
+	}
+}

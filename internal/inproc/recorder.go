@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Recorder is the in-memory ResponseWriter a route writes to. Writes after
@@ -88,6 +89,17 @@ func (r *Recorder) Flush() {
 		r.Status = http.StatusOK
 	}
 }
+
+// SetReadDeadline, SetWriteDeadline and EnableFullDuplex are what
+// http.ResponseController asks of a connection. An in-process request's
+// body and its answer are in memory: no read or write waits, so there is
+// nothing for a deadline to cut short, and the body can be read while the
+// answer is written. Each succeeds, so that a route that extends its
+// deadlines (a long download) and fails when it cannot answers as it does
+// from the network, where it would otherwise get ErrNotSupported.
+func (r *Recorder) SetReadDeadline(time.Time) error  { return nil }
+func (r *Recorder) SetWriteDeadline(time.Time) error { return nil }
+func (r *Recorder) EnableFullDuplex() error          { return nil }
 
 // Close ends the response: later writes fail. A body the route wrote
 // without a Content-Type gets the one net/http's server would have sent
