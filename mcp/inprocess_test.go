@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -515,6 +516,47 @@ func TestInProcess_ResponseControllerDeadlines(t *testing.T) {
 	for _, era := range eras {
 		if res := f.authed(t, era, "probe", `{"id":"x"}`); text(res) != "done" || res["isError"] != nil {
 			t.Errorf("%s: %v", era, res)
+		}
+	}
+}
+
+// TestInProcess_ServerContextValues: the two values net/http's server
+// puts in every request's context — the *http.Server and the local
+// address the request arrived at — are in the in-process request's too,
+// as they are from the network: they are the server's, not a router's
+// state, and code that reads them (building its own address, asserting
+// their types) would otherwise find nothing, or panic. No other value of
+// the MCP request's context reaches the route. In every era.
+func TestInProcess_ServerContextValues(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		addr := ""
+		if local != nil {
+			addr = local.String()
+		}
+		fmt.Fprintf(w, "server=%v local=%s host=%v", srv != nil, addr, r.Context().Value(hostKey{}))
+	})
+	f, _ := inProcessFixture(t, mux)
+	base := strings.TrimSuffix(f.url, "/mcp")
+	resp, err := http.Get(base + "/probe/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// The fixture's host middleware adds its value to every request; the
+	// in-process request has none of the MCP request's.
+	want := "server=true local=" + strings.TrimPrefix(base, "http://") + " host="
+	if string(body) != want+"outer" {
+		t.Fatalf("from the network: %q, want %q", body, want+"outer")
+	}
+	want += "<nil>"
+	for _, era := range eras {
+		if res := f.authed(t, era, "probe", `{"id":"x"}`); text(res) != want {
+			t.Errorf("%s: %q, want %q", era, text(res), want)
 		}
 	}
 }

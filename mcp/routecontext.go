@@ -3,10 +3,12 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"net/http"
 )
 
 // routeContext is the context of an in-process request: the MCP request's
-// cancellation and deadline, and none of its values. The MCP request was
+// cancellation and deadline, and none of its values but the two net/http's
+// server sets (http.ServerContextKey, http.LocalAddrContextKey). The MCP request was
 // routed by the host's router to the endpoint, and routers keep their
 // routing state in the context (chi's route context, gorilla's vars): a
 // route called with the endpoint's context would be routed, or read its
@@ -37,7 +39,11 @@ func (c *routeContext) Value(key any) any {
 	case callKey:
 		return c.call
 	}
-	if c.fn {
+	if c.fn || key == http.ServerContextKey || key == http.LocalAddrContextKey {
+		// The two values net/http's server gives every request it
+		// serves, the server and the address the request arrived at,
+		// are the server's and no router's: the route gets them as it
+		// would from the network.
 		return c.Context.Value(key)
 	}
 	return nil
