@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -557,6 +559,69 @@ func TestInProcess_ServerContextValues(t *testing.T) {
 	for _, era := range eras {
 		if res := f.authed(t, era, "probe", `{"id":"x"}`); text(res) != want {
 			t.Errorf("%s: %q, want %q", era, text(res), want)
+		}
+	}
+}
+
+// TestInProcess_TLSConnection: a call that reached the endpoint over TLS
+// reaches its route with the connection's TLS state, as the same request
+// would from the network: a host middleware that redirects plain HTTP to
+// HTTPS (r.TLS == nil) lets the route answer instead of turning every
+// call into a redirect, which a tool answers as an internal error. A
+// call over plain HTTP still has none. In every era.
+func TestInProcess_TLSConnection(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "served over TLS "+tls.VersionName(r.TLS.Version))
+	})
+	requireTLS := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil {
+			http.Redirect(w, r, "https://"+r.Host+r.URL.RequestURI(), http.StatusPermanentRedirect)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "tls", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "probe", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)}, "GET /probe/{id}", requireTLS)
+	outer := http.NewServeMux()
+	outer.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+	outer.Handle("/", requireTLS)
+	ts := httptest.NewTLSServer(outer)
+	t.Cleanup(ts.Close)
+	plain := newTestServer(t, outer)
+
+	post := func(url string, client *http.Client, era mcp.Version) map[string]any {
+		t.Helper()
+		c := call{era: era, id: "1", method: "tools/call", params: `"name":"probe","arguments":{"id":"x"}`}
+		req, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(c.body()))
+		req.Header = headersFor(c)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m struct{ Result map[string]any }
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != http.StatusOK || m.Result == nil {
+			t.Fatalf("%s: %d %v %v", era, resp.StatusCode, m, err)
+		}
+		return m.Result
+	}
+	resp, err := ts.Client().Get(ts.URL + "/probe/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(body) != "served over TLS TLS 1.3" {
+		t.Fatalf("from the network: %d %q", resp.StatusCode, body)
+	}
+	for _, era := range eras {
+		if res := post(ts.URL, ts.Client(), era); text(res) != "served over TLS TLS 1.3" || res["isError"] != nil {
+			t.Errorf("%s over TLS: %v", era, res)
+		}
+		if res := post(plain, http.DefaultClient, era); text(res) != "The tool failed with an internal error." || res["isError"] != true {
+			t.Errorf("%s over plain HTTP, redirected: %v", era, res)
 		}
 	}
 }

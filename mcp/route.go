@@ -84,6 +84,10 @@ func (c *callPart) newInner(w who, values *headerValues, ws string, call *Call, 
 		Header:     header,
 		Host:       outer.Host,
 		RemoteAddr: outer.RemoteAddr,
+		// The call arrived over the MCP request's connection: its TLS
+		// state is the route's, as a host's "HTTPS only" middleware
+		// reads it (a nil TLS would redirect every call).
+		TLS:        outer.TLS,
 		RequestURI: uri,
 		Body:       http.NoBody,
 	}
