@@ -218,7 +218,7 @@ const maxQuoted = 80
 // variation selectors, stacked combining marks and marks with no base,
 // and, inside the quotes, line breaks and tabs, the double quote, the
 // backslash, every look-alike of a quotation mark and two apostrophes (or
-// grave accents) side by side — so the value reads
+// grave accents, or look-alikes of either) side by side — so the value reads
 // the same to the person as to the program. A value longer than 80
 // characters shows its start and its end and says how many characters in
 // between are not shown (an escape is never cut): the end of an address or

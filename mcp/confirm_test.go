@@ -73,6 +73,11 @@ func TestQuote(t *testing.T) {
 		{"it''s", `"it\u{0027}\u{0027}s"`},
 		{"a'''b", `"a\u{0027}\u{0027}\u{0027}b"`},
 		{"``x'`", `"\u{0060}\u{0060}x\u{0027}\u{0060}"`},
+		// So do two of an apostrophe's or a prime's look-alikes: two
+		// modifier primes are the double prime escaped above.
+		{"dbʹʹ, target: ʼʼprod", `"db\u{02B9}\u{02B9}, target: \u{02BC}\u{02BC}prod"`},
+		{"a´´bʻʻcˈˈdꞌꞌeʹʹf'ʼg", `"a\u{00B4}\u{00B4}b\u{02BB}\u{02BB}c\u{02C8}\u{02C8}d\u{A78C}\u{A78C}e\u{0374}\u{0374}f\u{0027}\u{02BC}g"`},
+		{"Hawaiʻi, maʼam", "\"Hawai\u02bbi, ma\u02bcam\""},
 		{"'x'", `"'x'"`},
 		{"O'Brien's", `"O'Brien's"`},
 	} {

@@ -39,9 +39,9 @@ import (
 // backslash, and every quotation-mark look-alike (quoteRunes: fullwidth,
 // curly, low-9 and reversed quotes, primes, guillemets, ornaments), so a
 // value can never seem to end its quotes early. Two apostrophes or grave
-// accents side by side ('' or ``) read as a double quote in many fonts:
-// each character of such a run is escaped, and a lone one ("c'd") is
-// shown.
+// accents side by side ('' or ``), or two of their look-alikes (tick),
+// read as a double quote in many fonts: each character of such a run is
+// escaped, and a lone one ("c'd") is shown.
 
 // fillerRunes show nothing, though Unicode files them as letters, symbols
 // or marks.
@@ -92,9 +92,19 @@ func misread(r rune, quoted bool) bool {
 	return !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) && r != ' '
 }
 
-// tick reports whether r is an apostrophe or a grave accent: two side by
-// side read as a double quote.
-func tick(r rune) bool { return r == '\'' || r == '`' }
+// tick reports whether r is an apostrophe or a grave accent, or one of
+// their look-alikes (acute accent, modifier apostrophe, turned comma,
+// prime, grave and vertical line, saltillo, the Greek numeral sign): two
+// side by side read as a double quote, as two modifier primes read as the
+// modifier double prime quoteRunes escapes. One alone is shown: several
+// are letters of ordinary words (Hawaiʻi, Ukrainian's apostrophe).
+func tick(r rune) bool {
+	switch r {
+	case '\'', '`', 0x00B4, 0x02B9, 0x02BB, 0x02BC, 0x02C8, 0x02CA, 0x02CB, 0x0374, 0xA78C:
+		return true
+	}
+	return false
+}
 
 // escape is how a misread character is shown.
 func escape(r rune) string {
