@@ -625,3 +625,37 @@ func TestInProcess_TLSConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestInProcess_NoContentHasNoBody: a route that answers 204 No Content
+// and writes anyway (the encoder of a handler that sets the status first)
+// sends no body from the network, and its write fails with
+// http.ErrBodyNotAllowed: in process the tool's result is the empty text
+// a 204 gives, not the bytes net/http would have dropped, and the route
+// sees the same error. In every era.
+func TestInProcess_NoContentHasNoBody(t *testing.T) {
+	t.Parallel()
+	writeErr := make(chan error, 8)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNoContent)
+		_, err := io.WriteString(w, `{"deleted":true}`)
+		writeErr <- err
+	})
+	f, _ := inProcessFixture(t, mux)
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/mcp") + "/probe/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err := <-writeErr; resp.StatusCode != http.StatusNoContent || len(body) != 0 || err != http.ErrBodyNotAllowed {
+		t.Fatalf("from the network: %d %q, the route's write: %v", resp.StatusCode, body, err)
+	}
+	for _, era := range eras {
+		res := f.authed(t, era, "probe", `{"id":"x"}`)
+		if err := <-writeErr; text(res) != "" || res["isError"] != nil || err != http.ErrBodyNotAllowed {
+			t.Errorf("%s: %v, the route's write: %v", era, res, err)
+		}
+	}
+}

@@ -69,6 +69,12 @@ func (r *Recorder) Write(p []byte) (int, error) {
 	if r.Status == 0 {
 		r.Status = http.StatusOK
 	}
+	if len(p) > 0 && (r.Status == http.StatusNoContent || r.Status == http.StatusNotModified) {
+		// As net/http's server: these answers carry no body, and a
+		// write after them fails rather than sending bytes the network
+		// would have dropped.
+		return 0, http.ErrBodyNotAllowed
+	}
 	if int64(r.Body.Len()+len(p)) > r.Limit {
 		r.Over = true
 		return 0, ErrTooLarge
