@@ -56,22 +56,37 @@ func errorReason(r *reply) string {
 func TestClaim_SlowCallKeepsItsLease(t *testing.T) {
 	t.Parallel()
 	// Leases long enough that a loaded machine still renews in time.
-	s := newRetryServer(t, mcp.WithLeaseForTest(300*time.Millisecond))
+	s := newRetryServer(t, mcp.WithLeaseForTest(600*time.Millisecond))
 	state := s.roundOne(t)
 	s.release = make(chan struct{})
 	done := make(chan *reply)
 	go func() { _, r := s.answer(2, state); done <- r }()
 	<-s.started
-	time.Sleep(1500 * time.Millisecond) // five leases
-	status, r := s.answer(3, state)
-	if status != http.StatusServiceUnavailable || errorReason(r) != "confirmation_in_progress" {
-		t.Errorf("a retry during the call: %d %s", status, r.raw)
+	time.Sleep(2400 * time.Millisecond) // four leases
+	// The retry runs apart: were the lease lost (a machine too loaded to
+	// renew it), the retry would run the route again, which waits for
+	// release; that is reported, and released, rather than waited on.
+	type answered struct {
+		status int
+		r      *reply
 	}
-	close(s.release)
+	retried := make(chan answered, 1)
+	go func() { status, r := s.answer(3, state); retried <- answered{status, r} }()
+	select {
+	case a := <-retried:
+		if a.status != http.StatusServiceUnavailable || errorReason(a.r) != "confirmation_in_progress" {
+			t.Errorf("a retry during the call: %d %s", a.status, a.r.raw)
+		}
+		close(s.release)
+	case <-s.started:
+		t.Error("a retry during the call ran the route again: the lease was lost")
+		close(s.release)
+		<-retried
+	}
 	if first := <-done; first.status != 200 || strings.Contains(string(first.raw), `"isError":true`) {
 		t.Errorf("the confirmed call: %d %s", first.status, first.raw)
 	}
-	_, r = s.answer(4, state)
+	_, r := s.answer(4, state)
 	var res toolResult
 	json.Unmarshal(r.msg.Result, &res)
 	sc := res.StructuredContent
