@@ -540,3 +540,51 @@ func TestCompletion_OverResponseLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestToolRoute_OwnBlocksByRevision: a tool route's own result
+// (ToolResultMediaType) is written once for every revision, as a prompt
+// route's blocks are; each revision is sent the members it has: no _meta
+// on blocks, nor lastModified, before 2025-06-18, no icons before
+// 2025-11-25, and a resource link as a text block for 2025-03-26, which
+// has none. A block that is not an object is left as written.
+func TestToolRoute_OwnBlocksByRevision(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /own", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", mcp.ToolResultMediaType)
+		io.WriteString(w, `{"content":[`+
+			`{"type":"text","text":"t","annotations":{"priority":1,"lastModified":"2026-01-01T00:00:00Z"},"_meta":{"k":1}},`+
+			`{"type":"resource","resource":{"uri":"v://r","text":"r","\u005fmeta":{"k":2}}},`+
+			`{"type":"resource_link","uri":"v://l","name":"l","icons":[{"src":"https://x/i.png"}]}]}`)
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "own", InputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /own", mux)
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+	want := map[mcp.Version]string{
+		mcp.Version20260728: `[{"type":"text","text":"t","annotations":{"priority":1,"lastModified":"2026-01-01T00:00:00Z"},"_meta":{"k":1}},` +
+			`{"type":"resource","resource":{"uri":"v://r","text":"r","\u005fmeta":{"k":2}}},` +
+			`{"type":"resource_link","uri":"v://l","name":"l","icons":[{"src":"https://x/i.png"}]}]`,
+		mcp.Version20250618: `[{"type":"text","text":"t","annotations":{"priority":1,"lastModified":"2026-01-01T00:00:00Z"},"_meta":{"k":1}},` +
+			`{"type":"resource","resource":{"uri":"v://r","text":"r","\u005fmeta":{"k":2}}},` +
+			`{"type":"resource_link","uri":"v://l","name":"l"}]`,
+		mcp.Version20250326: `[{"type":"text","text":"t","annotations":{"priority":1}},` +
+			`{"type":"resource","resource":{"uri":"v://r","text":"r"}},`,
+	}
+	want[mcp.Version20251125] = want[mcp.Version20260728]
+	for _, era := range eras {
+		r := rt{era: era, id: 5, name: "own", args: `{}`}.send(t, url)
+		if r.status != http.StatusOK || r.code() != 0 {
+			t.Fatalf("%s: %d %s", era, r.status, r.raw)
+		}
+		got := string(r.field(t, "content"))
+		if era == mcp.Version20250326 {
+			rest := strings.TrimPrefix(got, want[era])
+			if rest == got || !strings.Contains(rest, `"type":"text"`) || !strings.Contains(rest, "v://l") || strings.Contains(got, "icons") || strings.Contains(got, "resource_link") {
+				t.Errorf("%s: content %s", era, got)
+			}
+			continue
+		}
+		if got != want[era] {
+			t.Errorf("%s: content\n%s, want\n%s", era, got, want[era])
+		}
+	}
+}

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
+	"github.com/mcpdual/mcpdual/mcp/content"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
 
-// What a route writes for MCP (a resource's own contents, a prompt's
-// blocks) is written once for every revision; these leave out the members
+// What a route writes for MCP (a resource's own contents, a prompt's or a
+// tool's blocks) is written once for every revision; these leave out the members
 // a revision does not have before it is sent.
 
 // withoutMeta returns c, a contents array ownContents checked, with each
@@ -86,4 +87,34 @@ func blockFor(raw []byte, shape int) []byte {
 		}
 		return v, true
 	})
+}
+
+// blocksFor returns a tool route's own content array (ToolResultMediaType)
+// as the revision of f has it: each block as blockFor leaves it, and a
+// resource link, which 2025-03-26 does not have, as the text a builder's
+// link becomes there (content.ResourceLink). An array with none of those
+// members is sent as written, with no copy.
+func blocksFor(c []byte, f features) []byte {
+	if f.shape >= shapeIcons || !bytes.Contains(c, []byte("_meta")) && !bytes.Contains(c, []byte("lastModified")) &&
+		!bytes.Contains(c, []byte("icons")) && !bytes.Contains(c, []byte("resource_link")) && !bytes.Contains(c, []byte(`\u`)) {
+		return c
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(c, &items) != nil {
+		return c // ownResult checked it is an array: unreachable
+	}
+	out := make([]byte, 0, len(c))
+	out = append(out, '[')
+	for i, it := range items {
+		out = seam.Comma(out, i > 0)
+		if len(it) == 0 || it[0] != '{' {
+			out = append(out, it...) // no block: sent as written, as before
+			continue
+		}
+		if b, ok := content.Parse(it); ok {
+			it = b.JSON(!f.ResourceLinks)
+		}
+		out = append(out, blockFor(it, f.shape)...)
+	}
+	return append(out, ']')
 }

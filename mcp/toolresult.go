@@ -103,7 +103,7 @@ func ownResult(body []byte, f features) (*toolResult, bool) {
 	if !ok || len(content) == 0 || content[0] != '[' {
 		return nil, false
 	}
-	res := &toolResult{content: content}
+	res := &toolResult{content: blocksFor(content, f)}
 	if v, ok := jsonrpc.Lookup(body, "isError"); ok {
 		switch string(v) {
 		case "true":
