@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
-	"github.com/mcpdual/mcpdual/mcp/content"
 	"github.com/mcpdual/mcpdual/internal/seam"
+	"github.com/mcpdual/mcpdual/mcp/content"
 )
 
 // What a route writes for MCP (a resource's own contents, a prompt's or a
