@@ -110,13 +110,20 @@ func newInterruptFixture(t *testing.T, opts ...mcp.HandlerOption) *interruptFixt
 // each request's context as soon as something is sent on started (a route
 // or function began): the request is interrupted while the client is
 // still there to read what it is told.
-func serveEndingWhenStarted(t *testing.T, h http.Handler, started <-chan struct{}) string {
+func serveEndingWhenStarted(t *testing.T, h http.Handler, started chan struct{}) string {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		go func() {
 			select {
 			case <-started:
+				if ctx.Err() != nil {
+					// This request had ended (select picks at random
+					// among ready cases): the signal is a later
+					// request's, which would otherwise never end.
+					started <- struct{}{}
+					return
+				}
 				cancel()
 			case <-ctx.Done():
 			}
