@@ -138,29 +138,30 @@ func ElicitURL(key, message, rawURL string) InputRequest {
 // formShape checks what the spec allows as a form's requestedSchema: an
 // object schema whose properties are all primitive (string, number,
 // integer, boolean) or a multi-select array of them; nothing nests.
+// Members are read by their exact names, as a client reads them: decoded
+// into a struct, encoding/json would take "TYPE" or "Type" for "type",
+// the last of them winning, and pass a nested object that spells its
+// type twice.
 func formShape(raw json.RawMessage) error {
-	var root struct {
-		Type       string                     `json:"type"`
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if err := json.Unmarshal(raw, &root); err != nil || root.Type != "object" || root.Properties == nil {
+	doc, err := schema.Decode(raw, 0)
+	root, _ := doc.(map[string]any)
+	props, _ := root["properties"].(map[string]any)
+	if err != nil || root["type"] != "object" || props == nil {
 		return errors.New(`requestedSchema must be {"type":"object","properties":{...}}`)
 	}
-	for name, p := range root.Properties {
-		var prop struct {
-			Type  string          `json:"type"`
-			Items json.RawMessage `json:"items"`
-		}
-		if json.Unmarshal(p, &prop) != nil {
+	for name, p := range props {
+		prop, ok := p.(map[string]any)
+		if !ok {
 			return errors.New("requestedSchema.properties." + name + " must be an object")
 		}
-		switch prop.Type {
+		switch prop["type"] {
 		case "string", "number", "integer", "boolean":
 		case "array":
-			var items struct {
-				Type string `json:"type"`
+			items, isObject := prop["items"].(map[string]any)
+			if !isObject {
+				return errors.New("requestedSchema.properties." + name + ": an array is a multi-select of strings")
 			}
-			if json.Unmarshal(prop.Items, &items) != nil || (items.Type != "" && items.Type != "string") {
+			if t, typed := items["type"]; typed && t != "string" {
 				return errors.New("requestedSchema.properties." + name + ": an array is a multi-select of strings")
 			}
 		default:

@@ -189,6 +189,11 @@ func TestMUST115_ElicitationRequestsValid(t *testing.T) {
 		{"form_array_root", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"type":"array","items":{"type":"string"}}`)), false},
 		{"form_no_properties", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"type":"object"}`)), false},
 		{"form_nested_object", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}}}}}`)), false},
+		// Names are exact, as the client reads them: a second spelling
+		// of "type" neither hides a nested object nor stands for "type".
+		{"form_nested_object_type_respelled", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"type":"object","properties":{"a":{"type":"object","Type":"string","properties":{"b":{"type":"string"}}}}}`)), false},
+		{"form_root_type_respelled", mcp.ElicitForm("k", "Name?", json.RawMessage(`{"TYPE":"object","properties":{"n":{"type":"string"}}}`)), false},
+		{"form_items_type_respelled", mcp.ElicitForm("k", "Pick", json.RawMessage(`{"type":"object","properties":{"c":{"type":"array","items":{"type":"object","TYPE":"string"}}}}`)), false},
 	}
 	for _, c := range cases {
 		q := c.req
