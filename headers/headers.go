@@ -77,8 +77,15 @@ func trimSpaceTab(v string) string {
 // standard, padded base64 of UTF-8 bytes; anything else is a literal that
 // must be visible ASCII (spaces and tabs allowed inside).
 func Decode(v string) (string, error) {
-	if len(v) >= len(sentinelPrefix)+len(sentinelSuffix) &&
-		strings.HasPrefix(v, sentinelPrefix) && strings.HasSuffix(v, sentinelSuffix) {
+	if strings.HasPrefix(v, sentinelPrefix) && strings.HasSuffix(v, sentinelSuffix) {
+		// "=?base64?=" starts with the prefix and ends with the suffix,
+		// sharing its "?": the rule makes it a sentinel, and Encode
+		// wraps it as one, yet it has no text inside. Taken as a literal
+		// it would stand for itself here and for nothing to an
+		// intermediary applying the rule: it is refused.
+		if len(v) < len(sentinelPrefix)+len(sentinelSuffix) {
+			return "", ErrEncoding
+		}
 		inner := v[len(sentinelPrefix) : len(v)-len(sentinelSuffix)]
 		// The standard decoder skips CR and LF; a header value cannot hold
 		// them, but a value built in-process could, so refuse them here.

@@ -23,6 +23,7 @@ func TestDecode(t *testing.T) {
 		{"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=", "=?base64?literal?=", nil},
 		{"=?base64?Y2Fmw6k=?=", "café", nil},
 		{"=?base64??=", "", nil},
+		{"=?base64?=", "", ErrEncoding},                     // prefix and suffix share the "?": a sentinel with nothing inside
 		{"=?base64?SGVsbG8?=", "", ErrEncoding},             // missing padding
 		{"=?base64?SGVs!!!bG8=?=", "", ErrEncoding},         // outside the alphabet
 		{"=?base64?-_-_?=", "", ErrEncoding},                // URL-safe alphabet
@@ -44,7 +45,7 @@ func TestDecode(t *testing.T) {
 
 func TestEncode_RoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, s := range []string{"", "get_weather", "Hello, 世界", " padded ", "=?base64?literal?=", "tab\tinside", "ctl\x01", "\ttab"} {
+	for _, s := range []string{"", "get_weather", "Hello, 世界", " padded ", "=?base64?literal?=", "=?base64?=", "tab\tinside", "ctl\x01", "\ttab"} {
 		enc := Encode(s)
 		got, err := Decode(enc)
 		if err != nil || got != s {

@@ -34,6 +34,8 @@ func TestEra2026_ParamHeaderValues(t *testing.T) {
 		{"escaped body, plain header", `"region":"\u0075s-west1"`, map[string]string{"Mcp-Param-Region": "us-west1"}, 0},
 		{"sentinel-looking value encoded", `"region":"=?base64?literal?="`, map[string]string{"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="}, 0},
 		{"sentinel-looking value sent plain", `"region":"=?base64?literal?="`, map[string]string{"Mcp-Param-Region": "=?base64?literal?="}, -32020},
+		{"prefix and suffix overlapping", `"region":"=?base64?="`, map[string]string{"Mcp-Param-Region": "=?base64?="}, -32020},
+		{"overlapping sentinel-looking value encoded", `"region":"=?base64?="`, map[string]string{"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/PQ==?="}, 0},
 		{"space inside the sentinel", `"region":"us-west1"`, map[string]string{"Mcp-Param-Region": "=?base64?dXMt d2VzdDE=?="}, -32020},
 		{"URL-safe alphabet", `"region":"\u00ff\u00ff"`, map[string]string{"Mcp-Param-Region": "=?base64?w7_Dvw==?="}, -32020},
 		{"header sent twice", `"region":"us-west1"`, map[string]string{"Mcp-Param-Region": "us-west1", "raw:mcp-param-region": "us-west1"}, -32020},
