@@ -115,8 +115,11 @@ func WithPlacement(p Placement) ItemOption {
 //     data as image/*, audio/* or a ToolResultMediaType resource);
 //   - 4xx: isError, with the body as text (or "404 Not Found" when it is
 //     empty), so the model can act on it;
-//   - 3xx, 5xx, a panic or a body over Limits.ResponseBytes: isError with
-//     a generic text, the details logged, never sent.
+//   - 502, 503 or 504 (the route's service is down or busy for now):
+//     isError telling the caller to retry, in the route's Retry-After
+//     seconds when it sends them; the body is neither sent nor logged;
+//   - 3xx, any other 5xx, a panic or a body over Limits.ResponseBytes:
+//     isError with a generic text, the details logged, never sent.
 //
 // AddTool panics on a duplicate or invalid name, a schema that does not
 // compile or whose root type is not "object", an invalid "x-mcp-header"

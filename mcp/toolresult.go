@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,6 +37,13 @@ func (t *tool) result(req *request, rec *inproc.Recorder, f features) (*toolResu
 			text = strconv.Itoa(status) + " " + http.StatusText(status)
 		}
 		return textResult(text, true), nil
+	case status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout:
+		// The route's service is unavailable for now (a full job queue, a
+		// down dependency): the caller can act on that — retry later — so
+		// it is an isError result saying so, not the internal error a
+		// failure is. The body is neither sent nor logged, as for any 5xx.
+		req.Log(slog.LevelWarn, "mcp: tool route unavailable", "tool", t.def.Name, "status", status)
+		return textResult(unavailableToolText(status, rec.Headers.Get("Retry-After")), true), nil
 	default:
 		// The body is not logged: a failing route may have put anything in it.
 		req.logError("mcp: tool route failed", "tool", t.def.Name, "status", status)
@@ -117,4 +125,20 @@ func ownResult(body []byte, f features) (*toolResult, bool) {
 		res.structured = v
 	}
 	return res, true
+}
+
+// maxToolRetryAfter bounds the wait a route's Retry-After may ask of the
+// model: past it, "retry later" says as much as a number would.
+const maxToolRetryAfter = 3600
+
+// unavailableToolText words a tool route's transient 5xx for the model:
+// the status, and the route's Retry-After when it is a whole number of
+// seconds (an HTTP-date, or nothing, reads as "shortly"). Nothing else of
+// the route's answer is shown.
+func unavailableToolText(status int, retryAfter string) string {
+	text := "The tool's service is temporarily unavailable (" + strconv.Itoa(status) + " " + http.StatusText(status) + "); "
+	if n, err := strconv.Atoi(strings.TrimSpace(retryAfter)); err == nil && n >= 0 && n <= maxToolRetryAfter {
+		return text + "retry in " + strconv.Itoa(max(n, 1)) + " s."
+	}
+	return text + "retry shortly."
 }

@@ -209,6 +209,35 @@ func TestREST_QueueFull(t *testing.T) {
 	}
 }
 
+// TestQueue_FullTellsTheModelToRetry: a confirmed long operation that
+// finds the job queue full (the REST API's 503 busy, Retry-After 1)
+// reaches the model as an isError result telling it to retry in 1 s —
+// something it can act on — not as an internal error, and queues nothing.
+// Only 2026-07-28 runs destructive tools, so only it reaches the queue.
+func TestQueue_FullTellsTheModelToRetry(t *testing.T) {
+	s := startWith(t, appConfig{queue: 1, worker: false, perSecond: 50, burst: 100})
+	if st, body := s.rest(t, "POST", "/api/v1/emails/eml_globex_0001/reprocess", writer, ""); st != 202 {
+		t.Fatalf("first job: %d %s", st, body)
+	}
+	calls := map[string]map[string]any{
+		"emails_reprocess": {"id": "eml_globex_0002"},
+		"webhooks_resend":  {"id": "whk_globex_ops", "delivery_id": "dlv_globex_0001"},
+	}
+	for tool, args := range calls {
+		r, res := callTool(t, s.client(mcp.Version20260728, writer, `{"action":"accept","content":{"confirm":true}}`), tool, args)
+		if r.Status != 200 || !res.IsError || res.ResultType != "complete" || len(res.Content) != 1 ||
+			res.Content[0].Text != "The tool's service is temporarily unavailable (503 Service Unavailable); retry in 1 s." {
+			t.Errorf("%s with the queue full: %d %s", tool, r.Status, r.Raw)
+		}
+	}
+	s.app.store.mu.Lock()
+	n := len(s.app.store.jobs)
+	s.app.store.mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d jobs, want the first one only", n)
+	}
+}
+
 // TestStore_Bounded: what the store and the idempotency records keep
 // stays bounded.
 func TestStore_Bounded(t *testing.T) {
