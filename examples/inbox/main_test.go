@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -894,5 +895,53 @@ func TestInstructions_LegacyInput(t *testing.T) {
 	}
 	if strings.Contains(ir.Instructions, "cannot run them") {
 		t.Errorf("instructions still say a confirmation_required client cannot run them at all: %s", ir.Instructions)
+	}
+}
+
+// TestEmailsList_OrderAsDescribed: emails_list's description tells the
+// model the order its pages come in, and the pages come in that order: by
+// id, which is not by time (the seeded eml_globex_0001, received first,
+// comes first; a new email's id sorts anywhere). It said "newest data
+// first", so a model reading one page believed it had the latest mail.
+func TestEmailsList_OrderAsDescribed(t *testing.T) {
+	s := start(t)
+	if st, b := s.rest(t, "POST", "/api/v1/inboxes/inb_globex_ops/emails", writer, `{"from":"a@b.test","subject":"new","body":"x"}`); st != 201 {
+		t.Fatalf("receive: %d %s", st, b)
+	}
+	for _, v := range []mcp.Version{mcp.Version20250326, mcp.Version20250618, mcp.Version20260728} {
+		c := s.client(v, writer, "")
+		desc, _ := toolDefs(t, c)["emails_list"]["description"].(string)
+		if !strings.Contains(desc, "in id order") || strings.Contains(desc, "newest") {
+			t.Errorf("%s: emails_list says %q, want its order: by id", v, desc)
+		}
+		var ids []string
+		cursor := ""
+		for range 10 {
+			args := map[string]any{"limit": 2}
+			if cursor != "" {
+				args["cursor"] = cursor
+			}
+			r, res := callTool(t, c, "emails_list", args)
+			var page struct {
+				Data []struct{ ID string }
+				Meta struct {
+					NextCursor *string `json:"next_cursor"`
+				}
+			}
+			if res.IsError || len(res.Content) != 1 || json.Unmarshal([]byte(res.Content[0].Text), &page) != nil {
+				t.Fatalf("%s: %s", v, r.Raw)
+			}
+			for _, e := range page.Data {
+				ids = append(ids, e.ID)
+			}
+			if page.Meta.NextCursor == nil {
+				cursor = ""
+				break
+			}
+			cursor = *page.Meta.NextCursor
+		}
+		if cursor != "" || len(ids) != 4 || !sort.StringsAreSorted(ids) {
+			t.Errorf("%s: pages gave %v, want all 4 emails in id order", v, ids)
+		}
 	}
 }

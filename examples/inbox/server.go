@@ -191,7 +191,7 @@ func addTools(srv *mcp.Server, h http.Handler, st *store) {
 	}
 	write := mcp.RequireScopes(scopeWrite)
 
-	tool("emails_list", "List emails", "Lists the emails of the workspace, newest data first by id, a page at a time.",
+	tool("emails_list", "List emails", "Lists the emails of the workspace in id order (not by time), a page at a time.",
 		schema(`{"type":"object","properties":{
 			"status":{"type":"string","enum":["received","processed","failed"],"description":"Only emails in this state"},
 			"inbox_id":{"type":"string","description":"Only emails of this inbox"},
