@@ -315,7 +315,9 @@ into structured data and delivered to your webhooks.
   webhooks_resend and webhooks_rotate_secret change data or send something
   out. They run only after you confirm them, which needs MCP 2026-07-28
   and a client with elicitation.
-- Long operations answer with a job; read it with jobs_get.
+- emails_reprocess and webhooks_resend run as background jobs: the answer
+  names the status tool that follows the job (emails_reprocess_status,
+  webhooks_resend_status) and the reference to pass it.
 `
 
 func gettingStarted(w http.ResponseWriter, r *http.Request) {

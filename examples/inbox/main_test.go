@@ -945,3 +945,61 @@ func TestEmailsList_OrderAsDescribed(t *testing.T) {
 		}
 	}
 }
+
+// TestInstructions_HowToFollowAJob: what the server tells the model about
+// long operations matches what their answer holds. A confirmed
+// emails_reprocess or webhooks_resend answers with a sealed reference and
+// the status tool to follow it (record 025), not the job's id, so "read it
+// with jobs_get" (the instructions, the getting-started document and
+// emails_reprocess's description said so) sent the model to a tool it had
+// no argument for. Checked in every revision that serves the texts.
+func TestInstructions_HowToFollowAJob(t *testing.T) {
+	s := start(t)
+	d := call(t, s.client(mcp.Version20260728, writer, ""), "server/discover", nil)
+	i := raw(t, s, hdr(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	texts := map[string]string{}
+	for name, r := range map[string]*mcptest.Response{"discover": d, "initialize": i} {
+		var v struct{ Instructions string }
+		_ = json.Unmarshal(r.Result, &v)
+		texts[name] = v.Instructions
+	}
+	for _, v := range []mcp.Version{mcp.Version20250326, mcp.Version20250618, mcp.Version20260728} {
+		c := s.client(v, writer, "")
+		r := call(t, c, "resources/read", map[string]string{"uri": "inbox://docs/getting-started"})
+		var rr struct{ Contents []struct{ Text string } }
+		if json.Unmarshal(r.Result, &rr) != nil || len(rr.Contents) != 1 {
+			t.Fatalf("%s getting-started: %s", v, r.Raw)
+		}
+		texts[string(v)+" getting-started"] = rr.Contents[0].Text
+		defs := toolDefs(t, c)
+		for _, tool := range []string{"emails_reprocess", "webhooks_resend"} {
+			texts[string(v)+" "+tool] = defs[tool]["description"].(string)
+		}
+	}
+	// What a long operation's answer names: its status tool.
+	c := s.client(mcp.Version20260728, writer, `{"action":"accept","content":{"confirm":true}}`)
+	for _, tool := range []string{"emails_reprocess", "webhooks_resend"} {
+		args := map[string]any{"id": "eml_globex_0003"}
+		if tool == "webhooks_resend" {
+			args = map[string]any{"id": "whk_globex_ops", "delivery_id": "dlv_globex_0001"}
+		}
+		r, res := callTool(t, c, tool, args)
+		status, _ := res.StructuredContent["statusTool"].(string)
+		if status != tool+"_status" || strings.Contains(res.Content[0].Text, `"job_`) {
+			t.Fatalf("%s's answer: %s", tool, r.Raw)
+		}
+		for where, text := range texts {
+			if strings.Contains(where, "webhooks_resend") && tool != "webhooks_resend" || strings.Contains(where, "emails_reprocess") && tool != "emails_reprocess" {
+				continue
+			}
+			if !strings.Contains(text, status) {
+				t.Errorf("%s does not name %s, which %s's answer says to call: %q", where, status, tool, text)
+			}
+		}
+	}
+	for where, text := range texts {
+		if strings.Contains(text, "read it with jobs_get") || strings.Contains(text, "see jobs_get") {
+			t.Errorf("%s sends the model to jobs_get, for which a long operation's answer holds no id: %q", where, text)
+		}
+	}
+}
