@@ -294,15 +294,15 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 	// recorder's Limits.ResponseBytes) and a tool function's result.
 	limit, size := req.handler.cfg.limits.ResponseBytes, int64(len(res.Description))
 	for _, m := range res.Messages {
+		if size > limit {
+			break // told below
+		}
 		if !m.Role.Valid() || m.Content.IsZero() {
 			req.logError("mcp: prompt message needs role user or assistant and content", "prompt", name)
 			return nil, errInternal()
 		}
 		block := blockFor(m.Content.JSON(!f.ResourceLinks), f.shape)
-		if size += int64(len(block)); size > limit {
-			req.logError("mcp: prompt response over the size limit", "prompt", name, "limit", limit)
-			return nil, errInternal()
-		}
+		size += int64(len(block))
 		b := append([]byte(`{"role":`), jsonrpc.AppendString(nil, string(m.Role))...)
 		b = append(b, `,"content":`...)
 		b = append(b, block...)

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
@@ -18,17 +17,40 @@ import (
 // and the route answering for MCP writes one contents for every revision.
 // The other members keep their order and spelling.
 func withoutMeta(c []byte) []byte {
-	var items []json.RawMessage
-	if json.Unmarshal(c, &items) != nil {
-		return c // not what ownContents returns
-	}
-	out := make([]byte, 0, len(c))
+	return mapElems(c, func(dst, it []byte) []byte {
+		return appendMembers(dst, it, func(name string, v []byte) ([]byte, bool) { return v, name != "_meta" })
+	})
+}
+
+// mapElems returns a new array of arr's elements as f appends them; arr
+// is an array the scanner accepted (ownContents, ownResult), read in
+// place.
+func mapElems(arr []byte, f func(dst, elem []byte) []byte) []byte {
+	out := make([]byte, 0, len(arr))
 	out = append(out, '[')
-	for i, it := range items {
-		out = seam.Comma(out, i > 0)
-		out = appendMembers(out, it, func(name string, v []byte) ([]byte, bool) { return v, name != "_meta" })
+	elems := jsonrpc.NewElems(arr)
+	for i := 0; ; i++ {
+		e, ok := elems.Next()
+		if !ok {
+			return append(out, ']')
+		}
+		out = f(seam.Comma(out, i > 0), e)
 	}
-	return append(out, ']')
+}
+
+// mentions reports whether raw may hold a member named in words: it names
+// one, or holds an escape that could spell one. Raw without any is sent
+// as it is, with no walk and no copy.
+func mentions(raw []byte, words ...string) bool {
+	if bytes.Contains(raw, []byte(`\u`)) {
+		return true
+	}
+	for _, w := range words {
+		if bytes.Contains(raw, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // appendMembers appends obj, a compact JSON object, keeping the members
@@ -65,8 +87,7 @@ func appendMembers(dst, obj []byte, keep func(name string, v []byte) ([]byte, bo
 // before 2025-06-18; icons (a resource link's) before 2025-11-25. The
 // builders write none of them, and their blocks are sent as they are.
 func blockFor(raw []byte, shape int) []byte {
-	if shape >= shapeIcons || !bytes.Contains(raw, []byte("_meta")) && !bytes.Contains(raw, []byte("lastModified")) &&
-		!bytes.Contains(raw, []byte("icons")) && !bytes.Contains(raw, []byte(`\u`)) {
+	if shape >= shapeIcons || !mentions(raw, "_meta", "lastModified", "icons") {
 		return raw
 	}
 	old := shape < shapeTitles
@@ -95,26 +116,16 @@ func blockFor(raw []byte, shape int) []byte {
 // link becomes there (content.ResourceLink). An array with none of those
 // members is sent as written, with no copy.
 func blocksFor(c []byte, f features) []byte {
-	if f.shape >= shapeIcons || !bytes.Contains(c, []byte("_meta")) && !bytes.Contains(c, []byte("lastModified")) &&
-		!bytes.Contains(c, []byte("icons")) && !bytes.Contains(c, []byte("resource_link")) && !bytes.Contains(c, []byte(`\u`)) {
+	if f.shape >= shapeIcons || !mentions(c, "_meta", "lastModified", "icons", "resource_link") {
 		return c
 	}
-	var items []json.RawMessage
-	if json.Unmarshal(c, &items) != nil {
-		return c // ownResult checked it is an array: unreachable
-	}
-	out := make([]byte, 0, len(c))
-	out = append(out, '[')
-	for i, it := range items {
-		out = seam.Comma(out, i > 0)
-		if len(it) == 0 || it[0] != '{' {
-			out = append(out, it...) // no block: sent as written, as before
-			continue
+	return mapElems(c, func(dst, it []byte) []byte {
+		if !jsonrpc.IsObject(it) {
+			return append(dst, it...) // no block: sent as written, as before
 		}
 		if b, ok := content.Parse(it); ok {
 			it = b.JSON(!f.ResourceLinks)
 		}
-		out = append(out, blockFor(it, f.shape)...)
-	}
-	return append(out, ']')
+		return append(dst, blockFor(it, f.shape)...)
+	})
 }

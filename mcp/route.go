@@ -131,8 +131,7 @@ func parseRequestURI(u *url.URL, uri, path, query string) error {
 	plain := len(path) > 0 && path[0] == '/'
 	for i := 0; plain && i < len(path); i++ {
 		c := path[i]
-		plain = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			c == '-' || c == '.' || c == '_' || c == '~' || c == '/'
+		plain = unreserved(c) || c == '/'
 	}
 	if plain {
 		*u = url.URL{Path: path, RawQuery: query}
