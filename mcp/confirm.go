@@ -202,9 +202,15 @@ func (req *request) confirmHow() string {
 // structuredContent to read it from); structuredContent tells a program
 // why, where the revision has it.
 func notExecuted(f features, outcome, text string) *toolResult {
+	return notExecutedRetry(f, outcome, text, false)
+}
+
+// notExecutedRetry is notExecuted saying whether the same call may
+// succeed later (the server was busy, nobody was asked).
+func notExecutedRetry(f features, outcome, text string, retryable bool) *toolResult {
 	res := textResult(text, true)
 	if f.OutputSchema {
-		res.structured = json.RawMessage(`{"outcome":"` + outcome + `","executed":false,"retryable":false}`)
+		res.structured = json.RawMessage(`{"outcome":"` + outcome + `","executed":false,"retryable":` + strconv.FormatBool(retryable) + `}`)
 	}
 	return res
 }

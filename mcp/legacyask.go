@@ -125,11 +125,8 @@ func (h *Handler) busy(req *request, st openedState) seam.Result {
 		return h.unanswered(req, st, why)
 	}
 	req.confirmation = "unavailable"
-	res := textResult("Not executed (confirmation_unavailable): "+req.call.tool+" was not confirmed, because the user could not be asked: "+why+".", true)
-	if req.rev.f.OutputSchema {
-		res.structured = json.RawMessage(`{"outcome":"confirmation_unavailable","executed":false,"retryable":true}`)
-	}
-	return res
+	return notExecutedRetry(req.rev.f, "confirmation_unavailable",
+		"Not executed (confirmation_unavailable): "+req.call.tool+" was not confirmed, because the user could not be asked: "+why+".", true)
 }
 
 var (
