@@ -111,12 +111,7 @@ func TestInProcess_Request(t *testing.T) {
 	}
 	// The same route reached from the network is not in-process, whatever
 	// it sends.
-	resp, err := http.Get(strings.TrimSuffix(f.url, "/mcp") + "/probe/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := fromNetwork(t, nil, strings.TrimSuffix(f.url, "/mcp")+"/probe/x")
 	if !strings.Contains(string(body), `"inProcess":false`) {
 		t.Errorf("network request: %s", body)
 	}
@@ -358,12 +353,7 @@ func TestInProcess_RouteFlushes(t *testing.T) {
 	f, _ := inProcessFixture(t, mux)
 	base := strings.TrimSuffix(f.url, "/mcp")
 	for _, tc := range []struct{ id, want string }{{"asserted", "part one, part two"}, {"controller", "flushed"}} {
-		resp, err := http.Get(base + "/probe/" + tc.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body := fromNetwork(t, nil, base+"/probe/"+tc.id)
 		if resp.StatusCode != http.StatusOK || string(body) != tc.want {
 			t.Fatalf("%s from the network: %d %q", tc.id, resp.StatusCode, body)
 		}
@@ -396,11 +386,7 @@ func TestInProcess_UntypedBodySniffed(t *testing.T) {
 	f, _ := inProcessFixture(t, mux)
 	base := strings.TrimSuffix(f.url, "/mcp")
 	for path, want := range map[string]string{"/probe/x": "image/png", "/readme": "text/plain; charset=utf-8", "/probe/untyped": ""} {
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp, _ := fromNetwork(t, nil, base+path)
 		if got := resp.Header.Get("Content-Type"); got != want {
 			t.Fatalf("%s from the network: Content-Type %q, want %q", path, got, want)
 		}
@@ -506,12 +492,7 @@ func TestInProcess_ResponseControllerDeadlines(t *testing.T) {
 		io.WriteString(w, "done")
 	})
 	f, _ := inProcessFixture(t, mux)
-	resp, err := http.Get(strings.TrimSuffix(f.url, "/mcp") + "/probe/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := fromNetwork(t, nil, strings.TrimSuffix(f.url, "/mcp")+"/probe/x")
 	if resp.StatusCode != http.StatusOK || string(body) != "done" {
 		t.Fatalf("from the network: %d %q", resp.StatusCode, body)
 	}
@@ -543,12 +524,7 @@ func TestInProcess_ServerContextValues(t *testing.T) {
 	})
 	f, _ := inProcessFixture(t, mux)
 	base := strings.TrimSuffix(f.url, "/mcp")
-	resp, err := http.Get(base + "/probe/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := fromNetwork(t, nil, base+"/probe/x")
 	// The fixture's host middleware adds its value to every request; the
 	// in-process request has none of the MCP request's.
 	want := "server=true local=" + strings.TrimPrefix(base, "http://") + " host="
@@ -607,12 +583,7 @@ func TestInProcess_TLSConnection(t *testing.T) {
 		}
 		return m.Result
 	}
-	resp, err := ts.Client().Get(ts.URL + "/probe/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := fromNetwork(t, ts.Client(), ts.URL+"/probe/x")
 	if resp.StatusCode != http.StatusOK || string(body) != "served over TLS TLS 1.3" {
 		t.Fatalf("from the network: %d %q", resp.StatusCode, body)
 	}
@@ -643,12 +614,7 @@ func TestInProcess_NoContentHasNoBody(t *testing.T) {
 		writeErr <- err
 	})
 	f, _ := inProcessFixture(t, mux)
-	resp, err := http.Get(strings.TrimSuffix(f.url, "/mcp") + "/probe/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := fromNetwork(t, nil, strings.TrimSuffix(f.url, "/mcp")+"/probe/x")
 	if err := <-writeErr; resp.StatusCode != http.StatusNoContent || len(body) != 0 || err != http.ErrBodyNotAllowed {
 		t.Fatalf("from the network: %d %q, the route's write: %v", resp.StatusCode, body, err)
 	}
@@ -658,4 +624,21 @@ func TestInProcess_NoContentHasNoBody(t *testing.T) {
 			t.Errorf("%s: %v, the route's write: %v", era, res, err)
 		}
 	}
+}
+
+// fromNetwork GETs url over the network with c (http.DefaultClient when
+// nil), as a client of the host reaches a route without MCP: the
+// answer, its body read whole.
+func fromNetwork(t *testing.T, c *http.Client, url string) (*http.Response, []byte) {
+	t.Helper()
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, body
 }
