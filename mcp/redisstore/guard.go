@@ -171,11 +171,16 @@ func claimAnswer(res []any) (claimed bool, outcome []byte, err error) {
 // now" (a Renew said held and freed the lease for the next Claim). A lease
 // of zero or less lapses a millisecond later, as good as at once.
 func leaseMillis(lease time.Duration) int64 {
-	ms := lease / time.Millisecond
-	if lease%time.Millisecond > 0 {
+	return max(ceilMillis(lease), 1)
+}
+
+// ceilMillis is d in whole milliseconds, rounded up.
+func ceilMillis(d time.Duration) int64 {
+	ms := d / time.Millisecond
+	if d%time.Millisecond > 0 {
 		ms++
 	}
-	return max(int64(ms), 1)
+	return int64(ms)
 }
 
 // Renew implements mcp.ReplayGuard.

@@ -74,16 +74,14 @@ func checkKey(session string) error {
 	return nil
 }
 
-// expireTail sets the key's expiry to ARGV[1] ms from now (by Redis's
-// clock) unless it already expires later; a time already past (ARGV[1]
-// not positive) deletes it. Lua's numbers are doubles, exact for
-// milliseconds since the epoch; %.0f writes them without an exponent.
+// expireTail sets the key's expiry to ARGV[1] ms from now unless it
+// already expires later; ARGV[1] not positive deletes a key that has no
+// later expiry (PEXPIRE's own rule). Redis counts the milliseconds from
+// its own now: no absolute time crosses between clocks.
 const expireTail = `
-local t = redis.call('TIME')
-local at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-local cur = redis.call('PEXPIRETIME', KEYS[1])
-if cur < 0 or cur < at then
-  redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', at))
+local cur = redis.call('PTTL', KEYS[1])
+if cur < 0 or cur < tonumber(ARGV[1]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
 end
 `
 
@@ -94,12 +92,7 @@ end
 // handed to Redis would be read by Redis's clock, and a Redis whose clock
 // runs ahead of the replicas' would forget a live session's state early.
 func (s *SessionStore) remaining(until time.Time) int64 {
-	d := until.Sub(s.now())
-	ms := d / time.Millisecond
-	if d%time.Millisecond > 0 {
-		ms++
-	}
-	return int64(ms)
+	return ceilMillis(until.Sub(s.now()))
 }
 
 // subscribeScript: KEYS[1] the session, ARGV[1] ms until until, ARGV[2] the
