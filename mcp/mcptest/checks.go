@@ -222,7 +222,7 @@ func unanswered(res *Response, err error) bool {
 // post sends body with exactly h and returns the answer, JSON or not.
 func (b *battery) post(r reporter, c *Client, h http.Header, body string) *Response {
 	res, err := c.Send(b.ctx, h, []byte(body))
-	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
+	if unanswered(res, err) {
 		r.Unansweredf("%v", err)
 	}
 	return res
@@ -231,7 +231,7 @@ func (b *battery) post(r reporter, c *Client, h http.Header, body string) *Respo
 // call sends a request the way a correct client does.
 func (b *battery) call(r reporter, c *Client, method string, params any) *Response {
 	res, err := c.Call(b.ctx, method, params)
-	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
+	if unanswered(res, err) {
 		r.Unansweredf("%s %s: %v", c.Version(), method, err)
 	}
 	return res
@@ -1006,7 +1006,7 @@ func (b *battery) readCacheable(r reporter, items []json.RawMessage) {
 			continue // resources/list's to report
 		}
 		got, err := b.modern.ReadResource(b.ctx, res.URI)
-		if err != nil && (got == nil || !errors.Is(err, errNotJSON)) {
+		if unanswered(got, err) {
 			r.Unansweredf("resources/read %s: %v", res.URI, err)
 		}
 		if got.Error != nil || got.Result == nil || got.ResultType() != "complete" {
@@ -1023,7 +1023,7 @@ const missingURI = "mcptest://no-such-resource"
 
 func (b *battery) resourceNotFound2026(r reporter) {
 	res, err := b.modern.ReadResource(b.ctx, missingURI)
-	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
+	if unanswered(res, err) {
 		r.Unansweredf("%v", err)
 	}
 	wantError(r, "resources/read of "+missingURI, res, 0, codeParams, anyID)
@@ -1031,7 +1031,7 @@ func (b *battery) resourceNotFound2026(r reporter) {
 
 func (b *battery) resourceNotFound2025(r reporter) {
 	res, err := b.legacy.ReadResource(b.ctx, missingURI)
-	if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
+	if unanswered(res, err) {
 		r.Unansweredf("%v", err)
 	}
 	wantError(r, "resources/read of "+missingURI, res, 0, codeResourceMissing25, anyID)
@@ -1359,7 +1359,7 @@ func (b *battery) unknownToolResponses(r reporter) []toolAnswer {
 	var out []toolAnswer
 	for _, c := range b.clients() {
 		res, err := c.CallTool(b.ctx, "mcptest_no_such_tool", map[string]any{})
-		if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
+		if unanswered(res, err) {
 			r.Unansweredf("%s: %v", c.Version(), err)
 		}
 		out = append(out, toolAnswer{c.Version(), res})
@@ -1542,7 +1542,7 @@ func (b *battery) promptsList(r reporter) {
 func (b *battery) unknownPrompt(r reporter) {
 	for _, c := range b.clients() {
 		res, err := c.GetPrompt(b.ctx, "mcptest_no_such_prompt", nil)
-		if err != nil && (res == nil || !errors.Is(err, errNotJSON)) {
+		if unanswered(res, err) {
 			r.Unansweredf("%v", err)
 		}
 		wantError(r, string(c.Version())+" an unknown prompt", res, 0, codeParams, anyID)
