@@ -253,29 +253,19 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	}
 	req.rev = rev
 	req.setVersion(rev.version)
-	d, err := rev.era.Envelope(&req.Request)
-	if err == nil && d.Session == "" {
+	// The session is opened as a POST's is (Handler.envelope): a revision
+	// this endpoint does not serve is the session gone, for a stream that
+	// named none too, so the stream never outlives a session every
+	// request of which is 404.
+	err := h.envelope(req)
+	if err == nil && req.session == "" {
 		err = seam.SessionNotFound() // an era that issues no sessions opens none
 	}
 	if err != nil {
 		h.writeError(r.Context(), w, nil, rev.version, err)
 		return
 	}
-	req.session, req.sessionUntil = d.Session, d.SessionUntil
-	if d.Version != "" && Version(d.Version) != req.version {
-		// The session's revision, for a stream that named none. One this
-		// endpoint does not serve is the session gone, as it is for the
-		// session's POSTs (Handler.envelope): served in the default
-		// revision instead, the stream would outlive a session every
-		// request of which is 404.
-		served := h.byVersion[Version(d.Version)]
-		if served == nil || served.era != rev.era {
-			h.writeError(r.Context(), w, nil, rev.version, seam.SessionNotFound())
-			return
-		}
-		rev, req.rev = served, served
-		req.setVersion(served.version)
-	}
+	rev = req.rev // the session's revision, for a stream that named none
 	caller := req.callerKey()
 	if h.cfg.limiter != nil {
 		// Opening a stream is metered as a request of the caller's.
