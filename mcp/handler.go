@@ -324,10 +324,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 			// 202. The row lets notifications/initialized carry a stale
 			// id, as initialize may.
 			req.rev = rev
-			if row := methodsByName[msg.Method]; row != nil {
-				req.Request.Method = &row.Method
-			}
-			if err := h.envelope(req); err != nil {
+			if err := h.envelope(req, methodsByName[msg.Method]); err != nil {
 				h.writeError(r.Context(), w, nil, rev.version, err)
 				return
 			}

@@ -52,13 +52,8 @@ func lookup(req *request, method string, rev *revision) *methodRow {
 // then the result's stamp.
 func (h *Handler) dispatch(req *request) (seam.Result, error) {
 	e, sr, row := req.rev.era, &req.Request, req.row
-	if row != nil {
-		// The eras read the row from the envelope on (a handshake
-		// negotiates, so a stale session id does not stop it); an unknown
-		// method is refused only after the envelope's checks.
-		sr.Method = &row.Method
-	}
-	if err := h.envelope(req); err != nil {
+	// An unknown method is refused only after the envelope's checks.
+	if err := h.envelope(req, row); err != nil {
 		return nil, err
 	}
 	if req.clientCaps != nil {
@@ -150,7 +145,8 @@ func capabilitiesOf(raw json.RawMessage) Capability {
 	}
 }
 
-// envelope has the era read what req declares: its client capabilities,
+// envelope has the era read what req declares, row (nil: none known) its
+// method's: its client capabilities,
 // its session and, for a request that named no revision, the revision its
 // session negotiated, which req is then served in. What was settled before
 // (the method's row, the notifier) is the same in every 2025 revision,
@@ -159,7 +155,12 @@ func capabilitiesOf(raw json.RawMessage) Capability {
 // every open stream (design record 033).
 //
 //go:noinline
-func (h *Handler) envelope(req *request) error {
+func (h *Handler) envelope(req *request, row *methodRow) error {
+	if row != nil {
+		// The eras read the row from the envelope on (a handshake
+		// negotiates, so a stale session id does not stop it).
+		req.Request.Method = &row.Method
+	}
 	d, err := req.rev.era.Envelope(&req.Request)
 	if err != nil {
 		return err

@@ -257,7 +257,7 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request) {
 	// this endpoint does not serve is the session gone, for a stream that
 	// named none too, so the stream never outlives a session every
 	// request of which is 404.
-	err := h.envelope(req)
+	err := h.envelope(req, nil)
 	if err == nil && req.session == "" {
 		err = seam.SessionNotFound() // an era that issues no sessions opens none
 	}
