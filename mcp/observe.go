@@ -165,26 +165,28 @@ func (h *Handler) observeRefusedMember(r *http.Request, principal *auth.Principa
 	if loc := local.From(r.Context()); loc != nil {
 		ev.Transport, ev.ClientAddr = loc.Transport, ""
 	}
+	// A member that is no object names nothing: it is described by its
+	// caller alone.
+	var method string
+	var id, params []byte
+	hasID := false
 	if jsonrpc.IsObject(member) {
 		raw, _ := jsonrpc.Lookup(member, "method")
-		method, _ := jsonrpc.String(raw)
-		id, hasID := jsonrpc.Lookup(member, "id")
+		method, _ = jsonrpc.String(raw)
+		id, hasID = jsonrpc.Lookup(member, "id")
 		if len(id) == 0 || jsonrpc.CheckID(id) != "" {
 			id = nil // an id the member cannot be answered by is not its id
 		}
-		params, _ := jsonrpc.Lookup(member, "params")
-		if !jsonrpc.IsObject(params) {
+		if params, _ = jsonrpc.Lookup(member, "params"); !jsonrpc.IsObject(params) {
 			params = nil
 		}
-		h.server.current().describe(ev, method, id, !hasID && method != "", principal, func(name string) ([]byte, bool) {
-			if params == nil {
-				return nil, false
-			}
-			return jsonrpc.Lookup(params, name)
-		})
-	} else if principal != nil {
-		ev.Principal = principal.Key()
 	}
+	h.server.current().describe(ev, method, id, !hasID && method != "", principal, func(name string) ([]byte, bool) {
+		if params == nil {
+			return nil, false
+		}
+		return jsonrpc.Lookup(params, name)
+	})
 	_, done := h.cfg.observer.Request(r.Context(), ev)
 	ev.Duration = time.Since(start)
 	if done != nil {
