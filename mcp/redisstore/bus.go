@@ -179,26 +179,8 @@ func (b *AnswerBus) Subscribe(ctx context.Context, id string) (<-chan []byte, fu
 	// call that gave up before its turn sends nothing, so while Redis
 	// cannot be reached, calls that fail leave no goroutine queued behind
 	// a dial.
-	wait, cancel := context.WithTimeout(ctx, b.cfg.timeout)
-	defer cancel()
 	wrote := make(chan struct{})
-	var werr error
 	sent := false // go-redis was handed the SUBSCRIBE, and holds the channel
-	go func() {
-		defer close(wrote)
-		select {
-		case b.turn <- struct{}{}:
-			defer func() { <-b.turn }()
-		case <-wait.Done():
-			werr = wait.Err()
-			return
-		}
-		if werr = wait.Err(); werr != nil {
-			return
-		}
-		sent = true
-		werr = ps.Subscribe(context.WithoutCancel(ctx), name)
-	}()
 	unsubscribe := func() {
 		// Only once the SUBSCRIBE is written: an UNSUBSCRIBE that overtook
 		// it would leave the channel subscribed for as long as the bus
@@ -210,20 +192,32 @@ func (b *AnswerBus) Subscribe(ctx context.Context, id string) (<-chan []byte, fu
 			}
 		}()
 	}
-	var err error
-	select {
-	case <-wrote:
-		// SUBSCRIBE is only written: wait for Redis to confirm it.
-		if err = werr; err == nil {
+	_, err := call(ctx, &b.cfg, func(ctx context.Context) (struct{}, error) {
+		err := func() error {
+			defer close(wrote)
 			select {
-			case <-w.ready:
-			case <-wait.Done():
-				err = wait.Err()
+			case b.turn <- struct{}{}:
+				defer func() { <-b.turn }()
+			case <-ctx.Done():
+				return ctx.Err()
 			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			sent = true
+			return ps.Subscribe(context.WithoutCancel(ctx), name)
+		}()
+		if err != nil {
+			return struct{}{}, err
 		}
-	case <-wait.Done():
-		err = wait.Err()
-	}
+		// SUBSCRIBE is only written: wait for Redis to confirm it.
+		select {
+		case <-w.ready:
+			return struct{}{}, nil
+		case <-ctx.Done():
+			return struct{}{}, ctx.Err()
+		}
+	})
 	if err != nil {
 		drop()
 		unsubscribe()
