@@ -424,6 +424,32 @@ func TestInProcess_UntypedBodySniffed(t *testing.T) {
 	}
 }
 
+// TestInProcess_HeaderAfterStatus: a header a route sets after its status
+// (a Content-Type after WriteHeader) never reaches a client over the
+// network, which gets the headers as they stood at WriteHeader and a
+// sniffed type; in process it does not change the answer either: the text
+// stays a text block, not an image of it. In every era.
+func TestInProcess_HeaderAfterStatus(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.Header().Set("Content-Type", "image/png")
+		io.WriteString(w, "plain words")
+	})
+	f, _ := inProcessFixture(t, mux)
+	resp, body := fromNetwork(t, nil, strings.TrimSuffix(f.url, "/mcp")+"/probe/x")
+	if got := resp.Header.Get("Content-Type"); got != "text/plain; charset=utf-8" || string(body) != "plain words" {
+		t.Fatalf("from the network: Content-Type %q, body %q", got, body)
+	}
+	for _, era := range eras {
+		res := f.authed(t, era, "probe", `{"id":"x"}`)
+		if got := text(res); got != "plain words" || res["isError"] != nil {
+			t.Errorf("%s: %v", era, res)
+		}
+	}
+}
+
 // TestInProcess_MediaTypeWithBadParameter: a Content-Type whose media type
 // is sound but one of whose parameters is not (an unquoted space, a
 // parameter without a value) is still read by its media type, as

@@ -27,16 +27,30 @@ type Recorder struct {
 
 	mu     sync.Mutex
 	closed bool
+	late   http.Header // what Header hands out once the status is written
 }
 
 // Header returns the response's header map; once the response has ended
 // (Close), a map of its own that nothing reads, so that a goroutine the
-// route left behind does not write the map while it is being read.
+// route left behind does not write the map while it is being read. Once
+// the status is written (WriteHeader, a first Write, Flush), it is a copy
+// of the headers as they stood then, the same copy each time: net/http's
+// server sends those, so a header set afterwards (a Content-Type after
+// WriteHeader) must not change the answer in process either, while a
+// middleware that reads the headers after its handler still reads them.
+// A route that kept the map from before the status and writes it later
+// still reaches Headers: catching that would take a copy on every answer.
 func (r *Recorder) Header() http.Header {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	switch {
+	case r.closed:
 		return http.Header{}
+	case r.Status != 0:
+		if r.late == nil {
+			r.late = r.Headers.Clone()
+		}
+		return r.late
 	}
 	return r.Headers
 }

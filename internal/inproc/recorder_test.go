@@ -62,3 +62,38 @@ func sameMap(a, b http.Header) bool {
 	delete(a, probe)
 	return ok
 }
+
+// TestRecorder_HeaderAfterStatus: once the status is written, a header
+// set through Header no longer changes the answer, as net/http's server
+// sends the headers as they stood at WriteHeader; reading them still
+// works, from one copy. Before the status, and for a 1xx, the map is the
+// answer's.
+func TestRecorder_HeaderAfterStatus(t *testing.T) {
+	for name, commit := range map[string]func(r *Recorder){
+		"WriteHeader": func(r *Recorder) { r.WriteHeader(http.StatusCreated) },
+		"Write":       func(r *Recorder) { r.Write([]byte("x")) },
+		"Flush":       func(r *Recorder) { r.Flush() },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var r Recorder
+			r.Start(nil, 10)
+			r.Header().Set("Link", "</a>; rel=preload")
+			r.WriteHeader(http.StatusEarlyHints) // informational: nothing is fixed yet
+			r.Header().Set("X-Before", "1")
+			commit(&r)
+			late := r.Header()
+			if late.Get("X-Before") != "1" || late.Get("Link") == "" {
+				t.Errorf("after the status, Header reads %v", late)
+			}
+			late.Set("Content-Type", "image/png")
+			r.Header().Set("X-After", "1")
+			if r.Header().Get("Content-Type") != "image/png" || r.Header().Get("X-After") != "1" {
+				t.Errorf("Header after the status is not one map: %v", r.Header())
+			}
+			r.Close()
+			if r.Headers.Get("X-Before") != "1" || r.Headers.Get("X-After") != "" || r.Headers.Get("Content-Type") == "image/png" {
+				t.Errorf("the answer's headers: %v", r.Headers)
+			}
+		})
+	}
+}
