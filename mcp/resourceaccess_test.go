@@ -278,10 +278,40 @@ func TestResourceAccess_CanonicalURI(t *testing.T) {
 	for in, want := range map[string]string{
 		"v://docs/secret": "v://docs/secret", "v://docs/%73ecret": "v://docs/secret", "v://a/%7e%2d%2E%5F": "v://a/~-._",
 		"v://a/%2f%3a": "v://a/%2F%3A", "v://a/%": "v://a/%", "v://a/%7": "v://a/%7", "v://a/%zz%41": "v://a/%zzA", "%41": "A",
+		"v://x?%2%41": "v://x?%2%41", "v://x/%%4141": "v://x/%%4141", "v://x/%%7e": "v://x/%~", "v://x/%4%7E": "v://x/%4~",
 		"v://a/a b": "v://a/a%20b", "v://a/é": "v://a/%C3%A9", "v://a/x|y{}": "v://a/x%7Cy%7B%7D", "v://[::1]/?q=1&r=$": "v://[::1]/?q=1&r=$",
 	} {
 		if got := mcp.CanonicalURI(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestResourceAccess_StrayPercentReadsNoOtherURI: a "%" that starts no
+// escape is not completed into one by the escape after it: "v://x?%2%41"
+// is a malformed URI, not another spelling of "v://x?%2A", so it reads
+// nothing registered under that URI (it did, through its canonical
+// spelling; found by FuzzCanonicalURI).
+func TestResourceAccess_StrayPercentReadsNoOtherURI(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /r", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "R") })
+	srv := mcp.NewServer(mcp.Implementation{Name: "v", Version: "1"})
+	srv.AddResource(mcp.Resource{URI: "v://x?%2A", Name: "star"}, "GET /r", mux)
+	srv.AddResource(mcp.Resource{URI: "v://x/%A41", Name: "a4"}, "GET /r", mux)
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}))
+	for _, era := range eras {
+		notFound := -32002
+		if era == mcp.Version20260728 {
+			notFound = -32602
+		}
+		for _, u := range []string{"v://x?%2A", "v://x/%A41"} {
+			if r := accessDo(t, url, era, "resources/read", `"uri":"`+u+`"`); r.code() != 0 {
+				t.Errorf("%s: %s as registered: %s", era, u, r.raw)
+			}
+		}
+		for _, u := range []string{"v://x?%2%41", "v://x/%%4141"} {
+			r := accessDo(t, url, era, "resources/read", `"uri":"`+u+`"`)
+			checkErr(t, r, 200, notFound, `{"uri":"`+u+`"}`)
 		}
 	}
 }

@@ -34,7 +34,11 @@ func checkURI(s string) error {
 // reads and "v://docs/a b" what "v://docs/a%20b" reads: the registry and
 // the permission rule must see each pair as one (resourceAt, visibleURI).
 // A "%" not followed by two hex digits is left as it is (a template match
-// refuses it).
+// refuses it), and an escape right after such a stray "%" (or after it
+// and one hex digit) stays encoded even when it stands for an unreserved
+// hex digit: decoded, it would complete the stray "%" into an escape, and
+// "v://x?%2%41" would be respelled "v://x?%2A", another URI's octets,
+// reading a resource registered under that URI.
 func canonicalURI(uri string) string {
 	i := spellingAt(uri)
 	if i < 0 {
@@ -53,7 +57,7 @@ func canonicalURI(uri string) string {
 			continue
 		}
 		v := unhex(uri[i+1])<<4 | unhex(uri[i+2])
-		if unreserved(v) {
+		if unreserved(v) && !(isHex(v) && strayEnd(b)) {
 			b = append(b, v)
 		} else {
 			b = append(b, '%', upperHex[v>>4], upperHex[v&15])
@@ -73,6 +77,15 @@ func spellingAt(uri string) int {
 		}
 	}
 	return -1
+}
+
+// strayEnd reports whether the spelling b ends in a "%" that starts no
+// escape yet, alone or with one hex digit after it: a hex digit appended
+// would make one. A "%" b holds starts a three-character escape or is a
+// stray one, so a "%" in either of the last two bytes is a stray.
+func strayEnd(b []byte) bool {
+	n := len(b)
+	return n >= 1 && b[n-1] == '%' || n >= 2 && b[n-2] == '%' && isHex(b[n-1])
 }
 
 // unreserved reports whether c is an RFC 3986 unreserved character: a
