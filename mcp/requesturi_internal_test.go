@@ -107,3 +107,43 @@ func TestOutputValid_Unscanned(t *testing.T) {
 		t.Error("a conforming output was refused")
 	}
 }
+
+// FuzzParseRequestURI: a route's request URI is filled from a client's
+// arguments (a path of escaped segments, a query url.Values encodes).
+// Whatever the path and the query's pair, the URL built in place is the
+// one url.ParseRequestURI makes of the same URI, and either both refuse
+// it or neither does.
+func FuzzParseRequestURI(f *testing.F) {
+	for _, s := range []struct{ path, k, v string }{
+		{"/echo", "", ""}, {"/api/v1/inboxes/in_1/emails", "cursor", "a/b"}, {"/items/a%20b", "", ""},
+		{"/items/a%2Fb", "q", "1"}, {"/items/caf%C3%A9", "", ""}, {"/bad%zz", "", ""}, {"/a b", "", ""},
+		{"/x\x7f", "", ""}, {"//host/p", "", ""}, {"/", "a b", "c&d=e"},
+	} {
+		f.Add(s.path, s.k, s.v)
+	}
+	f.Fuzz(func(t *testing.T, path, k, v string) {
+		if path == "" || path[0] != '/' {
+			return // a route's path is always absolute
+		}
+		query := ""
+		if k != "" {
+			query = url.Values{k: {v}}.Encode()
+		}
+		uri := path
+		if query != "" {
+			uri += "?" + query
+		}
+		want, werr := url.ParseRequestURI(uri)
+		var got url.URL
+		gerr := parseRequestURI(&got, uri, path, query)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("%q: url.ParseRequestURI: %v; parseRequestURI: %v", uri, werr, gerr)
+		}
+		if werr != nil {
+			return
+		}
+		if diff := cmp.Diff(want, &got, cmp.AllowUnexported(url.URL{})); diff != "" {
+			t.Fatalf("%q (-ParseRequestURI +ours):\n%s", uri, diff)
+		}
+	})
+}
