@@ -2,13 +2,16 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
@@ -62,21 +65,20 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 			WithData(map[string]any{"reason": "batch_too_large", "maxMembers": maxBatchMembers}))
 		return false
 	}
+	batch, in, serr := h.openBatch(r, members, principal)
+	if serr != nil {
+		// Refused before any member ran: one answer for the POST, as the
+		// same session id on a POST of one message gets.
+		h.writeError(r.Context(), w, nil, in, serr)
+		return false
+	}
+	if batch != nil {
+		r = r.WithContext(context.WithValue(r.Context(), batchKey{}, batch))
+	}
 	out := []byte{'['}
 	answered := 0
 	for _, m := range members {
-		resp, gone := h.serveMember(r, m, next, principal)
-		if gone {
-			// The batch is one request containing its session's id: an id
-			// that no longer opens is the batch's 404, as the transport
-			// requires, and not an error in every member (which a client
-			// reading the status never takes for its session's end). Every
-			// request and notification stops at the session alike, so none
-			// ran; a client's answer to a question, bound to its question
-			// and caller and not to the session, may have been delivered.
-			h.writeError(r.Context(), w, nil, Version20250326, seam.SessionNotFound())
-			return true
-		}
+		resp := h.serveMember(r, m, next, principal)
 		if resp == nil {
 			continue // a notification or a response: nothing to answer
 		}
@@ -100,11 +102,109 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	return true
 }
 
+// batchState is what a batch settled once for its whole POST before any
+// member ran, which each member's serving takes instead of settling it
+// again. It travels in the members' request context under batchKey, an
+// unexported key: no client can set it.
+type batchState struct {
+	// sessionID is the Mcp-Session-Id the batch carried, opened once by
+	// the era into session (its Version cleared: a member names
+	// 2025-03-26, the revision the batch was found to be in).
+	sessionID string
+	session   seam.Declared
+	era       seam.Era
+}
+
+type batchKey struct{}
+
+// openBatch settles for the batch sent with r what belongs to the POST
+// and not to a member: its sealed session. A batch is one HTTP request
+// carrying one Mcp-Session-Id, so the id is opened once, before any member
+// runs, and an id that does not open is the POST's answer (404 -32001, as
+// a POST of one message gets), never the error of the members that
+// happen to reach it after the session expired mid-batch, whose earlier
+// members would have run. The id is opened only when some member would
+// meet it (see meetsSession); otherwise, as before, nothing opens it. It
+// returns nil without a session to settle, and with a refusal the
+// revision it is answered in.
+func (h *Handler) openBatch(r *http.Request, members []json.RawMessage, principal *auth.Principal) (*batchState, Version, *Error) {
+	rev := h.byVersion[Version20250326]
+	ids := r.Header[headers.SessionID]
+	if !rev.f.Sessions || len(ids) == 0 || !slices.ContainsFunc(members, meetsSession) {
+		return nil, "", nil
+	}
+	loc := local.From(r.Context())
+	req := &request{envelope: envelope{server: h.server.current(), handler: h, principal: principal, local: loc}}
+	req.HTTP, req.Core, req.Local = r, req, loc != nil
+	req.rev = rev
+	req.setVersion(rev.version)
+	if err := h.envelope(req, nil); err != nil {
+		e, _ := asError(err)
+		return nil, Version20250326, e
+	}
+	if req.version != Version20250326 {
+		// The session negotiated a later revision, which the POST named by
+		// sending no MCP-Protocol-Version: there an array is no batch, and
+		// it is refused as one naming that revision is.
+		return nil, req.version, httpError(http.StatusBadRequest, CodeInvalidRequest, "Invalid Request: batch requests are not supported").
+			WithData(map[string]string{"reason": "batch"})
+	}
+	if req.session == "" {
+		return nil, "", nil // the era opened no session (a local transport)
+	}
+	return &batchState{sessionID: ids[0], era: rev.era,
+		session: seam.Declared{ClientCapabilities: req.clientCaps, Session: req.session, SessionUntil: req.sessionUntil}}, "", nil
+}
+
+// meetsSession reports whether batch member m, served, would have its
+// session opened: a request or notification the batch does not refuse
+// itself (not an object, initialize, a 2026-07-28 envelope), whose method
+// does not negotiate (notifications/initialized may carry a stale id, as
+// initialize may). A client's answer to a question is bound to its
+// question, not to the session.
+func meetsSession(m json.RawMessage) bool {
+	if len(m) == 0 || m[0] != '{' {
+		return false
+	}
+	var probe struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	json.Unmarshal(m, &probe) // scanned strictly with the batch
+	if probe.Method == "" {
+		return false
+	}
+	if _, ok := probe.Params.Meta[seam.MetaProtocolVersion]; ok {
+		return false
+	}
+	row := methodsByName[probe.Method]
+	return row == nil || !row.Negotiates
+}
+
+// batchSession is the session the batch req is a member of settled for
+// it (openBatch), nil when req is no member of a batch with a session.
+// Only a 2025 request carrying Mcp-Session-Id looks: the others pay for
+// no context lookup.
+//
+//go:noinline
+func batchSession(req *request) *batchState {
+	ids := req.HTTP.Header[headers.SessionID]
+	if len(ids) != 1 || req.rev.f.Envelope {
+		return nil
+	}
+	b, _ := req.HTTP.Context().Value(batchKey{}).(*batchState)
+	if b == nil || b.sessionID != ids[0] || b.era != req.rev.era {
+		return nil
+	}
+	return b
+}
+
 // serveMember serves one member of a batch as a POST of its own and
-// returns its JSON-RPC response, or nil when it has none; gone reports
-// that the batch's session id did not open (404 -32001). principal is the
-// batch's caller, for the observer's event of a member refused here.
-func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Handler, principal *auth.Principal) (resp []byte, gone bool) {
+// returns its JSON-RPC response, or nil when it has none. principal is
+// the batch's caller, for the observer's event of a member refused here.
+func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Handler, principal *auth.Principal) (resp []byte) {
 	var start time.Time
 	if h.cfg.observer != nil {
 		start = time.Now() // for a member refused here; one served is timed as any request
@@ -121,15 +221,15 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	if len(m) == 0 || m[0] != '{' {
 		// Not a message; an array would be a batch in a batch, which is
 		// never served (nor recursed into).
-		return h.refuseMember(r, principal, m, nil, start, "Invalid Request: a batch member must be a JSON object"), false
+		return h.refuseMember(r, principal, m, nil, start, "Invalid Request: a batch member must be a JSON object")
 	}
 	json.Unmarshal(m, &probe) // the member was scanned strictly with the batch; a type mismatch leaves fields empty
 	if probe.Method == "initialize" {
-		return h.refuseMember(r, principal, m, probe.ID, start, "Invalid Request: initialize must not be part of a batch"), false
+		return h.refuseMember(r, principal, m, probe.ID, start, "Invalid Request: initialize must not be part of a batch")
 	}
 	if _, ok := probe.Params.Meta[seam.MetaProtocolVersion]; ok {
 		return h.refuseMember(r, principal, m, probe.ID, start, "Invalid Request: a batch is a 2025-03-26 message; a message with a "+
-			seam.MetaProtocolVersion+" _meta envelope must be sent alone"), false
+			seam.MetaProtocolVersion+" _meta envelope must be sent alone")
 	}
 	sub := r.Clone(r.Context())
 	sub.Body = io.NopCloser(bytes.NewReader(m))
@@ -140,7 +240,7 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 	rec := &memberRecorder{header: http.Header{}}
 	next.ServeHTTP(rec, sub)
 	if rec.status == http.StatusAccepted || rec.body.Len() == 0 {
-		return nil, false
+		return nil
 	}
 	resp = bytes.TrimSpace(rec.body.Bytes())
 	// A refusal sent before a message is read (401/403/413/429/503) carries
@@ -150,27 +250,19 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 		Error json.RawMessage `json:"error"`
 	}
 	parsed := json.Unmarshal(resp, &got) == nil
-	if rec.status == http.StatusNotFound && parsed && got.Error != nil {
-		var e struct {
-			Code Code `json:"code"`
-		}
-		if json.Unmarshal(got.Error, &e) == nil && e.Code == seam.CodeSessionNotFound {
-			return nil, true
-		}
-	}
 	if probe.Method == "" && (probe.Result != nil || probe.Error != nil) {
 		// A response is never answered, even when it is refused (it
 		// answers no question, or answers are not taken): an error
 		// carrying its id would read as the answer to one of the client's
 		// own requests. The endpoint has logged the refusal.
-		return nil, false
+		return nil
 	}
 	// In a batch every response names the member it answers: its id, or
 	// null when the member's id could not be read.
 	if parsed && got.ID == nil && got.Error != nil {
-		return errorResponse(probe.ID, got.Error), false
+		return errorResponse(probe.ID, got.Error)
 	}
-	return resp, false
+	return resp
 }
 
 // refuseMember answers a batch member refused before it is served

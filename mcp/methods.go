@@ -161,9 +161,16 @@ func (h *Handler) envelope(req *request, row *methodRow) error {
 		// negotiates, so a stale session id does not stop it).
 		req.Request.Method = &row.Method
 	}
-	d, err := req.rev.era.Envelope(&req.Request)
-	if err != nil {
-		return err
+	var d seam.Declared
+	if b := batchSession(req); b != nil && (row == nil || !row.Negotiates) {
+		// A member of a 2025-03-26 batch is in the session the batch
+		// opened once for its POST (batch.go): the era is not asked again.
+		d = b.session
+	} else {
+		var err error
+		if d, err = req.rev.era.Envelope(&req.Request); err != nil {
+			return err
+		}
 	}
 	if d.ClientCapabilities != nil {
 		req.clientCaps = d.ClientCapabilities

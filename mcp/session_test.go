@@ -386,7 +386,7 @@ func TestSessions_NotificationCarriesTheID(t *testing.T) {
 // batch 404 -32001, as the transport requires and as a lone request is
 // answered, rather than 200 with the same error in every member (which
 // a client reading the status never takes for the end of its session).
-// Nothing ran: every member stops at the session. A live id serves the
+// Nothing ran: the batch opens the id once, before its members. A live id serves the
 // batch; a batch of notifications/initialized alone may carry a stale id.
 func TestSessions_BatchCarriesTheID(t *testing.T) {
 	t.Parallel()
