@@ -88,17 +88,17 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		out = append(out, resp...)
 		answered++
 	}
+	// The answer names its revision as every answer of the endpoint does,
+	// the batch's refusals included.
 	hdr := w.Header()
-	hdr["Cache-Control"] = []string{"no-store"}
 	if answered == 0 {
+		hdr["Cache-Control"] = []string{"no-store"}
+		hdr[protoHeader] = []string{string(Version20250326)}
 		w.WriteHeader(http.StatusAccepted)
 		return true
 	}
 	out = append(out, ']')
-	hdr["Content-Type"] = []string{"application/json"}
-	hdr["Content-Length"] = []string{strconv.Itoa(len(out))}
-	w.WriteHeader(http.StatusOK)
-	w.Write(out)
+	writeJSON(w, http.StatusOK, Version20250326, out, nil)
 	return true
 }
 

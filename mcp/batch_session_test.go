@@ -85,7 +85,7 @@ func TestBatch_SessionSettledOncePerPOST(t *testing.T) {
 		version string     // the answer's MCP-Protocol-Version
 		lone    loneAnswer // what a POST of one message with this id gets
 	}{
-		{name: "valid", session: live, status: 200, version: "", lone: loneAnswer{200, 0}},
+		{name: "valid", session: live, status: 200, version: "2025-03-26", lone: loneAnswer{200, 0}},
 		{name: "expired", session: stale, status: 404, version: "2025-03-26", code: -32001, lone: loneAnswer{404, -32001}},
 		{name: "forged", session: string(forged), status: 404, version: "2025-03-26", code: -32001, lone: loneAnswer{404, -32001}},
 		{name: "expired, 2025-03-26 header", session: stale, header: "2025-03-26", status: 404, version: "2025-03-26", code: -32001, lone: loneAnswer{404, -32001}},

@@ -91,6 +91,9 @@ func TestBatch_2025_03_26(t *testing.T) {
 			if h.Get("Cache-Control") != "no-store" {
 				t.Errorf("Cache-Control %q", h.Get("Cache-Control"))
 			}
+			if v := h.Get("MCP-Protocol-Version"); tc.refusal == "" && v != "2025-03-26" {
+				t.Errorf("MCP-Protocol-Version %q on a served batch, want 2025-03-26", v)
+			}
 			switch {
 			case tc.status == 202:
 				if len(body) != 0 {
