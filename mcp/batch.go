@@ -107,30 +107,57 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 // again. It travels in the members' request context under batchKey, an
 // unexported key: no client can set it.
 type batchState struct {
+	// handler settled it: a request another endpoint serves under a
+	// member's context (a route calling an MCP endpoint) is no member.
+	handler *Handler
+	// principal is who the POST authenticated as, with authorization
+	// (nil: no authentication, or a local transport's refusal, which
+	// each member is answered with its id).
+	principal     *auth.Principal
+	authorization []string
 	// sessionID is the Mcp-Session-Id the batch carried, opened once by
 	// the era into session (its Version cleared: a member names
-	// 2025-03-26, the revision the batch was found to be in).
+	// 2025-03-26, the revision the batch was found to be in); session is
+	// nil when the batch opened none.
 	sessionID string
-	session   seam.Declared
-	era       seam.Era
+	session   *seam.Declared
 }
 
 type batchKey struct{}
 
 // openBatch settles for the batch sent with r what belongs to the POST
-// and not to a member: its sealed session. A batch is one HTTP request
-// carrying one Mcp-Session-Id, so the id is opened once, before any member
-// runs, and an id that does not open is the POST's answer (404 -32001, as
-// a POST of one message gets), never the error of the members that
-// happen to reach it after the session expired mid-batch, whose earlier
-// members would have run. The id is opened only when some member would
-// meet it (see meetsSession); otherwise, as before, nothing opens it. It
-// returns nil without a session to settle, and with a refusal the
-// revision it is answered in.
+// and not to a member: who sent it (principal, as the POST authenticated)
+// and its sealed session. It returns nil when there is nothing to settle,
+// and with a refusal the revision it is answered in.
 func (h *Handler) openBatch(r *http.Request, members []json.RawMessage, principal *auth.Principal) (*batchState, Version, *Error) {
+	session, in, err := h.openBatchSession(r, members, principal)
+	if err != nil {
+		return nil, in, err
+	}
+	if principal == nil && session == nil {
+		return nil, "", nil
+	}
+	b := &batchState{handler: h, principal: principal, session: session}
+	if principal != nil {
+		b.authorization = r.Header["Authorization"]
+	}
+	if session != nil {
+		b.sessionID = r.Header[headers.SessionID][0]
+	}
+	return b, "", nil
+}
+
+// openBatchSession opens the sealed session of the batch sent with r. A
+// batch is one HTTP request carrying one Mcp-Session-Id, so the id is
+// opened once, before any member runs, and an id that does not open is
+// the POST's answer (404 -32001, as a POST of one message gets), never the
+// error of the members that happen to reach it after the session expired
+// mid-batch, whose earlier members would have run. The id is opened only
+// when some member would meet it (see meetsSession); otherwise, as before,
+// nothing opens it. It returns nil without a session.
+func (h *Handler) openBatchSession(r *http.Request, members []json.RawMessage, principal *auth.Principal) (*seam.Declared, Version, *Error) {
 	rev := h.byVersion[Version20250326]
-	ids := r.Header[headers.SessionID]
-	if !rev.f.Sessions || len(ids) == 0 || !slices.ContainsFunc(members, meetsSession) {
+	if !rev.f.Sessions || len(r.Header[headers.SessionID]) == 0 || !slices.ContainsFunc(members, meetsSession) {
 		return nil, "", nil
 	}
 	loc := local.From(r.Context())
@@ -152,8 +179,30 @@ func (h *Handler) openBatch(r *http.Request, members []json.RawMessage, principa
 	if req.session == "" {
 		return nil, "", nil // the era opened no session (a local transport)
 	}
-	return &batchState{sessionID: ids[0], era: rev.era,
-		session: seam.Declared{ClientCapabilities: req.clientCaps, Session: req.session, SessionUntil: req.sessionUntil}}, "", nil
+	return &seam.Declared{ClientCapabilities: req.clientCaps, Session: req.session, SessionUntil: req.sessionUntil}, "", nil
+}
+
+// memberOf returns what the batch r is a member of settled for it, nil
+// when r is no member of a batch h serves.
+func (h *Handler) memberOf(r *http.Request) *batchState {
+	b, _ := r.Context().Value(batchKey{}).(*batchState)
+	if b == nil || b.handler != h {
+		return nil
+	}
+	return b
+}
+
+// memberPrincipal is who the POST of the batch r is a member of
+// authenticated as, when r carries the same Authorization (nil
+// otherwise): a batch is one HTTP request with one token, verified once
+// for it, not once more per member (a verifier's round trip each, and a
+// token that expires or is revoked mid-batch answered 401 inside a 200).
+func (h *Handler) memberPrincipal(r *http.Request) *auth.Principal {
+	b := h.memberOf(r)
+	if b == nil || b.principal == nil || !slices.Equal(b.authorization, r.Header["Authorization"]) {
+		return nil
+	}
+	return b.principal
 }
 
 // meetsSession reports whether batch member m, served, would have its
@@ -183,22 +232,22 @@ func meetsSession(m json.RawMessage) bool {
 	return row == nil || !row.Negotiates
 }
 
-// batchSession is the session the batch req is a member of settled for
-// it (openBatch), nil when req is no member of a batch with a session.
+// batchSession is the session the batch req is a member of opened for
+// it (openBatchSession), nil when req is no member of a batch with one.
 // Only a 2025 request carrying Mcp-Session-Id looks: the others pay for
 // no context lookup.
 //
 //go:noinline
-func batchSession(req *request) *batchState {
+func batchSession(req *request) *seam.Declared {
 	ids := req.HTTP.Header[headers.SessionID]
 	if len(ids) != 1 || req.rev.f.Envelope {
 		return nil
 	}
-	b, _ := req.HTTP.Context().Value(batchKey{}).(*batchState)
-	if b == nil || b.sessionID != ids[0] || b.era != req.rev.era {
+	b := req.handler.memberOf(req.HTTP)
+	if b == nil || b.session == nil || b.sessionID != ids[0] {
 		return nil
 	}
-	return b
+	return b.session
 }
 
 // serveMember serves one member of a batch as a POST of its own and

@@ -183,6 +183,11 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		// The host named the identity when it started the transport.
 		principal = loc.Principal
 	case h.cfg.auth != nil:
+		if p := h.memberPrincipal(r); p != nil {
+			// A member of a batch: its POST authenticated (batch.go).
+			principal = p
+			break
+		}
 		// Over the network, or a local transport started without an
 		// identity: a request without a token is refused the same way.
 		p, f := h.cfg.auth.Authenticate(r)

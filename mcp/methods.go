@@ -165,7 +165,7 @@ func (h *Handler) envelope(req *request, row *methodRow) error {
 	if b := batchSession(req); b != nil && (row == nil || !row.Negotiates) {
 		// A member of a 2025-03-26 batch is in the session the batch
 		// opened once for its POST (batch.go): the era is not asked again.
-		d = b.session
+		d = *b
 	} else {
 		var err error
 		if d, err = req.rev.era.Envelope(&req.Request); err != nil {
