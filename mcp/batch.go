@@ -306,9 +306,21 @@ func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Hand
 		// own requests. The endpoint has logged the refusal.
 		return nil
 	}
-	// In a batch every response names the member it answers: its id, or
-	// null when the member's id could not be read.
 	if parsed && got.ID == nil && got.Error != nil {
+		var e struct {
+			Code Code `json:"code"`
+		}
+		json.Unmarshal(got.Error, &e)
+		if probe.Method != "" && probe.ID == nil && e.Code != CodeInvalidRequest && e.Code != CodeParseError {
+			// A notification is never answered, in a batch as alone
+			// (JSON-RPC 2.0): refused by a limit before it was read, it
+			// gets no member of the answer, where a lone one gets the
+			// HTTP refusal. One that is no valid message (Invalid
+			// Request) is answered, with a null id.
+			return nil
+		}
+		// In a batch every response names the member it answers: its
+		// id, or null when the member's id could not be read.
 		return errorResponse(probe.ID, got.Error)
 	}
 	return resp

@@ -201,3 +201,42 @@ func rawPost(t testing.TB, url string, hdr http.Header, body string) (int, http.
 	}
 	return resp.StatusCode, resp.Header, b
 }
+
+// TestBatch_RefusedNotificationUnanswered: a notification is never
+// answered, in a batch as alone (JSON-RPC 2.0, Batch): one the rate
+// limit or the concurrency limit refuses gets no member in the answer,
+// where it got an error with a null id that a client could not tell from
+// the refusal of a message it could not parse. A malformed member without
+// an id is still answered, with null.
+func TestBatch_RefusedNotificationUnanswered(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	// Burst 3: one token for the batch's POST, two for its first members.
+	f := newFixture(t, mcp.WithRateLimit(ratelimit.NewMemory(1, 3, ratelimit.WithClock(clk.now))))
+	const (
+		ping      = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		note      = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`
+		late      = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+		malformed = `{"jsonrpc":"1.0","method":"ping"}`
+	)
+	hdr := http.Header{"Content-Type": {"application/json"}}
+	status, h, body := rawPost(t, f.url, hdr, "["+ping+","+note+","+note+","+late+"]")
+	if status != 200 || h.Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d %q: %s", status, h.Get("Content-Type"), body)
+	}
+	var replies []batchReply
+	if err := json.Unmarshal(body, &replies); err != nil || len(replies) != 2 {
+		t.Fatalf("%v: %s, want the two requests answered and no notification", err, body)
+	}
+	if string(replies[0].ID) != "1" || replies[0].Result == nil {
+		t.Errorf("reply 0: %s", body)
+	}
+	if string(replies[1].ID) != "2" || replies[1].Error == nil || replies[1].Error.Code != -31429 {
+		t.Errorf("reply 1: %s, want id 2 refused -31429", body)
+	}
+	clk.advance(time.Hour)
+	status, _, body = rawPost(t, f.url, hdr, "["+malformed+"]")
+	if err := json.Unmarshal(body, &replies); status != 200 || err != nil || len(replies) != 1 || string(replies[0].ID) != "null" ||
+		replies[0].Error == nil || replies[0].Error.Code != -32600 {
+		t.Errorf("a malformed member without id: %d %s, want one -32600 with a null id", status, body)
+	}
+}
