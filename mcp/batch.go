@@ -43,6 +43,18 @@ func (h *Handler) batchable(r *http.Request) bool {
 	return err == headers.ErrMissing || (err == nil && v == string(Version20250326))
 }
 
+// isArray reports whether body is a JSON array, ahead of its parse.
+func isArray(body []byte) bool {
+	for _, c := range body {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c == '['
+		}
+	}
+	return false
+}
+
 // serveBatch answers the batch body (already read, and scanned strictly
 // as a whole) sent with r, serving each member with next (the Handler
 // itself: a member is a POST of its own). It reports whether it served

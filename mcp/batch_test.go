@@ -240,3 +240,42 @@ func TestBatch_RefusedNotificationUnanswered(t *testing.T) {
 		t.Errorf("a malformed member without id: %d %s, want one -32600 with a null id", status, body)
 	}
 }
+
+// TestBatch_MemberDepthAsAlone: the batch's array is a level of its own,
+// so a member may nest as deep as the same message sent alone, where it
+// had one level less and a batch holding a message valid alone was
+// refused whole. An array nesting deeper still is refused whole, as a
+// body past the bound.
+func TestBatch_MemberDepthAsAlone(t *testing.T) {
+	f := newFixture(t)
+	hdr := http.Header{"Content-Type": {"application/json"}}
+	// A ping whose params nest n objects below "_x".
+	ping := func(id string, n int) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping","params":{"_x":` +
+			strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) + `}}`
+	}
+	deepest := 0
+	for n := 1; n <= 128; n++ { // the deepest ping served alone
+		status, _, _ := rawPost(t, f.url, hdr, ping("1", n))
+		if status != 200 {
+			break
+		}
+		deepest = n
+	}
+	if deepest == 0 || deepest == 128 {
+		t.Fatalf("no depth bound found (deepest %d)", deepest)
+	}
+	status, h, body := rawPost(t, f.url, hdr, " \n["+ping("1", deepest)+`,{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+	if status != 200 || h.Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	var replies []batchReply
+	if err := json.Unmarshal(body, &replies); err != nil || len(replies) != 2 ||
+		string(replies[0].ID) != "1" || replies[0].Result == nil || string(replies[1].ID) != "2" || replies[1].Result == nil {
+		t.Errorf("a batch holding the deepest message served alone: %s", body)
+	}
+	status, _, body = rawPost(t, f.url, hdr, "["+ping("1", deepest+1)+"]")
+	if status != 400 || !strings.Contains(string(body), `"too_deep"`) {
+		t.Errorf("a member past the bound: %d %s, want 400 too_deep", status, body)
+	}
+}

@@ -285,6 +285,13 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.acceptAnswer(w, r, principal, body)
 		return
 	}
+	if perr != nil && perr.Reason == "too_deep" && isArray(body) && h.batchable(r) {
+		// A batch's array is a level of its own: a member may nest as deep
+		// as a message sent alone (each is parsed again with that bound).
+		if p := req.Request.Parse(body, jsonrpc.DefaultMaxDepth+1, msg); p != nil {
+			perr = p
+		}
+	}
 	if perr != nil && perr.Reason == "batch" && h.batchable(r) {
 		// batch.go: each member is served as a POST of its own, and
 		// observed as one; the array itself is no MCP message.
