@@ -84,9 +84,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		h.writeError(r.Context(), w, nil, in, serr)
 		return false
 	}
-	if batch != nil {
-		r = r.WithContext(context.WithValue(r.Context(), batchKey{}, batch))
-	}
+	r = r.WithContext(context.WithValue(r.Context(), batchKey{}, batch))
 	out := []byte{'['}
 	answered := 0
 	for _, m := range members {
@@ -139,15 +137,13 @@ type batchKey struct{}
 
 // openBatch settles for the batch sent with r what belongs to the POST
 // and not to a member: who sent it (principal, as the POST authenticated)
-// and its sealed session. It returns nil when there is nothing to settle,
-// and with a refusal the revision it is answered in.
+// and its sealed session; that a request is a member at all is told by
+// the state being there (memberOf). With a refusal it returns the
+// revision the refusal is answered in.
 func (h *Handler) openBatch(r *http.Request, members []json.RawMessage, principal *auth.Principal) (*batchState, Version, *Error) {
 	session, in, err := h.openBatchSession(r, members, principal)
 	if err != nil {
 		return nil, in, err
-	}
-	if principal == nil && session == nil {
-		return nil, "", nil
 	}
 	b := &batchState{handler: h, principal: principal, session: session}
 	if principal != nil {

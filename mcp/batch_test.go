@@ -279,3 +279,41 @@ func TestBatch_MemberDepthAsAlone(t *testing.T) {
 		t.Errorf("a member past the bound: %d %s, want 400 too_deep", status, body)
 	}
 }
+
+// TestBatch_DestructiveToolNotConfirmedInBatch: a batch member never
+// streams, so a destructive tool in a batch is not asked for its
+// confirmation and does not run, even for a client whose session declared
+// elicitation on an endpoint that asks 2025 clients; its refusal tells it
+// to send the call alone, where it told it to accept text/event-stream,
+// which it had. The other members are served.
+func TestBatch_DestructiveToolNotConfirmedInBatch(t *testing.T) {
+	t.Parallel()
+	f := newLegacyFixture(t, mcp.LegacyInput{})
+	id := sessionFor(t, f.a, tokAlice, mcp.Version20250326, `{"elicitation":{}}`)
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+		"Authorization": {"Bearer " + tokAlice}, "Mcp-Session-Id": {id}}
+	status, h, body := rawPost(t, f.a, hdr, `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"purge","arguments":{}}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+	if status != 200 || h.Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d %q: %s", status, h.Get("Content-Type"), body)
+	}
+	var replies []struct {
+		ID     json.RawMessage `json:"id"`
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &replies); err != nil || len(replies) != 2 || string(replies[0].ID) != "1" || string(replies[1].ID) != "2" {
+		t.Fatalf("%v: %s", err, body)
+	}
+	r := replies[0].Result
+	if !r.IsError || len(r.Content) != 1 || !strings.Contains(r.Content[0].Text, "confirmation_required") ||
+		!strings.Contains(r.Content[0].Text, "send the call alone") {
+		t.Errorf("the destructive member: %s, want confirmation_required telling to send the call alone", body)
+	}
+	if n := f.executed.Load(); n != 0 {
+		t.Errorf("the destructive tool ran %d times", n)
+	}
+}

@@ -190,6 +190,11 @@ func (req *request) confirmHow() string {
 	if req.capBits&CapElicitationForm != 0 && req.local != nil {
 		return "which needs a client that declares form elicitation, on MCP 2026-07-28."
 	}
+	if req.capBits&CapElicitationForm != 0 && req.handler.memberOf(req.HTTP) != nil {
+		// Declared, and the client accepts a stream, but a batch member
+		// never streams (batch.go): the call must come alone.
+		return "which this server asks for on the call's event stream, and a call in a batch has none: send the call alone, with Accept: text/event-stream, or use MCP 2026-07-28 with form elicitation."
+	}
 	if req.capBits&CapElicitationForm != 0 {
 		// Declared, yet this call could not be asked: it cannot stream.
 		return "which this server asks for on the call's event stream: send the call with Accept: text/event-stream, or use MCP 2026-07-28 with form elicitation."
