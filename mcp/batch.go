@@ -112,29 +112,6 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	return true
 }
 
-// batchState is what a batch settled once for its whole POST before any
-// member ran, which each member's serving takes instead of settling it
-// again. It travels in the members' request context under batchKey, an
-// unexported key: no client can set it.
-type batchState struct {
-	// handler settled it: a request another endpoint serves under a
-	// member's context (a route calling an MCP endpoint) is no member.
-	handler *Handler
-	// principal is who the POST authenticated as, with authorization
-	// (nil: no authentication, or a local transport's refusal, which
-	// each member is answered with its id).
-	principal     *auth.Principal
-	authorization []string
-	// sessionID is the Mcp-Session-Id the batch carried, opened once by
-	// the era into session (its Version cleared: a member names
-	// 2025-03-26, the revision the batch was found to be in); session is
-	// nil when the batch opened none.
-	sessionID string
-	session   *seam.Declared
-}
-
-type batchKey struct{}
-
 // openBatch settles for the batch sent with r what belongs to the POST
 // and not to a member: who sent it (principal, as the POST authenticated)
 // and its sealed session; that a request is a member at all is told by
@@ -190,29 +167,6 @@ func (h *Handler) openBatchSession(r *http.Request, members []json.RawMessage, p
 	return &seam.Declared{ClientCapabilities: req.clientCaps, Session: req.session, SessionUntil: req.sessionUntil}, "", nil
 }
 
-// memberOf returns what the batch r is a member of settled for it, nil
-// when r is no member of a batch h serves.
-func (h *Handler) memberOf(r *http.Request) *batchState {
-	b, _ := r.Context().Value(batchKey{}).(*batchState)
-	if b == nil || b.handler != h {
-		return nil
-	}
-	return b
-}
-
-// memberPrincipal is who the POST of the batch r is a member of
-// authenticated as, when r carries the same Authorization (nil
-// otherwise): a batch is one HTTP request with one token, verified once
-// for it, not once more per member (a verifier's round trip each, and a
-// token that expires or is revoked mid-batch answered 401 inside a 200).
-func (h *Handler) memberPrincipal(r *http.Request) *auth.Principal {
-	b := h.memberOf(r)
-	if b == nil || b.principal == nil || !slices.Equal(b.authorization, r.Header["Authorization"]) {
-		return nil
-	}
-	return b.principal
-}
-
 // meetsSession reports whether batch member m, served, would have its
 // session opened: a request or notification the batch does not refuse
 // itself (not an object, initialize, a 2026-07-28 envelope), whose method
@@ -238,24 +192,6 @@ func meetsSession(m json.RawMessage) bool {
 	}
 	row := methodsByName[probe.Method]
 	return row == nil || !row.Negotiates
-}
-
-// batchSession is the session the batch req is a member of opened for
-// it (openBatchSession), nil when req is no member of a batch with one.
-// Only a 2025 request carrying Mcp-Session-Id looks: the others pay for
-// no context lookup.
-//
-//go:noinline
-func batchSession(req *request) *seam.Declared {
-	ids := req.HTTP.Header[headers.SessionID]
-	if len(ids) != 1 || req.rev.f.Envelope {
-		return nil
-	}
-	b := req.handler.memberOf(req.HTTP)
-	if b == nil || b.session == nil || b.sessionID != ids[0] {
-		return nil
-	}
-	return b.session
 }
 
 // serveMember serves one member of a batch as a POST of its own and
