@@ -23,8 +23,11 @@ import (
 // clients send, or naming 2025-03-26) and this endpoint serves 2025-03-26;
 // otherwise it is refused 400 as before. Each member is served one after
 // another through the whole pipeline, as if it were a POST of its own (its
-// own rate token, concurrency slot, authentication, era checks, observer
+// own rate token, concurrency slot, method scopes, era checks, observer
 // event), and the answer is one JSON array of the members' responses.
+// What the POST carries once is settled once, before any member runs
+// (openBatch): the principal its token authenticated and its sealed
+// session (member.go).
 
 // maxBatchMembers bounds the members of one batch; their bytes are bounded
 // by Limits.BodyBytes, the batch being one body.
