@@ -61,17 +61,12 @@ func (h *Handler) memberPrincipal(r *http.Request) *auth.Principal {
 
 // batchSession is the session the batch req is a member of opened for
 // it (openBatchSession), nil when req is no member of a batch with one.
-// Only a 2025 request carrying Mcp-Session-Id looks: the others pay for
-// no context lookup.
-//
-//go:noinline
+// Its caller asks only for a 2025 request carrying one Mcp-Session-Id:
+// the others pay for no context lookup.
 func batchSession(req *request) *seam.Declared {
 	ids := req.HTTP.Header[headers.SessionID]
-	if len(ids) != 1 || req.rev.f.Envelope {
-		return nil
-	}
 	b := req.handler.memberOf(req.HTTP)
-	if b == nil || b.session == nil || b.sessionID != ids[0] {
+	if b == nil || b.session == nil || len(ids) != 1 || b.sessionID != ids[0] {
 		return nil
 	}
 	return b.session

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/mcpdual/mcpdual/headers"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
@@ -162,7 +163,13 @@ func (h *Handler) envelope(req *request, row *methodRow) error {
 		req.Request.Method = &row.Method
 	}
 	var d seam.Declared
-	if b := batchSession(req); b != nil && (row == nil || !row.Negotiates) {
+	var b *seam.Declared
+	if !req.rev.f.Envelope && len(req.HTTP.Header[headers.SessionID]) == 1 {
+		// Only a 2025 request carrying one Mcp-Session-Id may be a batch
+		// member in a session: the others never look (member.go).
+		b = batchSession(req)
+	}
+	if b != nil && (row == nil || !row.Negotiates) {
 		// A member of a 2025-03-26 batch is in the session the batch
 		// opened once for its POST (batch.go): the era is not asked again.
 		d = *b
