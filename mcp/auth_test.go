@@ -280,6 +280,9 @@ func TestAuth_Credentials(t *testing.T) {
 		{"expired", nil, "", tokExpired, 401, -31401, "invalid_token", invalid("The access token expired")},
 		{"wrong audience", nil, "", tokOtherAud, 401, -31401, "invalid_token", invalid("The access token was not issued for this resource")},
 		{"two tokens", map[string]string{"Authorization": "Bearer a b"}, "", "", 400, -31401, "invalid_request", malformed("Send one bearer token: Authorization: Bearer <token>")},
+		// A tab for the space names Bearer with its credential malformed
+		// (RFC 6750 §3.1 invalid_request), never a request without one.
+		{"tab for the space", map[string]string{"Authorization": "Bearer\t" + tokAlice}, "", "", 400, -31401, "invalid_request", malformed("Send one bearer token: Authorization: Bearer <token>")},
 		{"token in query", nil, "?access_token=" + tokAlice, tokAlice, 400, -31401, "invalid_request", malformed("Send the access token in the Authorization header, never in the URL")},
 		{"verifier down", nil, "", tokDown, 503, -31503, "auth_unavailable", ""},
 		{"verifier panics", nil, "", tokPanic, 500, -32603, "internal", ""},

@@ -398,7 +398,8 @@ const maxTokenBytes = 16 << 10
 //   - no Authorization header, or another scheme: 401 with the baseline
 //     challenge and no error code (RFC 6750 §3.1);
 //   - two Authorization headers, a token in the query string, "Bearer"
-//     without exactly one token: 400 invalid_request;
+//     without exactly one space and one token (a tab for the space, say):
+//     400 invalid_request;
 //   - a token the verifier refuses, one without an expiry, expired, not
 //     yet valid, or not issued for Resource: 401 invalid_token;
 //   - the verifier cannot decide: 503 with Retry-After;
@@ -453,15 +454,37 @@ func (a *Authenticator) bearer(r *http.Request) (string, *Failure) {
 	default:
 		return "", a.invalidRequest("Send exactly one Authorization header")
 	}
-	scheme, token, found := strings.Cut(vals[0], " ")
-	if !strings.EqualFold(scheme, "Bearer") {
+	// The scheme is the token the value starts with (RFC 9110 §11.1), cut
+	// wherever a character no token holds begins: "Bearer<TAB>t" names
+	// Bearer, credentials malformed (one SP must follow the scheme, §11.4),
+	// and is answered invalid_request as "Bearer  t" is. Cut at the first
+	// SP alone, it read as a scheme of its own and got the challenge for a
+	// request that sent no credentials, which tells the client its token
+	// was never seen.
+	v := vals[0]
+	n := 0
+	for n < len(v) && isTchar(v[n]) {
+		n++
+	}
+	if !strings.EqualFold(v[:n], "Bearer") {
 		// Another scheme (Basic, ...) is not a bearer credential at all.
 		return "", a.unauthorized()
 	}
+	token, found := strings.CutPrefix(v[n:], " ")
 	if !found || !isToken68(token) {
 		return "", a.invalidRequest("Send one bearer token: Authorization: Bearer <token>")
 	}
 	return token, nil
+}
+
+// isTchar reports whether c may appear in an RFC 9110 token, such as an
+// authentication scheme's name.
+func isTchar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // queryHasToken reports whether a raw query names access_token, however it

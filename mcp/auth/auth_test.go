@@ -101,6 +101,15 @@ func TestAuthenticate(t *testing.T) {
 		{"bearer and a space", []string{"Bearer "}, "", 400, "invalid_request", malformed(oneToken)},
 		{"two spaces", []string{"Bearer  good"}, "", 400, "invalid_request", malformed(oneToken)},
 		{"two tokens", []string{"Bearer good other"}, "", 400, "invalid_request", malformed(oneToken)},
+		// A tab (or any character no scheme name holds) right after
+		// "Bearer" is a malformed bearer credential, not another scheme.
+		{"tab for the space", []string{"Bearer\tgood"}, "", 400, "invalid_request", malformed(oneToken)},
+		{"tab after the space", []string{"Bearer \tgood"}, "", 400, "invalid_request", malformed(oneToken)},
+		{"tab, scheme in capitals", []string{"BEARER\tgood"}, "", 400, "invalid_request", malformed(oneToken)},
+		{"trailing tab", []string{"Bearer\t"}, "", 400, "invalid_request", malformed(oneToken)},
+		{"comma after the scheme", []string{"Bearer,good"}, "", 400, "invalid_request", malformed(oneToken)},
+		{"scheme that starts with bearer", []string{"Bearerx good"}, "", 401, "unauthorized", noCreds},
+		{"basic scheme and a tab", []string{"Basic\tYWxpY2U6cHc="}, "", 401, "unauthorized", noCreds},
 		{"only padding", []string{"Bearer =="}, "", 400, "invalid_request", malformed(oneToken)},
 		{"bad character", []string{"Bearer go\"od"}, "", 400, "invalid_request", malformed(oneToken)},
 		{"padding inside", []string{"Bearer go=od"}, "", 400, "invalid_request", malformed(oneToken)},
