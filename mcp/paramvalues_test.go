@@ -1,7 +1,16 @@
 package mcp_test
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/mcp"
 )
@@ -84,5 +93,91 @@ func TestEra2025_ParamHeadersIgnored(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEra2026_ParamHeaderTabs: a tab is one of the three characters a plain
+// header value may hold besides visible ASCII (RFC 9110 §5.5, which the
+// 2026-07-28 transport cites), so one inside a plain Mcp-Param-* value is
+// taken and compared exactly: a tab is not a space. One at either end is
+// white space HTTP strips, so a value that starts or ends with one must
+// travel in the base64 sentinel; sent plain it no longer matches the
+// body. Every refusal is 400 -32020 naming the header and why.
+func TestEra2026_ParamHeaderTabs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tests := []struct {
+		name   string
+		body   string // the region argument, as JSON
+		header string
+		reason string // "" when the call runs
+	}{
+		{"tab inside, the same in the body", `"us\twest1"`, "us\twest1", ""},
+		{"tab inside, a space in the body", `"us west1"`, "us\twest1", "mismatch"},
+		{"space inside, a tab in the body", `"us\twest1"`, "us west1", "mismatch"},
+		{"tab inside, escaped in the body as \\u0009", `"us\u0009west1"`, "us\twest1", ""},
+		{"leading tab sent plain", `"\tus-west1"`, "\tus-west1", "mismatch"},
+		{"trailing tab sent plain", `"us-west1\t"`, "us-west1\t", "mismatch"},
+		{"leading tab in the sentinel", `"\tus-west1"`, "=?base64?CXVzLXdlc3Qx?=", ""},
+		{"only a tab, in the sentinel", `"\t"`, "=?base64?CQ==?=", ""},
+		{"non-ASCII byte sent plain", `"caf\u00e9"`, "caf\xc3\xa9", "invalid_chars"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := call{era: mcp.Version20260728, id: "1", method: "tools/call",
+				params: `"name":"regional","arguments":{"region":` + tt.body + `}`,
+				header: map[string]string{"raw:Mcp-Param-Region": tt.header}}
+			r := f.do(t, c)
+			if tt.reason == "" {
+				check(t, r, want{status: 200, id: "1", proto: "2026-07-28"})
+				return
+			}
+			check(t, r, want{status: 400, code: -32020, id: "1", proto: "2026-07-28"})
+			var data struct {
+				Header string `json:"header"`
+				Reason string `json:"reason"`
+			}
+			if err := json.Unmarshal(r.msg.Error.Data, &data); err != nil || data.Header != "Mcp-Param-Region" || data.Reason != tt.reason {
+				t.Errorf("data = %s, want header Mcp-Param-Region, reason %s", r.msg.Error.Data, tt.reason)
+			}
+		})
+	}
+}
+
+// TestEra2026_ParamHeaderControlCharacters: any other control character
+// in a header value (here in Mcp-Param-Region, over a raw connection, since
+// net/http's client will not send one) is refused with 400 before the
+// endpoint reads the request; the spec asks a server to reject a value
+// with invalid characters, and the endpoint never sees one to answer
+// otherwise. The endpoint's own refusal of what does reach it (a byte
+// past ASCII) is in TestEra2026_ParamHeaderTabs.
+func TestEra2026_ParamHeaderControlCharacters(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := strings.TrimPrefix(f.url, "http://")
+	body := call{era: mcp.Version20260728, id: "1", method: "tools/call", params: `"name":"regional","arguments":{"region":"us\u0001west1"}`}.body()
+	for _, value := range []string{"us\x01west1", "us\x7fwest1", "us\x00west1", "us\x1bwest1"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second)) // bounds a server that never answers; no assertion on time
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+			"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: regional\r\nMcp-Param-Region: %s\r\n"+
+			"Content-Length: %d\r\nConnection: close\r\n\r\n%s", addr, value, len(body), body)
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			c.Close()
+			t.Fatalf("%q: %v", value, err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		c.Close()
+		if res.StatusCode != http.StatusBadRequest || bytes.Contains(b, []byte(`"result"`)) {
+			t.Errorf("%q: %d %s, want 400", value, res.StatusCode, b)
+		}
+	}
+	if logs := f.log.String(); strings.Contains(logs, "panic") {
+		t.Errorf("log: %s", logs)
 	}
 }
