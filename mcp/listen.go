@@ -45,6 +45,13 @@ func (s *Server) listen(req *request) (seam.Result, error) {
 	if !st.acknowledge() {
 		return &listenEnd{id: st.subID}, nil
 	}
+	if !st.f.any() && len(st.tasks) == 0 {
+		// Something was asked and none of it is honoured (resources the
+		// caller may not read): the acknowledgement says so, as the spec
+		// wants, and nothing could ever follow it, so the stream ends
+		// now with its result instead of idling to its lifetime.
+		return st.ended("nothing asked for can be delivered"), nil
+	}
 	return st.run()
 }
 
@@ -94,8 +101,20 @@ func (s *Server) openListen(req *request) (_ *listenState, err error) {
 	}
 	st := &listenState{s: s, req: req}
 	if h.notes != nil {
-		if st.f, err = s.listenKinds(req, notes); err != nil {
+		var asked bool
+		if st.f, asked, err = s.listenKinds(req, notes); err != nil {
 			return nil, err
+		}
+		if !asked && !tasksAsked {
+			// A filter naming no kind (every field omitted or false, no
+			// URI) is one the spec's schema admits, but the stream could
+			// never carry a notification: opened, it held a slot and sent
+			// keep-alives until its lifetime ended, and a client that
+			// listens again when a stream ends did so every 45 s. It is
+			// the client's mistake, answered at once, as taskIds naming
+			// no task is.
+			return nil, NewError(CodeInvalidParams, "Invalid params: notifications asks for nothing: name at least one of "+
+				"toolsListChanged, promptsListChanged, resourcesListChanged or resourceSubscriptions")
 		}
 	}
 	if tasksAsked {
@@ -368,7 +387,9 @@ func (st *listenState) poll(wake *time.Timer) (seam.Result, error) {
 // of the acknowledgement, as the spec wants of what a server does not
 // honour. A stream asking any of them needs a workspace its caller may act
 // in, as the lists and reads it stands for do.
-func (s *Server) listenKinds(req *request, notes []byte) (listenFilter, error) {
+//
+// asked reports whether the filter names any kind, honoured or not.
+func (s *Server) listenKinds(req *request, notes []byte) (_ listenFilter, asked bool, _ error) {
 	var f listenFilter
 	flag := func(name string) (bool, error) {
 		v, ok := jsonrpc.Lookup(notes, name)
@@ -385,25 +406,26 @@ func (s *Server) listenKinds(req *request, notes []byte) (listenFilter, error) {
 	}
 	var err error
 	if f.tools, err = flag("toolsListChanged"); err != nil {
-		return f, err
+		return f, false, err
 	}
 	if f.prompts, err = flag("promptsListChanged"); err != nil {
-		return f, err
+		return f, false, err
 	}
 	if f.resources, err = flag("resourcesListChanged"); err != nil {
-		return f, err
+		return f, false, err
 	}
 	uris, err := listenURIs(req, notes)
 	if err != nil {
-		return f, err
+		return f, false, err
 	}
-	if f.tools || f.prompts || f.resources || len(uris) > 0 {
+	asked = f.tools || f.prompts || f.resources || len(uris) > 0
+	if asked {
 		// What the stream carries is what tools/list, prompts/list and
 		// resources/read would tell this caller: in a workspace it may not
 		// act in (or none, where one is needed) they are refused, and so
 		// is the stream, as a 2025 GET stream is (servePush).
 		if _, err := req.Workspace(); err != nil {
-			return f, err
+			return f, asked, err
 		}
 	}
 	for _, u := range uris {
@@ -411,7 +433,7 @@ func (s *Server) listenKinds(req *request, notes []byte) (listenFilter, error) {
 			f.uris = append(f.uris, u)
 		}
 	}
-	return f, nil
+	return f, asked, nil
 }
 
 // listenURIs reads notifications.resourceSubscriptions: an array of 1 to
