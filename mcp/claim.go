@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -31,6 +32,11 @@ func (req *request) claimConfirmation(g ReplayGuard, t *tool, call *Call, rd *ro
 	case outcome != nil:
 		req.confirmation = "already_used"
 		req.audit(t, call, "already_used")
+		if readRecorded(outcome).Unreadable {
+			// The bytes are not quoted: storage any client of it may write.
+			req.Log(slog.LevelWarn, "mcp: replay guard: a used confirmation's recorded outcome cannot be read; the client is told its outcome is unknown",
+				"tool", t.def.Name)
+		}
 		return alreadyRan(req.rev.f, outcome), nil
 	case token == "":
 		// Another call holds a live lease: it is running now, or its
@@ -108,21 +114,31 @@ type recorded struct {
 	Failed   bool  `json:"failed"`
 	Status   int   `json:"status"`
 	At       int64 `json:"at"`
+	// Unreadable: the summary is none the endpoint writes (corrupt,
+	// truncated, written by something else), so what became of the call
+	// is not known; every other field is zero.
+	Unreadable bool `json:"-"`
 }
+
+// unreadable is the record of a summary that cannot be read.
+var unreadable = recorded{Unreadable: true}
 
 // maxRecordedAt bounds a summary's time (the year 10000), so that a value
 // from storage always formats as RFC 3339.
 const maxRecordedAt = 253402300800
 
 // readRecorded reads a summary from the guard's storage as untrusted: only
-// its known fields, by their exact names, each once, checked; anything
-// else reads as "did not run". encoding/json matches a struct's names
-// without regard to case, so {"executed":false,"EXECUTED":true} read as
-// a run: only outcomeSummary writes a summary, and it never writes that.
+// its known fields, by their exact names, each once, checked. Anything
+// else is Unreadable: the confirmation was used, but whether the tool ran
+// is not known, and reading it as "did not run" would tell a client a
+// destructive call had no effect when it may have had one. encoding/json
+// matches a struct's names without regard to case, so
+// {"executed":false,"EXECUTED":true} read as a run: only outcomeSummary
+// and settle write a summary, always with "executed", and never that.
 func readRecorded(summary []byte) recorded {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(summary, &fields) != nil || fields == nil {
-		return recorded{}
+		return unreadable
 	}
 	members := 0
 	for it := jsonrpc.NewIter(summary); ; members++ {
@@ -131,16 +147,28 @@ func readRecorded(summary []byte) recorded {
 		}
 	}
 	if members != len(fields) { // a name twice: which one is meant?
-		return recorded{}
+		return unreadable
+	}
+	if _, ok := fields["executed"]; !ok {
+		return unreadable
+	}
+	for name := range fields {
+		if name != "executed" && strings.EqualFold(name, "executed") {
+			// {"executed":false,"Executed":true}: a decoder that ignores
+			// case reads a run, this one would not; which is meant is not
+			// known. (A variant of another name only hides a detail of a
+			// run, and is ignored as any unknown member is.)
+			return unreadable
+		}
 	}
 	var o recorded
 	for name, dst := range map[string]any{"executed": &o.Executed, "panicked": &o.Panicked, "failed": &o.Failed, "status": &o.Status, "at": &o.At} {
 		if v, ok := fields[name]; ok && json.Unmarshal(v, dst) != nil {
-			return recorded{}
+			return unreadable
 		}
 	}
 	if o.Status < 0 || o.Status > 999 {
-		return recorded{}
+		return unreadable
 	}
 	if o.At < 0 || o.At >= maxRecordedAt {
 		o.At = 0
@@ -177,9 +205,17 @@ func alreadyRan(f features, summary []byte) *toolResult {
 		structured = append(structured, `,"status":`...)
 		structured = strconv.AppendInt(structured, int64(o.Status), 10)
 	}
-	if o.Executed {
+	switch {
+	case o.Unreadable:
+		// As a call interrupted before its outcome was known is answered
+		// (interrupted), it neither ran nor did not: executed is null.
+		// Unlike that call, this one is not retried for its outcome: the
+		// record will not read better, and the confirmation is spent.
+		structured = []byte(`{"outcome":"confirmation_already_used","executed":null`)
+		return unknownOutcome(f, text, structured)
+	case o.Executed:
 		text += "; the tool ran" + ranHow(o)
-	} else {
+	default:
 		text += "; the tool did not run"
 	}
 	if o.At > 0 {
@@ -188,6 +224,19 @@ func alreadyRan(f features, summary []byte) *toolResult {
 		structured = append(structured, `,"at":"`+at+`"`...)
 	}
 	text += ". Call the tool again to get a new confirmation if the user wants to repeat it."
+	res := textResult(text, true)
+	if f.OutputSchema {
+		res.structured = json.RawMessage(append(structured, `,"retryable":false}`...))
+	}
+	return res
+}
+
+// unknownOutcome answers a retry of a used confirmation whose recorded
+// outcome cannot be read: whether the tool ran is not known, and the
+// answer says so rather than either way.
+func unknownOutcome(f features, text string, structured []byte) *toolResult {
+	text += "; its outcome is not known (the record of it cannot be read), so the tool may or may not have run. " +
+		"Check whether it took effect before calling the tool again to get a new confirmation."
 	res := textResult(text, true)
 	if f.OutputSchema {
 		res.structured = json.RawMessage(append(structured, `,"retryable":false}`...))

@@ -16,7 +16,8 @@ import (
 // have written). Whatever the bytes: nothing panics; the record read is
 // within bounds (a status of 0 to 999, a time before the year 10000) and
 // reads back the same once written as the endpoint writes it; what is not
-// one JSON object is read as "did not run"; and what a retry and a
+// one JSON object is Unreadable, and so is told as an unknown outcome,
+// never as "did not run"; and what a retry and a
 // confirmation question say is built from the record alone — valid
 // UTF-8 text, and one JSON object of the known members. A summary the
 // endpoint wrote (outcomeSummary, from the fuzzed status, flags and time)
@@ -41,8 +42,11 @@ func FuzzReadRecorded(f *testing.F) {
 		if json.Unmarshal(summary, &v) != nil {
 			v = nil
 		}
-		if _, object := v.(map[string]any); !object && o != (recorded{}) {
+		if _, object := v.(map[string]any); !object && o != unreadable {
 			t.Errorf("%q is not a JSON object and read as %+v", summary, o)
+		}
+		if o.Unreadable && o != unreadable {
+			t.Errorf("%q is unreadable and read as %+v", summary, o)
 		}
 		if o.Executed {
 			written := outcomeSummary(o.Status, o.Failed, o.Panicked, time.Unix(o.At, 0))
@@ -58,6 +62,9 @@ func FuzzReadRecorded(f *testing.F) {
 		var structured map[string]any
 		if err := json.Unmarshal(res.structured, &structured); err != nil {
 			t.Fatalf("%q: structuredContent %s: %v", summary, res.structured, err)
+		}
+		if o.Unreadable != (structured["executed"] == nil) || o.Unreadable && strings.Contains(content[0].Text, "did not run") {
+			t.Errorf("%q read as %+v, answered %q %s", summary, o, content[0].Text, res.structured)
 		}
 		for k := range structured {
 			if !strings.Contains(" outcome executed panicked failed status at retryable ", " "+k+" ") {
@@ -106,7 +113,7 @@ func sameRun(a, b recorded) bool {
 // by its exact names, each once. encoding/json matches a struct's names
 // without regard to case, and {"executed":false,"EXECUTED":true} read as a
 // run; a name given twice is no summary outcomeSummary writes, and reads
-// as "did not run" whichever comes last.
+// as unreadable (the outcome unknown) whichever comes last.
 func TestReadRecorded_ExactNames(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -115,13 +122,16 @@ func TestReadRecorded_ExactNames(t *testing.T) {
 	}{
 		{`{"executed":true,"status":204,"at":1}`, recorded{Executed: true, Status: 204, At: 1}},
 		{`{"\u0065xecuted":true}`, recorded{Executed: true}}, // the same name, escaped
-		{`{"EXECUTED":true}`, recorded{}},
-		{`{"executed":false,"Executed":true}`, recorded{}},
+		{`{"EXECUTED":true}`, unreadable},
+		{`{"executed":false,"Executed":true}`, unreadable},
 		{`{"executed":true,"Status":500,"Failed":true}`, recorded{Executed: true}},
-		{`{"executed":true,"executed":false}`, recorded{}},
-		{`{"executed":false,"executed":true}`, recorded{}},
-		{`{"executed":true,"status":"204"}`, recorded{}},
+		{`{"executed":true,"executed":false}`, unreadable},
+		{`{"executed":false,"executed":true}`, unreadable},
+		{`{"executed":true,"status":"204"}`, unreadable},
 		{`{"executed":true,"other":[1,{"executed":false}]}`, recorded{Executed: true}},
+		{`{"executed":false}`, recorded{}}, // what settle writes of a route that never ran
+		{`{"status":200,"at":1}`, unreadable},
+		{`{}`, unreadable},
 	} {
 		if got := readRecorded([]byte(tc.summary)); got != tc.want {
 			t.Errorf("%s read as %+v, want %+v", tc.summary, got, tc.want)

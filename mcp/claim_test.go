@@ -206,3 +206,49 @@ func TestClaim_LateAnswer(t *testing.T) {
 		t.Errorf("route ran %d times; outcomes %v", n, outcomes)
 	}
 }
+
+// truncatingGuard is a shared guard whose storage keeps a confirmed call's
+// outcome cut short, as a store that lost part of a write would: what it
+// hands back is no summary the endpoint writes.
+type truncatingGuard struct{ mcp.ReplayGuard }
+
+func (g truncatingGuard) Complete(ctx context.Context, nonce []byte, token string, outcome []byte, until time.Time, call string) error {
+	if len(outcome) > 0 {
+		outcome = outcome[:len(outcome)/2]
+	}
+	return g.ReplayGuard.Complete(ctx, nonce, token, outcome, until, call)
+}
+
+// TestClaim_UnreadableOutcomeIsUnknown: a retry of a used confirmation
+// whose recorded outcome cannot be read (2026-07-28, the revision whose
+// retries carry the confirmation) is told the outcome is not known — the
+// tool may or may not have run — never that it did not run, and the route
+// does not run again; the operator is warned, without the record's bytes.
+func TestClaim_UnreadableOutcomeIsUnknown(t *testing.T) {
+	t.Parallel()
+	s := newMRTRServer(t, mrtrConfig{guard: truncatingGuard{mcp.NewMemoryGuardForTest(100)}})
+	in := confirmRound1(t, s.url, "delete_item", "a")
+	round2 := confirmRound2("", "delete_item", "a", in.RequestState, accept)
+	if res := asResult(t, round2.send(t, s.url)); res.IsError {
+		t.Fatalf("the confirmed call: %+v", res)
+	}
+	round2.id = 3
+	r := round2.send(t, s.url)
+	res := asResult(t, r)
+	if !res.IsError || len(res.Content) != 1 ||
+		!strings.Contains(res.Content[0].Text, "its outcome is not known (the record of it cannot be read), so the tool may or may not have run") ||
+		strings.Contains(res.Content[0].Text, "did not run") {
+		t.Errorf("the retry's text: %s", r.raw)
+	}
+	if sc := res.StructuredContent; sc["outcome"] != "confirmation_already_used" || sc["retryable"] != false {
+		t.Errorf("the retry's structuredContent: %v", sc)
+	} else if executed, ok := sc["executed"]; !ok || executed != nil {
+		t.Errorf("executed = %v (present %v), want null: neither ran nor did not", executed, ok)
+	}
+	if n := s.executed.Load(); n != 1 {
+		t.Errorf("the route ran %d times, want 1", n)
+	}
+	if log := s.log.String(); !strings.Contains(log, "recorded outcome cannot be read") || strings.Contains(log, `{"executed":t`) {
+		t.Errorf("log:\n%s", log)
+	}
+}

@@ -126,12 +126,26 @@ func TestAlreadyRan(t *testing.T) {
 			`{"outcome":"confirmation_already_used","executed":true,"failed":true,"at":"2026-12-01T15:00:00Z","retryable":false}`},
 		{`{"executed":false}`, "the tool did not run.",
 			`{"outcome":"confirmation_already_used","executed":false,"retryable":false}`},
-		{`garbage`, "the tool did not run.", `{"outcome":"confirmation_already_used","executed":false,"retryable":false}`},
-		{`{"executed":true,"status":99999,"x":"\u202e"}`, "the tool did not run.", `{"outcome":"confirmation_already_used","executed":false,"retryable":false}`},
+		// A record the endpoint never writes says nothing of the run: the
+		// answer says its outcome is unknown, never that the tool did
+		// not run (executed is null).
+		{`garbage`, "its outcome is not known (the record of it cannot be read), so the tool may or may not have run.",
+			`{"outcome":"confirmation_already_used","executed":null,"retryable":false}`},
+		{`{"executed":true,"status":99999,"x":"\u202e"}`, "its outcome is not known", `{"outcome":"confirmation_already_used","executed":null,"retryable":false}`},
+		{`{"EXECUTED":true}`, "its outcome is not known", `{"outcome":"confirmation_already_used","executed":null,"retryable":false}`},
+		{`{}`, "its outcome is not known", `{"outcome":"confirmation_already_used","executed":null,"retryable":false}`},
+		{`{"executed":true,"executed":false}`, "its outcome is not known", `{"outcome":"confirmation_already_used","executed":null,"retryable":false}`},
 	} {
 		res := alreadyRan(f, []byte(tc.summary))
 		if !res.isError || !strings.Contains(string(res.content), "Not executed again (confirmation_already_used)") || !strings.Contains(string(res.content), tc.text) {
 			t.Errorf("%s: text %s", tc.summary, res.content)
+		}
+		if unknown := strings.Contains(tc.structured, `"executed":null`); unknown && strings.Contains(string(res.content), "did not run") {
+			t.Errorf("%s: an unknown outcome said the tool did not run: %s", tc.summary, res.content)
+		}
+		// 2025-03-26 has no structuredContent: the text alone says it.
+		if plain := alreadyRan(features{Profile: &seam.Profile{}}, []byte(tc.summary)); plain.structured != nil || string(plain.content) != string(res.content) {
+			t.Errorf("%s without structured results: %s %s", tc.summary, plain.content, plain.structured)
 		}
 		if string(res.structured) != tc.structured {
 			t.Errorf("%s: structured %s, want %s", tc.summary, res.structured, tc.structured)
