@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -221,6 +222,15 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	var body []byte
 	var err *Error
 	switch {
+	case loc != nil && loc.Refused != nil:
+		// The transport refused what it could not read (a stdio line over
+		// its bound): answered and observed here, as a body over the
+		// limit is, with the transport's own words.
+		e := httpError(loc.Refused.Status, Code(loc.Refused.Code), loc.Refused.Message)
+		if loc.Refused.Data != nil {
+			e = e.WithData(json.RawMessage(loc.Refused.Data))
+		}
+		err = e
 	case !parsed:
 		body, err = h.readBody(r, req.bodyBuf[:0])
 	case int64(len(loc.Body)) > h.cfg.limits.BodyBytes:
@@ -277,6 +287,9 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		var id []byte
 		if parsed {
 			id = loc.Message.ID
+			if x != nil && id != nil {
+				x.ev.ID = string(id) // what the answer echoes, as a served message's event says
+			}
 		}
 		h.writeError(r.Context(), w, id, "", err)
 		return

@@ -49,6 +49,22 @@ type Exchange struct {
 	// on, and returns ctx's error when ctx ends first. Both are called from
 	// the goroutine serving the request.
 	Wait func() (resume func(ctx context.Context) error)
+	// Refused, when set, is the transport's refusal of a message it could
+	// not hand over (stdio: a line over its size bound, skipped unread).
+	// The endpoint answers it as it answers a refusal of its own — with
+	// Message's id when the transport found one (Message holds nothing
+	// else then, and Body is empty) — so that its observer hears of the
+	// message as of any other it refuses.
+	Refused *Refusal
+}
+
+// Refusal is an answer the transport decided: the JSON-RPC error, and the
+// HTTP status it stands for (what an observer reports).
+type Refusal struct {
+	Status  int
+	Code    int
+	Message string
+	Data    []byte // one JSON value, or nil
 }
 
 type key struct{}

@@ -294,19 +294,60 @@ func (s *server) result(err error) error {
 // question it answered is not told: its wait ends it, as over HTTP, where
 // an answer over LegacyInput.AnswerBytes is refused and the question
 // waits on.
+//
+// A request or a notification is refused through the handler, as the
+// endpoint refuses a body over its limit, so that the endpoint's observer
+// (mcp.WithObserver: an access log, metrics, traces) hears of it as of any
+// message it refuses; a response is no operation of the server's and is
+// observed over HTTP neither.
 func (s *server) tooLarge(o *oversized) {
 	s.log(s.ctx, slog.LevelWarn, "stdio: message over the size limit skipped", "bytes", o.size, "maxBytes", s.cfg.maxMessage,
 		"response", o.Response())
-	if o.Notification() || o.Response() {
+	if o.Response() {
 		return
 	}
-	msg := appendEnvelope(make([]byte, 0, 160), o.ID())
-	msg = append(msg, `"error":{"code":-32600,"message":"Message too large: a line may hold at most `...)
+	msg := []byte(`Message too large: a line may hold at most `)
 	msg = strconv.AppendInt(msg, int64(s.cfg.maxMessage), 10)
-	msg = append(msg, ` bytes","data":{"reason":"message_too_large","maxBytes":`...)
-	msg = strconv.AppendInt(msg, int64(s.cfg.maxMessage), 10)
-	msg = append(msg, `}}}`...)
-	s.write(msg)
+	msg = append(msg, ` bytes`...)
+	data := []byte(`{"reason":"message_too_large","maxBytes":`)
+	data = strconv.AppendInt(data, int64(s.cfg.maxMessage), 10)
+	data = append(data, '}')
+	x := *local.From(s.ctx)
+	x.Refused = &local.Refusal{Status: http.StatusRequestEntityTooLarge, Code: -32600, Message: string(msg), Data: data}
+	if id := o.ID(); id != nil {
+		x.Message = &jsonrpc.Message{ID: id}
+	}
+	if c := s.caps.Load(); c != nil {
+		x.Capabilities = *c
+	}
+	u := *endpointURL
+	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Host: endpointURL.Host, RequestURI: endpointURL.Path, Body: http.NoBody,
+		Header: http.Header{"Content-Type": jsonType, "Accept": acceptTypes}}).WithContext(local.NewContext(s.ctx, &x))
+	if s.cfg.workspace != "" {
+		r.Header[workspaceHeader] = []string{s.cfg.workspace}
+	}
+	if v := s.version.Load(); v != nil {
+		r.Header[protocolHeader] = []string{*v}
+	}
+	w := newResponse(func([]byte) {})
+	panicked := s.call(w, r)
+	if o.Notification() {
+		return
+	}
+	if !panicked && len(w.body) > 0 && jsonrpc.Validate(w.body, jsonrpc.DefaultMaxDepth) == nil {
+		s.write(w.body)
+		return
+	}
+	// A handler that is not the endpoint (or a middleware before it that
+	// answered for it) did not say it: the transport does, as it did
+	// before the endpoint took part.
+	answer := appendEnvelope(make([]byte, 0, 160), o.ID())
+	answer = append(answer, `"error":{"code":-32600,"message":`...)
+	answer = jsonrpc.AppendString(answer, string(msg))
+	answer = append(answer, `,"data":`...)
+	answer = append(answer, data...)
+	s.write(append(answer, `}}`...))
 }
 
 // accept starts serving one line.

@@ -629,6 +629,79 @@ func TestOversized(t *testing.T) {
 	})
 }
 
+// eventRecorder is an observer that keeps every event once it is done.
+type eventRecorder struct {
+	mu     sync.Mutex
+	events []observe.Event
+}
+
+func (o *eventRecorder) Request(ctx context.Context, ev *observe.Event) (context.Context, func()) {
+	return ctx, func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.events = append(o.events, *ev)
+	}
+}
+
+func (o *eventRecorder) Route(outer, inner context.Context, ev *observe.RouteEvent) (context.Context, func()) {
+	return inner, nil
+}
+
+// TestOversized_Observed: a line over the limit is observed as the
+// endpoint's other refusals are (an access log, metrics and traces hear
+// of it, as of a body over the limit over HTTP): a request's and a
+// notification's, with the refusal's status, code and message and the id
+// the answer echoes; a response's is not, as a client's answer is never
+// observed. The answer on the wire is the transport's, as before.
+func TestOversized_Observed(t *testing.T) {
+	t.Parallel()
+	const max = 512
+	pad := strings.Repeat("x", 4*max)
+	rec := &eventRecorder{}
+	f := newFixture(t, mcp.WithObserver(rec))
+	s := start(t, f.h, stdio.WithPrincipal(alice), stdio.WithMaxMessageBytes(max))
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+pad+`"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`+pad+`"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":{"type":"text","text":"`+pad+`"}}}`,
+		strings.Repeat("{", 3*max),
+		`{"jsonrpc":"2.0","id":100,"method":"ping"}`)
+	rest := s.finish()
+	const message = "Message too large: a line may hold at most 512 bytes"
+	answers := map[string]bool{}
+	for _, m := range rest {
+		answers[string(m.ID)] = true
+		if string(m.ID) != "100" && (m.code() != -32600 || m.Error.Message != message ||
+			string(m.Error.Data) != `{"reason":"message_too_large","maxBytes":512}`) {
+			t.Errorf("answer: %s", m.raw)
+		}
+	}
+	if len(rest) != 3 || !answers["5"] || !answers[""] || !answers["100"] {
+		t.Errorf("answers: %d %v", len(rest), answers)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var refused []observe.Event
+	for _, ev := range rec.events {
+		if ev.Method == "ping" {
+			continue
+		}
+		refused = append(refused, ev)
+	}
+	if len(refused) != 3 {
+		t.Fatalf("%d events besides ping, want 3 (the request, the notification, the line without an id): %+v", len(refused), rec.events)
+	}
+	ids := map[string]bool{}
+	for _, ev := range refused {
+		ids[ev.ID] = true
+		if ev.Transport != "stdio" || ev.Status != http.StatusRequestEntityTooLarge || ev.Code != -32600 || ev.Message != message || ev.Method != "" {
+			t.Errorf("event: %+v", ev)
+		}
+	}
+	if !ids["5"] || !ids[""] {
+		t.Errorf("event ids: %v", ids)
+	}
+}
+
 // TestMalformed: what is not a request gets the endpoint's own error, as
 // it would over HTTP, except a response, which is never answered (its id
 // is the client's, and an answer would look like the response to one of
