@@ -118,6 +118,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveHTTP serves r; x is its observed exchange, nil when nobody
 // observes the endpoint.
 func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange) {
+	// req, once made, tracks whether anything of the answer was written
+	// (req.tw); stream: a GET stream, whose writes nothing tracks.
+	var req *request
+	stream := false
+	defer func() {
+		if p := recover(); p != nil {
+			h.recovered(p, w, r, req, stream)
+		}
+	}()
 	hdr := w.Header()
 	loc := local.From(r.Context())
 	if x != nil && loc != nil {
@@ -134,6 +143,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 				return
 			}
 		}
+		stream = true
 		h.servePush(w, r) // a 2025 session's notification stream (push.go)
 		if x != nil && x.ev.Status == http.StatusOK {
 			// A stream that opened is no MCP message: reported, it would
@@ -218,7 +228,11 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if snap == nil {
 		snap = h.server
 	}
-	req := &request{envelope: envelope{server: snap, handler: h, principal: principal, local: loc}}
+	req = &request{envelope: envelope{server: snap, handler: h, principal: principal, local: loc}}
+	// Everything written from here on goes through the request's tracker
+	// (no allocation of its own: it is part of the request's block).
+	req.tw.ResponseWriter = w
+	w = &req.tw
 	var body []byte
 	var err *Error
 	switch {
@@ -404,6 +418,36 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	}
 	sessionHeader(hdr, req.sessionID)
 	h.writeResult(w, msg.ID, req.version, result, &req.values)
+}
+
+// recovered handles a panic that escaped serving — raised by the host's
+// code that runs outside dispatch's recover (a rate limiter, a workspace
+// resolver, an era hook) or by the endpoint's own. It is logged through
+// the endpoint's logger by its type and place, never its value (record
+// 011), and answered 500 -32603 when nothing of the answer was written
+// yet. Left to net/http, the value and its stack went to the server's
+// log, and the client saw its connection cut. When part of an answer is
+// out (a stream), another could only corrupt it: the response is cut, as
+// net/http would cut it, by http.ErrAbortHandler, which it does not log.
+// An http.ErrAbortHandler raised by the host is its own decision to cut
+// the response, and goes on as it was raised.
+func (h *Handler) recovered(p any, w http.ResponseWriter, r *http.Request, req *request, stream bool) {
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	method := ""
+	if req != nil {
+		method = clip(req.msg.Method, maxObserved)
+	}
+	logQuietly(r.Context(), h.cfg.logger, slog.LevelError, "mcp: panic while serving a request", "method", method, "panic", panics.Describe(p))
+	if stream || req != nil && req.tw.wrote {
+		panic(http.ErrAbortHandler)
+	}
+	var id []byte
+	if req != nil && req.Name != "" {
+		id = req.msg.ID // the message was read: the answer echoes its id
+	}
+	h.writeError(r.Context(), w, id, "", httpError(http.StatusInternalServerError, CodeInternal, "Internal error"))
 }
 
 // serve dispatches req, turning a panic into an internal error so that no

@@ -58,6 +58,8 @@ func eventOf(w http.ResponseWriter) *observe.Event {
 		return w.ev
 	case *streamWriter:
 		return eventOf(w.ResponseWriter)
+	case *trackedWriter:
+		return eventOf(w.ResponseWriter)
 	}
 	return nil
 }

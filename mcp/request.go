@@ -39,6 +39,8 @@ type request struct {
 	// slot: the request holds one of Limits.Concurrent's slots, which a
 	// wait gives back (Handler.releaseSlot).
 	slot bool
+	// tw is what the request's answer is written through (Handler.serveHTTP).
+	tw trackedWriter
 }
 
 // envelope is what parsing and era selection fill (handler.go, era.go,
@@ -117,7 +119,7 @@ var _ seam.Core = (*request)(nil)
 // collector works for (design record 034).
 const (
 	recBufSize  = 32
-	bodyBufSize = 256
+	bodyBufSize = 232 // 256 before request.tw (24 bytes) joined the block
 )
 
 // Log writes to the endpoint's log with the request's context.

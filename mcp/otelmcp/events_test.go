@@ -69,9 +69,10 @@ func (panicLimiter) Take(context.Context, string, int) (ratelimit.Decision, erro
 	panic("limiter bug")
 }
 
-// TestSpan_PanicEnds: a panic escaping the endpoint after the method was
-// read (the host's limiter) still ends the SERVER span, as a failure; no
-// span was exported before.
+// TestSpan_PanicEnds: a panic escaping the endpoint's serving after the
+// method was read (the host's limiter) still ends the SERVER span, as a
+// failure; no span was exported before. The endpoint answers it 500
+// -32603 (record 011), which the span reports.
 func TestSpan_PanicEnds(t *testing.T) {
 	f := newFixture(t, fixtureOptions{limiter: panicLimiter{}})
 	body, h := toolCall(mcp.Version20250618, "1", "echo", `{}`).request()
@@ -86,7 +87,8 @@ func TestSpan_PanicEnds(t *testing.T) {
 	}
 	sp := mcpSpan(t, f.spans(t, 1))
 	got := attrs(t, sp.Attributes)
-	if sp.Name != "tools/call echo" || got["error.type"] != "500" || sp.Status.Code != codes.Error {
+	if sp.Name != "tools/call echo" || got["error.type"] != "-32603" || got["rpc.response.status_code"] != "-32603" ||
+		got["http.response.status_code"] != int64(500) || sp.Status.Code != codes.Error {
 		t.Errorf("span %q %v %v", sp.Name, got, sp.Status)
 	}
 }

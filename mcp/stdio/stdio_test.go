@@ -1059,25 +1059,28 @@ func (panickingLimiter) Take(context.Context, string, int) (ratelimit.Decision, 
 	panic("limiter bug")
 }
 
-// TestHandlerPanic_FirstRaisedAt: a panic the endpoint passes on after
-// ending its observer's event (a host's rate limiter's, with an observer
-// set) reaches the
-// transport raised again by the endpoint; its log line names the line
-// that raised it first, where the fault is, as well.
+// TestHandlerPanic_FirstRaisedAt: a panic that escapes the endpoint's
+// serving (a host's rate limiter's, with an observer set) is recovered by
+// the endpoint itself, which answers -32603 and logs, through its own
+// logger, the line that raised it, where the fault is, never the value;
+// it no longer reaches the transport raised again, whose log then named
+// the re-raise as well.
 func TestHandlerPanic_FirstRaisedAt(t *testing.T) {
 	t.Parallel()
+	endpointLog := &syncBuffer{}
 	h := mcp.NewHandler(mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"}), []mcp.Era{era2026.New(), era2025.New()},
-		mcp.WithRateLimit(panickingLimiter{}), mcp.WithObserver(observe.AccessLog(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+		mcp.WithRateLimit(panickingLimiter{}), mcp.WithObserver(observe.AccessLog(slog.New(slog.NewTextHandler(io.Discard, nil)))),
+		mcp.WithLogger(slog.New(slog.NewTextHandler(endpointLog, nil))))
 	log := &syncBuffer{}
 	s := start(t, h, stdio.WithPrincipal(alice), stdio.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
 	if m := s.call(1, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); m.code() != -32603 {
 		t.Errorf("answer: %s", m.raw)
 	}
 	s.finish()
-	logs := log.String()
-	if want := `panic.from="github.com/mcpdual/mcpdual/mcp/stdio_test.panickingLimiter.Take (stdio_test.go:`; !strings.Contains(logs, want) ||
-		strings.Contains(logs, "limiter bug") {
-		t.Errorf("the log lacks %s:\n%s", want, logs)
+	logs := endpointLog.String()
+	if want := `panic.at="github.com/mcpdual/mcpdual/mcp/stdio_test.panickingLimiter.Take (stdio_test.go:`; !strings.Contains(logs, want) ||
+		strings.Contains(logs, "limiter bug") || strings.Contains(log.String(), "limiter bug") {
+		t.Errorf("the endpoint's log lacks %s:\n%s\ntransport's log:\n%s", want, logs, log)
 	}
 }
 
