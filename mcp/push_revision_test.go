@@ -198,3 +198,34 @@ func TestPush_AllowNamesGET(t *testing.T) {
 		}
 	}
 }
+
+// TestPush_RefusedStreamAllowIn2025: the GET refusals of a 2025 session's
+// stream (no Mcp-Session-Id, or not accepting text/event-stream) name
+// POST alone in Allow, in every 2025 revision, though the endpoint serves
+// a GET that has both: a 405 to a GET says this GET opens no stream (the
+// transports' meaning of it), and an Allow naming GET beside it would
+// contradict the status it comes with (RFC 9110 §15.5.6: the method is
+// not supported by the target resource). Record 033.
+func TestPush_RefusedStreamAllowIn2025(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		status, hdr, body := getWithVersion(t, r, &session{}, string(v))
+		if status != http.StatusMethodNotAllowed || hdr.Get("Allow") != "POST" || !strings.Contains(string(body), `"code":-32600`) {
+			t.Errorf("%s, no session: %d Allow=%q %s", v, status, hdr.Get("Allow"), body)
+		}
+		s := newSessionIn(t, r, v)
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, r.url, nil)
+		req.Header = http.Header{"Accept": {"application/json"}, "Authorization": {"Bearer " + tokAlice}, "X-Workspace-Id": {"w1"},
+			"Mcp-Session-Id": {s.id}, "Mcp-Protocol-Version": {string(v)}}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" || !strings.Contains(string(b), `"code":-32600`) {
+			t.Errorf("%s, a session's GET accepting no event stream: %d Allow=%q %s", v, resp.StatusCode, resp.Header.Get("Allow"), b)
+		}
+	}
+}
