@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcpdual/mcpdual/internal/schema"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
 )
@@ -55,6 +56,9 @@ func (s *Server) Update(change func(*Server)) error {
 	}
 	s.updateMu.Lock()
 	defer s.updateMu.Unlock()
+	// Whatever the outcome: the schemas of the tools removed, and those an
+	// Update that was refused compiled, are forgotten.
+	defer s.retainSchemas()
 	cur := s.current()
 	v := s.view(cur)
 	v.removed = map[string]bool{}
@@ -94,6 +98,25 @@ func (s *Server) Update(change func(*Server)) error {
 		w.f(cur, next)
 	}
 	return nil
+}
+
+// retainSchemas keeps in the schema cache only what the registry as it
+// is now serves: the cache lets tools share one compiled schema, and an
+// Update that replaces a tool must not leave its old schema there for the
+// life of the process. A request still running on an earlier snapshot
+// keeps the schemas its tools hold.
+func (s *Server) retainSchemas() {
+	cur := s.current()
+	cur.mu.Lock()
+	used := make(map[*schema.Schema]bool, 2*len(cur.tools))
+	for _, t := range cur.tools {
+		used[t.input] = true
+		if t.output != nil {
+			used[t.output] = true
+		}
+	}
+	cur.mu.Unlock()
+	s.schemas.Retain(func(sc *schema.Schema) bool { return used[sc] })
 }
 
 // Remove takes the item of kind named name out of the staging view

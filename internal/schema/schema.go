@@ -163,6 +163,37 @@ func (c *Cache) hit(s *Schema) (*Schema, any, error) {
 	return s, v, nil
 }
 
+// Retain forgets every document whose compiled form keep does not
+// hold. The cache is a memo for sharing: a server that replaces its tools
+// (Server.Update) would otherwise keep every schema it ever compiled, and
+// the shared compiler every document it compiled at once, for the life
+// of the process. Schemas already handed out keep working: each holds its
+// compiled form, and nothing compiled refers back to the compiler. When
+// anything is forgotten the shared compiler is dropped too (documents
+// compiled from then on start a new one) and so is the memo of patterns.
+func (c *Cache) Retain(keep func(*Schema) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dropped := false
+	for k, s := range c.docs {
+		if !keep(s) {
+			delete(c.docs, k)
+			dropped = true
+		}
+	}
+	if dropped {
+		c.c = nil
+		clear(c.patterns)
+	}
+}
+
+// Len is how many documents the cache holds.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.docs)
+}
+
 // compileNow compiles v, s's decoded document, in the shared compiler or,
 // when it clashes with another document there, alone. c.mu is held.
 func (c *Cache) compileNow(s *Schema, v any) error {
