@@ -1,0 +1,243 @@
+package mcp_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdual/mcpdual/mcp"
+)
+
+// Lifetimes: what a request starts on the server (its goroutine, a
+// stream's timers and bus subscription, a lease's renewal, a wait for a
+// 2025 client's answer) ends with it, whether it completes, its client
+// leaves, or the handler closes — while the server keeps running, so that
+// what ends only with the server cannot pass for clean.
+
+// serving returns the stacks of the goroutines running the library's own
+// code, other than the tests' (a test's goroutine, or one it started to
+// read a stream).
+func serving() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var ours []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "testing.tRunner") || strings.Contains(g, "_test.go:") {
+			continue
+		}
+		if strings.Contains(g, "\ngithub.com/mcpdual/mcpdual/") {
+			ours = append(ours, g)
+		}
+	}
+	return ours
+}
+
+// settled waits, a bounded number of times, for the library's goroutines
+// to be at most want, and fails with their stacks when they stay more.
+func settled(t *testing.T, want int, what string) {
+	t.Helper()
+	var left []string
+	for range 200 {
+		if left = serving(); len(left) <= want {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s: %d of the library's goroutines left, want %d:\n%s", what, len(left), want, strings.Join(left, "\n\n"))
+}
+
+// busy waits, a bounded number of times, for at least n of the library's
+// goroutines to run: the request under test is being served.
+func busy(t *testing.T, n int, what string) {
+	t.Helper()
+	for range 200 {
+		if len(serving()) >= n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s: the server is not serving it (%d goroutines of the library)", what, len(serving()))
+}
+
+// TestLifetime_StreamsEndWithTheirClients: a 2026-07-28 listen (every
+// kind) and a 2025 session's GET stream whose clients leave leave nothing
+// running, and give their stream slots back (StreamsPerCaller 3: three
+// streams open again afterwards).
+func TestLifetime_StreamsEndWithTheirClients(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	base := len(serving())
+	for round := range 2 {
+		ctx, cancel := context.WithCancel(t.Context())
+		l, ack := r.listen(t, ctx, tokAlice, "w1", `"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["mail://w1/in"]`)
+		if method(ack) != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("round %d: listen: %s", round, ack)
+		}
+		s := newSession(t, r)
+		get := s.get(t, r, tokAlice, s.id)
+		if get.resp.StatusCode != http.StatusOK {
+			t.Fatalf("round %d: GET stream: %s", round, get.resp.Status)
+		}
+		sub, _ := s.post(t, r, "resources/subscribe", `"uri":"mail://w1/in"`)
+		if sub.StatusCode != http.StatusOK {
+			t.Fatalf("round %d: subscribe: %s", round, sub.Status)
+		}
+		busy(t, base+2, "two streams")
+		cancel()
+		l.resp.Body.Close()
+		get.resp.Body.Close()
+		settled(t, base, "the streams' clients left")
+	}
+	// The slots came back: three streams of the caller open at once.
+	for i := range 3 {
+		if _, ack := r.listen(t, t.Context(), tokAlice, "w1", `"toolsListChanged":true`); method(ack) != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("stream %d after the others left: %s", i, ack)
+		}
+	}
+}
+
+// TestLifetime_StreamsEndOnClose: Handler.Close ends every stream it
+// serves, and what each ran with, while the server goes on.
+func TestLifetime_StreamsEndOnClose(t *testing.T) {
+	f := newFleet(t, 1)
+	r := f.replicas[0]
+	base := len(serving())
+	l, ack := r.listen(t, t.Context(), tokAlice, "w1", `"toolsListChanged":true,"resourceSubscriptions":["mail://w1/in"]`)
+	if method(ack) != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("listen: %s", ack)
+	}
+	s := newSession(t, r)
+	get := s.get(t, r, tokAlice, s.id)
+	if get.resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %s", get.resp.Status)
+	}
+	busy(t, base+2, "two streams")
+	r.h.Close()
+	settled(t, base, "the handler closed")
+	// Both clients see their stream end (the listen with its result).
+	for name, body := range map[string]io.Reader{"listen": l.rd, "GET": get.rd} {
+		done := make(chan error, 1)
+		go func() { _, err := io.Copy(io.Discard, body); done <- err }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s stream: %v", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s stream still open after Close", name)
+		}
+	}
+}
+
+// TestLifetime_CallWhoseClientLeaves: a tools/call whose route waits for
+// its context ends when its client leaves, in every revision, and gives
+// its concurrency slot back: with one slot, the next call is served.
+func TestLifetime_CallWhoseClientLeaves(t *testing.T) {
+	started := make(chan struct{}, 1)
+	f := newFixture(t, mcp.WithLimits(mcp.Limits{Concurrent: 1, PerCaller: 1}))
+	f.mux.HandleFunc("GET /wait", func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		<-r.Context().Done()
+	})
+	if err := f.srv.Update(func(s *mcp.Server) {
+		s.AddTool(mcp.Tool{Name: "wait", Description: "waits", InputSchema: objSchema}, "GET /wait", f.mux)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	base := len(serving())
+	for _, v := range eras {
+		ctx, cancel := context.WithCancel(t.Context())
+		c := call{era: v, id: "1", method: "tools/call", params: `"name":"wait","arguments":{}`}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.url, strings.NewReader(c.body()))
+		req.Header = headersFor(c)
+		done := make(chan error, 1)
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			done <- err
+		}()
+		select {
+		case <-started:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: the route never ran", v)
+		}
+		cancel()
+		<-done
+		settled(t, base, string(v)+": the caller left")
+		r := f.do(t, call{era: v, id: "2", method: "tools/call", params: `"name":"items_get","arguments":{"id":"x"}`})
+		if r.status != http.StatusOK || r.code() != 0 {
+			t.Fatalf("%s: the next call: %d %s", v, r.status, r.raw)
+		}
+	}
+}
+
+// TestLifetime_LegacyAsk: a 2025 call asked for a confirmation on its
+// stream, whose client leaves, or never answers, leaves nothing running
+// and gives its wait slot back (Total 1: the next call is asked, not told
+// the server is busy); one answered runs, and its lease's renewal ends
+// with it.
+func TestLifetime_LegacyAsk(t *testing.T) {
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
+		t.Run(string(v), func(t *testing.T) {
+			f := newLegacyFixture(t, mcp.LegacyInput{PerCaller: 1, Total: 1, Wait: time.Hour, Bus: mcp.NewMemoryBusForTest()},
+				mcp.WithLeaseForTest(30*time.Millisecond))
+			session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
+			base := len(serving())
+			asked := func() (*stream, string) {
+				s := openCall(t, f.a, tokAlice, session, v, "purge")
+				q := s.next(t)
+				if q["method"] != "elicitation/create" {
+					t.Fatalf("question = %v", q)
+				}
+				return s, q["id"].(string)
+			}
+			for range 2 {
+				s, _ := asked()
+				busy(t, base+1, "a call waiting for its answer")
+				s.cancel()
+				settled(t, base, "the asked client left")
+			}
+			s, id := asked()
+			if got := answer(t, f.a, tokAlice, id, acceptConfirm); got != http.StatusAccepted {
+				t.Fatalf("answer: %d", got)
+			}
+			if text, isErr := resultText(t, s.next(t)); isErr || !strings.Contains(text, "purged") {
+				t.Fatalf("result %q isError=%v", text, isErr)
+			}
+			<-f.idemKeys
+			settled(t, base, "the confirmed call ran")
+			if n := f.executed.Load(); n != 1 {
+				t.Errorf("executed %d times, want 1", n)
+			}
+		})
+	}
+	t.Run("unanswered", func(t *testing.T) {
+		f := newLegacyFixture(t, mcp.LegacyInput{Total: 1, Wait: 50 * time.Millisecond, Bus: mcp.NewMemoryBusForTest()})
+		session := sessionFor(t, f.a, tokAlice, mcp.Version20250618, `{"elicitation":{}}`)
+		base := len(serving())
+		for range 2 {
+			s := openCall(t, f.a, tokAlice, session, mcp.Version20250618, "purge")
+			if q := s.next(t); q["method"] != "elicitation/create" {
+				t.Fatalf("question = %v", q)
+			}
+			text, isErr := resultText(t, s.next(t))
+			if !isErr || !strings.Contains(text, "confirmation_declined") {
+				t.Fatalf("unanswered: %q isError=%v", text, isErr)
+			}
+			settled(t, base, "the question went unanswered")
+		}
+	})
+}
