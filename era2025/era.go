@@ -95,10 +95,11 @@ type hooks struct {
 // 200.
 var profiles = []seam.Profile{
 	{Version: string(protocol.Version20251125), Titles: true, OutputSchema: true, ResourceLinks: true, Icons: true, CompletionContext: true,
+		Elicitation: true, URLElicitation: true, SamplingTools: true, MultiSelect: true,
 		ResourceNotFound: codeResourceNotFound, Methods: methods},
 	{Version: string(protocol.Version20250618), Titles: true, OutputSchema: true, ResourceLinks: true, CompletionContext: true,
-		ResourceNotFound: codeResourceNotFound, Methods: methods},
-	{Version: string(protocol.Version20250326), ResourceNotFound: codeResourceNotFound, Methods: methods},
+		Elicitation: true, ResourceNotFound: codeResourceNotFound, Methods: methods},
+	{Version: string(protocol.Version20250326), Elicitation: true, ResourceNotFound: codeResourceNotFound, Methods: methods},
 }
 
 // codeResourceNotFound is these revisions' code for an unknown resource.

@@ -130,6 +130,7 @@ type hooks struct {
 var profile = seam.Profile{
 	Version: string(protocol.Version20260728),
 	Titles:  true, OutputSchema: true, ResourceLinks: true, Icons: true, CompletionContext: true,
+	Elicitation: true, URLElicitation: true, SamplingTools: true, MultiSelect: true,
 	Envelope: true, InputRequests: true, SealsTasks: true,
 	ResourceNotFound: seam.CodeInvalidParams, // -32002 is forbidden in this revision
 	// An unknown method is 404 and a missing client capability 400; every

@@ -24,6 +24,11 @@ const (
 	CapSamplingTools                          // "sampling": {"tools": {}}
 	CapRoots                                  // "roots": {}
 
+	// capMultiSelect: a form with a multi-select (an array property),
+	// which form elicitation brings from 2025-11-25 on; before, a form's
+	// properties are primitives only. Declared with form elicitation, so
+	// it is never missing alone and is not exported.
+	capMultiSelect Capability = 1 << 5
 	// capTasks: the io.modelcontextprotocol/tasks extension, under
 	// "extensions". Not an input request's need, so not exported.
 	capTasks Capability = 1 << 7
@@ -35,7 +40,7 @@ const (
 func requiredCapabilities(missing Capability) map[string]any {
 	m := map[string]any{}
 	el := map[string]any{}
-	if missing&CapElicitationForm != 0 {
+	if missing&(CapElicitationForm|capMultiSelect) != 0 {
 		el["form"] = struct{}{}
 	}
 	if missing&CapElicitationURL != 0 {
@@ -99,9 +104,13 @@ func ElicitForm(key, message string, requestedSchema json.RawMessage) InputReque
 			}
 		}
 	}
-	if err := formShape(requestedSchema); err != nil {
+	multi, err := formShape(requestedSchema)
+	if err != nil {
 		r.err = err
 		return r
+	}
+	if multi {
+		r.needs |= capMultiSelect
 	}
 	r.params, r.err = json.Marshal(struct {
 		Mode            string          `json:"mode"`
@@ -141,34 +150,36 @@ func ElicitURL(key, message, rawURL string) InputRequest {
 // Members are read by their exact names, as a client reads them: decoded
 // into a struct, encoding/json would take "TYPE" or "Type" for "type",
 // the last of them winning, and pass a nested object that spells its
-// type twice.
-func formShape(raw json.RawMessage) error {
-	doc, err := schema.Decode(raw, 0)
+// type twice. multi reports a multi-select, which only a client of
+// 2025-11-25 or later can be asked.
+func formShape(raw json.RawMessage) (multi bool, err error) {
+	doc, derr := schema.Decode(raw, 0)
 	root, _ := doc.(map[string]any)
 	props, _ := root["properties"].(map[string]any)
-	if err != nil || root["type"] != "object" || props == nil {
-		return errors.New(`requestedSchema must be {"type":"object","properties":{...}}`)
+	if derr != nil || root["type"] != "object" || props == nil {
+		return false, errors.New(`requestedSchema must be {"type":"object","properties":{...}}`)
 	}
 	for name, p := range props {
 		prop, ok := p.(map[string]any)
 		if !ok {
-			return errors.New("requestedSchema.properties." + name + " must be an object")
+			return false, errors.New("requestedSchema.properties." + name + " must be an object")
 		}
 		switch prop["type"] {
 		case "string", "number", "integer", "boolean":
 		case "array":
 			items, isObject := prop["items"].(map[string]any)
 			if !isObject {
-				return errors.New("requestedSchema.properties." + name + ": an array is a multi-select of strings")
+				return false, errors.New("requestedSchema.properties." + name + ": an array is a multi-select of strings")
 			}
 			if t, typed := items["type"]; typed && t != "string" {
-				return errors.New("requestedSchema.properties." + name + ": an array is a multi-select of strings")
+				return false, errors.New("requestedSchema.properties." + name + ": an array is a multi-select of strings")
 			}
+			multi = true
 		default:
-			return errors.New("requestedSchema.properties." + name + ": only string, number, integer, boolean or a multi-select array")
+			return false, errors.New("requestedSchema.properties." + name + ": only string, number, integer, boolean or a multi-select array")
 		}
 	}
-	return nil
+	return multi, nil
 }
 
 // SamplingMessage is one message of a sampling request.

@@ -180,7 +180,7 @@ func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (j
 		msg = jsonrpc.AppendString(msg, m)
 		if params != nil {
 			msg = append(msg, `,"params":`...)
-			msg = append(msg, legacyParams(req.version, m, params)...)
+			msg = append(msg, legacyParams(req.version, m, params, id)...)
 		}
 		msg = append(msg, '}')
 		if !req.notify.w.notify(msg) {
@@ -229,10 +229,23 @@ func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (j
 }
 
 // legacyParams adapts a question's params to the client's revision:
-// before 2025-11-25 an elicitation has no mode (form is all there is).
-func legacyParams(v Version, method string, params []byte) []byte {
-	if method != "elicitation/create" || v == Version20251125 {
+// before 2025-11-25 an elicitation has no mode (form is all there is; the
+// core asks such a client nothing else). In 2025-11-25 a URL-mode
+// elicitation MUST carry an elicitationId, which 2026-07-28 dropped: the
+// question's id, id, is one, unique to this question (design record 007).
+func legacyParams(v Version, method string, params []byte, id string) []byte {
+	if method != "elicitation/create" {
 		return params
+	}
+	if v == Version20251125 {
+		mode, _ := jsonrpc.Lookup(params, "mode")
+		if _, has := jsonrpc.Lookup(params, "elicitationId"); has || !jsonrpc.StringIs(mode, "url") {
+			return params
+		}
+		// A URL-mode question has a message and a url: the object is not
+		// empty, and the id goes first.
+		out := jsonrpc.AppendString([]byte(`{"elicitationId":`), id)
+		return append(append(out, ','), params[1:]...)
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(params, &m) != nil {

@@ -58,7 +58,7 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 		return nil, err
 	}
 	if req.clientCaps != nil {
-		req.capBits = capabilitiesOf(req.clientCaps)
+		req.capBits = req.rev.f.declared(req.clientCaps)
 	}
 	if row == nil {
 		return nil, methodNotFound(req.msg.Method)
@@ -108,6 +108,20 @@ func (h *Handler) dispatch(req *request) (seam.Result, error) {
 
 func (s *Server) ping(*request) (seam.Result, error) { return &emptyResult{}, nil }
 
+// declared reads a clientCapabilities object as the revision of f defines
+// it: what the revision does not define cannot be asked of its client.
+// Before 2025-11-25 elicitation has no modes, so any "elicitation" object
+// declares the one there is (form), and a "url" in it declares nothing
+// more: a 2025-06-18 (or 2025-03-26) client gets no URL-mode request,
+// which its revision does not have.
+func (f *features) declared(raw json.RawMessage) Capability {
+	c := capabilitiesOf(raw)
+	if c&(CapElicitationForm|CapElicitationURL) != 0 && f.Elicitation && !f.URLElicitation {
+		c |= CapElicitationForm | capMultiSelect // kept only where defined
+	}
+	return c &^ f.undefinedCaps
+}
+
 // capabilitiesOf reads a clientCapabilities object. "elicitation": {}
 // means form mode only; form is also assumed when the object names neither
 // mode.
@@ -128,7 +142,7 @@ func capabilitiesOf(raw json.RawMessage) Capability {
 			_, form := jsonrpc.Lookup(v, "form")
 			url, hasURL := jsonrpc.Lookup(v, "url")
 			if form || !hasURL {
-				c |= CapElicitationForm
+				c |= CapElicitationForm | capMultiSelect
 			}
 			if hasURL && jsonrpc.IsObject(url) {
 				c |= CapElicitationURL

@@ -20,7 +20,9 @@ import (
 	"github.com/mcpdual/mcpdual/era2025"
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
+	"github.com/mcpdual/mcpdual/mcp/auth"
 	"github.com/mcpdual/mcpdual/mcp/content"
+	"github.com/mcpdual/mcpdual/mrtr"
 )
 
 // specPost posts body with the headers a correct client of era sends
@@ -534,6 +536,111 @@ func TestMUST_2025_11_25_TaskParamIgnored(t *testing.T) {
 			}
 			if f.count("GET /items/{id}") != before+1 {
 				t.Error("the tool did not run once")
+			}
+		})
+	}
+}
+
+// TestMUST113_LegacyElicitationModes: "Servers MUST NOT send elicitation
+// requests with modes that are not supported by the client" (2025-11-25
+// client/elicitation; MUST 113), and a question must be one the client's
+// revision has: 2025-06-18 has form mode only (any "elicitation" object
+// declares it, a "url" member declares nothing, and a form's properties
+// are primitives: no multi-select), and tool-enabled sampling arrived in
+// 2025-11-25 (MUST 124). 2025-03-26 defines no elicitation; a client of it
+// that declares one is asked as a 2025-06-18 client (record 025).
+// A 2025-11-25 URL-mode request MUST carry an elicitationId. A call whose
+// question cannot be asked ends isError, with no question sent.
+func TestMUST113_LegacyElicitationModes(t *testing.T) {
+	t.Parallel()
+	ring := sessionRing(t, 7)
+	srv := mcp.NewServer(mcp.Implementation{Name: "modes", Version: "1"})
+	asks := map[string]mcp.InputRequest{
+		"url":   mcp.ElicitURL("q", "Connect your account", "https://localhost/connect"),
+		"form":  mcp.ElicitForm("q", "Your name?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)),
+		"multi": mcp.ElicitForm("q", "Pick", json.RawMessage(`{"type":"object","properties":{"c":{"type":"array","items":{"type":"string","enum":["a","b"]}}}}`)),
+		"tools": mcp.Sample("q", mcp.SamplingRequest{MaxTokens: 10, Messages: []mcp.SamplingMessage{{Role: content.User, Content: content.Text("hi")}}, Tools: json.RawMessage(`[{"name":"w","inputSchema":{"type":"object"}}]`)}),
+	}
+	for name, q := range asks {
+		mcp.AddToolFunc(srv, mcp.Tool{Name: name}, func(ctx context.Context, in struct{}) (map[string]any, error) {
+			c := mcp.CallFromContext(ctx)
+			if _, ok := c.InputResponse("q"); ok {
+				return map[string]any{"answered": true}, nil
+			}
+			c.RequireInput([]byte("s"), q)
+			return nil, nil
+		})
+	}
+	a := auth.New(auth.Config{Resource: resourceURI, Verifier: auth.VerifierFunc(testVerifier)})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))),
+		era2025.New(era2025.WithSessions(mrtr.NewSealer(ring), 0))}, mcp.WithAuth(a),
+		mcp.WithLegacyInput(mcp.LegacyInput{Bus: &sharedBus{subs: map[string]chan []byte{}}}),
+		mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	tests := []struct {
+		era        mcp.Version
+		caps, tool string
+		asked      string // the question's params must contain these members; "" = never asked
+	}{
+		{mcp.Version20251125, `{"elicitation":{"url":{}}}`, "url", `"mode":"url"`},
+		{mcp.Version20251125, `{"elicitation":{"form":{},"url":{}}}`, "url", `"mode":"url"`},
+		{mcp.Version20251125, `{"elicitation":{}}`, "url", ""},
+		{mcp.Version20251125, `{"elicitation":{"url":{}}}`, "form", ""},
+		{mcp.Version20251125, `{"elicitation":{}}`, "form", `"requestedSchema"`},
+		{mcp.Version20251125, `{"elicitation":{}}`, "multi", `"type":"array"`},
+		{mcp.Version20251125, `{"sampling":{"tools":{}}}`, "tools", `"tools":[{`},
+		{mcp.Version20251125, `{"sampling":{}}`, "tools", ""},
+		{mcp.Version20250618, `{"elicitation":{"url":{}}}`, "url", ""},
+		{mcp.Version20250618, `{"elicitation":{"form":{},"url":{}}}`, "url", ""},
+		{mcp.Version20250618, `{"elicitation":{"url":{}}}`, "form", `"requestedSchema"`},
+		{mcp.Version20250618, `{"elicitation":{}}`, "form", `"requestedSchema"`},
+		{mcp.Version20250618, `{"elicitation":{}}`, "multi", ""},
+		{mcp.Version20250618, `{"sampling":{"tools":{}}}`, "tools", ""},
+		{mcp.Version20250326, `{"elicitation":{}}`, "form", `"requestedSchema"`},
+		{mcp.Version20250326, `{"elicitation":{}}`, "multi", ""},
+		{mcp.Version20250326, `{"elicitation":{"form":{},"url":{}}}`, "url", ""},
+		{mcp.Version20250326, `{"sampling":{"tools":{}}}`, "tools", ""},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.era)+"/"+tt.tool+"/"+tt.caps, func(t *testing.T) {
+			s := openCall(t, url, tokAlice, sessionFor(t, url, tokAlice, tt.era, tt.caps), tt.era, tt.tool)
+			defer s.cancel()
+			first := s.next(t)
+			if tt.asked == "" {
+				if text, isErr := resultText(t, first); first["id"] != float64(5) || !isErr || !strings.Contains(text, "did not complete") {
+					t.Fatalf("want the call to end isError with no question: %v", first)
+				}
+				return
+			}
+			params, _ := json.Marshal(first["params"])
+			if first["method"] == "elicitation/create" && tt.era != mcp.Version20251125 && strings.Contains(string(params), `"mode"`) {
+				t.Errorf("a %s elicitation names a mode: %s", tt.era, params)
+			}
+			if first["method"] == nil || !strings.Contains(string(params), tt.asked) {
+				t.Fatalf("want a question with %s: %v", tt.asked, first)
+			}
+			var p struct {
+				Mode, Message, URL, ElicitationID string
+			}
+			json.Unmarshal(params, &p)
+			if p.Mode == "url" && (p.ElicitationID == "" || p.ElicitationID != first["id"] || p.URL != "https://localhost/connect" || p.Message == "") {
+				t.Errorf("a URL-mode request needs message, url and elicitationId (the question's id %v): %s", first["id"], params)
+			}
+			if p.Mode != "url" && p.ElicitationID != "" {
+				t.Errorf("elicitationId outside URL mode: %s", params)
+			}
+			answerBody := `{"action":"accept","content":{"n":"x"}}`
+			if tt.tool == "url" {
+				answerBody = `{"action":"accept"}`
+			} else if tt.tool == "multi" {
+				answerBody = `{"action":"accept","content":{"c":["a"]}}`
+			} else if tt.tool == "tools" {
+				answerBody = `{"role":"assistant","content":{"type":"text","text":"ok"},"model":"m"}`
+			}
+			if st := answer(t, url, tokAlice, first["id"], answerBody); st != http.StatusAccepted {
+				t.Fatalf("answer: %d", st)
+			}
+			if text, isErr := resultText(t, s.next(t)); isErr || !strings.Contains(text, `"answered":true`) {
+				t.Errorf("after the answer: %q isError=%v", text, isErr)
 			}
 		})
 	}

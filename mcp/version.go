@@ -31,6 +31,9 @@ type features struct {
 	shape int
 	// resourceNotFound is the code of an unknown resource.
 	resourceNotFound Code
+	// undefinedCaps are the client capabilities the revision does not
+	// define: a client that sends one anyway has not declared it.
+	undefinedCaps Capability
 }
 
 // The shapes definitions are rendered in, named for what they add (the
@@ -46,6 +49,18 @@ const (
 func featuresOf(p *seam.Profile) features {
 	own := *p // the core's copy: what an era returned is read once
 	f := features{Profile: &own, resourceNotFound: Code(p.ResourceNotFound)}
+	if !p.Elicitation {
+		f.undefinedCaps |= CapElicitationForm | CapElicitationURL
+	}
+	if !p.URLElicitation {
+		f.undefinedCaps |= CapElicitationURL
+	}
+	if !p.MultiSelect {
+		f.undefinedCaps |= capMultiSelect
+	}
+	if !p.SamplingTools {
+		f.undefinedCaps |= CapSamplingTools
+	}
 	switch {
 	case p.Icons:
 		f.shape = shapeIcons

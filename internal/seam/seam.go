@@ -77,6 +77,15 @@ type Profile struct {
 	ResourceLinks     bool // "resource_link" content blocks
 	Icons             bool // "icons"; description and websiteUrl on Implementation
 	CompletionContext bool // completion/complete carries the other arguments
+	// What a client of this revision can be asked for: a capability the
+	// revision does not define is not taken as declared, whatever the
+	// client sent (URL-mode elicitation, multi-selects and tool-enabled
+	// sampling arrived in 2025-11-25). 2025-03-26 defines no elicitation;
+	// its era still asks a client that declares it, as 2025-06-18 does.
+	Elicitation    bool // elicitation/create, form mode
+	URLElicitation bool // elicitation/create, URL mode
+	SamplingTools  bool // sampling/createMessage with tools
+	MultiSelect    bool // a form property that is an array (a multi-select)
 	// Envelope: a request names this revision, its client capabilities and
 	// its log level in params._meta, with no handshake; a request that
 	// names it only in MCP-Protocol-Version is refused.
