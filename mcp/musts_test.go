@@ -645,3 +645,100 @@ func TestMUST113_LegacyElicitationModes(t *testing.T) {
 		})
 	}
 }
+
+// TestMUST_DefinitionMembersPerRevision: what a server sends MUST be valid
+// for the revision in use (basic/index: messages follow the schema).
+// icons (on Implementation, Tool, Resource, ResourceTemplate, Prompt) and
+// Implementation's description and websiteUrl arrived in 2025-11-25; title
+// (on those and on PromptArgument), a tool's outputSchema and a
+// definition's _meta in 2025-06-18. Each revision gets exactly its own:
+// over initialize's serverInfo (server/discover's _meta on 2026-07-28)
+// and every list.
+func TestMUST_DefinitionMembersPerRevision(t *testing.T) {
+	t.Parallel()
+	icons := []mcp.Icon{{Src: "https://localhost/i.png", MIMEType: "image/png", Sizes: []string{"48x48"}, Theme: "dark"}}
+	srv := mcp.NewServer(mcp.Implementation{Name: "ic", Title: "Icons", Version: "1", Description: "d", WebsiteURL: "https://localhost/", Icons: icons})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /x", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") })
+	meta := json.RawMessage(`{"com.example/k":1}`)
+	srv.AddTool(mcp.Tool{Name: "t", Title: "T", Icons: icons, Meta: meta, OutputSchema: json.RawMessage(`{"type":"object"}`)}, "GET /x", mux)
+	srv.AddResource(mcp.Resource{URI: "ic://r", Name: "r", Title: "R", Icons: icons}, "GET /x", mux)
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "ic://t/{id}", Name: "tt", Title: "TT", Icons: icons}, "GET /x", mux)
+	srv.AddPrompt(mcp.Prompt{Name: "p", Title: "P", Icons: icons, Arguments: []mcp.PromptArgument{{Name: "a", Title: "A"}}},
+		func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+			return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: content.User, Content: content.Text("x")}}}, nil
+		})
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	wantIcon := `[{"src":"https://localhost/i.png","mimeType":"image/png","sizes":["48x48"],"theme":"dark"}]`
+	for _, era := range specEras {
+		icons := era == mcp.Version20260728 || era == mcp.Version20251125
+		titles := era != mcp.Version20250326
+		// check holds the members obj must have (want) and must not.
+		check := func(t *testing.T, what string, obj map[string]json.RawMessage, members map[string]bool) {
+			t.Helper()
+			for name, want := range members {
+				v, has := obj[name]
+				if has != want {
+					t.Errorf("%s: %q present %v, want %v: %v", what, name, has, want, obj)
+				}
+				if has && name == "icons" && string(v) != wantIcon {
+					t.Errorf("%s: icons %s, want %s", what, v, wantIcon)
+				}
+			}
+		}
+		t.Run(string(era), func(t *testing.T) {
+			var status int
+			var raw []byte
+			var info map[string]json.RawMessage
+			var m specMsg
+			if era == mcp.Version20260728 {
+				status, _, raw = specPost(t, url, era, "server/discover", "", specBody(era, 1, "server/discover", "", "", ""), nil)
+				var res struct {
+					Meta map[string]map[string]json.RawMessage `json:"_meta"`
+				}
+				json.Unmarshal(raw, &m)
+				json.Unmarshal(m.Result, &res)
+				info = res.Meta["io.modelcontextprotocol/serverInfo"]
+			} else {
+				status, _, raw = specPost(t, url, "", "initialize", "", specBody("", 1, "initialize",
+					`"protocolVersion":"`+string(era)+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}`, "", ""), nil)
+				var res struct {
+					ServerInfo map[string]json.RawMessage `json:"serverInfo"`
+				}
+				json.Unmarshal(raw, &m)
+				json.Unmarshal(m.Result, &res)
+				info = res.ServerInfo
+			}
+			if status != 200 || info == nil || string(info["name"]) != `"ic"` {
+				t.Fatalf("got %d %s", status, raw)
+			}
+			check(t, "serverInfo", info, map[string]bool{"title": titles, "description": icons, "websiteUrl": icons, "icons": icons})
+			lists := []struct{ method, member string }{
+				{"tools/list", "tools"}, {"resources/list", "resources"}, {"resources/templates/list", "resourceTemplates"}, {"prompts/list", "prompts"},
+			}
+			for _, l := range lists {
+				status, _, raw := specPost(t, url, era, l.method, "", specBody(era, 2, l.method, "", "", ""), nil)
+				var res map[string][]map[string]json.RawMessage
+				json.Unmarshal(raw, &m)
+				json.Unmarshal(m.Result, &res)
+				if status != 200 || len(res[l.member]) != 1 {
+					t.Fatalf("%s: %d %s", l.method, status, raw)
+				}
+				def := res[l.member][0]
+				check(t, l.method, def, map[string]bool{"title": titles, "icons": icons})
+				switch l.method {
+				case "tools/list":
+					check(t, l.method, def, map[string]bool{"outputSchema": titles, "_meta": titles})
+				case "prompts/list":
+					var args []map[string]json.RawMessage
+					json.Unmarshal(def["arguments"], &args)
+					if len(args) != 1 {
+						t.Fatalf("prompt arguments: %s", def["arguments"])
+					}
+					check(t, "prompt argument", args[0], map[string]bool{"title": titles})
+				}
+			}
+		})
+	}
+}
