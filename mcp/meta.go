@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 )
@@ -24,6 +27,15 @@ func itemMeta(meta json.RawMessage, ui []byte) ([]byte, error) {
 		if _, has := jsonrpc.Lookup(b, "ui/resourceUri"); has {
 			return nil, errors.New(`field Meta: "ui/resourceUri" is the extension's withdrawn form; set UI.ResourceURI`)
 		}
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(b, &keys); err != nil {
+			return nil, errors.New("field Meta must be a JSON object")
+		}
+		for k := range keys {
+			if !metaKey(k) {
+				return nil, fmt.Errorf("field Meta: key %s is not a _meta key name: an optional prefix of dot-separated labels and a slash (com.example/), and a name that starts and ends with a letter or digit", jsonrpc.QuoteName(k))
+			}
+		}
 	}
 	if ui == nil {
 		return b, nil
@@ -35,6 +47,32 @@ func itemMeta(meta json.RawMessage, ui []byte) ([]byte, error) {
 	out = append(out, ',')
 	return append(out, b[1:]...), nil
 }
+
+// metaKey reports whether k is a valid _meta key name, which every
+// revision from 2025-06-18 on says a key MUST be (basic/index, "_meta"):
+// an optional prefix, labels separated by dots, each starting with a
+// letter and ending with a letter or digit, with letters, digits and
+// hyphens inside, followed by "/"; then a name, empty or starting and
+// ending with a letter or digit, with letters, digits, "-", "_" and "."
+// inside. A prefix MCP reserves (io.modelcontextprotocol/, dev.mcp/) is
+// well formed: a host may set an official extension's key.
+func metaKey(k string) bool {
+	name := k
+	if prefix, rest, ok := strings.Cut(k, "/"); ok {
+		for _, label := range strings.Split(prefix, ".") {
+			if !metaLabel.MatchString(label) {
+				return false
+			}
+		}
+		name = rest
+	}
+	return name == "" || metaName.MatchString(name)
+}
+
+var (
+	metaLabel = regexp.MustCompile(`^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?$`)
+	metaName  = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+)
 
 // compact returns doc without insignificant space (already validated).
 func compact(doc []byte) []byte {

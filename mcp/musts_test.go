@@ -742,3 +742,69 @@ func TestMUST_DefinitionMembersPerRevision(t *testing.T) {
 		})
 	}
 }
+
+// TestMUST_MetaKeyNames: _meta key names MUST have an optional prefix of
+// dot-separated labels (each starting with a letter, ending with a letter
+// or digit, hyphens inside) and a slash, and a name that, unless empty,
+// starts and ends with a letter or digit (basic/index "_meta", 2025-06-18
+// on; MUST 25). A definition's Meta with another key is refused at
+// registration, for tools, function tools, resources and templates; a
+// well-formed one, reserved prefixes included, reaches the wire as
+// written in every revision that has a definition's _meta.
+func TestMUST_MetaKeyNames(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /x", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") })
+	bad := []string{`{"bad key":1}`, `{"-x/y":1}`, `{"com.example/-n":1}`, `{"com..example/n":1}`, `{"1com/n":1}`, `{"com-/n":1}`, `{"a/b/c":1}`, `{"n_":1}`, `{"":1,"/":2}`, `{"café":1}`}
+	for _, meta := range bad {
+		adds := map[string]func(s *mcp.Server){
+			"tool": func(s *mcp.Server) { s.AddTool(mcp.Tool{Name: "t", Meta: json.RawMessage(meta)}, "GET /x", mux) },
+			"func tool": func(s *mcp.Server) {
+				mcp.AddToolFunc(s, mcp.Tool{Name: "f", Meta: json.RawMessage(meta)}, func(ctx context.Context, in struct{}) (struct{}, error) { return struct{}{}, nil })
+			},
+			"resource": func(s *mcp.Server) {
+				s.AddResource(mcp.Resource{URI: "m://r", Name: "r", Meta: json.RawMessage(meta)}, "GET /x", mux)
+			},
+			"template": func(s *mcp.Server) {
+				s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "m://t/{id}", Name: "t", Meta: json.RawMessage(meta)}, "GET /x", mux)
+			},
+		}
+		for what, add := range adds {
+			t.Run(what+"/"+meta, func(t *testing.T) {
+				err := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}).Register(add)
+				if err == nil || !strings.Contains(err.Error(), "is not a _meta key name") {
+					t.Errorf("Register: %v, want the key refused", err)
+				}
+			})
+		}
+	}
+	good := `{"com.example/owner":"a","com.example-2.x9/":1,"plain":2,"a.b_c-d.e":3,"io.modelcontextprotocol/x":4,"dev.mcp/y":5,"":6}`
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "t", Meta: json.RawMessage(good)}, "GET /x", mux)
+	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
+		mcp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	for _, era := range specEras {
+		t.Run(string(era), func(t *testing.T) {
+			status, _, raw := specPost(t, url, era, "tools/list", "", specBody(era, 1, "tools/list", "", "", ""), nil)
+			var m specMsg
+			json.Unmarshal(raw, &m)
+			var res struct {
+				Tools []map[string]json.RawMessage `json:"tools"`
+			}
+			json.Unmarshal(m.Result, &res)
+			if status != 200 || len(res.Tools) != 1 {
+				t.Fatalf("got %d %s", status, raw)
+			}
+			got, has := res.Tools[0]["_meta"]
+			if era == mcp.Version20250326 {
+				if has {
+					t.Errorf("2025-03-26 has no _meta on a tool: %s", got)
+				}
+				return
+			}
+			if string(got) != good {
+				t.Errorf("_meta %s, want %s", got, good)
+			}
+		})
+	}
+}
