@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/local"
 	"github.com/mcpdual/mcpdual/internal/seam"
 	"github.com/mcpdual/mcpdual/mcp/auth"
@@ -64,20 +65,30 @@ func isArray(body []byte) bool {
 // the members (each observed on its own), false when it refused the batch
 // whole.
 func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler, principal *auth.Principal) bool {
+	// The members are counted before they are copied out: decoded first,
+	// a 1 MiB array of 500,000 numbers became as many json.RawMessage,
+	// 66 times its size in memory, only to be refused for holding more
+	// than 64. The body was scanned strictly, as Elems needs.
+	n := 0
+	for it := jsonrpc.NewElems(body); n <= maxBatchMembers; n++ {
+		if _, more := it.Next(); !more {
+			break
+		}
+	}
+	if n > maxBatchMembers {
+		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest,
+			"Invalid Request: a batch holds at most "+strconv.Itoa(maxBatchMembers)+" messages").
+			WithData(map[string]any{"reason": "batch_too_large", "maxMembers": maxBatchMembers}))
+		return false
+	}
 	var members []json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeParseError, "Parse error: the batch is not a JSON array"))
 		return false
 	}
-	switch {
-	case len(members) == 0:
+	if len(members) == 0 {
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest, "Invalid Request: an empty batch").
 			WithData(map[string]string{"reason": "empty_batch"}))
-		return false
-	case len(members) > maxBatchMembers:
-		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest,
-			"Invalid Request: a batch holds at most "+strconv.Itoa(maxBatchMembers)+" messages").
-			WithData(map[string]any{"reason": "batch_too_large", "maxMembers": maxBatchMembers}))
 		return false
 	}
 	batch, in, serr := h.openBatch(r, members, principal)

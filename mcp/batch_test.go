@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -315,5 +316,53 @@ func TestBatch_DestructiveToolNotConfirmedInBatch(t *testing.T) {
 	}
 	if n := f.executed.Load(); n != 0 {
 		t.Errorf("the destructive tool ran %d times", n)
+	}
+}
+
+// TestBatch_TooManyMembersRefusedBeforeCopied: a batch past 64 members is
+// refused having counted them, not copied them out: a 1 MiB array of
+// 520,000 numbers, decoded first, allocated 66 times its size (one
+// json.RawMessage a member) to be answered batch_too_large. Now it
+// allocates about the body it read, and a few objects. Counted in bytes
+// and objects allocated, never in time.
+func TestBatch_TooManyMembersRefusedBeforeCopied(t *testing.T) {
+	f := newFixture(t)
+	body := "[" + strings.Repeat("1,", 520_000) + "1]"
+	if len(body) > 1<<20 {
+		t.Fatalf("body %d bytes: over the limit", len(body))
+	}
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	check := func(status int, got []byte) {
+		t.Helper()
+		var e struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct {
+				Code int `json:"code"`
+				Data struct {
+					Reason     string `json:"reason"`
+					MaxMembers int    `json:"maxMembers"`
+				} `json:"data"`
+			} `json:"error"`
+		}
+		if status != 400 || json.Unmarshal(got, &e) != nil || e.Error.Code != -32600 ||
+			e.Error.Data.Reason != "batch_too_large" || e.Error.Data.MaxMembers != 64 || e.ID != nil {
+			t.Errorf("want 400 -32600 batch_too_large, maxMembers 64, no id (as every refused batch): %d %s", status, got)
+		}
+	}
+	status, _, got := rawPost(t, f.url, hdr, body)
+	check(status, got)
+
+	var rec *httptest.ResponseRecorder
+	run := func() {
+		req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
+		req.Header = hdr.Clone()
+		rec = httptest.NewRecorder()
+		f.h.ServeHTTP(rec, req)
+	}
+	run() // warm the pools
+	bytes, objects := allocated(run)
+	check(rec.Code, rec.Body.Bytes())
+	if bytes > uint64(2*len(body)) || objects > 1_000 {
+		t.Errorf("refusing a %d-byte batch allocated %d bytes, %d objects; want at most twice the body and 1,000 objects", len(body), bytes, objects)
 	}
 }
