@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -449,22 +448,12 @@ func listenURIs(req *request, notes []byte) ([]string, error) {
 		return nil, bad
 	}
 	max := req.handler.notes.URIsPerStream
-	var asURIs []json.RawMessage // the body is bounded, and so is this
-	if json.Unmarshal(raw, &asURIs) != nil {
+	uris, malformed, over := distinctStrings(raw, max, func(u string) bool { return u != "" && len(u) <= maxEventURI })
+	switch {
+	case malformed:
 		return nil, bad
-	}
-	var uris []string
-	for _, v := range asURIs {
-		u, isStr := jsonrpc.String(v)
-		if !isStr || u == "" || len(u) > maxEventURI {
-			return nil, bad
-		}
-		if !contains(uris, u) {
-			uris = append(uris, u)
-		}
-		if len(uris) > max {
-			return nil, NewError(CodeInvalidParams, "Invalid params: at most "+strconv.Itoa(max)+" resourceSubscriptions on one stream")
-		}
+	case over:
+		return nil, NewError(CodeInvalidParams, "Invalid params: at most "+strconv.Itoa(max)+" resourceSubscriptions on one stream")
 	}
 	return uris, nil
 }

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -93,25 +92,49 @@ func (s *Server) listenTasks(req *request, raw []byte) (_ []*watched, malformed 
 // listenTaskIDs reads taskIds: an array of task ids, duplicates left out,
 // at most maxListenTasks.
 func listenTaskIDs(raw []byte) ([]string, error) {
-	// The body is bounded, and so is what this decodes: strings only.
-	var asIDs []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &asIDs) != nil {
+	ids, malformed, over := distinctStrings(raw, maxListenTasks, func(id string) bool { return id != "" })
+	switch {
+	case malformed:
 		return nil, NewError(CodeInvalidParams, "Invalid params: notifications.taskIds must be an array of task ids")
-	}
-	var ids []string
-	for _, v := range asIDs {
-		id, isStr := jsonrpc.String(v)
-		if !isStr || id == "" {
-			return nil, NewError(CodeInvalidParams, "Invalid params: notifications.taskIds must be an array of task ids")
-		}
-		if !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-		if len(ids) > maxListenTasks {
-			return nil, NewError(CodeInvalidParams, "Invalid params: at most 16 taskIds on one stream")
-		}
+	case over:
+		return nil, NewError(CodeInvalidParams, "Invalid params: at most 16 taskIds on one stream")
 	}
 	return ids, nil
+}
+
+// distinctStrings reads arr, a JSON array the scanner accepted, as
+// strings each valid, duplicates left out, in order. It walks the array
+// in place and copies a string only when it is new: decoded into
+// json.RawMessage first, a 1 MiB array of one string repeated (or of
+// numbers, refused only when seen) cost 35 (66) times its size in one
+// allocation an element. malformed: arr is not an array, or an element
+// is not a string or not valid; over: more than max distinct strings
+// (the reading stops there).
+func distinctStrings(arr []byte, max int, valid func(string) bool) (out []string, malformed, over bool) {
+	if len(arr) == 0 || arr[0] != '[' {
+		return nil, true, false
+	}
+	var buf []byte
+	for it := jsonrpc.NewElems(arr); ; {
+		v, more := it.Next()
+		if !more {
+			return out, false, false
+		}
+		var isStr bool
+		if buf, isStr = jsonrpc.AppendUnquoted(buf[:0], v); !isStr {
+			return nil, true, false
+		}
+		if slices.ContainsFunc(out, func(s string) bool { return s == string(buf) }) {
+			continue // a string it holds, so valid
+		}
+		s := string(buf)
+		if !valid(s) {
+			return nil, true, false
+		}
+		if out = append(out, s); len(out) > max {
+			return nil, false, true
+		}
+	}
 }
 
 // openListenTasks opens a listen's task ids, as listenTasks says.

@@ -199,6 +199,17 @@ func String(raw []byte) (string, bool) {
 	return string(out), ok
 }
 
+// AppendUnquoted appends the text of raw, a validated JSON string value,
+// to dst: String without an allocation of its own, for a caller that
+// reads many strings through one buffer. It reports false when raw is not
+// a string.
+func AppendUnquoted(dst, raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return dst, false
+	}
+	return unescape(dst, raw[1:len(raw)-1])
+}
+
 // StringIs reports whether the raw, validated JSON value is the string s,
 // without copying it when it holds no escape.
 func StringIs(raw []byte, s string) bool {

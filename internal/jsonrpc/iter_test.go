@@ -60,3 +60,21 @@ func TestLookup_StringEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendUnquoted: a string value's text appended to a buffer is what
+// String decodes, escapes included; anything else is no string.
+func TestAppendUnquoted(t *testing.T) {
+	buf := []byte("keep:")
+	for _, raw := range []string{`""`, `"plain"`, `"\u0076://r\/0"`, `"\ud83d\ude00\n"`} {
+		want, _ := String([]byte(raw))
+		got, ok := AppendUnquoted(buf[:5], []byte(raw))
+		if !ok || string(got) != "keep:"+want {
+			t.Errorf("AppendUnquoted(%s) = %q, %v; want %q", raw, got, ok, "keep:"+want)
+		}
+	}
+	for _, raw := range []string{`1`, `null`, `["a"]`, `{}`, ``} {
+		if got, ok := AppendUnquoted(buf[:5], []byte(raw)); ok || string(got) != "keep:" {
+			t.Errorf("AppendUnquoted(%s) = %q, %v; want no string", raw, got, ok)
+		}
+	}
+}
