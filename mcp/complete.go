@@ -51,6 +51,7 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 	}
 	var sources map[string]CompletionFunc
 	var scopes []string
+	declares := func([]byte) bool { return false } // the item's arguments, which context may give
 	switch refType {
 	case "ref/prompt":
 		n, _ := jsonrpc.Lookup(ref, "name")
@@ -59,14 +60,14 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		sources, scopes = p.opts.completions, p.opts.scopes
+		sources, scopes, declares = p.opts.completions, p.opts.scopes, p.declares
 	case "ref/resource":
 		u, _ := jsonrpc.Lookup(ref, "uri")
 		uri, _ := jsonrpc.String(u)
 		found := false
 		for _, t := range s.templates {
 			if t.def.URITemplate == uri && req.visible(auth.KindTemplate, uri) {
-				sources, scopes, found = t.opts.completions, t.opts.scopes, true
+				sources, scopes, declares, found = t.opts.completions, t.opts.scopes, t.declares, true
 				break
 			}
 		}
@@ -90,7 +91,7 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 	if req.rev.f.CompletionContext {
 		if c, ok := req.Param("context"); ok && jsonrpc.IsObject(c) {
 			a, _ := jsonrpc.Lookup(c, "arguments")
-			m, err := stringMap(a, "context.arguments")
+			m, err := stringMap(a, "context.arguments", declares)
 			if err != nil {
 				return nil, err
 			}
@@ -127,6 +128,16 @@ func (s *Server) complete(req *request) (seam.Result, error) {
 		res.values = values
 	}
 	return res, nil
+}
+
+// declares reports whether name is one of t's variables.
+func (t *template) declares(name []byte) bool {
+	for _, v := range t.vars {
+		if v == string(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // completionMethods are the method table's rows of completions (see

@@ -71,8 +71,10 @@ func applyItemOptions(opts []ItemOption, what string, completable map[string]boo
 
 // CompletionFunc suggests values for one argument of a prompt or one
 // variable of a resource template, given what the user typed so far and,
-// from 2025-06-18 on, the values of the other arguments. The endpoint
-// sends at most 100 of them, with the total and whether there were more.
+// from 2025-06-18 on, the values of the other arguments the client sent
+// (those the prompt or template declares; any others are not passed).
+// The endpoint sends at most 100 of them, with the total and whether
+// there were more.
 type CompletionFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
 
 // Placement says where a tool's arguments go in its route's request, for

@@ -202,8 +202,11 @@ func (s *Server) lookupPrompt(req *request, name string) (*prompt, error) {
 }
 
 // stringMap reads an object of string members (prompt arguments,
-// completion context); absent or null is empty.
-func stringMap(raw json.RawMessage, what string) (map[string]string, error) {
+// completion context); absent or null is empty. Every member must be a
+// string, but only those keep names are kept: no one reads the others,
+// and a map of every member cost 18 times the body, an entry and a
+// string a member, for 1 MiB of names nothing declares.
+func stringMap(raw json.RawMessage, what string, keep func(name []byte) bool) (map[string]string, error) {
 	m := map[string]string{}
 	if raw == nil || string(raw) == "null" {
 		return m, nil
@@ -217,12 +220,23 @@ func stringMap(raw json.RawMessage, what string) (map[string]string, error) {
 		if !ok {
 			return m, nil
 		}
-		s, isStr := jsonrpc.String(v)
-		if !isStr {
+		if len(v) == 0 || v[0] != '"' {
 			return nil, NewError(CodeInvalidParams, "Invalid params: "+what+" must be an object of strings")
 		}
-		m[string(k)] = s
+		if keep(k) {
+			m[string(k)], _ = jsonrpc.String(v)
+		}
 	}
+}
+
+// declares reports whether name is one of p's arguments.
+func (p *prompt) declares(name []byte) bool {
+	for _, a := range p.def.Arguments {
+		if a.Name == string(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // getPrompt answers prompts/get: an unknown or hidden prompt, missing
@@ -244,7 +258,7 @@ func (s *Server) getPrompt(req *request) (seam.Result, error) {
 		return nil, err
 	}
 	rawArgs, _ := req.Param("arguments")
-	given, err := stringMap(rawArgs, "arguments")
+	given, err := stringMap(rawArgs, "arguments", p.declares)
 	if err != nil {
 		return nil, err
 	}
