@@ -81,7 +81,7 @@ func (c *Call) Supports(capability Capability) bool {
 // State returns the payload the tool sealed with RequireInput in the
 // previous round, verified and opened; nil on a first round.
 func (c *Call) State() []byte {
-	if c.round == nil {
+	if c.round == nil || c.round.loose {
 		return nil
 	}
 	return c.round.state.payload
@@ -94,6 +94,9 @@ func (c *Call) State() []byte {
 // (State is then nil): they are passed on as sent, each an object, and the
 // handler treats them like any other client input.
 func (c *Call) InputResponse(key string) (json.RawMessage, bool) {
+	if c.round != nil && c.round.loose {
+		return jsonrpc.Lookup(c.round.responses, key)
+	}
 	v, ok := c.answers[key]
 	return v, ok
 }
@@ -101,8 +104,9 @@ func (c *Call) InputResponse(key string) (json.RawMessage, bool) {
 // Elicitation returns the answer to the elicitation key of the previous
 // round.
 func (c *Call) Elicitation(key string) (ElicitResult, bool) {
-	v, ok := c.answers[key]
-	if !ok || (c.round != nil && !c.round.asked(key, "elicitation")) || (c.round == nil && !validResponse("elicitation", v)) {
+	v, ok := c.InputResponse(key)
+	stated := c.round != nil && !c.round.loose
+	if !ok || (stated && !c.round.asked(key, "elicitation")) || (!stated && !validResponse("elicitation", v)) {
 		return ElicitResult{}, false
 	}
 	a, _ := jsonrpc.Lookup(v, "action")

@@ -20,6 +20,9 @@ type round struct {
 	nonce     []byte
 	until     time.Time       // the last instant the state opens (expiry plus the sealer's skew)
 	responses json.RawMessage // inputResponses as sent (nil when absent)
+	// loose: responses came without a requestState (Call reads them
+	// where they lie); there is no state, and nothing was asked.
+	loose bool
 }
 
 // answer returns the retry's response to key if this round's state asked
