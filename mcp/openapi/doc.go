@@ -61,6 +61,9 @@
 // "," (form), " " (spaceDelimited) or "|" (pipeDelimited); deepObject
 // objects as name[key]=value, nested as deep as the value, and deepObject
 // arrays as name[0]=value (the bracket form Rails, PHP and Stripe read).
+// What that form makes of one call is at most 1 MiB of names and values
+// (each value's name repeats the keys above it); a call past it is the
+// tool's error, and the API is not called.
 //
 // Overrides ([WithOverride]) change what the document cannot say, such as
 // a destructive POST or a confirmation message (mcp.ConfirmWith). GET

@@ -211,6 +211,11 @@ func arguments(r *http.Request) map[string]json.RawMessage {
 // sent, "" when all can: an item of an array joined by a delimiter must
 // not hold the delimiter, which would make it several items.
 func reencode(q url.Values, rules map[string]rule, args map[string]json.RawMessage, argOf map[string]string) string {
+	left := maxBracketed
+	tooLong := func(arg string) string {
+		return "The argument " + arg + " cannot be sent: bracketed as this API's deepObject parameter, it makes a query of more than " +
+			strconv.Itoa(maxBracketed>>20) + " MiB; send fewer or shorter values."
+	}
 	for name, how := range rules {
 		vals, ok := q[name]
 		if !ok {
@@ -228,7 +233,9 @@ func reencode(q url.Values, rules map[string]rule, args map[string]json.RawMessa
 				dec.UseNumber()
 				if dec.Decode(&decoded) == nil {
 					delete(q, name)
-					brackets(q, name, decoded)
+					if !brackets(q, name, decoded, &left) {
+						return tooLong(arg)
+					}
 					continue
 				}
 			}
@@ -242,7 +249,9 @@ func reencode(q url.Values, rules map[string]rule, args map[string]json.RawMessa
 				dec := json.NewDecoder(strings.NewReader(v))
 				dec.UseNumber()
 				if (strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[")) && dec.Decode(&decoded) == nil {
-					brackets(q, prefix, decoded)
+					if !brackets(q, prefix, decoded, &left) {
+						return tooLong(arg)
+					}
 				} else {
 					q.Add(prefix, v)
 				}
@@ -260,26 +269,58 @@ func reencode(q url.Values, rules map[string]rule, args map[string]json.RawMessa
 	return ""
 }
 
+// maxBracketed bounds the names and values brackets builds for one
+// call's query (or form): each value's name repeats every key above it,
+// so a long key above many values multiplied them, and 37 KB of
+// arguments (one key of 32 KiB over 2,000 numbers) made 617 MB and a
+// 65 MB query. 1 MiB is what net/http reads of a request's header, its
+// URL included, by default: no API reads a longer query.
+const maxBracketed = 1 << 20
+
 // brackets adds v under prefix as deepObject does: prefix[key]=value,
-// prefix[key][0]=value for arrays, nested as deep as v is.
-func brackets(q url.Values, prefix string, v any) {
+// prefix[key][0]=value for arrays, nested as deep as v is. Every name it
+// builds and value it adds is taken from *left; it stops, reporting
+// false, before one would take more than is left.
+func brackets(q url.Values, prefix string, v any, left *int) bool {
+	spend := func(n int) bool {
+		if n > *left {
+			return false
+		}
+		*left -= n
+		return true
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		for k, item := range v {
-			brackets(q, prefix+"["+k+"]", item)
+			if !spend(len(prefix)+len(k)+2) || !brackets(q, prefix+"["+k+"]", item, left) {
+				return false
+			}
 		}
 	case []any:
 		for i, item := range v {
-			brackets(q, prefix+"["+strconv.Itoa(i)+"]", item)
+			index := strconv.Itoa(i)
+			if !spend(len(prefix)+len(index)+2) || !brackets(q, prefix+"["+index+"]", item, left) {
+				return false
+			}
 		}
 	case string:
+		if !spend(len(prefix) + len(v)) {
+			return false
+		}
 		q.Add(prefix, v)
 	case json.Number:
+		if !spend(len(prefix) + len(v)) {
+			return false
+		}
 		q.Add(prefix, v.String())
 	case bool:
+		if !spend(len(prefix) + 5) {
+			return false
+		}
 		q.Add(prefix, strconv.FormatBool(v))
 	}
 	// null: left out, as the library leaves out a null argument.
+	return true
 }
 
 // rename puts renamed body properties back under their own names, and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -256,6 +257,67 @@ func TestStyle_ArrayBehindAnyOf(t *testing.T) {
 			_ = json.Unmarshal([]byte(text), &seen)
 			if isErr || seen["body"] != "ids=1%2C2" {
 				t.Errorf("%s %s: %q (isError %v), want the form ids=1%%2C2", v, id, text, isErr)
+			}
+		}
+	}
+}
+
+// TestDeep_QueryBound: what deepObject brackets make of one call is
+// bounded at 1 MiB of names and values (maxBracketed), every name counted
+// with each value it names. Each value's name repeats every key above
+// it, so a key of 32 KiB over 2,000 numbers (37 KB of arguments) made 617
+// MB and a 65 MB query for the API. A query at the bound is sent; one
+// byte past it, and the long key over many values, are the tool's error
+// naming the bound, the API never called, over HTTP in every revision.
+// The refusal costs about its arguments, counted in bytes allocated.
+func TestDeep_QueryBound(t *testing.T) {
+	doc := oasHead + `"paths":{"/items":{"get":{"operationId":"listItems",
+	 "parameters":[{"name":"f","in":"query","style":"deepObject","schema":{"type":"object"}}],
+	 "responses":{"204":{"description":"ok"}}}}}}`
+	var called atomic.Int64
+	var query atomic.Value
+	mux := http.NewServeMux()
+	mux.HandleFunc("/items", func(w http.ResponseWriter, r *http.Request) {
+		called.Add(1)
+		query.Store(r.URL.Query())
+		w.WriteHeader(http.StatusNoContent)
+	})
+	srv := mcp.NewServer(mcp.Implementation{Name: "deep", Version: "1"})
+	if _, err := openapi.Register(srv, []byte(doc), mux); err != nil {
+		t.Fatal(err)
+	}
+	mux.Handle("/mcp", mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()}, mcp.WithLimits(mcp.Limits{BodyBytes: 2 << 20})))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+
+	const bound = 1 << 20
+	const refusal = "The argument f cannot be sent: bracketed as this API's deepObject parameter, it makes a query of more than 1 MiB; send fewer or shorter values."
+	// f[k]=value takes "f" and "k" with their brackets (4) to name the
+	// value, then the name again with the value (4 + its length).
+	at := strings.Repeat("v", bound-8)
+	amplified := `{"f":{"` + strings.Repeat("k", 32<<10) + `":[` + strings.Repeat("1,", 2_000) + `1]}}`
+	for _, v := range eras {
+		c := mcptest.Dial(ts.URL+"/mcp", v)
+		before := called.Load()
+		text, isErr := call(t, c, "listItems", `{"f":{"k":"`+at+`"}}`)
+		got, _ := query.Load().(url.Values)
+		if isErr || called.Load() != before+1 || got.Get("f[k]") != at || len(got) != 1 {
+			t.Errorf("%s: a query at the bound: isError %v, %.200s; the API saw %d values", v, isErr, text, len(got))
+		}
+		for name, args := range map[string]string{
+			"one byte past":                `{"f":{"k":"` + at + `v"}}`,
+			"a long key over many numbers": amplified,
+		} {
+			before := called.Load()
+			var text string
+			var isErr bool
+			bytes := allocated(func() { text, isErr = call(t, c, "listItems", args) })
+			if !isErr || text != refusal || called.Load() != before {
+				t.Errorf("%s, %s: isError %v, %.300s; the API called %d times", v, name, isErr, text, called.Load()-before)
+			}
+			// The call's own copies of its arguments, over HTTP and back.
+			if limit := uint64(24*len(args) + 8<<20); bytes > limit {
+				t.Errorf("%s, %s: %d bytes allocated for %d bytes of arguments; want at most %d", v, name, bytes, len(args), limit)
 			}
 		}
 	}
