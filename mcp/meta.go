@@ -56,6 +56,12 @@ func itemMeta(meta json.RawMessage, ui []byte) ([]byte, error) {
 // ending with a letter or digit, with letters, digits, "-", "_" and "."
 // inside. A prefix MCP reserves (io.modelcontextprotocol/, dev.mcp/) is
 // well formed: a host may set an official extension's key.
+//
+// A name may go on in further "/"-separated segments, each a name of its
+// own (openai/toolInvocation/invoking): the grammar has no such name, but
+// the OpenAI Apps SDK's tool descriptors use them, and refusing one at
+// registration would leave a host serving ChatGPT no way to set it
+// (record 011). Every other rule holds for each segment.
 func metaKey(k string) bool {
 	name := k
 	if prefix, rest, ok := strings.Cut(k, "/"); ok {
@@ -64,7 +70,15 @@ func metaKey(k string) bool {
 				return false
 			}
 		}
-		name = rest
+		if rest == "" {
+			return true
+		}
+		for _, segment := range strings.Split(rest, "/") {
+			if !metaName.MatchString(segment) {
+				return false
+			}
+		}
+		return true
 	}
 	return name == "" || metaName.MatchString(name)
 }

@@ -750,12 +750,14 @@ func TestMUST_DefinitionMembersPerRevision(t *testing.T) {
 // on; MUST 25). A definition's Meta with another key is refused at
 // registration, for tools, function tools, resources and templates; a
 // well-formed one, reserved prefixes included, reaches the wire as
-// written in every revision that has a definition's _meta.
+// written in every revision that has a definition's _meta. A name in
+// further "/"-separated segments, each well formed, is taken: the OpenAI
+// Apps SDK's tool descriptors carry openai/toolInvocation/invoking.
 func TestMUST_MetaKeyNames(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /x", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") })
-	bad := []string{`{"bad key":1}`, `{"-x/y":1}`, `{"com.example/-n":1}`, `{"com..example/n":1}`, `{"1com/n":1}`, `{"com-/n":1}`, `{"a/b/c":1}`, `{"n_":1}`, `{"":1,"/":2}`, `{"café":1}`}
+	bad := []string{`{"bad key":1}`, `{"-x/y":1}`, `{"com.example/-n":1}`, `{"com..example/n":1}`, `{"1com/n":1}`, `{"com-/n":1}`, `{"a/b//c":1}`, `{"a/b/":1}`, `{"a/b/-c":1}`, `{"n_":1}`, `{"":1,"/":2}`, `{"café":1}`}
 	for _, meta := range bad {
 		adds := map[string]func(s *mcp.Server){
 			"tool": func(s *mcp.Server) { s.AddTool(mcp.Tool{Name: "t", Meta: json.RawMessage(meta)}, "GET /x", mux) },
@@ -778,7 +780,7 @@ func TestMUST_MetaKeyNames(t *testing.T) {
 			})
 		}
 	}
-	good := `{"com.example/owner":"a","com.example-2.x9/":1,"plain":2,"a.b_c-d.e":3,"io.modelcontextprotocol/x":4,"dev.mcp/y":5,"":6}`
+	good := `{"com.example/owner":"a","com.example-2.x9/":1,"plain":2,"a.b_c-d.e":3,"io.modelcontextprotocol/x":4,"dev.mcp/y":5,"":6,"openai/toolInvocation/invoking":"Looking","openai/outputTemplate":"ui://w/x.html"}`
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
 	srv.AddTool(mcp.Tool{Name: "t", Meta: json.RawMessage(good)}, "GET /x", mux)
 	url := newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(), era2025.New()},
