@@ -46,7 +46,13 @@ func (w *observedWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-func (w *observedWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+func (w *observedWriter) Flush() { _ = w.FlushError() }
+
+// FlushError passes a failed flush on to http.ResponseController (see
+// trackedWriter.FlushError).
+func (w *observedWriter) FlushError() error {
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
 
 func (w *observedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 

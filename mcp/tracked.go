@@ -19,9 +19,15 @@ func (w *trackedWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *trackedWriter) Flush() {
+func (w *trackedWriter) Flush() { _ = w.FlushError() }
+
+// FlushError is what http.ResponseController.Flush calls: the stream
+// writes (streamWrite) learn from a failed flush that their client is
+// gone or stopped reading (a write deadline passed), as they do from
+// net/http's own writer.
+func (w *trackedWriter) FlushError() error {
 	w.wrote = true
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *trackedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
