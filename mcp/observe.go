@@ -48,8 +48,8 @@ func (w *observedWriter) Write(b []byte) (int, error) {
 
 func (w *observedWriter) Flush() { _ = w.FlushError() }
 
-// FlushError passes a failed flush on to http.ResponseController (see
-// trackedWriter.FlushError).
+// FlushError passes a failed flush on to http.ResponseController, as
+// the request's own writer does (write.go).
 func (w *observedWriter) FlushError() error {
 	return http.NewResponseController(w.ResponseWriter).Flush()
 }
@@ -64,8 +64,10 @@ func eventOf(w http.ResponseWriter) *observe.Event {
 		return w.ev
 	case *streamWriter:
 		return eventOf(w.ResponseWriter)
-	case *trackedWriter:
-		return eventOf(w.ResponseWriter)
+	case interface{ Unwrap() http.ResponseWriter }:
+		// The request's own writer (trackedWriter, write.go), which a
+		// panic that escapes serving reads.
+		return eventOf(w.Unwrap())
 	}
 	return nil
 }
