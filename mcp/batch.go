@@ -47,51 +47,41 @@ func (h *Handler) batchable(r *http.Request) bool {
 	return err == headers.ErrMissing || (err == nil && v == string(Version20250326))
 }
 
-// isArray reports whether body is a JSON array, ahead of its parse.
-func isArray(body []byte) bool {
-	for _, c := range body {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-		default:
-			return c == '['
-		}
-	}
-	return false
-}
-
 // serveBatch answers the batch body (already read, and scanned strictly
 // as a whole) sent with r, serving each member with next (the Handler
 // itself: a member is a POST of its own). It reports whether it served
 // the members (each observed on its own), false when it refused the batch
 // whole.
 func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler, principal *auth.Principal) bool {
-	// The members are counted before they are copied out: decoded first,
-	// a 1 MiB array of 500,000 numbers became as many json.RawMessage,
-	// 66 times its size in memory, only to be refused for holding more
-	// than 64. The body was scanned strictly, as Elems needs.
-	n := 0
-	for it := jsonrpc.NewElems(body); n <= maxBatchMembers; n++ {
-		if _, more := it.Next(); !more {
+	// The members are read in place, one pass over the array the scan
+	// validated, and counted as they come: decoded first, a 1 MiB array of
+	// 500,000 numbers became as many copies, 66 times its size in memory,
+	// only to be refused for holding more than 64. Each is probed once
+	// for what the batch decides before serving it (probeMember).
+	var members []json.RawMessage
+	for it := jsonrpc.NewElems(body); ; {
+		m, more := it.Next()
+		if !more {
 			break
 		}
-	}
-	if n > maxBatchMembers {
-		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest,
-			"Invalid Request: a batch holds at most "+strconv.Itoa(maxBatchMembers)+" messages").
-			WithData(map[string]any{"reason": "batch_too_large", "maxMembers": maxBatchMembers}))
-		return false
-	}
-	var members []json.RawMessage
-	if err := json.Unmarshal(body, &members); err != nil {
-		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeParseError, "Parse error: the batch is not a JSON array"))
-		return false
+		if len(members) == maxBatchMembers {
+			h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest,
+				"Invalid Request: a batch holds at most "+strconv.Itoa(maxBatchMembers)+" messages").
+				WithData(map[string]any{"reason": "batch_too_large", "maxMembers": maxBatchMembers}))
+			return false
+		}
+		members = append(members, m)
 	}
 	if len(members) == 0 {
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusBadRequest, CodeInvalidRequest, "Invalid Request: an empty batch").
 			WithData(map[string]string{"reason": "empty_batch"}))
 		return false
 	}
-	batch, in, serr := h.openBatch(r, members, principal)
+	probes := make([]memberProbe, len(members))
+	for i, m := range members {
+		probes[i] = probeMember(m)
+	}
+	batch, in, serr := h.openBatch(r, probes, principal)
 	if serr != nil {
 		// Refused before any member ran: one answer for the POST, as the
 		// same session id on a POST of one message gets.
@@ -101,8 +91,8 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	r = r.WithContext(context.WithValue(r.Context(), batchKey{}, batch))
 	out := []byte{'['}
 	answered := 0
-	for _, m := range members {
-		resp := h.serveMember(r, m, next, principal)
+	for i, m := range members {
+		resp := h.serveMember(r, m, &probes[i], next, principal)
 		if resp == nil {
 			continue // a notification or a response: nothing to answer
 		}
@@ -131,8 +121,8 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 // and its sealed session; that a request is a member at all is told by
 // the state being there (memberOf). With a refusal it returns the
 // revision the refusal is answered in.
-func (h *Handler) openBatch(r *http.Request, members []json.RawMessage, principal *auth.Principal) (*batchState, Version, *Error) {
-	session, in, err := h.openBatchSession(r, members, principal)
+func (h *Handler) openBatch(r *http.Request, probes []memberProbe, principal *auth.Principal) (*batchState, Version, *Error) {
+	session, in, err := h.openBatchSession(r, probes, principal)
 	if err != nil {
 		return nil, in, err
 	}
@@ -154,9 +144,9 @@ func (h *Handler) openBatch(r *http.Request, members []json.RawMessage, principa
 // mid-batch, whose earlier members would have run. The id is opened only
 // when some member would meet it (see meetsSession); otherwise, as before,
 // nothing opens it. It returns nil without a session.
-func (h *Handler) openBatchSession(r *http.Request, members []json.RawMessage, principal *auth.Principal) (*seam.Declared, Version, *Error) {
+func (h *Handler) openBatchSession(r *http.Request, probes []memberProbe, principal *auth.Principal) (*seam.Declared, Version, *Error) {
 	rev := h.byVersion[Version20250326]
-	if !rev.f.Sessions || len(r.Header[headers.SessionID]) == 0 || !slices.ContainsFunc(members, meetsSession) {
+	if !rev.f.Sessions || len(r.Header[headers.SessionID]) == 0 || !slices.ContainsFunc(probes, memberProbe.meetsSession) {
 		return nil, "", nil
 	}
 	loc := local.From(r.Context())
@@ -181,62 +171,64 @@ func (h *Handler) openBatchSession(r *http.Request, members []json.RawMessage, p
 	return &seam.Declared{ClientCapabilities: req.clientCaps, Session: req.session, SessionUntil: req.sessionUntil}, "", nil
 }
 
-// meetsSession reports whether batch member m, served, would have its
-// session opened: a request or notification the batch does not refuse
-// itself (not an object, initialize, a 2026-07-28 envelope), whose method
-// does not negotiate (notifications/initialized may carry a stale id, as
-// initialize may). A client's answer to a question is bound to its
-// question, not to the session.
-func meetsSession(m json.RawMessage) bool {
+// memberProbe is what a batch reads of a member before serving it, once
+// (the member was scanned strictly with the batch; a type mismatch leaves
+// fields empty).
+type memberProbe struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+	Params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	} `json:"params"`
+	// refusal is why the batch refuses the member itself, unserved: no
+	// object, initialize, a 2026-07-28 envelope ("" when it is served).
+	refusal string
+}
+
+func probeMember(m json.RawMessage) memberProbe {
+	var p memberProbe
 	if len(m) == 0 || m[0] != '{' {
+		// Not a message; an array would be a batch in a batch, which is
+		// never served (nor recursed into).
+		p.refusal = "Invalid Request: a batch member must be a JSON object"
+		return p
+	}
+	json.Unmarshal(m, &p)
+	if p.Method == "initialize" {
+		p.refusal = "Invalid Request: initialize must not be part of a batch"
+	} else if _, ok := p.Params.Meta[seam.MetaProtocolVersion]; ok {
+		p.refusal = "Invalid Request: a batch is a 2025-03-26 message; a message with a " +
+			seam.MetaProtocolVersion + " _meta envelope must be sent alone"
+	}
+	return p
+}
+
+// meetsSession reports whether the member, served, would have its
+// session opened: a request or notification the batch does not refuse
+// itself, whose method does not negotiate (notifications/initialized may
+// carry a stale id, as initialize may). A client's answer to a question
+// is bound to its question, not to the session.
+func (p memberProbe) meetsSession() bool {
+	if p.refusal != "" || p.Method == "" {
 		return false
 	}
-	var probe struct {
-		Method string `json:"method"`
-		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
-	}
-	json.Unmarshal(m, &probe) // scanned strictly with the batch
-	if probe.Method == "" {
-		return false
-	}
-	if _, ok := probe.Params.Meta[seam.MetaProtocolVersion]; ok {
-		return false
-	}
-	row := methodsByName[probe.Method]
+	row := methodsByName[p.Method]
 	return row == nil || !row.Negotiates
 }
 
 // serveMember serves one member of a batch as a POST of its own and
-// returns its JSON-RPC response, or nil when it has none. principal is
-// the batch's caller, for the observer's event of a member refused here.
-func (h *Handler) serveMember(r *http.Request, m json.RawMessage, next http.Handler, principal *auth.Principal) (resp []byte) {
-	var start time.Time
-	if h.cfg.observer != nil {
-		start = time.Now() // for a member refused here; one served is timed as any request
-	}
-	var probe struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
-	}
-	if len(m) == 0 || m[0] != '{' {
-		// Not a message; an array would be a batch in a batch, which is
-		// never served (nor recursed into).
-		return h.refuseMember(r, principal, m, nil, start, "Invalid Request: a batch member must be a JSON object")
-	}
-	json.Unmarshal(m, &probe) // the member was scanned strictly with the batch; a type mismatch leaves fields empty
-	if probe.Method == "initialize" {
-		return h.refuseMember(r, principal, m, probe.ID, start, "Invalid Request: initialize must not be part of a batch")
-	}
-	if _, ok := probe.Params.Meta[seam.MetaProtocolVersion]; ok {
-		return h.refuseMember(r, principal, m, probe.ID, start, "Invalid Request: a batch is a 2025-03-26 message; a message with a "+
-			seam.MetaProtocolVersion+" _meta envelope must be sent alone")
+// returns its JSON-RPC response, or nil when it has none. probe is what
+// the batch read of it; principal is the batch's caller, for the
+// observer's event of a member refused here.
+func (h *Handler) serveMember(r *http.Request, m json.RawMessage, probe *memberProbe, next http.Handler, principal *auth.Principal) (resp []byte) {
+	if probe.refusal != "" {
+		var start time.Time
+		if h.cfg.observer != nil {
+			start = time.Now() // one served is timed as any request
+		}
+		return h.refuseMember(r, principal, m, probe.ID, start, probe.refusal)
 	}
 	sub := r.Clone(r.Context())
 	sub.Body = io.NopCloser(bytes.NewReader(m))

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -312,7 +313,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		h.acceptAnswer(w, r, principal, body)
 		return
 	}
-	if perr != nil && perr.Reason == "too_deep" && isArray(body) && h.batchable(r) {
+	if perr != nil && perr.Reason == "too_deep" && bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) && h.batchable(r) {
 		// A batch's array is a level of its own: a member may nest as deep
 		// as a message sent alone (each is parsed again with that bound).
 		if p := req.Request.Parse(body, jsonrpc.DefaultMaxDepth+1, msg); p != nil {
