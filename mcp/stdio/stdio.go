@@ -320,13 +320,7 @@ func (s *server) tooLarge(o *oversized) {
 	if c := s.caps.Load(); c != nil {
 		x.Capabilities = *c
 	}
-	u := *endpointURL
-	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Host: endpointURL.Host, RequestURI: endpointURL.Path, Body: http.NoBody,
-		Header: http.Header{"Content-Type": jsonType, "Accept": acceptTypes}}).WithContext(local.NewContext(s.ctx, &x))
-	if s.cfg.workspace != "" {
-		r.Header[workspaceHeader] = []string{s.cfg.workspace}
-	}
+	r := s.post(local.NewContext(s.ctx, &x), nil)
 	if v := s.version.Load(); v != nil {
 		r.Header[protocolHeader] = []string{*v}
 	}
@@ -500,13 +494,7 @@ func (s *server) serve(ctx context.Context, f *flight, line []byte, msg *jsonrpc
 		}
 		ctx = local.NewContext(ctx, &x)
 	}
-	u := *endpointURL // the handler may change its request's URL
-	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Host: endpointURL.Host, RequestURI: endpointURL.Path, ContentLength: int64(len(line)), Body: io.NopCloser(bytes.NewReader(line)),
-		Header: http.Header{"Content-Type": jsonType, "Accept": acceptTypes}}).WithContext(ctx)
-	if s.cfg.workspace != "" {
-		r.Header[workspaceHeader] = []string{s.cfg.workspace}
-	}
+	r := s.post(ctx, line)
 	initialize := parsed && msg.Method == "initialize"
 	if v := s.version.Load(); v != nil && (!parsed || !initialize && !namesRevision(msg.Params)) {
 		// What an HTTP client sends after the handshake; a line that did
@@ -609,13 +597,7 @@ func (s *server) negotiated(body, params []byte) {
 // its own requests (over HTTP the endpoint's 400 goes back on the
 // answer's own POST).
 func (s *server) answer(line []byte) {
-	u := *endpointURL
-	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Host: endpointURL.Host, RequestURI: endpointURL.Path, ContentLength: int64(len(line)), Body: io.NopCloser(bytes.NewReader(line)),
-		Header: http.Header{"Content-Type": jsonType, "Accept": acceptTypes}}).WithContext(s.ctx)
-	if s.cfg.workspace != "" {
-		r.Header[workspaceHeader] = []string{s.cfg.workspace}
-	}
+	r := s.post(s.ctx, line)
 	w := newResponse(func([]byte) {})
 	panicked := s.call(w, r)
 	if !panicked && w.status == http.StatusAccepted {
@@ -790,6 +772,25 @@ func refusal(answer []byte) []any {
 		}
 	}
 	return []any{"code", code, "reason", reason[:jsonrpc.CutText(reason, 64)]}
+}
+
+// post is the POST a line is served as, with ctx: what an HTTP client
+// sends (the endpoint's URL, a copy the handler may change; JSON and the
+// media types it accepts; the transport's workspace), line its body (none
+// when nil).
+func (s *server) post(ctx context.Context, line []byte) *http.Request {
+	u := *endpointURL
+	body := io.ReadCloser(http.NoBody)
+	if line != nil {
+		body = io.NopCloser(bytes.NewReader(line))
+	}
+	r := (&http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Host: endpointURL.Host, RequestURI: endpointURL.Path, ContentLength: int64(len(line)), Body: body,
+		Header: http.Header{"Content-Type": jsonType, "Accept": acceptTypes}}).WithContext(ctx)
+	if s.cfg.workspace != "" {
+		r.Header[workspaceHeader] = []string{s.cfg.workspace}
+	}
+	return r
 }
 
 // endpointURL is where every synthetic request goes.
