@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
@@ -97,7 +98,7 @@ func listenTaskIDs(raw []byte) ([]string, error) {
 	case malformed:
 		return nil, NewError(CodeInvalidParams, "Invalid params: notifications.taskIds must be an array of task ids")
 	case over:
-		return nil, NewError(CodeInvalidParams, "Invalid params: at most 16 taskIds on one stream")
+		return nil, NewError(CodeInvalidParams, "Invalid params: at most "+strconv.Itoa(maxListenTasks)+" taskIds on one stream")
 	}
 	return ids, nil
 }
