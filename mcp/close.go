@@ -8,6 +8,15 @@ package mcp
 //     it ends when its lifetime is over, so that their clients listen
 //     again, elsewhere (Close does not wait for them; Shutdown does); a
 //     stream asked for afterwards is refused with 503 and Retry-After;
+//   - a 2025 call waiting for its client's answer (WithLegacyInput: a
+//     question such as elicitation/create on the call's stream) stops
+//     waiting and ends at once with the JSON-RPC error -31503, data.reason
+//     "shutting_down", saying the call did not complete — a destructive
+//     tool awaiting its confirmation has not run, and does not — so that
+//     its client retries, elsewhere, and is asked again. The wait's slots
+//     and its answer subscription are given back (an answer sent later is
+//     refused). A call that would start waiting after Close is refused
+//     the same way, with 503 and Retry-After, before anything is asked;
 //   - with ChangeNotifications.OnFleet, the fleet follower stops: the
 //     context OnFleet was given is cancelled, and Close returns once a
 //     running OnFleet has. So OnFleet must not call Close itself, which
@@ -19,7 +28,8 @@ package mcp
 // Every other request is served as before: a stateless endpoint holds
 // nothing else to release. net/http's Server.Shutdown waits for every
 // connection to go idle, which a stream's does only at its lifetime's end
-// (45 s for a listen, 30 minutes for a GET stream); calling Close from
+// (45 s for a listen, 30 minutes for a GET stream) and a waiting call's
+// when its answer comes (up to LegacyInput.Wait, 30 s); calling Close from
 // Server.RegisterOnShutdown ends them. Close may be called more than once,
 // from any goroutine but OnFleet's, and at the same time as requests; it
 // returns nil.

@@ -45,6 +45,11 @@ func (h *Handler) askLegacy(req *request, ir *seam.InputRequired, retry retryFun
 			req.logError("mcp: a tool kept asking a 2025 client for input", "tool", req.call.tool, "rounds", n)
 			return textResult("The tool failed with an internal error.", true), nil
 		}
+		if h.closing() {
+			// After Close a wait would end as soon as it began, leaving
+			// the question on the client's screen: nothing is asked.
+			return nil, h.closedAsking(req, st, false)
+		}
 		if l.waiting.acquire(caller) != nil {
 			req.Log(slog.LevelWarn, "mcp: too many calls waiting for a 2025 client's answer", "tool", req.call.tool)
 			return h.busy(req, st), nil
@@ -76,6 +81,8 @@ func (h *Handler) askLegacy(req *request, ir *seam.InputRequired, retry retryFun
 			return h.unanswered(req, st, "no answer came within "+l.Wait.String()), nil
 		case errors.Is(err, errAnswerRefused):
 			return h.unanswered(req, st, "the client refused the request"), nil
+		case errors.Is(err, errClosed):
+			return nil, h.closedAsking(req, st, true)
 		case errors.Is(err, errBusFailed):
 			// The store that carries answers between replicas failed
 			// before the question went out: nothing was asked, nothing
@@ -129,7 +136,28 @@ func (h *Handler) busy(req *request, st openedState) seam.Result {
 		"Not executed (confirmation_unavailable): "+req.call.tool+" was not confirmed, because the user could not be asked: "+why+".", true)
 }
 
+// closedAsking ends a call that Close found waiting for its client's
+// answer (asked), or that was about to wait after Close (nothing asked):
+// such a wait would hold http.Server.Shutdown up to LegacyInput.Wait. What
+// the call asked for never came, so the round that would use it never
+// ran: a confirmed tool runs only once the answer confirms it, and a
+// tool's own round ran only as far as asking. The error says so, in the
+// words that are true of each, and says shutting_down as a stream refused
+// after Close does: the client retries, on a replica still serving, and
+// is asked again.
+func (h *Handler) closedAsking(req *request, st openedState, asked bool) *Error {
+	req.Log(slog.LevelInfo, "mcp: the handler closed while a 2025 call needed its client's answer; the call did not complete",
+		"tool", req.call.tool, "asked", asked)
+	if st.purpose == purposeConfirm {
+		req.confirmation = "unavailable"
+		return unavailable("Server shutting down before the call was confirmed; the tool did not run: retry it", "shutting_down")
+	}
+	return unavailable("Server shutting down while the call waited for input; it did not complete: retry it", "shutting_down")
+}
+
 var (
+	// errClosed: Close ended the wait (Handler.closed).
+	errClosed        = errors.New("mcp: the handler closed")
 	errNoAnswer      = errors.New("mcp: no answer in time")
 	errAnswerRefused = errors.New("mcp: the client answered with an error")
 	// errBusFailed: the AnswerBus could not subscribe to a question's id
@@ -202,6 +230,9 @@ func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (j
 			return nil, errNoAnswer
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-h.closed:
+			// As a listen ends on Close: Shutdown waits for this call.
+			return nil, errClosed
 		}
 		var resp struct {
 			Result json.RawMessage `json:"result"`

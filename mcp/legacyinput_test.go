@@ -57,6 +57,7 @@ func (b *sharedBus) Publish(_ context.Context, id string, answer []byte) (bool, 
 // the client's model.
 type legacyFixture struct {
 	a, b, plain string
+	ha          *mcp.Handler // a's, for Close
 	executed    atomic.Int64
 	idemKeys    chan string
 	answers     chan string
@@ -70,7 +71,7 @@ func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput, extra ...mcp.HandlerOpt
 	if cfg.Bus == nil {
 		cfg.Bus = &sharedBus{subs: map[string]chan []byte{}}
 	}
-	build := func(legacy bool) string {
+	build := func(legacy bool) (string, *mcp.Handler) {
 		srv := mcp.NewServer(mcp.Implementation{Name: "legacy", Version: "1"})
 		mcp.AddToolFunc(srv, mcp.Tool{Name: "purge", Description: "Deletes everything.", Annotations: mcp.Annotations{Destructive: true}},
 			func(ctx context.Context, in struct{}) (map[string]any, error) {
@@ -120,10 +121,13 @@ func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput, extra ...mcp.HandlerOpt
 		if legacy {
 			opts = append(opts, mcp.WithLegacyInput(cfg))
 		}
-		return newTestServer(t, mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))),
-			era2025.New(era2025.WithSessions(mrtr.NewSealer(ring), 0))}, opts...))
+		h := mcp.NewHandler(srv, []mcp.Era{era2026.New(era2026.WithSealer(mrtr.NewSealer(ring))),
+			era2025.New(era2025.WithSessions(mrtr.NewSealer(ring), 0))}, opts...)
+		return newTestServer(t, h), h
 	}
-	f.a, f.b, f.plain = build(true), build(true), build(false)
+	f.a, f.ha = build(true)
+	f.b, _ = build(true)
+	f.plain, _ = build(false)
 	return f
 }
 

@@ -244,3 +244,119 @@ func TestLifetime_LegacyAsk(t *testing.T) {
 		}
 	})
 }
+
+// TestLifetime_LegacyAskEndsOnClose: Handler.Close ends a 2025 call
+// waiting for its client's answer (Wait is an hour: nothing else would
+// end it), in every revision that asks, for a destructive tool's
+// confirmation and for a tool's own question: the call's stream ends at
+// once with -31503 shutting_down saying what did not happen, nothing runs
+// past the question, and what the wait held goes — its goroutine, its
+// answer subscription (a late answer is refused, and runs nothing), its
+// concurrency slot (Concurrent 1: the next call is told the server is
+// shutting down, not that it is overloaded). A call that would ask after
+// Close is refused before anything is asked, with 503 and Retry-After as a
+// stream asked for after Close is; one that asks nothing is served.
+func TestLifetime_LegacyAskEndsOnClose(t *testing.T) {
+	asks := []struct {
+		tool, question, reply, message string
+		confirmation                   string // what the observer hears of a confirmation
+	}{
+		{"purge", "elicitation/create", acceptConfirm,
+			"Server shutting down before the call was confirmed; the tool did not run: retry it", "unavailable"},
+		{"summarize", "sampling/createMessage", `{"role":"assistant","content":{"type":"text","text":"done"},"model":"m"}`,
+			"Server shutting down while the call waited for input; it did not complete: retry it", ""},
+	}
+	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326} {
+		for _, a := range asks {
+			t.Run(string(v)+"/"+a.tool, func(t *testing.T) {
+				obs := &recordingObserver{}
+				f := newLegacyFixture(t, mcp.LegacyInput{PerCaller: 1, Total: 1, Wait: time.Hour, Bus: mcp.NewMemoryBusForTest()},
+					mcp.WithLimits(mcp.Limits{Concurrent: 1, PerCaller: 1}), mcp.WithObserver(obs))
+				session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{},"sampling":{}}`)
+				base := len(serving())
+				s := openCall(t, f.a, tokAlice, session, v, a.tool)
+				q := s.next(t)
+				if q["method"] != a.question {
+					t.Fatalf("question = %v", q)
+				}
+				busy(t, base+1, "a call waiting for its answer")
+				if err := f.ha.Close(); err != nil {
+					t.Fatalf("Close: %v", err)
+				}
+				shutDownAnswer(t, s.next(t), a.message)
+				if s.resp.StatusCode != http.StatusOK {
+					t.Errorf("the stream's status %d", s.resp.StatusCode)
+				}
+				streamEnded(t, s)
+				settled(t, base, "Close ended the wait")
+				if got := answer(t, f.a, tokAlice, q["id"], a.reply); got != http.StatusBadRequest {
+					t.Errorf("an answer after Close: %d, want 400 (nobody waits for it)", got)
+				}
+
+				after := openCall(t, f.a, tokAlice, session, v, a.tool)
+				if after.resp.StatusCode != http.StatusServiceUnavailable || after.resp.Header.Get("Retry-After") != "1" ||
+					!strings.HasPrefix(after.resp.Header.Get("Content-Type"), "application/json") {
+					t.Errorf("a call after Close: %d %v", after.resp.StatusCode, after.resp.Header)
+				}
+				shutDownAnswer(t, after.next(t), a.message)
+				streamEnded(t, after)
+				list := post(t, f.a, http.MethodPost, tokAlice, map[string]string{"Mcp-Session-Id": session, "MCP-Protocol-Version": string(v)},
+					`{"jsonrpc":"2.0","id":6,"method":"tools/list"}`)
+				if list.status != http.StatusOK || !strings.Contains(string(list.body), `"name":"purge"`) {
+					t.Errorf("tools/list after Close: %d %s", list.status, list.body)
+				}
+				settled(t, base, "the calls after Close")
+
+				if n := f.executed.Load(); n != 0 {
+					t.Errorf("the tool ran %d times", n)
+				}
+				select {
+				case got := <-f.answers:
+					t.Errorf("the tool ran again with an answer: %s", got)
+				default:
+				}
+				events, _, _ := obs.take()
+				calls := 0
+				for _, ev := range events {
+					if ev.Method != "tools/call" {
+						continue
+					}
+					calls++
+					if ev.Code != -31503 || (a.confirmation != "" && ev.Confirmation != a.confirmation) {
+						t.Errorf("observed call: code %d, confirmation %q; want -31503, %q", ev.Code, ev.Confirmation, a.confirmation)
+					}
+				}
+				if calls != 2 {
+					t.Errorf("observed %d calls, want 2", calls)
+				}
+			})
+		}
+	}
+}
+
+// shutDownAnswer checks m is tools/call 5's answer when the handler
+// closed: the -31503 error with its message, reason and retry hint, no
+// result.
+func shutDownAnswer(t *testing.T, m map[string]any, message string) {
+	t.Helper()
+	e, _ := m["error"].(map[string]any)
+	data, _ := e["data"].(map[string]any)
+	if m["id"] != float64(5) || m["result"] != nil || e == nil || e["code"] != float64(-31503) || e["message"] != message ||
+		data["reason"] != "shutting_down" || data["retryAfterMs"] != float64(1000) {
+		t.Fatalf("want -31503 %q shutting_down, got %v", message, m)
+	}
+}
+
+// streamEnded waits, up to a bound, for s's answer to end after its last
+// message.
+func streamEnded(t *testing.T, s *stream) {
+	t.Helper()
+	select {
+	case m, open := <-s.events:
+		if open {
+			t.Fatalf("after the call's answer: %v", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call's stream is still open")
+	}
+}

@@ -79,8 +79,10 @@ type Event struct {
 	// "accepted", "declined", "cancelled", "already_used",
 	// "in_progress" (another call holds the replay guard's lease),
 	// "interrupted" (the confirmed call's request ended before its tool
-	// answered: no outcome, retry for it), "unavailable" (the question could not be asked) or "required" (a
-	// client that cannot confirm); "" when no confirmation was involved.
+	// answered: no outcome, retry for it), "unavailable" (the question
+	// could not be asked, or Handler.Close ended the wait for its answer:
+	// the tool did not run) or "required" (a client that cannot confirm);
+	// "" when no confirmation was involved.
 	Retry        bool
 	Confirmation string
 
