@@ -20,7 +20,12 @@ import (
 
 // serving returns the stacks of the goroutines running the library's own
 // code, other than the tests' (a test's goroutine, or one it started to
-// read a stream).
+// read a stream). A goroutine is told apart by where it began, not by the
+// frames it is in: a request's goroutine, which net/http started, is
+// serving while it runs a test's route or tool function too — counted by
+// its frames, it went unseen there, and a call whose client left could
+// pass for settled while its route had yet to return and give its slot
+// back.
 func serving() []string {
 	buf := make([]byte, 1<<20)
 	for {
@@ -33,14 +38,30 @@ func serving() []string {
 	}
 	var ours []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "testing.tRunner") || strings.Contains(g, "_test.go:") {
-			continue
+		if _, origin, _ := strings.Cut(g, "\ncreated by "); strings.Contains(g, "\ntesting.tRunner(") || strings.Contains(origin, "_test.go:") {
+			continue // a test's goroutine, or one a test started
 		}
-		if strings.Contains(g, "\ngithub.com/mcpdual/mcpdual/") {
+		if libraryFrame(g) {
 			ours = append(ours, g)
 		}
 	}
 	return ours
+}
+
+// libraryFrame reports whether a goroutine's stack has a frame of the
+// library's own packages (not of a test package, whose functions a
+// request's goroutine may be running).
+func libraryFrame(g string) bool {
+	for line := range strings.SplitSeq(g, "\n") {
+		fn, ok := strings.CutPrefix(line, "github.com/mcpdual/mcpdual/")
+		if !ok {
+			continue
+		}
+		if pkg, _, _ := strings.Cut(fn, "."); !strings.HasSuffix(pkg, "_test") {
+			return true
+		}
+	}
+	return false
 }
 
 // settled waits, a bounded number of times, for the library's goroutines
@@ -191,12 +212,16 @@ func TestLifetime_CallWhoseClientLeaves(t *testing.T) {
 // stream, whose client leaves, or never answers, leaves nothing running
 // and gives its wait slot back (Total 1: the next call is asked, not told
 // the server is busy); one answered runs, and its lease's renewal ends
-// with it.
+// with it. The lease is an hour, so that the renewal can end only by
+// being stopped: with a lease of 30 ms, a renewal left running ended by
+// itself on its next tick (its lease, completed, no longer held), and a
+// loaded machine could let the lease lapse between steps, which ended
+// it too.
 func TestLifetime_LegacyAsk(t *testing.T) {
 	for _, v := range []mcp.Version{mcp.Version20251125, mcp.Version20250618} {
 		t.Run(string(v), func(t *testing.T) {
 			f := newLegacyFixture(t, mcp.LegacyInput{PerCaller: 1, Total: 1, Wait: time.Hour, Bus: mcp.NewMemoryBusForTest()},
-				mcp.WithLeaseForTest(30*time.Millisecond))
+				mcp.WithLeaseForTest(time.Hour))
 			session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
 			base := len(serving())
 			asked := func() (*stream, string) {
