@@ -59,12 +59,19 @@ func TestTasks_ValidForItsTTL(t *testing.T) {
 		}
 		return out
 	}
-	created := time.Now()
 	r := send("tools/call", "slow", `"name":"slow","arguments":{}`)
 	res, _ := r["result"].(map[string]any)
 	id, _ := res["taskId"].(string)
 	if id == "" {
 		t.Fatalf("no task: %v", r)
+	}
+	// The TTL runs from the server's createdAt (what the id carries, to
+	// the millisecond), not from before the request: on a loaded machine
+	// the server may create the task more than the margin below later.
+	at, _ := res["createdAt"].(string)
+	created, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		t.Fatalf("createdAt %q: %v", at, err)
 	}
 	get := func() map[string]any {
 		b, _ := json.Marshal(id)
