@@ -319,10 +319,10 @@ type LegacyInput struct {
 // from another caller, to an unknown id, a second answer or one after the
 // call ended is refused (400) and changes nothing. A client that goes away
 // while asked cancels the call; nothing runs. Handler.Close ends a call
-// waiting for its answer with a shutting_down error: nothing runs either. Without this option, without
-// a session, or without the capability, 2025 clients get what they got
-// before (a destructive tool answers confirmation_required). 2026-07-28
-// requests are never asked this way. It panics on a negative bound.
+// waiting for its answer with a shutting_down error: nothing runs either.
+// Without this option, without a session, or without the capability, 2025
+// clients get what they got before (a destructive tool answers
+// confirmation_required). 2026-07-28 requests are never asked this way. It panics on a negative bound.
 func WithLegacyInput(c LegacyInput) HandlerOption {
 	if c.Wait < 0 || c.PerCaller < 0 || c.Total < 0 || c.AnswerBytes < 0 {
 		panic("mcp: WithLegacyInput needs bounds of 0 (the default) or more")
