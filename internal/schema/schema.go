@@ -297,6 +297,14 @@ func (s *Schema) Validate(v any, max int) []string {
 		if pn, ok := e.ErrorKind.(*kind.PropertyNames); ok && at == nil && len(e.Causes) > 0 {
 			at = &leaf{loc: e.InstanceLocation, name: &pn.Property}
 		}
+		if choice := constChoice(e); choice != nil {
+			l := leaf{e: &jsonschema.ValidationError{InstanceLocation: e.InstanceLocation, ErrorKind: choice}, loc: e.InstanceLocation}
+			if at != nil {
+				l.loc, l.name = at.loc, at.name
+			}
+			leaves = append(leaves, l)
+			return
+		}
 		if len(e.Causes) == 0 {
 			l := leaf{e: e, loc: e.InstanceLocation}
 			if at != nil {
@@ -329,6 +337,36 @@ func (s *Schema) Validate(v any, max int) []string {
 		out = append(out, fmt.Sprintf("(%d more)", len(leaves)-n))
 	}
 	return out
+}
+
+// constChoice reads a oneOf or anyOf that no branch matched, where every
+// branch is a const (a form's titled choices, [{"const":"red","title":
+// "Red"},...]), as the enum it stands for: one violation listing the
+// choices, where each branch's own says "value must be 'red'", the first
+// of which reads as if red were the only choice. nil for anything else.
+func constChoice(e *jsonschema.ValidationError) *kind.Enum {
+	switch k := e.ErrorKind.(type) {
+	case *kind.OneOf:
+		if k.Subschemas != nil {
+			return nil // more than one matched
+		}
+	case *kind.AnyOf:
+	default:
+		return nil
+	}
+	if len(e.Causes) == 0 {
+		return nil
+	}
+	choice := &kind.Enum{Want: make([]any, 0, len(e.Causes))}
+	for _, c := range e.Causes {
+		k, ok := c.ErrorKind.(*kind.Const)
+		if !ok || len(c.Causes) > 0 || !slices.Equal(c.InstanceLocation, e.InstanceLocation) {
+			return nil
+		}
+		choice.Got = k.Got
+		choice.Want = append(choice.Want, k.Want)
+	}
+	return choice
 }
 
 // describe says what a violation is without the value that violated it.

@@ -162,3 +162,40 @@ func TestValidate_PropertyNamesSayWhere(t *testing.T) {
 		t.Errorf("violations:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestValidate_ConstChoicesSayEveryChoice: a oneOf or anyOf whose branches
+// are all consts (a form's titled choices) that no branch matches is one
+// violation listing every choice, as an enum's is: each branch's own says
+// "value must be 'red'", and the first of them, all a client is shown of
+// a refused answer, read as if red were the only choice. A choice of
+// anything but consts keeps its branches' violations.
+func TestValidate_ConstChoicesSayEveryChoice(t *testing.T) {
+	t.Parallel()
+	s, err := Compile([]byte(`{"type":"object","properties":{` +
+		`"one":{"type":"string","oneOf":[{"const":"red","title":"Red"},{"const":"blue","title":"Blue"}]},` +
+		`"any":{"type":"array","items":{"anyOf":[{"const":"go","title":"Go"},{"const":"c"}]}},` +
+		`"mixed":{"oneOf":[{"const":"x"},{"type":"integer"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := Decode([]byte(`{"one":"green","any":["go","rust"],"mixed":"y"}`), 0)
+	got := strings.Join(s.Validate(v, 20), "\n")
+	want := strings.Join([]string{
+		"/any/1: value must be one of 'go', 'c'",
+		"/mixed: value must be 'x'", "/mixed: got string, want integer",
+		"/one: value must be one of 'red', 'blue'",
+	}, "\n")
+	if got != want {
+		t.Errorf("violations:\n%s\nwant\n%s", got, want)
+	}
+	// A member's name against a choice is placed at its object, as any
+	// propertyNames violation is.
+	s, err = Compile([]byte(`{"type":"object","properties":{"names":{"type":"object","propertyNames":{"anyOf":[{"const":"a"},{"const":"b"}]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ = Decode([]byte(`{"names":{"a":1,"z":2}}`), 0)
+	if got, want := strings.Join(s.Validate(v, 20), "\n"), "/names: property name 'z' value must be one of 'a', 'b'"; got != want {
+		t.Errorf("violations:\n%s\nwant\n%s", got, want)
+	}
+}
