@@ -88,11 +88,16 @@ func (c *Call) State() []byte {
 }
 
 // InputResponse returns the client's answer to the input request key of
-// the previous round, already checked for its shape. When the retry
-// carries the state of that round, answers to keys it did not ask are
-// dropped. A request may also carry inputResponses without any state
-// (State is then nil): they are passed on as sent, each an object, and the
-// handler treats them like any other client input.
+// the previous round, already checked for its shape, and an accepted
+// form's content against the requestedSchema asked (ElicitForm): an
+// answer that fails either never reaches the handler, the call ending
+// with -32602. A decline's or cancel's content is not checked (it
+// submits nothing; Elicitation drops it). When the retry carries the
+// state of that round, answers to keys it did not ask are dropped. A
+// request may also carry inputResponses without any state (State is then
+// nil): they are passed on as sent, each an object, unchecked against any
+// form, since nothing says what was asked, and the handler treats them
+// like any other client input.
 func (c *Call) InputResponse(key string) (json.RawMessage, bool) {
 	if c.round != nil && c.round.loose {
 		return jsonrpc.Lookup(c.round.responses, key)
@@ -102,7 +107,8 @@ func (c *Call) InputResponse(key string) (json.RawMessage, bool) {
 }
 
 // Elicitation returns the answer to the elicitation key of the previous
-// round.
+// round. With a state, an accepted form's Content conforms to the form
+// asked (see InputResponse).
 func (c *Call) Elicitation(key string) (ElicitResult, bool) {
 	v, ok := c.InputResponse(key)
 	stated := c.round != nil && !c.round.loose

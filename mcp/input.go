@@ -77,14 +77,29 @@ type InputRequest struct {
 	params json.RawMessage
 	needs  Capability
 	err    error
+	// form is a form's requestedSchema as params carries it (compact),
+	// which the round's state keeps the checks of; nil for other kinds.
+	form json.RawMessage
 }
 
 // ElicitForm asks the user to fill in a form: a flat object schema of
 // primitive properties (string, number, integer, boolean, or an array of
 // strings for a multi-select) and a non-empty message; anything else makes
 // the request invalid, and a call that asks with it ends as an internal
-// error, logged. Form mode must never ask for secrets (passwords, tokens);
-// use ElicitURL for those.
+// error, logged. So does a schema of that shape that does not compile as
+// JSON Schema (2020-12 unless it names its "$schema"), since no answer
+// could be checked against it. Form mode must never ask for secrets
+// (passwords, tokens); use ElicitURL for those.
+//
+// An accepted answer's content is checked against requestedSchema before
+// the handler sees it (Call.InputResponse, Call.Elicitation): content the
+// form does not allow ends the call with -32602 "Invalid inputResponses",
+// whose data names the key and the first violation, and the handler does
+// not run. An accept without content is checked as an empty form. Over
+// 2026-07-28 the schema's validation keywords (not its titles,
+// descriptions or defaults) travel in the sealed requestState, and count
+// toward its 4 KiB with the state's payload; format is checked only where
+// the schema's dialect asserts it (before 2019-09).
 func ElicitForm(key, message string, requestedSchema json.RawMessage) InputRequest {
 	r := InputRequest{key: key, kind: "elicitation", method: "elicitation/create", needs: CapElicitationForm}
 	if !jsonrpc.IsObject(requestedSchema) || jsonrpc.Validate(requestedSchema, jsonrpc.DefaultMaxDepth) != nil {
@@ -117,6 +132,11 @@ func ElicitForm(key, message string, requestedSchema json.RawMessage) InputReque
 		Message         string          `json:"message"`
 		RequestedSchema json.RawMessage `json:"requestedSchema"`
 	}{"form", message, requestedSchema})
+	if r.err == nil {
+		// The schema the client is shown, not the caller's bytes, which
+		// it may still change before the request is asked.
+		r.form, _ = jsonrpc.Lookup(r.params, "requestedSchema")
+	}
 	return r
 }
 

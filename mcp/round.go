@@ -40,13 +40,20 @@ type roundState struct {
 	// Def is the definition digest of the tool it was made for: a retry
 	// after the tool changed is refused (update.go).
 	Def string `json:"d,omitempty"`
+	// Forms holds, for each form elicitation a handler asked, the
+	// validation keywords of its requestedSchema (formKeywords): an
+	// accepted answer is checked against them when the retry comes.
+	// A confirmation's one boolean is checked by confirm itself.
+	Forms map[string]json.RawMessage `json:"f,omitempty"`
 }
 
 // parseRoundState reads the plaintext an earlier round minted. It is
 // authenticated, but is checked as if it were not.
 func parseRoundState(b []byte) (openedState, bool) {
 	var st openedState
-	if jsonrpc.Validate(b, 4) != nil {
+	// A form's keywords nest as deep as ElicitForm lets a requestedSchema
+	// (jsonrpc.DefaultMaxDepth), two levels below the plaintext's root.
+	if jsonrpc.Validate(b, jsonrpc.DefaultMaxDepth+2) != nil {
 		return st, false
 	}
 	var version bool
@@ -81,6 +88,21 @@ func parseRoundState(b []byte) (openedState, bool) {
 				}
 			}
 			st.keys = v
+		case "f":
+			if !jsonrpc.IsObject(v) {
+				return st, false
+			}
+			forms := jsonrpc.NewIter(v)
+			for {
+				_, form, ok := forms.Next()
+				if !ok {
+					break
+				}
+				if !jsonrpc.IsObject(form) {
+					return st, false
+				}
+			}
+			st.forms = v
 		case "i":
 			// An instance id is base32 text: a string with no escape.
 			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
@@ -162,6 +184,16 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 			return nil, fmt.Errorf("mcp: input request key %q used twice", q.key)
 		}
 		rs.Keys[q.key] = q.kind
+		if q.form != nil && purpose == purposeTool {
+			keywords, err := formAsked(q.form)
+			if err != nil {
+				return nil, fmt.Errorf("mcp: input request %q: %w", q.key, err)
+			}
+			if rs.Forms == nil {
+				rs.Forms = map[string]json.RawMessage{}
+			}
+			rs.Forms[q.key] = keywords
+		}
 		missing |= q.needs &^ have
 		if i > 0 {
 			b = append(b, ',')
@@ -194,11 +226,16 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 }
 
 // attachRound gives call the opened state of a retry and the answers to
-// the keys that state asked, checked for their shape.
+// the keys that state asked, checked for their shape and, an accepted
+// form, against the form asked.
 func (req *request) attachRound(call *Call) error {
-	err := req.roundPart.attach(call)
-	if err == errWrongPurpose {
+	err := req.roundPart.attach(call, req.handler.cfg.limits.ArgumentValues)
+	switch err {
+	case errWrongPurpose:
 		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "method", req.msg.Method)
+		return invalidState()
+	case errFormKeywords:
+		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "bad_form", "method", req.msg.Method)
 		return invalidState()
 	}
 	return err
@@ -211,7 +248,8 @@ var errWrongPurpose = errors.New("mcp: requestState of another purpose")
 
 // attach is the round stage's attachRound: the answers a retry carries,
 // under the keys its state asked (or, with no state, every loose answer).
-func (rp *roundPart) attach(call *Call) error {
+// maxValues bounds the values of an accepted form's content.
+func (rp *roundPart) attach(call *Call, maxValues int) error {
 	rd := rp.round
 	if rd == nil {
 		if rp.loose == nil {
@@ -244,7 +282,7 @@ func (rp *roundPart) attach(call *Call) error {
 			return nil
 		}
 		key := string(k)
-		v, ok, err := rd.answer(key)
+		v, ok, err := rd.answer(key, maxValues)
 		if err != nil {
 			return err
 		}

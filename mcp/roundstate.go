@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -26,9 +27,11 @@ type round struct {
 }
 
 // answer returns the retry's response to key if this round's state asked
-// for it, validated for its kind. ok is false when the key was not asked
-// or not answered.
-func (rd *round) answer(key string) (json.RawMessage, bool, error) {
+// for it, validated for its kind and, for an accepted form, against the
+// form asked (maxValues bounds the values of its content, as
+// Limits.ArgumentValues bounds a call's arguments). ok is false when the
+// key was not asked or not answered.
+func (rd *round) answer(key string, maxValues int) (json.RawMessage, bool, error) {
 	kind, asked := rd.state.kind(key)
 	if !asked || rd.responses == nil {
 		return nil, false, nil
@@ -40,8 +43,25 @@ func (rd *round) answer(key string) (json.RawMessage, bool, error) {
 	if !validResponse(kind, v) {
 		return nil, false, invalidInputResponses(key)
 	}
+	if kind == "elicitation" && rd.state.forms != nil {
+		if form, asked := jsonrpc.Lookup(rd.state.forms, key); asked {
+			if a, _ := jsonrpc.Lookup(v, "action"); jsonrpc.StringIs(a, "accept") {
+				violation, err := formViolation(form, v, maxValues)
+				if err != nil {
+					return nil, false, errFormKeywords
+				}
+				if violation != "" {
+					return nil, false, formMismatch(key, violation)
+				}
+			}
+		}
+	}
 	return v, true, nil
 }
+
+// errFormKeywords: a state carried a form that does not compile, which no
+// state this library sealed holds (logged, then invalidState).
+var errFormKeywords = errors.New("mcp: requestState holds a form that does not compile")
 
 func invalidInputResponses(key string) *Error {
 	key = key[:jsonrpc.CutText(key, maxInputKey)]
@@ -63,6 +83,9 @@ type openedState struct {
 	// def is the definition digest of the tool the state was made for,
 	// nil for none (update.go).
 	def []byte
+	// forms is {"key":keywords,...}, the forms a handler asked (see
+	// roundState.Forms), nil for none.
+	forms []byte
 }
 
 // kind returns the kind of input the state asked for under key.

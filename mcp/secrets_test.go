@@ -74,6 +74,7 @@ const (
 	mkSessionCaps   = "mkSessionCapsPlainQz7Wv3Lp9Tx"
 	mkJobID         = "mkJobIDPlainQz7Wv3Lp9Tx"
 	mkAnswer        = "mkElicitAnswerQz7Wv3Lp9Tx"
+	mkFormRefused   = "mkFormRefusedQz7Wv3Lp9Tx"
 	mkSampled       = "mkSampledAnswerQz7Wv3Lp9Tx"
 	mkForged        = "mkForgedSealedQz7Wv3Lp9Tx"
 	mkHeaderName    = "mkHeaderNameQz7Wv3Lp9Tx"
@@ -94,7 +95,7 @@ const (
 
 var secMarkers = []string{mkBearer, mkBearerBad, mkBearerExpired, mkBearerAud, mkBearerDown, mkBearerPanic, mkBearerBroken,
 	mkCookie, mkPassword, mkEchoed, mkInvalidArg, mkRouteBody, mkRouteHeader, mkPanic, mkFuncError, mkPromptArg, mkPromptPin,
-	mkCompletion, mkState, mkSessionCaps, mkJobID, mkAnswer, mkSampled, mkForged, mkHeaderName, mkHeaderMethod, mkHeaderVersion,
+	mkCompletion, mkState, mkSessionCaps, mkJobID, mkAnswer, mkFormRefused, mkSampled, mkForged, mkHeaderName, mkHeaderMethod, mkHeaderVersion,
 	mkParamHeader, mkParamArg, mkBody, mkOversized, mkOutput, mkNumeric, mkKeyRing}
 
 // secForms are the spellings of m a leak could take: as it is, in hex,
@@ -374,7 +375,7 @@ func newSecEnv(t *testing.T) *secEnv {
 				return map[string]any{"answered": true}, nil
 			}
 			c.RequireInput([]byte(mkState), mcp.ElicitForm("answer", "Your favourite colour?",
-				obj(`{"type":"object","properties":{"colour":{"type":"string"}}}`)))
+				obj(`{"type":"object","properties":{"colour":{"type":"string"},"pin":{"type":"string","pattern":"^[0-9]{4}$"}}}`)))
 			return nil, nil
 		})
 	mcp.AddToolFunc(srv, mcp.Tool{Name: "summarize", Description: "Asks the client's model."},
@@ -798,6 +799,27 @@ func secProbes() []secProbe {
 				t.Errorf("the tool got %q", got)
 			}
 		}},
+		{name: "elicitation answer the form refuses", eras: secErasElicit, run: func(t *testing.T, e *secEnv, v mcp.Version) {
+			// Refused against the form asked, in a violation that says
+			// where and what the form wants, never the value.
+			answer := `{"action":"accept","content":{"colour":"red","pin":"` + mkFormRefused + `"}}`
+			if v == mcp.Version20260728 {
+				first := e.call(v, "ask", `{}`)
+				m := first.msg(t)
+				e.keepSealed(m.Result.RequestState)
+				r := e.do(secCall{label: "tools/call ask answered", era: v, method: "tools/call", name: "ask",
+					params: `"name":"ask","arguments":{},"requestState":` + quoteJSON(m.Result.RequestState) + `,"inputResponses":{"answer":` + answer + `}`})
+				r.wantError(t, 200, -32602)
+				if m := r.msg(t); m.Error == nil || !strings.Contains(string(m.Error.Data), `"violation":"/pin: does not match pattern`) {
+					t.Errorf("the refusal: %s", r.body)
+				}
+			} else {
+				e.askLegacyEnding(t, v, "ask", `{}`, `{"elicitation":{"form":{},"note":"`+mkSessionCaps+`"}}`, answer, -32602)
+			}
+			if got := e.gotten("elicited"); len(got) != 0 {
+				t.Errorf("the tool got %q", got)
+			}
+		}},
 		{name: "sampling answer", run: func(t *testing.T, e *secEnv, v mcp.Version) {
 			answer := `{"role":"assistant","content":{"type":"text","text":"` + mkSampled + `"},"model":"m","stopReason":"endTurn"}`
 			if v == mcp.Version20260728 {
@@ -1058,6 +1080,13 @@ func (e *secEnv) askLegacy(t *testing.T, v mcp.Version, tool, caps, answer strin
 // askLegacyWith is askLegacy with the call's arguments.
 func (e *secEnv) askLegacyWith(t *testing.T, v mcp.Version, tool, args, caps, answer string) {
 	t.Helper()
+	e.askLegacyEnding(t, v, tool, args, caps, answer, 0)
+}
+
+// askLegacyEnding is askLegacyWith for a call that ends with the JSON-RPC
+// error wantCode once answered (0: with a result that is not an error).
+func (e *secEnv) askLegacyEnding(t *testing.T, v mcp.Version, tool, args, caps, answer string, wantCode int) {
+	t.Helper()
 	ini := e.do(secCall{label: "initialize", method: "initialize",
 		params: `"protocolVersion":"` + string(v) + `","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"1"}`})
 	session := ini.header.Get("Mcp-Session-Id")
@@ -1118,8 +1147,11 @@ func (e *secEnv) askLegacyWith(t *testing.T, v mcp.Version, tool, args, caps, an
 	if a.status != 202 {
 		t.Errorf("the answer: %d %s", a.status, a.body)
 	}
-	if last := next(); last.Error != nil || last.Result.IsError {
+	switch last := next(); {
+	case wantCode == 0 && (last.Error != nil || last.Result.IsError):
 		t.Errorf("the answered call: %+v", last)
+	case wantCode != 0 && (last.Error == nil || last.Error.Code != wantCode):
+		t.Errorf("the answered call: %+v, want the error %d", last, wantCode)
 	}
 	// The call's result is the stream's last event: it ends there.
 	select {
