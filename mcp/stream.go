@@ -61,16 +61,78 @@ func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
 	return n
 }
 
+// acceptsEventStream reports whether r's Accept names text/event-stream
+// (in any case) with a weight above 0. An element that weighs it q=0
+// says the client does not take it (RFC 9110 §12.4.2), whatever another
+// element says, and one whose weight is malformed names nothing: either
+// way the answer is one JSON object, or for a request only a stream can
+// answer (a listen, a 2025 session's GET) its refusal. Wildcards (*/*,
+// text/*) do not count: the transports require a client to name
+// text/event-stream, and an answer that could be JSON stays JSON for one
+// that did not. The elements are read in place, with no allocation.
 func acceptsEventStream(r *http.Request) bool {
+	named := false
 	for _, v := range r.Header["Accept"] {
-		for _, part := range strings.Split(v, ",") {
-			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
-			if strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
-				return true
+		for v != "" {
+			var elem string
+			elem, v, _ = strings.Cut(v, ",")
+			mt, params, _ := strings.Cut(elem, ";")
+			if !strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
+				continue
+			}
+			switch acceptWeight(params) {
+			case weightZero:
+				return false
+			case weightPositive:
+				named = true
 			}
 		}
 	}
-	return false
+	return named
+}
+
+// An Accept element's weight, as acceptWeight reads it.
+const (
+	weightPositive  = iota // q absent, or above 0
+	weightZero             // q=0: not acceptable
+	weightMalformed        // a q that is no qvalue
+)
+
+// acceptWeight reads the q parameter among an Accept element's
+// parameters (what follows its media range's first ";"). The first q
+// is the weight; parameters after it are extensions, not read.
+func acceptWeight(params string) int {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		name, value, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(name), "q") {
+			return qvalue(strings.TrimSpace(value))
+		}
+	}
+	return weightPositive
+}
+
+// qvalue reads a weight as RFC 9110 §12.4.2 spells it: "0" or "1",
+// then optionally "." and up to three digits (only zeros after a 1).
+func qvalue(v string) int {
+	if v == "" || len(v) > 5 || v[0] != '0' && v[0] != '1' || len(v) > 1 && v[1] != '.' {
+		return weightMalformed
+	}
+	zero := v[0] == '0'
+	for i := 2; i < len(v); i++ {
+		c := v[i]
+		if c < '0' || c > '9' || v[0] == '1' && c != '0' {
+			return weightMalformed
+		}
+		if c != '0' {
+			zero = false
+		}
+	}
+	if zero {
+		return weightZero
+	}
+	return weightPositive
 }
 
 // notify writes a notification event unless the response is finished.
