@@ -102,8 +102,8 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 }
 
 // ServeHTTP implements http.Handler. The order of the checks decides which
-// error wins: method, Host and Origin, the per-client limit, media type and
-// declared length, authentication (before the body is read), then the body
+// error wins: method, Host and Origin, the per-client limit, media type,
+// content coding and declared length, authentication (before the body is read), then the body
 // and its parse, the per-principal limit (a parse error is answered after
 // it, so a malformed flood still spends its budget), the concurrency slot
 // (taken only with the body read and the caller known), the era, the
@@ -178,6 +178,14 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		}
 	}
 	if err := checkContentType(r); err != nil {
+		h.writeError(r.Context(), w, nil, "", err)
+		return
+	}
+	if err := checkContentEncoding(r); err != nil {
+		// RFC 9110 §12.5.3: a 415 for a content coding names the codings
+		// taken, which tells it from a 415 for the media type (that one
+		// must not carry Accept-Encoding).
+		hdr["Accept-Encoding"] = []string{"identity"}
 		h.writeError(r.Context(), w, nil, "", err)
 		return
 	}
@@ -479,6 +487,26 @@ func checkContentType(r *http.Request) *Error {
 	}
 	return httpError(http.StatusUnsupportedMediaType, CodeInvalidRequest, "Unsupported media type: send Content-Type: application/json").
 		WithData(map[string]string{"expected": "application/json"})
+}
+
+// checkContentEncoding refuses a body sent with a content coding (gzip,
+// deflate, br...). The endpoint decodes none: read as JSON, coded bytes
+// were a parse error that named the wrong fault, and a plain body that
+// claimed a coding was served as the client wrote it while an
+// intermediary that decodes it read another. "identity", no coding,
+// passes, as does an empty element of the list.
+func checkContentEncoding(r *http.Request) *Error {
+	for _, v := range r.Header["Content-Encoding"] {
+		for v != "" {
+			var coding string
+			coding, v, _ = strings.Cut(v, ",")
+			if coding = strings.TrimSpace(coding); coding != "" && !strings.EqualFold(coding, "identity") {
+				return httpError(http.StatusUnsupportedMediaType, CodeInvalidRequest, "Unsupported content coding: send the body without Content-Encoding").
+					WithData(map[string]string{"reason": "content_encoding"})
+			}
+		}
+	}
+	return nil
 }
 
 func (h *Handler) tooLarge() *Error {

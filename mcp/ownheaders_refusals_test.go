@@ -53,7 +53,7 @@ func (clientLimiter) Take(_ context.Context, key string, _ int) (ratelimit.Decis
 
 // TestHeaders_OwnedPerResponse_EveryAnswer extends
 // TestHeaders_OwnedPerResponse (review item 7) past 200s and in-band
-// errors: the HTTP refusals writeError sends (401, 405, 413, 429, 503),
+// errors: the HTTP refusals writeError sends (401, 405, 413, 415, 429, 503),
 // an SSE stream and a notification's 202 each hold header values of
 // their own. A middleware editing every value in place, under concurrent
 // requests, must leave each response with exactly one edit per value;
@@ -96,6 +96,8 @@ func TestHeaders_OwnedPerResponse_EveryAnswer(t *testing.T) {
 			status: 401, headers: []string{"Www-Authenticate", "Content-Type", "Cache-Control"}},
 		{name: "413", body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 8000) + `"}}`, header: v25,
 			status: 413, headers: []string{"Content-Type", "Cache-Control"}},
+		{name: "415 coding", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, header: with(v25, "Content-Encoding", "gzip"),
+			status: 415, headers: []string{"Accept-Encoding", "Content-Type", "Cache-Control"}},
 		{name: "429", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, header: with(v25, "X-Client", "deny"),
 			status: 429, headers: []string{"Retry-After", "X-Ratelimit-Limit", "Content-Type", "Cache-Control"}},
 		{name: "503", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, header: with(v25, "X-Client", "fail"),
