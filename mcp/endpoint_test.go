@@ -119,10 +119,17 @@ func TestTransport_ContentType(t *testing.T) {
 		"application/json; charset=utf-16":  415,
 		"application/json; charset=utf-8":   200,
 		"Application/JSON":                  200,
+		// Charset names are case-insensitive (RFC 9110 §8.3.2).
+		"application/json; charset=Utf-8":   200,
+		"application/json; CHARSET=uTF-8":   200,
+		`application/json; charset="UTF-8"`: 200,
+		"application/json; charset=utf8":    415,
 	} {
-		r := f.do(t, call{era: mcp.Version20250618, id: "1", method: "ping", header: map[string]string{"Content-Type": ct}})
-		if r.status != status {
-			t.Errorf("Content-Type %q: status %d, want %d", ct, r.status, status)
+		for _, era := range eras {
+			r := f.do(t, call{era: era, id: "1", method: "tools/list", header: map[string]string{"Content-Type": ct}})
+			if r.status != status || status == 415 && (r.code() != -32600 || r.msg.ID != nil) {
+				t.Errorf("%s Content-Type %q: status %d, want %d: %s", era, ct, r.status, status, r.raw)
+			}
 		}
 	}
 }

@@ -479,8 +479,10 @@ func checkContentType(r *http.Request) *Error {
 		}
 		mt, params, err := mime.ParseMediaType(ct[0])
 		if err == nil && mt == "application/json" {
+			// A charset's name is case-insensitive (RFC 9110 §8.3.2):
+			// "Utf-8" is UTF-8 as much as "utf-8" is.
 			cs, hasCS := params["charset"]
-			if len(params) == 0 || (len(params) == 1 && hasCS && (cs == "utf-8" || cs == "UTF-8")) {
+			if len(params) == 0 || (len(params) == 1 && hasCS && strings.EqualFold(cs, "utf-8")) {
 				return nil
 			}
 		}
