@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -546,9 +548,32 @@ func (h *Handler) readBody(r *http.Request, short []byte) ([]byte, *Error) {
 			return buf, nil
 		}
 		if err != nil {
-			return nil, httpError(http.StatusBadRequest, CodeInvalidRequest, "Could not read the request body")
+			return nil, unreadBody(err)
 		}
 	}
+}
+
+// unreadBody is the answer to a body that could not be read whole, named
+// by its cause: the body came too slowly, was cut short, or was over a
+// limit the host put in front of the endpoint's own.
+func unreadBody(err error) *Error {
+	var hostLimit *http.MaxBytesError
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The host's http.Server.ReadTimeout passed before the body's end
+		// (net/http says so alike over HTTP/1.1 and HTTP/2).
+		return httpError(http.StatusRequestTimeout, CodeInvalidRequest, "Request timeout: the body did not arrive in time").
+			WithData(map[string]string{"reason": "body_timeout"})
+	case errors.As(err, &hostLimit):
+		// http.MaxBytesHandler or MaxBytesReader around the endpoint,
+		// tighter than Limits.BodyBytes: the same refusal, with its bound.
+		return httpError(http.StatusRequestEntityTooLarge, CodeInvalidRequest, "Request body too large").
+			WithData(map[string]int64{"maxBytes": hostLimit.Limit})
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return httpError(http.StatusBadRequest, CodeInvalidRequest, "Incomplete request body: the connection ended before the body did").
+			WithData(map[string]string{"reason": "body_incomplete"})
+	}
+	return httpError(http.StatusBadRequest, CodeInvalidRequest, "Could not read the request body")
 }
 
 func parseError(e *jsonrpc.Error) *Error {
