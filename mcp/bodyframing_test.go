@@ -246,3 +246,29 @@ func TestTransport_HostBodyLimitIs413(t *testing.T) {
 		}
 	}
 }
+
+// TestTransport_EmptyBody: a body with no JSON value in it, empty or
+// white space only, is a parse error that says so (not "invalid JSON at
+// byte 0" of a body that has no byte 0), declared or chunked, in every
+// revision.
+func TestTransport_EmptyBody(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, era := range eras {
+		for _, body := range []string{"", " \r\n\t"} {
+			for _, chunked := range []bool{false, true} {
+				var rd io.Reader = strings.NewReader(body)
+				if chunked {
+					rd = io.MultiReader(rd)
+				}
+				req, _ := http.NewRequest(http.MethodPost, f.url, rd)
+				req.Header = headersFor(call{era: era, id: "1", method: "tools/list"})
+				r := send(t, req)
+				check(t, r, want{status: 400, code: -32700})
+				if r.msg.Error.Message != "Parse error: the message is empty" {
+					t.Errorf("%s %q chunked %v: %s", era, body, chunked, r.raw)
+				}
+			}
+		}
+	}
+}

@@ -492,6 +492,11 @@ func (s *scanner) run() *Error {
 		return s.fail(Invalid, "too_large", "Invalid Request: a message is at most "+strconv.Itoa(maxMessage)+" bytes")
 	}
 	s.skipWS()
+	if s.pos == len(s.data) {
+		// Nothing but white space, if that: "invalid JSON at byte 0" of
+		// an empty body would point at a byte that is not there.
+		return s.fail(Syntax, "parse_error", "Parse error: the message is empty")
+	}
 	if err := s.value(0); err != nil {
 		return err
 	}
