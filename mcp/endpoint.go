@@ -42,6 +42,10 @@ type Handler struct {
 	taskScopes map[string][]string
 	// listens bounds the open task listen streams (listens.go).
 	listens *listens
+	// getStreams: a GET may open a 2025 session's stream (push.go): the
+	// handler has change notifications and a revision whose era issues
+	// sessions (seam.Profile.Sessions).
+	getStreams bool
 	// closed is closed by Close (close.go), which runs once; unwatch and
 	// stopFleet undo what startNotifications started, fleetDone is
 	// closed when the fleet follower has returned.

@@ -58,6 +58,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 		g := newMemoryGuard(100_000)
 		h.cfg.replay, h.cfg.localGuard = g, g.instance
 	}
+	sessions := false // a revision's era issues sessions
 	for _, era := range eras {
 		e := era.Seam()
 		h.eras = append(h.eras, e)
@@ -75,6 +76,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 			}
 			h.byVersion[v] = newRevision(e, &profiles[i])
 			h.supported = append(h.supported, string(v))
+			sessions = sessions || profiles[i].Sessions
 		}
 		if d := e.Default(); d != "" {
 			if h.dflt != "" {
@@ -99,6 +101,7 @@ func NewHandler(srv *Server, eras []Era, opts ...HandlerOption) *Handler {
 	}
 	srv.freeze((*Server).freezeExtensions)
 	h.startNotifications(srv)
+	h.getStreams = sessions && h.notes != nil
 	h.viewOf(srv.current())
 	return h
 }
@@ -135,7 +138,7 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 	if x != nil && loc != nil {
 		x.ev.Transport, x.ev.ClientAddr = loc.Transport, ""
 	}
-	if r.Method == http.MethodGet && h.notes != nil && loc == nil {
+	if r.Method == http.MethodGet && h.getStreams && loc == nil {
 		if err := h.checkOrigin(r); err != nil {
 			h.writeError(r.Context(), w, nil, "", err)
 			return
@@ -157,11 +160,12 @@ func (h *Handler) serveHTTP(w http.ResponseWriter, r *http.Request, x *exchange)
 		return
 	}
 	if r.Method != http.MethodPost {
-		// With change notifications, GET is served too (a 2025 session's
-		// stream, above): Allow names what the endpoint serves (RFC 9110
-		// §10.2.1).
+		// With change notifications and a 2025 revision that issues
+		// sessions, GET is served too (a session's stream, above): Allow
+		// names what the endpoint serves (RFC 9110 §10.2.1). Without
+		// sessions no GET can open a stream, and GET is refused here.
 		hdr["Allow"] = []string{"POST"}
-		if h.notes != nil && loc == nil {
+		if h.getStreams && loc == nil {
 			hdr["Allow"] = []string{"GET, POST"}
 		}
 		h.writeError(r.Context(), w, nil, "", httpError(http.StatusMethodNotAllowed, CodeInvalidRequest, "Method not allowed: the MCP endpoint accepts POST only"))

@@ -199,6 +199,43 @@ func TestPush_AllowNamesGET(t *testing.T) {
 	}
 }
 
+// TestPush_NoSessionsNoGET: with change notifications but no revision
+// whose era issues sessions (2026-07-28 alone, or era2025 without
+// WithSessions) no GET can open a stream, so GET is not a method the
+// endpoint serves: every 405 says Allow: POST, and a GET, with a session
+// id and accepting a stream or not, is 405 -32600 as without the option,
+// whatever revision it names.
+func TestPush_NoSessionsNoGET(t *testing.T) {
+	notes := mcp.WithChangeNotifications(mcp.ChangeNotifications{Bus: mcp.NewMemoryEventBusForTest()})
+	srv := func() *mcp.Server { return mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}) }
+	for name, url := range map[string]string{
+		"2026-07-28 alone":         newTestServer(t, mcp.NewHandler(srv(), []mcp.Era{era2026.New()}, notes)),
+		"era2025 without sessions": newTestServer(t, mcp.NewHandler(srv(), []mcp.Era{era2026.New(), era2025.New()}, notes)),
+	} {
+		for _, era := range eras {
+			for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodDelete, http.MethodPut, http.MethodPatch} {
+				req, _ := http.NewRequestWithContext(t.Context(), method, url, nil)
+				req.Header = http.Header{"Accept": {"text/event-stream"}, "Mcp-Session-Id": {"s-1"}, "Mcp-Protocol-Version": {string(era)}}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.Header.Get("Content-Type") == "text/event-stream" {
+					resp.Body.Close() // an open stream is not read to its end
+					t.Errorf("%s, %s %s: a stream opened", name, era, method)
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" ||
+					resp.Header.Get("Content-Type") != "application/json" || method != http.MethodHead && !strings.Contains(string(body), `"code":-32600`) {
+					t.Errorf("%s, %s %s: %d Allow=%q %s, want 405 Allow=POST", name, era, method, resp.StatusCode, resp.Header.Get("Allow"), body)
+				}
+			}
+		}
+	}
+}
+
 // TestPush_RefusedStreamAllowIn2025: the GET refusals of a 2025 session's
 // stream (no Mcp-Session-Id, or not accepting text/event-stream) name
 // POST alone in Allow, in every 2025 revision, though the endpoint serves
