@@ -180,10 +180,6 @@ func (h *Handler) waitAnswers(req *request, requests []byte, st *openedState) (j
 		ch  <-chan []byte
 	}
 	var asked []question
-	// A proxy that buffers responses (nginx does by default) would hold
-	// the question back until the call ends, which it cannot without the
-	// answer: ask it not to.
-	req.notify.w.Header()["X-Accel-Buffering"] = []string{"no"}
 	it := jsonrpc.NewIter(requests)
 	for {
 		k, q, more := it.Next()

@@ -163,6 +163,10 @@ func openCallArgs(t *testing.T, url, token, session string, v mcp.Version, tool,
 		cancel()
 		t.Fatal(err)
 	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") && resp.Header.Get("X-Accel-Buffering") != "no" {
+		// A buffering proxy would hold the question until the call ends.
+		t.Errorf("the call's stream does not ask proxies not to buffer it: %v", resp.Header)
+	}
 	s := &stream{resp: resp, events: make(chan map[string]any, 8), cancel: cancel}
 	go func() {
 		defer close(s.events)

@@ -213,7 +213,6 @@ func (st *listenState) acknowledge() bool {
 	ack = append(ack, `},"_meta":`...)
 	ack = append(ack, st.meta...)
 	ack = append(ack, '}')
-	req.notify.w.Header()["X-Accel-Buffering"] = []string{"no"}
 	// Every write of the stream — the acknowledgement, each notification,
 	// keep-alive and its end — first moves the write deadline
 	// (streamWriteTimeout), whatever the stream carries: a client that

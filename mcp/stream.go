@@ -187,6 +187,11 @@ func (s *streamWriter) event(data []byte) {
 		h := s.Header()
 		h["Content-Type"] = []string{"text/event-stream"}
 		h["Cache-Control"] = []string{"no-store"}
+		// A proxy that buffers responses (nginx does by default) would
+		// hold every event back until the stream ends: a progress report
+		// until the call is done, a 2025 question until the call ends
+		// without its answer, a listen's notifications for its lifetime.
+		h["X-Accel-Buffering"] = []string{"no"}
 		h.Del("Content-Length")
 		if s.version != "" {
 			h[protoHeader] = []string{string(s.version)}

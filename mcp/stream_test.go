@@ -191,6 +191,32 @@ func TestStreaming_Progress(t *testing.T) {
 	}
 }
 
+// TestStreaming_NotBufferedByProxies: every event stream the endpoint
+// opens asks proxies not to buffer it (X-Accel-Buffering: no, which nginx
+// honours while buffering other responses by default): a progress stream
+// in every revision and a 2026-07-28 log stream, as a listen does;
+// buffered, their events would reach the client only at the call's end.
+func TestStreaming_NotBufferedByProxies(t *testing.T) {
+	t.Parallel()
+	f := newStreamFixture(t, mcp.WithStreaming())
+	check := func(what string, r streamed) {
+		t.Helper()
+		if r.header.Get("Content-Type") != "text/event-stream" || len(r.events) < 2 || r.header.Get("X-Accel-Buffering") != "no" {
+			t.Errorf("%s: %d events, %v", what, len(r.events), r.header)
+		}
+	}
+	for _, era := range eras {
+		check(string(era)+" progress", f.post(t, era, "work", `"progressToken":"p1"`, bothAccept))
+	}
+	check("2026-07-28 logs", f.post(t, mcp.Version20260728, "work", `"io.modelcontextprotocol/logLevel":"warning"`, bothAccept))
+	ts := newTaskServer(t)
+	id := ts.start(t, ts.urls[0], tokAlice, "")
+	l := openListen(t, t.Context(), ts.urls[0], tokAlice, metaTasks, taskIDs(id), bothAccept)
+	if l.resp.Header.Get("Content-Type") != "text/event-stream" || l.resp.Header.Get("X-Accel-Buffering") != "no" {
+		t.Errorf("task listen: %v", l.resp.Header)
+	}
+}
+
 func TestStreaming_Logs(t *testing.T) {
 	t.Parallel()
 	f := newStreamFixture(t, mcp.WithStreaming())
