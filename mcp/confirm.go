@@ -81,7 +81,7 @@ func (s *Server) confirm(req *request, t *tool, call *Call) (seam.Result, error)
 	}
 	var answer json.RawMessage
 	if rd != nil {
-		v, ok, err := rd.answer(confirmKey, req.handler.cfg.limits.ArgumentValues)
+		v, ok, err := rd.answer(confirmKey, req.handler)
 		if err != nil {
 			return nil, err
 		}

@@ -46,6 +46,8 @@ type Handler struct {
 	// handler has change notifications and a revision whose era issues
 	// sessions (seam.Profile.Sessions).
 	getStreams bool
+	// forms memoizes the forms its tools asked, compiled (formcheck.go).
+	forms formCache
 	// closed is closed by Close (close.go), which runs once; unwatch and
 	// stopFleet undo what startNotifications started, fleetDone is
 	// closed when the fleet follower has returned.

@@ -24,7 +24,9 @@ import (
 // and the keywords a state carries (read again on every answer). It is
 // bounded: a handler that builds its forms from data (an enum of the
 // user's projects) makes a new document per call, and such documents cost
-// a compilation each, never memory without end.
+// a compilation each, never memory without end. Each Handler has its own
+// (Handler.forms), as a Server has its schema cache: what one endpoint
+// asked neither fills nor empties another's. Its zero value is ready.
 type formCache struct {
 	mu sync.Mutex
 	m  map[string]formEntry
@@ -39,12 +41,12 @@ const (
 	// maxFormSchemas bounds the documents the cache holds; when full it
 	// starts again empty (a form asked again is compiled again).
 	maxFormSchemas = 256
-	// maxCachedForm bounds a document the cache keeps, in bytes: a larger
-	// one would not fit a sealed state anyway (mrtr.MaxMintBytes).
+	// maxCachedForm bounds a document the cache keeps, in bytes, so that
+	// the cache holds at most about 1 MiB of text. A larger one is
+	// compiled each time it is asked: its keywords, cached, may still fit
+	// a sealed state (mrtr.MaxMintBytes), annotations being left out.
 	maxCachedForm = 4 << 10
 )
-
-var formSchemas = formCache{m: map[string]formEntry{}}
 
 func (c *formCache) get(doc []byte) (formEntry, bool) {
 	c.mu.Lock()
@@ -58,6 +60,9 @@ func (c *formCache) put(doc []byte, e formEntry) {
 		return
 	}
 	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]formEntry{}
+	}
 	if _, ok := c.m[string(doc)]; !ok {
 		if len(c.m) >= maxFormSchemas {
 			clear(c.m)
@@ -67,12 +72,12 @@ func (c *formCache) put(doc []byte, e formEntry) {
 	c.mu.Unlock()
 }
 
-// formAsked compiles a form's requestedSchema as it is asked (so against
+// asked compiles a form's requestedSchema as it is asked (so against
 // its metaschema: a document that does not compile is the handler's bug,
 // refused before the client sees it, rather than a form no answer could
 // ever pass) and returns the keywords a state carries to check the answer.
-func formAsked(doc []byte) ([]byte, error) {
-	if e, ok := formSchemas.get(doc); ok {
+func (c *formCache) asked(doc []byte) ([]byte, error) {
+	if e, ok := c.get(doc); ok {
 		return e.keywords, nil
 	}
 	s, err := schema.Compile(doc)
@@ -84,21 +89,21 @@ func formAsked(doc []byte) ([]byte, error) {
 		return nil, err
 	}
 	e := formEntry{keywords: keywords, s: s}
-	formSchemas.put(doc, e)
-	formSchemas.put(keywords, e)
+	c.put(doc, e)
+	c.put(keywords, e)
 	return keywords, nil
 }
 
-// formCompiled returns the compiled schema of keywords a state carried.
-func formCompiled(keywords []byte) (*schema.Schema, error) {
-	if e, ok := formSchemas.get(keywords); ok {
+// compiled returns the compiled schema of keywords a state carried.
+func (c *formCache) compiled(keywords []byte) (*schema.Schema, error) {
+	if e, ok := c.get(keywords); ok {
 		return e.s, nil
 	}
 	s, err := schema.Compile(keywords)
 	if err != nil {
 		return nil, err
 	}
-	formSchemas.put(keywords, formEntry{keywords: bytes.Clone(keywords), s: s})
+	c.put(keywords, formEntry{keywords: bytes.Clone(keywords), s: s})
 	return s, nil
 }
 
@@ -195,13 +200,13 @@ func stripAnnotations(s any) {
 	}
 }
 
-// formViolation checks an accepted answer's content against keywords, the
+// violation checks an accepted answer's content against keywords, the
 // form a state carried, and returns its first violation, or "" when it
 // conforms. An accept without content submitted no values: it is checked
 // as an empty form, so a required property is still missing. err means
 // the keywords do not compile, which no state this library sealed holds.
-func formViolation(keywords, answer []byte, maxValues int) (string, error) {
-	s, err := formCompiled(keywords)
+func (c *formCache) violation(keywords, answer []byte, maxValues int) (string, error) {
+	s, err := c.compiled(keywords)
 	if err != nil {
 		return "", err
 	}

@@ -32,7 +32,8 @@ func TestFormShape_SpecSchemas(t *testing.T) {
 		}
 		// And compiled, as it is when asked, so that answers can be
 		// checked against it.
-		if _, err := formAsked(r.form); err != nil {
+		var forms formCache
+		if _, err := forms.asked(r.form); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
@@ -74,7 +75,7 @@ func TestFormKeywords_OnlyWhatChecks(t *testing.T) {
 // handler that builds a new form per call (an enum of the user's data)
 // costs a compilation per call, never memory without end.
 func TestFormCache_Bounded(t *testing.T) {
-	c := formCache{m: map[string]formEntry{}}
+	var c formCache
 	for i := range 3 * maxFormSchemas {
 		c.put([]byte(`{"type":"object","properties":{"n":{"type":"string","maxLength":`+strconv.Itoa(i)+`}}}`), formEntry{})
 		if len(c.m) > maxFormSchemas {

@@ -185,7 +185,7 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 		}
 		rs.Keys[q.key] = q.kind
 		if q.form != nil && purpose == purposeTool {
-			keywords, err := formAsked(q.form)
+			keywords, err := req.handler.forms.asked(q.form)
 			if err != nil {
 				return nil, fmt.Errorf("mcp: input request %q: %w", q.key, err)
 			}
@@ -229,7 +229,7 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 // the keys that state asked, checked for their shape and, an accepted
 // form, against the form asked.
 func (req *request) attachRound(call *Call) error {
-	err := req.roundPart.attach(call, req.handler.cfg.limits.ArgumentValues)
+	err := req.roundPart.attach(call, req.handler)
 	switch err {
 	case errWrongPurpose:
 		req.Log(slog.LevelWarn, "mcp: requestState refused", "reason", "wrong_purpose", "method", req.msg.Method)
@@ -248,8 +248,8 @@ var errWrongPurpose = errors.New("mcp: requestState of another purpose")
 
 // attach is the round stage's attachRound: the answers a retry carries,
 // under the keys its state asked (or, with no state, every loose answer).
-// maxValues bounds the values of an accepted form's content.
-func (rp *roundPart) attach(call *Call, maxValues int) error {
+// h checks an accepted form's content (round.answer).
+func (rp *roundPart) attach(call *Call, h *Handler) error {
 	rd := rp.round
 	if rd == nil {
 		if rp.loose == nil {
@@ -282,7 +282,7 @@ func (rp *roundPart) attach(call *Call, maxValues int) error {
 			return nil
 		}
 		key := string(k)
-		v, ok, err := rd.answer(key, maxValues)
+		v, ok, err := rd.answer(key, h)
 		if err != nil {
 			return err
 		}

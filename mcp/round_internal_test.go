@@ -53,12 +53,12 @@ func TestRoundAnswer_FormThatDoesNotCompile(t *testing.T) {
 		t.Fatal("the state was refused")
 	}
 	rd := &round{state: st, responses: []byte(`{"f":{"action":"accept","content":{"n":"a"}}}`)}
-	if _, ok, err := rd.answer("f", 0); ok || err != errFormKeywords {
+	if _, ok, err := rd.answer("f", &Handler{}); ok || err != errFormKeywords {
 		t.Errorf("answer: %v, %v", ok, err)
 	}
 	// A decline submits nothing to check.
 	rd.responses = []byte(`{"f":{"action":"decline"}}`)
-	if v, ok, err := rd.answer("f", 0); !ok || err != nil || string(v) != `{"action":"decline"}` {
+	if v, ok, err := rd.answer("f", &Handler{}); !ok || err != nil || string(v) != `{"action":"decline"}` {
 		t.Errorf("decline: %s, %v, %v", v, ok, err)
 	}
 }

@@ -28,10 +28,10 @@ type round struct {
 
 // answer returns the retry's response to key if this round's state asked
 // for it, validated for its kind and, for an accepted form, against the
-// form asked (maxValues bounds the values of its content, as
+// form asked, compiled in h's memo (its content's values bounded as h's
 // Limits.ArgumentValues bounds a call's arguments). ok is false when the
 // key was not asked or not answered.
-func (rd *round) answer(key string, maxValues int) (json.RawMessage, bool, error) {
+func (rd *round) answer(key string, h *Handler) (json.RawMessage, bool, error) {
 	kind, asked := rd.state.kind(key)
 	if !asked || rd.responses == nil {
 		return nil, false, nil
@@ -46,7 +46,7 @@ func (rd *round) answer(key string, maxValues int) (json.RawMessage, bool, error
 	if kind == "elicitation" && rd.state.forms != nil {
 		if form, asked := jsonrpc.Lookup(rd.state.forms, key); asked {
 			if a, _ := jsonrpc.Lookup(v, "action"); jsonrpc.StringIs(a, "accept") {
-				violation, err := formViolation(form, v, maxValues)
+				violation, err := h.forms.violation(form, v, h.cfg.limits.ArgumentValues)
 				if err != nil {
 					return nil, false, errFormKeywords
 				}
