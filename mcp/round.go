@@ -41,19 +41,26 @@ type roundState struct {
 	// after the tool changed is refused (update.go).
 	Def string `json:"d,omitempty"`
 	// Forms holds, for each form elicitation a handler asked, the
-	// validation keywords of its requestedSchema (formKeywords): an
-	// accepted answer is checked against them when the retry comes.
-	// A confirmation's one boolean is checked by confirm itself.
-	Forms map[string]json.RawMessage `json:"f,omitempty"`
+	// validation keywords of its requestedSchema (formKeywords), as JSON
+	// text in a string: an accepted answer is checked against them when
+	// the retry comes. A string, not the object, so that the plaintext
+	// stays within roundStateDepth however deep the form: a replica of
+	// the version before forms were checked refuses a deeper one, and
+	// during a rollout it would refuse every retry that answers a form,
+	// where it can ignore "f" and answer unchecked. A confirmation's one
+	// boolean is checked by confirm itself.
+	Forms map[string]string `json:"f,omitempty"`
 }
+
+// roundStateDepth bounds the nesting of a round's plaintext. Replicas
+// before "f" refuse more, and read such states otherwise alike: keep it.
+const roundStateDepth = 4
 
 // parseRoundState reads the plaintext an earlier round minted. It is
 // authenticated, but is checked as if it were not.
 func parseRoundState(b []byte) (openedState, bool) {
 	var st openedState
-	// A form's keywords nest as deep as ElicitForm lets a requestedSchema
-	// (jsonrpc.DefaultMaxDepth), two levels below the plaintext's root.
-	if jsonrpc.Validate(b, jsonrpc.DefaultMaxDepth+2) != nil {
+	if jsonrpc.Validate(b, roundStateDepth) != nil {
 		return st, false
 	}
 	var version bool
@@ -98,7 +105,10 @@ func parseRoundState(b []byte) (openedState, bool) {
 				if !ok {
 					break
 				}
-				if !jsonrpc.IsObject(form) {
+				// A form's text is compiled when an answer is checked:
+				// one that is not a schema leaves the state invalid
+				// then (errFormKeywords).
+				if len(form) < 2 || form[0] != '"' {
 					return st, false
 				}
 			}
@@ -190,9 +200,9 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 				return nil, fmt.Errorf("mcp: input request %q: %w", q.key, err)
 			}
 			if rs.Forms == nil {
-				rs.Forms = map[string]json.RawMessage{}
+				rs.Forms = map[string]string{}
 			}
-			rs.Forms[q.key] = keywords
+			rs.Forms[q.key] = string(keywords)
 		}
 		missing |= q.needs &^ have
 		if i > 0 {

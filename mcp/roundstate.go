@@ -44,8 +44,12 @@ func (rd *round) answer(key string, h *Handler) (json.RawMessage, bool, error) {
 		return nil, false, invalidInputResponses(key)
 	}
 	if kind == "elicitation" && rd.state.forms != nil {
-		if form, asked := jsonrpc.Lookup(rd.state.forms, key); asked {
+		if quoted, asked := jsonrpc.Lookup(rd.state.forms, key); asked {
 			if a, _ := jsonrpc.Lookup(v, "action"); jsonrpc.StringIs(a, "accept") {
+				form, ok := jsonrpc.AppendUnquoted(nil, quoted)
+				if !ok {
+					return nil, false, errFormKeywords
+				}
 				violation, err := h.forms.violation(form, v, h.cfg.limits.ArgumentValues)
 				if err != nil {
 					return nil, false, errFormKeywords
@@ -83,8 +87,9 @@ type openedState struct {
 	// def is the definition digest of the tool the state was made for,
 	// nil for none (update.go).
 	def []byte
-	// forms is {"key":keywords,...}, the forms a handler asked (see
-	// roundState.Forms), nil for none.
+	// forms is {"key":"keywords",...}, the forms a handler asked, each
+	// the text of its keywords in a string (see roundState.Forms), nil
+	// for none.
 	forms []byte
 }
 
