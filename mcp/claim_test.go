@@ -49,23 +49,93 @@ func errorReason(r *reply) string {
 	return d.Reason
 }
 
+// guardClock is the time of a replay guard under test, moved only by the
+// test: whether a lease lapsed then depends on what the endpoint did (a
+// renewal, none), never on how fast a loaded machine runs.
+type guardClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newGuardClock() *guardClock { return &guardClock{now: time.Now()} }
+
+func (c *guardClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *guardClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// renewCounter is a guard on a guardClock that counts the renewals it
+// granted. step orders a renewal and a move of the clock: a renewal
+// counted after a move read the clock after it.
+type renewCounter struct {
+	mcp.ReplayGuard
+	clock    *guardClock
+	step     sync.Mutex
+	renewals int
+}
+
+func (g *renewCounter) Renew(ctx context.Context, nonce []byte, token string, lease time.Duration) (bool, error) {
+	g.step.Lock()
+	defer g.step.Unlock()
+	held, err := g.ReplayGuard.Renew(ctx, nonce, token, lease)
+	if held && err == nil {
+		g.renewals++
+	}
+	return held, err
+}
+
+// advanceAfterRenewal waits (a bounded number of times) for a renewal
+// granted since the clock last moved, then moves it by d.
+func (g *renewCounter) advanceAfterRenewal(t *testing.T, since *int, d time.Duration) {
+	t.Helper()
+	for range 1000 {
+		g.step.Lock()
+		if g.renewals > *since {
+			*since = g.renewals
+			g.clock.advance(d)
+			g.step.Unlock()
+			return
+		}
+		g.step.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no renewal of the lease in 10 s (%d before)", *since)
+}
+
 // TestClaim_SlowCallKeepsItsLease: a confirmed call that runs for many
 // leases keeps its claim (the endpoint renews it); a retry meanwhile is
 // told to come back (503, Retry-After) and never runs the route; a retry
 // after completion gets the recorded outcome.
+//
+// The guard's clock moves half a lease after each renewal, four leases in
+// all: without renewals the claim lapses, with them it cannot, however
+// slowly a loaded machine runs (the wall clock let a stall of the test
+// process longer than a lease pass for a lapse).
 func TestClaim_SlowCallKeepsItsLease(t *testing.T) {
 	t.Parallel()
-	// Leases long enough that a loaded machine still renews in time.
-	s := newRetryServer(t, mcp.WithLeaseForTest(600*time.Millisecond))
+	const lease = 300 * time.Millisecond // renewed every 100 ms of the wall clock
+	clock := newGuardClock()
+	g := &renewCounter{ReplayGuard: mcp.NewMemoryGuardAtForTest(100, clock.Now), clock: clock}
+	s := newRetryServer(t, mcp.WithReplayGuard(g), mcp.WithLeaseForTest(lease))
 	state := s.roundOne(t)
 	s.release = make(chan struct{})
 	done := make(chan *reply)
 	go func() { _, r := s.answer(2, state); done <- r }()
 	<-s.started
-	time.Sleep(2400 * time.Millisecond) // four leases
-	// The retry runs apart: were the lease lost (a machine too loaded to
-	// renew it), the retry would run the route again, which waits for
-	// release; that is reported, and released, rather than waited on.
+	seen := 0
+	for moved := time.Duration(0); moved < 4*lease; moved += lease / 2 {
+		g.advanceAfterRenewal(t, &seen, lease/2)
+	}
+	// Were the lease lost, the retry would run the route again, which
+	// waits for release; that is reported, and released, rather than
+	// waited on.
 	type answered struct {
 		status int
 		r      *reply
@@ -133,8 +203,12 @@ func (g *lateGuard) Claim(ctx context.Context, caller string, nonce []byte, unti
 func TestClaim_LostLease(t *testing.T) {
 	t.Parallel()
 	keys := ring(t, "k1")
-	shared := mcp.NewMemoryGuardForTest(100)
-	lease := mcp.WithLeaseForTest(300 * time.Millisecond)
+	// The lease lapses when the test moves the guard's clock past it, not
+	// when a loaded machine takes longer than a lease between the run and
+	// the retry "within" it.
+	clock := newGuardClock()
+	shared := mcp.NewMemoryGuardAtForTest(100, clock.Now)
+	lease := mcp.WithLeaseForTest(time.Minute)
 	a := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), guard: dyingGuard{shared}, handler: []mcp.HandlerOption{lease}})
 	// A guard the host gives is taken as shared: wrapped, the in-memory one
 	// stands in for Redis on both replicas.
@@ -149,7 +223,7 @@ func TestClaim_LostLease(t *testing.T) {
 	if r := round2.send(t, b.url); r.status != 503 || errorReason(r) != "confirmation_in_progress" {
 		t.Errorf("retry within the lease: %d %s", r.status, r.raw)
 	}
-	time.Sleep(400 * time.Millisecond)
+	clock.advance(time.Minute + time.Second)
 	round2.id = 4
 	if res := asResult(t, round2.send(t, b.url)); res.IsError {
 		t.Fatalf("retry after the lease lapsed: %+v", res)
@@ -180,30 +254,37 @@ func TestClaim_LostLease(t *testing.T) {
 // orphaned lease lives, then one runs the route, once.
 func TestClaim_LateAnswer(t *testing.T) {
 	t.Parallel()
-	g := &lateGuard{ReplayGuard: mcp.NewMemoryGuardForTest(100)}
-	s := newMRTRServer(t, mrtrConfig{guard: g, handler: []mcp.HandlerOption{mcp.WithLeaseForTest(300 * time.Millisecond)}})
+	// The orphaned lease lapses when the test moves the guard's clock past
+	// it: on the wall clock a loaded machine could let it lapse before the
+	// first retry, which then ran the route without waiting.
+	clock := newGuardClock()
+	g := &lateGuard{ReplayGuard: mcp.NewMemoryGuardAtForTest(100, clock.Now)}
+	s := newMRTRServer(t, mrtrConfig{guard: g, handler: []mcp.HandlerOption{mcp.WithLeaseForTest(time.Minute)}})
 	in := confirmRound1(t, s.url, "delete_item", "x")
 	round2 := confirmRound2("", "delete_item", "x", in.RequestState, accept)
 	if r := round2.send(t, s.url); r.status != 503 || errorReason(r) != "replay_guard_unavailable" {
 		t.Fatalf("the lost answer: %d %s", r.status, r.raw)
 	}
-	var mu sync.Mutex
-	outcomes := map[string]int{}
-	deadline := time.Now().Add(5 * time.Second)
-	for i := 0; s.executed.Load() == 0 && time.Now().Before(deadline); i++ {
+	for i := range 3 {
 		round2.id = 10 + i
-		r := round2.send(t, s.url)
-		mu.Lock()
-		if r.status == 503 {
-			outcomes[errorReason(r)]++
-		} else {
-			outcomes["ran"]++
+		if r := round2.send(t, s.url); r.status != 503 || errorReason(r) != "confirmation_in_progress" || r.header.Get("Retry-After") == "" {
+			t.Errorf("retry %d while the orphaned lease lives: %d %v %s", i, r.status, r.header, r.raw)
 		}
-		mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
 	}
-	if n := s.executed.Load(); n != 1 || outcomes["ran"] != 1 || outcomes["confirmation_in_progress"] == 0 {
-		t.Errorf("route ran %d times; outcomes %v", n, outcomes)
+	if n := s.executed.Load(); n != 0 {
+		t.Fatalf("the route ran %d times while the orphaned lease lived", n)
+	}
+	clock.advance(time.Minute + time.Second)
+	round2.id = 20
+	if res := asResult(t, round2.send(t, s.url)); res.IsError {
+		t.Errorf("the retry after the orphaned lease lapsed: %+v", res)
+	}
+	round2.id = 21
+	if res := asResult(t, round2.send(t, s.url)); res.StructuredContent["outcome"] != "confirmation_already_used" || res.StructuredContent["executed"] != true {
+		t.Errorf("a retry after the run: %+v", res)
+	}
+	if n := s.executed.Load(); n != 1 {
+		t.Errorf("the route ran %d times, want 1", n)
 	}
 }
 
