@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -62,6 +63,25 @@ type legacyFixture struct {
 	idemKeys    chan string
 	answers     chan string
 	kept        chan *mcp.Call // the keep tool's first round's Call
+}
+
+// clientLeft is what a handler logs once a 2025 call whose client left
+// while asked has ended: its wait slot and its answer's subscription are
+// given back by then.
+const clientLeft = "a 2025 client left while asked for input"
+
+// loggedTimes waits, a bounded number of times, until log holds line n
+// times: what the server did once it noticed something, where a pause
+// would guess how long noticing takes.
+func loggedTimes(t *testing.T, log *syncBuffer, line string, n int) {
+	t.Helper()
+	for range 1000 {
+		if strings.Count(log.String(), line) >= n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%q logged %d times in 10 s, want %d:\n%s", line, strings.Count(log.String(), line), n, log.String())
 }
 
 func newLegacyFixture(t *testing.T, cfg mcp.LegacyInput, extra ...mcp.HandlerOption) *legacyFixture {
@@ -297,7 +317,8 @@ func TestLegacyInput_Outcomes(t *testing.T) {
 	session := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
 	// The answered cases wait long: on a loaded machine an answer may take
 	// longer than 300 ms to arrive, and the call would end unanswered.
-	answered := newLegacyFixture(t, mcp.LegacyInput{Wait: 10 * time.Second})
+	answeredLog := &syncBuffer{}
+	answered := newLegacyFixture(t, mcp.LegacyInput{Wait: 10 * time.Second}, mcp.WithLogger(slog.New(slog.NewTextHandler(answeredLog, nil))))
 	answeredSession := sessionFor(t, answered.a, tokAlice, v, `{"elicitation":{}}`)
 
 	t.Run("declined", func(t *testing.T) {
@@ -335,11 +356,14 @@ func TestLegacyInput_Outcomes(t *testing.T) {
 		}
 	})
 	t.Run("disconnect", func(t *testing.T) {
-		s := openCall(t, f.a, tokAlice, session, v, "purge")
+		// On the long wait, so that only the client's leaving ends the
+		// call; the answer is sent once the server has seen it leave (a
+		// pause of 50 ms let a loaded machine take the answer first).
+		s := openCall(t, answered.a, tokAlice, answeredSession, v, "purge")
 		id := s.next(t)["id"]
 		s.cancel()
-		time.Sleep(50 * time.Millisecond)
-		if got := answer(t, f.a, tokAlice, id, acceptConfirm); got != 400 {
+		loggedTimes(t, answeredLog, clientLeft, 1)
+		if got := answer(t, answered.a, tokAlice, id, acceptConfirm); got != 400 {
 			t.Errorf("answer after the client left: %d, want 400", got)
 		}
 	})
@@ -442,7 +466,8 @@ func TestLegacyInput_Unchanged(t *testing.T) {
 // own bound a call is not asked and runs nothing.
 func TestLegacyInput_Bounds(t *testing.T) {
 	t.Parallel()
-	f := newLegacyFixture(t, mcp.LegacyInput{PerCaller: 2, Total: 3})
+	log := &syncBuffer{}
+	f := newLegacyFixture(t, mcp.LegacyInput{PerCaller: 2, Total: 3}, mcp.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
 	v := mcp.Version20250618
 	alice := sessionFor(t, f.a, tokAlice, v, `{"elicitation":{}}`)
 	bob := sessionFor(t, f.a, tokBob, v, `{"elicitation":{}}`)
@@ -473,7 +498,10 @@ func TestLegacyInput_Bounds(t *testing.T) {
 		w.cancel()
 	}
 	s.cancel()
-	time.Sleep(100 * time.Millisecond)
+	// The three calls' clients left: once the server has seen each go,
+	// its wait slots are free (a pause of 100 ms let a loaded machine
+	// find them still held).
+	loggedTimes(t, log, clientLeft, 3)
 	s = openCall(t, f.a, tokAlice, alice, v, "purge")
 	q := s.next(t)
 	if q["method"] != "elicitation/create" {

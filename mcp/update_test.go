@@ -26,16 +26,23 @@ type updated struct {
 	mux  *http.ServeMux
 	ran  atomic.Int64 // runs of POST /delete
 	gate chan struct{}
+	// slow is told each time GET /slow is entered, before it waits for
+	// gate: the call has its definition and runs.
+	slow chan struct{}
 }
 
 var objSchema = json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)
 
 func newUpdated(t *testing.T) *updated {
 	t.Helper()
-	u := &updated{mux: http.NewServeMux(), gate: make(chan struct{})}
+	u := &updated{mux: http.NewServeMux(), gate: make(chan struct{}), slow: make(chan struct{}, 1)}
 	u.mux.HandleFunc("GET /a", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "a") })
 	u.mux.HandleFunc("GET /b", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "b") })
 	u.mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case u.slow <- struct{}{}:
+		default:
+		}
 		<-u.gate
 		io.WriteString(w, "slow")
 	})
@@ -260,7 +267,13 @@ func TestUpdate_RunningCallKeepsItsDefinition(t *testing.T) {
 	u := newUpdated(t)
 	done := make(chan *reply)
 	go func() { done <- u.call(t, mcp.Version20260728, "slow") }()
-	time.Sleep(50 * time.Millisecond) // the call reaches its route (the route waits for the gate)
+	// The call reaches its route (which waits for the gate) before the
+	// tool goes: a pause instead let a slow machine remove it first.
+	select {
+	case <-u.slow:
+	case r := <-done:
+		t.Fatalf("the call ended before its route waited: %s", r.raw)
+	}
 	if err := u.srv.Update(func(s *mcp.Server) { s.Remove(auth.KindTool, "slow") }); err != nil {
 		t.Fatal(err)
 	}
