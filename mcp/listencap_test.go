@@ -79,6 +79,10 @@ func checkOverloaded(t *testing.T, resp *http.Response, body []byte, id, reason 
 // next is refused again: refusals take no slot, ended streams give
 // theirs back.
 func TestTaskListen_TotalAtLimit(t *testing.T) {
+	// Only the bound and the test may end a stream: at the 45 s lifetime,
+	// the first streams of a run slowed that much would end and free
+	// slots. Restored once the servers closed.
+	t.Cleanup(mcp.SetListenLifetimeForTest(time.Hour))
 	const total, perCaller = 256, 4
 	ts := newTaskServer(t, withCapCallers)
 	url := ts.urls[0]
@@ -165,6 +169,11 @@ func streamsReplica(t *testing.T, notes mcp.ChangeNotifications) *replica {
 // stream is closed by its client, one more opens, and the next is
 // refused again.
 func TestNotify_StreamsTotalAtLimit(t *testing.T) {
+	// Only the bound and the test may end a stream: at the 45 s lifetime,
+	// the first listens of a run slowed that much ended, and stream 1025
+	// opened (a run with the process stopped 500 ms in every 650 took 65
+	// s). Restored once the servers closed.
+	t.Cleanup(mcp.SetListenLifetimeForTest(time.Hour))
 	for _, c := range []struct {
 		name             string
 		notes            mcp.ChangeNotifications
