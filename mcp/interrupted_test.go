@@ -245,15 +245,21 @@ func TestInterrupted_ClientLeaves(t *testing.T) {
 	t.Parallel()
 	var bodies atomic.Int64 // route bodies that completed
 	var keys sync.Map
-	gaveUp := make(chan struct{}, 1)
+	var runs atomic.Int64
+	gaveUp, entered := make(chan struct{}, 1), make(chan struct{}, 1)
 	mux := http.NewServeMux()
 	mux.HandleFunc("DELETE /slow/{id}", func(w http.ResponseWriter, r *http.Request) {
 		keys.Store(r.Header.Get("Idempotency-Key"), true)
-		select {
-		case <-time.After(2 * time.Second):
-		case <-r.Context().Done():
-			gaveUp <- struct{}{}
-			return // as the inbox's wrapper did: nothing written
+		// The first run lasts until its client leaves (10 s bound a
+		// client that never does); a retry's completes at once.
+		if runs.Add(1) == 1 {
+			entered <- struct{}{}
+			select {
+			case <-time.After(10 * time.Second):
+			case <-r.Context().Done():
+				gaveUp <- struct{}{}
+				return // as the inbox's wrapper did: nothing written
+			}
 		}
 		bodies.Add(1)
 		w.Write([]byte(`{"deleted":true}`))
@@ -271,7 +277,18 @@ func TestInterrupted_ClientLeaves(t *testing.T) {
 	in := confirmRound1(t, ts.URL, "delete_slow", "x")
 	round2 := confirmRound2("", "delete_slow", "x", in.RequestState, accept)
 	round2.method = "tools/call"
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// The client leaves once the route runs (a timeout of its own could
+	// run out before a loaded machine reached the route, which then never
+	// ran, and the test waited for it).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-entered:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(round2.body()))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
@@ -283,11 +300,16 @@ func TestInterrupted_ClientLeaves(t *testing.T) {
 		t.Fatalf("the call answered %d before its client left: %s", resp.StatusCode, b)
 	}
 	cancel()
-	<-gaveUp // the route saw its request end
+	select {
+	case <-gaveUp: // the route saw its request end
+	case <-time.After(20 * time.Second): // past the route's own bound: it ran to the end instead
+		t.Fatal("the route never saw its request end")
+	}
 	// The retries of the held-out check: never told it ran until a body
-	// completed; at most a few, since nothing holds a lease now.
+	// completed; a few at most, since nothing holds a lease now (the
+	// bound, 10 s of retries, leaves a loaded machine time to release it).
 	for i := 0; ; i++ {
-		if i == 20 {
+		if i == 200 {
 			t.Fatal("no retry ran the route")
 		}
 		round2.id = 10 + i
@@ -295,7 +317,7 @@ func TestInterrupted_ClientLeaves(t *testing.T) {
 		if r.status == 503 {
 			// The route gave up; the endpoint releases the claim as the
 			// call returns, which a retry may overtake for a moment.
-			if i < 19 && strings.Contains(string(r.raw), "confirmation_in_progress") {
+			if i < 199 && strings.Contains(string(r.raw), "confirmation_in_progress") {
 				time.Sleep(50 * time.Millisecond)
 				continue
 			}
