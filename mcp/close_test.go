@@ -44,7 +44,7 @@ func TestClose_Streams(t *testing.T) {
 	}
 	wg.Wait()
 
-	end := listen.within(t, 2*time.Second)
+	end := listen.within(t, 10*time.Second)
 	if string(end["id"]) != "7" || !strings.HasPrefix(string(end["result"]), `{"resultType":"complete"`) {
 		t.Errorf("the listen's end: %s", end)
 	}
@@ -58,7 +58,7 @@ func TestClose_Streams(t *testing.T) {
 		if err != nil {
 			t.Errorf("the GET stream: %v", err)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("the GET stream is still open after Close")
 	}
 
@@ -88,7 +88,7 @@ func TestClose_Streams(t *testing.T) {
 	f.replicas[1].addTool(t, "c")
 	select {
 	case <-events:
-	case <-time.After(2 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("the open replica's change was not published")
 	}
 	select {
@@ -259,7 +259,7 @@ func TestClose_TaskListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		m := s.within(t, 2*time.Second)
+		m := s.within(t, 10*time.Second)
 		if m == nil {
 			t.Fatal("the stream did not end with its result")
 		}

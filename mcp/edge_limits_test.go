@@ -584,7 +584,7 @@ func TestPush_SubscribeURIEdge(t *testing.T) {
 			t.Fatalf("%s: a %d-byte URI: %.300s", v, len(at), body)
 		}
 		r.h.NotifyResourceUpdated(t.Context(), "w1", at)
-		if m := stream.within(t, 5*time.Second); method(m) != "notifications/resources/updated" || string(m["params"]) != `{"uri":"`+at+`"}` {
+		if m := stream.within(t, 10*time.Second); method(m) != "notifications/resources/updated" || string(m["params"]) != `{"uri":"`+at+`"}` {
 			t.Errorf("%s: the update of a %d-byte URI: %.300s", v, len(at), m)
 		}
 		resp, body := s.post(t, r, "resources/subscribe", `"uri":"`+at+`b"`)
@@ -611,7 +611,7 @@ func TestNotify_ListenURIEdge(t *testing.T) {
 	if err := r.h.NotifyResourceUpdated(t.Context(), "w1", at); err != nil {
 		t.Fatal(err)
 	}
-	if m := s.within(t, 5*time.Second); method(m) != "notifications/resources/updated" || !strings.Contains(string(m["params"]), `"uri":"`+at+`"`) {
+	if m := s.within(t, 10*time.Second); method(m) != "notifications/resources/updated" || !strings.Contains(string(m["params"]), `"uri":"`+at+`"`) {
 		t.Errorf("the update of a %d-byte URI: %.300s", len(at), m)
 	}
 	_, got := r.listen(t, t.Context(), tokAlice, "w1", `"resourceSubscriptions":["`+at+`b"]`)

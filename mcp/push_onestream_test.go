@@ -60,7 +60,7 @@ func TestPush_OneStreamPerSession(t *testing.T) {
 			r.addTool(t, "one"+string(rune('a'+i)))
 		}
 		for name, st := range map[string]*listenStream{"newer": newer, "another session's": otherStream} {
-			if m := st.within(t, 2*time.Second); method(m) != "notifications/tools/list_changed" {
+			if m := st.within(t, 10*time.Second); method(m) != "notifications/tools/list_changed" {
 				t.Fatalf("%s: the %s stream: %s", v, name, m)
 			}
 		}
@@ -73,7 +73,7 @@ func TestPush_OneStreamPerSession(t *testing.T) {
 		for _, r := range f.replicas {
 			r.addTool(t, "two"+string(rune('a'+i)))
 		}
-		if m := newest.within(t, 2*time.Second); method(m) != "notifications/tools/list_changed" {
+		if m := newest.within(t, 10*time.Second); method(m) != "notifications/tools/list_changed" {
 			t.Fatalf("%s: the newest stream: %s", v, m)
 		}
 	}

@@ -51,11 +51,11 @@ func TestPush_SessionWithinSkew(t *testing.T) {
 		if err := h.NotifyResourceUpdated(t.Context(), "", "note://a"); err != nil {
 			t.Fatal(err)
 		}
-		if m := stream.within(t, 2*time.Second); method(m) != "notifications/resources/updated" || string(m["params"]) != `{"uri":"note://a"}` {
+		if m := stream.within(t, 10*time.Second); method(m) != "notifications/resources/updated" || string(m["params"]) != `{"uri":"note://a"}` {
 			t.Fatalf("%s: the update of what the session subscribed to: %s", v, m)
 		}
 		r.addTool(t, "b"+string(rune('0'+i)))
-		if m := stream.within(t, 2*time.Second); method(m) != "notifications/tools/list_changed" {
+		if m := stream.within(t, 10*time.Second); method(m) != "notifications/tools/list_changed" {
 			t.Errorf("%s: a list change: %s", v, m)
 		}
 	}

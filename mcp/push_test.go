@@ -112,14 +112,14 @@ func TestPush_AcrossReplicas(t *testing.T) {
 	}
 	f.replicas[0].h.NotifyResourceUpdated(t.Context(), "w1", "mail://w1/other")
 	f.replicas[0].h.NotifyResourceUpdated(t.Context(), "w1", "mail://w1/inbox")
-	m := stream.within(t, 2*time.Second)
+	m := stream.within(t, 10*time.Second)
 	if method(m) != "notifications/resources/updated" || string(m["params"]) != `{"uri":"mail://w1/inbox"}` {
 		t.Fatalf("update: %s", m)
 	}
 	for _, r := range f.replicas {
 		r.addTool(t, "b")
 	}
-	if m := stream.within(t, 2*time.Second); method(m) != "notifications/tools/list_changed" || m["params"] != nil {
+	if m := stream.within(t, 10*time.Second); method(m) != "notifications/tools/list_changed" || m["params"] != nil {
 		t.Fatalf("list change: %s", m)
 	}
 	if _, body := s.post(t, f.replicas[0], "resources/unsubscribe", `"uri":"mail://w1/inbox"`); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
@@ -351,10 +351,10 @@ func TestPush_UpdateOfNoWorkspace(t *testing.T) {
 	if err := r.h.NotifyResourceUpdated(ctx, "", "mail://w1/inbox"); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.within(t, 2*time.Second); method(m) != "notifications/resources/updated" {
+	if m := l.within(t, 10*time.Second); method(m) != "notifications/resources/updated" {
 		t.Errorf("2026 listen: %v", m)
 	}
-	if m := stream.within(t, 2*time.Second); method(m) != "notifications/resources/updated" {
+	if m := stream.within(t, 10*time.Second); method(m) != "notifications/resources/updated" {
 		t.Errorf("2025 session: %v", m)
 	}
 }

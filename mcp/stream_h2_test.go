@@ -77,7 +77,7 @@ func TestNotify_QuietOverHTTP2(t *testing.T) {
 	}
 	time.Sleep(900 * time.Millisecond)
 	r.addTool(t, "b")
-	if m := l.within(t, 2*time.Second); method(m) != "notifications/tools/list_changed" {
+	if m := l.within(t, 10*time.Second); method(m) != "notifications/tools/list_changed" {
 		t.Fatalf("the change after a quiet spell over HTTP/2: %v (the stream was reset)", m)
 	}
 }

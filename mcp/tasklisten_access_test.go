@@ -49,7 +49,7 @@ func TestTaskListen_WorkspaceWithdrawn(t *testing.T) {
 	ts.store.set("job-1", func(j *testJob) {
 		j.Status, j.Result = task.Completed, json.RawMessage(`"w1 confidential result"`)
 	})
-	m := s.within(t, 3*time.Second)
+	m := s.within(t, 10*time.Second)
 	if m != nil && strings.Contains(string(m["params"]), "confidential") {
 		t.Errorf("the result reached the stream after the workspace was withdrawn: %s", m["params"])
 	}
