@@ -168,11 +168,12 @@ func TestLifetime_StreamsEndOnClose(t *testing.T) {
 // its context ends when its client leaves, in every revision, and gives
 // its concurrency slot back: with one slot, the next call is served.
 func TestLifetime_CallWhoseClientLeaves(t *testing.T) {
-	started := make(chan struct{}, 1)
+	started, ended := make(chan struct{}, 1), make(chan struct{}, 1)
 	f := newFixture(t, mcp.WithLimits(mcp.Limits{Concurrent: 1, PerCaller: 1}))
 	f.mux.HandleFunc("GET /wait", func(w http.ResponseWriter, r *http.Request) {
 		started <- struct{}{}
 		<-r.Context().Done()
+		ended <- struct{}{}
 	})
 	if err := f.srv.Update(func(s *mcp.Server) {
 		s.AddTool(mcp.Tool{Name: "wait", Description: "waits", InputSchema: objSchema}, "GET /wait", f.mux)
@@ -200,6 +201,16 @@ func TestLifetime_CallWhoseClientLeaves(t *testing.T) {
 		}
 		cancel()
 		<-done
+		// The route's goroutine is a test's while the route runs, and
+		// serving() does not count it: settled could pass before the
+		// server saw the client go, and the next call find the slot still
+		// held (503 once on a loaded machine). Once the route returned,
+		// the goroutine is the library's until the request is done.
+		select {
+		case <-ended:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the route did not end when its client left", v)
+		}
 		settled(t, base, string(v)+": the caller left")
 		r := f.do(t, call{era: v, id: "2", method: "tools/call", params: `"name":"items_get","arguments":{"id":"x"}`})
 		if r.status != http.StatusOK || r.code() != 0 {
