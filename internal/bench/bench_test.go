@@ -105,8 +105,10 @@ func TestLoad(t *testing.T) {
 			t.Run(proto+"/"+v, func(t *testing.T) {
 				ts := httptest.NewServer(newVariant(t, v)) // listens on 127.0.0.1
 				defer ts.Close()
+				// The run ends at 200 requests: the window only bounds it,
+				// wide enough for a loaded machine under -race.
 				res, err := Load(LoadConfig{URL: ts.URL + "/mcp", Proto: proto, Workers: 2,
-					Duration: 5 * time.Second, MaxRequests: 200})
+					Duration: 30 * time.Second, MaxRequests: 200})
 				if err != nil {
 					t.Fatal(err)
 				}
