@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpdual/mcpdual/era2026"
 	"github.com/mcpdual/mcpdual/mcp"
@@ -81,7 +82,11 @@ func TestClient_ResponseBoundEdge(t *testing.T) {
 				continue
 			}
 			for _, size := range []int{bound, bound + 1} {
-				opts := []mcptest.Option{mcptest.WithHeader("X-Size", strconv.Itoa(size))}
+				// An event stream of 16 MiB takes the kit seconds to read
+				// under the race detector, and more on a loaded machine:
+				// past DefaultTimeout (10 s) in both runs of -race
+				// -count=2 beside mcp's tests. A bound, not a measure.
+				opts := []mcptest.Option{mcptest.WithHeader("X-Size", strconv.Itoa(size)), mcptest.WithTimeout(5 * time.Minute)}
 				if stream {
 					opts = append(opts, mcptest.WithHeader("X-Stream", "1"))
 				}
