@@ -14,7 +14,8 @@ import (
 // acceptCases are Accept values with whether each admits an event stream:
 // text/event-stream named with a weight above 0, in any case; q=0 (in any
 // of its spellings) refuses it whatever another element says; a malformed
-// weight names nothing; a wildcard does not name it.
+// weight names nothing; a wildcard does not name it; a quoted parameter
+// value is read whole.
 var acceptCases = []struct {
 	accept string
 	stream bool
@@ -31,6 +32,13 @@ var acceptCases = []struct {
 	{"application/json, text/event-stream;q=1.5", false},
 	{"application/json, text/event-stream;q=", false},
 	{"application/json, text/event-stream;q=0.0001", false},
+	// A parameter's value may be a quoted-string (RFC 9110 §5.6.6), in
+	// which "," and ";" separate nothing: the q after it is still read,
+	// and a media range inside it is no element of the list.
+	{`application/json, text/event-stream;ext="a,b";q=0`, false},
+	{`application/json, text/event-stream;ext="a\",b";q=0`, false},
+	{`application/json, text/event-stream;ext="a;q=0"`, true},
+	{`application/json;ext=", text/event-stream;x="`, false},
 	{"*/*", false},
 	{"application/json, text/*", false},
 }
