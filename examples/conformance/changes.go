@@ -44,8 +44,8 @@ type changes struct {
 func (f fleet) notifications(c *changes) mcp.HandlerOption {
 	n := mcp.ChangeNotifications{OnFleet: c.apply}
 	if f.rdb != nil {
-		n.Bus = redisstore.NewEventBus(f.rdb, redisstore.WithPrefix(redisPrefix))
-		n.Sessions = redisstore.NewSessionStore(f.rdb, redisstore.WithPrefix(redisPrefix))
+		n.Bus = redisstore.NewEventBus(f.rdb, storeOptions()...)
+		n.Sessions = redisstore.NewSessionStore(f.rdb, storeOptions()...)
 	}
 	return mcp.WithChangeNotifications(n)
 }

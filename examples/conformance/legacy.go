@@ -15,7 +15,7 @@ import (
 func (f fleet) legacyInput() mcp.HandlerOption {
 	var cfg mcp.LegacyInput
 	if f.rdb != nil {
-		cfg.Bus = redisstore.NewAnswerBus(f.rdb, redisstore.WithPrefix(redisPrefix))
+		cfg.Bus = redisstore.NewAnswerBus(f.rdb, storeOptions()...)
 	}
 	return mcp.WithLegacyInput(cfg)
 }
