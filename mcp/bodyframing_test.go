@@ -147,12 +147,19 @@ func rawJSON(t *testing.T, got string) (head string, status, code int, reason st
 func TestTransport_BodyTimeoutIs408(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
+	// ReadTimeout also bounds the TLS handshake and the headers: 3 s, so
+	// that a loaded machine's stall there is not taken for the body's.
+	const readTimeout = 3 * time.Second
 	h1 := httptest.NewUnstartedServer(f.h)
-	h1.Config.ReadTimeout = time.Second
+	h1.Config.ReadTimeout = readTimeout
 	h1.Start()
 	t.Cleanup(h1.Close)
 	h2 := httptest.NewUnstartedServer(f.h)
-	h2.Config.ReadTimeout = time.Second
+	h2.Config.ReadTimeout = readTimeout
+	// HTTP/2's idle timeout defaults to ReadTimeout: a connection idle
+	// between two subtests' streams would be closed with GOAWAY, failing
+	// a request that raced it. The host sets it apart, as this one does.
+	h2.Config.IdleTimeout = time.Minute
 	h2.EnableHTTP2 = true
 	h2.StartTLS()
 	t.Cleanup(h2.Close)
