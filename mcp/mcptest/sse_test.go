@@ -3,6 +3,7 @@ package mcptest_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,31 @@ func TestCheck_UnknownDeviation(t *testing.T) {
 		}
 		if len(got) != 1 || !strings.HasPrefix(got[0], "FAIL ") || !strings.Contains(got[0], want) {
 			t.Errorf("Deviation(%q) naming no check: results %q; want one failed, saying %s", declared, got, want)
+		}
+	}
+}
+
+// TestClient_StreamHeldOpenEndsAtTheTimeout: a server that holds its
+// event stream open inside the response's event (its data line sent,
+// never the blank line that ends it) costs a call the kit's timeout
+// (WithTimeout), then an error saying so, and no response read as if
+// it were whole.
+func TestClient_StreamHeldOpenEndsAtTheTimeout(t *testing.T) {
+	t.Parallel()
+	for _, eol := range []string{"\n", "\r\n", "\r"} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte(`data: {"jsonrpc":"2.0","id":1,"result":{}}` + eol))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+		}))
+		res, err := mcptest.Dial(ts.URL, mcp.Version20260728, mcptest.WithTimeout(200*time.Millisecond)).Call(context.Background(), "server/discover", nil)
+		ts.Close()
+		if err == nil || !strings.Contains(err.Error(), "context deadline exceeded") || res != nil {
+			t.Errorf("end %q: %v, %+v; want the timeout's error", eol, err, res)
 		}
 	}
 }
