@@ -711,15 +711,15 @@ var errTooLarge = errors.New("mcptest: the response exceeds 16 MiB (maxResponse)
 // readUntilResponse reads an event stream up to the end of the first
 // event that is a JSON-RPC response (a result or an error), or to its end.
 func readUntilResponse(body io.Reader) ([]byte, error) {
-	sr := sseReader{br: bufio.NewReader(io.LimitReader(body, maxResponse+1))}
+	sr := newSSEReader(io.LimitReader(body, maxResponse+1), true)
 	var data []byte
 	for {
-		text, err := sr.line()
+		line, err := sr.line()
 		if len(sr.raw) > maxResponse {
 			return sr.raw, errTooLarge
 		}
 		switch {
-		case text == "" && data != nil && err == nil:
+		case len(line) == 0 && data != nil && err == nil:
 			var m struct {
 				Result json.RawMessage `json:"result"`
 				Error  json.RawMessage `json:"error"`
@@ -728,11 +728,8 @@ func readUntilResponse(body io.Reader) ([]byte, error) {
 				return sr.raw, nil
 			}
 			data = nil
-		case strings.HasPrefix(text, "data:"):
-			if data != nil {
-				data = append(data, '\n')
-			}
-			data = append(data, strings.TrimPrefix(strings.TrimPrefix(text, "data:"), " ")...)
+		case bytes.HasPrefix(line, dataField):
+			data = appendData(data, line)
 		}
 		if err == io.EOF {
 			return sr.raw, nil
@@ -760,20 +757,18 @@ func events(raw []byte) [][]byte {
 // empty line, the incomplete event is not dispatched").
 func splitEvents(raw []byte) (out [][]byte, dangling []byte) {
 	var data []byte
-	sr := sseReader{br: bufio.NewReader(bytes.NewReader(raw))}
+	// raw is in memory already: the reader keeps no copy of it.
+	sr := newSSEReader(bytes.NewReader(raw), false)
 	for {
 		line, err := sr.line()
 		switch {
-		case line == "" && err == nil:
+		case len(line) == 0 && err == nil:
 			if data != nil {
 				out = append(out, data)
 				data = nil
 			}
-		case strings.HasPrefix(line, "data:"):
-			if data != nil {
-				data = append(data, '\n')
-			}
-			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")...)
+		case bytes.HasPrefix(line, dataField):
+			data = appendData(data, line)
 		}
 		if err != nil {
 			break
@@ -782,51 +777,114 @@ func splitEvents(raw []byte) (out [][]byte, dangling []byte) {
 	return out, data
 }
 
+var dataField = []byte("data:")
+
+// appendData adds a data line's value to an event's data, after an LF if
+// data holds some already. The value is the line past "data:" and one
+// space. data stays nil when it was and the value is empty: a "data:"
+// line with nothing after it neither makes an event nor puts an LF before
+// the next line's value (the kit has always read it so).
+func appendData(data, line []byte) []byte {
+	if data != nil {
+		data = append(data, '\n')
+	}
+	value := bytes.TrimPrefix(line[len(dataField):], []byte(" "))
+	if data == nil && len(value) == 0 {
+		return nil
+	}
+	return append(data, value...)
+}
+
 // sseReader reads an event stream's lines as the SSE format has them:
 // each ended by CRLF, LF or a lone CR, and a byte-order mark before the
 // first skipped. A lone CR ends its line at once: waiting for the byte
 // after it, to tell it from a CRLF, could wait on an open stream for
 // ever; an LF right after a CR is skipped instead.
+//
+// It takes what the buffered reader holds a run at a time, never a byte
+// at a time (which cost seconds for 16 MiB under the race detector), and
+// waits for the stream only when nothing is buffered: it reads exactly
+// the bytes a byte-at-a-time reader would, and blocks where it would.
 type sseReader struct {
 	br      *bufio.Reader
-	raw     []byte // every byte read
+	keep    bool   // keep every byte read in raw
+	raw     []byte // every byte read, when keep
+	cur     []byte // the line being read
 	afterCR bool
 	started bool
 }
 
+func newSSEReader(r io.Reader, keep bool) *sseReader {
+	return &sseReader{br: bufio.NewReader(r), keep: keep}
+}
+
 // line returns the next line, without its end; at the input's end, what
-// was left (and the error).
-func (s *sseReader) line() (string, error) {
-	var b []byte
+// was left (and the error). The line is valid until the next call.
+func (s *sseReader) line() ([]byte, error) {
+	s.cur = s.cur[:0]
+	start := len(s.raw) // with keep, the line is raw from here, less its end
 	for {
-		c, err := s.br.ReadByte()
-		if err != nil {
-			return s.first(b), err
+		if s.br.Buffered() == 0 {
+			// The one place it waits: as a byte-at-a-time reader does,
+			// when nothing is left to look at.
+			if _, err := s.br.Peek(1); err != nil {
+				return s.first(s.text(start, 0)), err
+			}
 		}
-		s.raw = append(s.raw, c)
+		buf, _ := s.br.Peek(s.br.Buffered())
 		if s.afterCR {
 			s.afterCR = false
-			if c == '\n' {
+			if buf[0] == '\n' {
+				s.consume(buf[:1], 0)
+				start++
 				continue
 			}
 		}
-		switch c {
-		case '\n':
-			return s.first(b), nil
-		case '\r':
-			s.afterCR = true
-			return s.first(b), nil
+		// The first line end: an LF, or a CR before it. IndexByte, not a
+		// loop over the bytes, finds either.
+		end := bytes.IndexByte(buf, '\n')
+		if end < 0 {
+			end = len(buf)
 		}
-		b = append(b, c)
+		if cr := bytes.IndexByte(buf[:end], '\r'); cr >= 0 {
+			end = cr
+		}
+		if end == len(buf) {
+			s.consume(buf, end)
+			continue
+		}
+		s.afterCR = buf[end] == '\r'
+		s.consume(buf[:end+1], end)
+		return s.first(s.text(start, 1)), nil
 	}
 }
 
-func (s *sseReader) first(b []byte) string {
+// consume moves past b, the next buffered bytes, of which the first n
+// are the line's: kept in raw with keep, else in cur.
+func (s *sseReader) consume(b []byte, n int) {
+	if s.keep {
+		s.raw = append(s.raw, b...)
+	} else {
+		s.cur = append(s.cur, b[:n]...)
+	}
+	s.br.Discard(len(b))
+}
+
+// text is the line read: raw past start less the end's n bytes with
+// keep, else cur.
+func (s *sseReader) text(start, n int) []byte {
+	if s.keep {
+		return s.raw[start : len(s.raw)-n]
+	}
+	return s.cur
+}
+
+func (s *sseReader) first(b []byte) []byte {
 	if !s.started {
 		s.started = true
 		b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
 	}
-	return string(b)
+	return b
 }
 
 // truncate quotes at most the first 200 bytes of what a server sent, for a
