@@ -39,6 +39,9 @@ type settings struct {
 	// ephemeral: the sealer's key was drawn by this process, so no other
 	// process can open its states.
 	ephemeral bool
+	// room is the largest plaintext sealer seals into a requestState
+	// (stateRoom; seam.Profile.StateRoom).
+	room int
 }
 
 // Option configures an Era.
@@ -92,7 +95,36 @@ func New(opts ...Option) *Era {
 		e.sealer = mrtr.NewSealer(ring)
 		e.ephemeral = true
 	}
+	e.room = stateRoom(e.sealer)
 	return e
+}
+
+// stateRoom measures the largest plaintext s seals into a requestState.
+// mrtr bounds a sealed state (MaxMintBytes), not its plaintext: how much
+// of the bound a plaintext may take depends on the ring's sealing key
+// (its id, its algorithm) and on a layout mrtr keeps to itself, so the
+// era finds it by sealing, once, by bisection. A state's size depends on
+// its plaintext's length only (the binding is sealed as a digest), and
+// on how many digits the clock's seconds have, ten until 2286.
+func stateRoom(s *mrtr.Sealer) int {
+	b := mrtr.Binding{Arguments: []byte("{}")}
+	fits := func(n int) bool {
+		_, _, err := s.Seal(b, make([]byte, n))
+		return err == nil
+	}
+	if !fits(0) {
+		return 0 // no bound the core could check: the era's own failure stands
+	}
+	// A plaintext of MaxMintBytes never fits: sealed, it grows.
+	lo, hi := 0, mrtr.MaxMintBytes
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // ephemeralWarning is logged when a handler is built over an era whose
@@ -141,8 +173,12 @@ var profile = seam.Profile{
 		"subscriptions/listen"},
 }
 
-func (h *hooks) Profiles() []seam.Profile { return []seam.Profile{profile.Clone()} }
-func (h *hooks) Default() string          { return "" }
+func (h *hooks) Profiles() []seam.Profile {
+	p := profile.Clone()
+	p.StateRoom = h.room
+	return []seam.Profile{p}
+}
+func (h *hooks) Default() string { return "" }
 func (h *hooks) Warnings() []string {
 	if h.ephemeral {
 		return []string{ephemeralWarning}

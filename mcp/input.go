@@ -98,8 +98,11 @@ type InputRequest struct {
 // not run. An accept without content is checked as an empty form. Over
 // 2026-07-28 the schema's validation keywords (not its titles,
 // descriptions or defaults) travel in the sealed requestState, and count
-// toward its 4 KiB with the state's payload; format is checked only where
-// the schema's dialect asserts it (before 2019-09).
+// toward its 4 KiB with the state's payload (sealing takes its share: the
+// plaintext holds about 2 KiB, which an enum of a few hundred choices
+// passes); a call whose checks do not fit ends as the handler's bug, its
+// log naming the largest forms' keys. format is checked only where the
+// schema's dialect asserts it (before 2019-09).
 func ElicitForm(key, message string, requestedSchema json.RawMessage) InputRequest {
 	r := InputRequest{key: key, kind: "elicitation", method: "elicitation/create", needs: CapElicitationForm}
 	if !jsonrpc.IsObject(requestedSchema) || jsonrpc.Validate(requestedSchema, jsonrpc.DefaultMaxDepth) != nil {

@@ -2,11 +2,14 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -228,6 +231,9 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 	if err != nil {
 		return nil, err
 	}
+	if req.rev != nil && req.rev.f.StateRoom > 0 && len(state) > req.rev.f.StateRoom {
+		return nil, newStateTooLarge(rs, len(state), req.rev.f.StateRoom)
+	}
 	res := &seam.InputRequired{State: state}
 	if len(reqs) > 0 {
 		res.Requests = append(b, '}')
@@ -305,16 +311,93 @@ func (rp *roundPart) attach(call *Call, h *Handler) error {
 // errHandlerBug marks an input request a handler got wrong (logged).
 var errHandlerBug = errors.New("mcp: invalid input request")
 
+// stateTooLarge is inputRequired's refusal of a round whose plaintext
+// would not fit in a sealed requestState (seam.Profile.StateRoom): the
+// handler's bug, as any other of its input requests, but one a log can
+// say more of than an error's text: what makes the state large. A form's
+// checks travel in the state (record 004) and are most often what does
+// not fit: an enum of a few hundred choices is kilobytes of them.
+type stateTooLarge struct {
+	size, room int
+	payload    int        // bytes of the handler's payload
+	forms      []formCost // each form's share of the plaintext, largest first
+	named      int        // how many of forms, largest first, the log names
+}
+
+// formCost is a form's share of a round's plaintext: its key and its
+// keywords as the plaintext spells them.
+type formCost struct {
+	key   string
+	bytes int
+}
+
+func newStateTooLarge(rs roundState, size, room int) *stateTooLarge {
+	e := &stateTooLarge{size: size, room: room, payload: len(rs.Payload)}
+	total := 0
+	for key, keywords := range rs.Forms {
+		k, _ := json.Marshal(key)
+		v, _ := json.Marshal(keywords)
+		e.forms = append(e.forms, formCost{key: key, bytes: len(k) + len(v) + 2}) // the colon, a comma
+		total += len(k) + len(v) + 2
+	}
+	slices.SortFunc(e.forms, func(a, b formCost) int {
+		return cmp.Or(cmp.Compare(b.bytes, a.bytes), strings.Compare(a.key, b.key))
+	})
+	if total < size-room {
+		return e // without every form's checks the state would still not fit
+	}
+	// The largest forms, as many as leaving out would make the state fit.
+	for over := size - room; over > 0; e.named++ {
+		over -= e.forms[e.named].bytes
+	}
+	return e
+}
+
+func (e *stateTooLarge) Error() string {
+	return fmt.Sprintf("mcp: the requestState would be %d bytes before sealing, past the %d the era seals", e.size, e.room)
+}
+
+// log writes the one line that says what makes the state too large: the
+// forms' checks, naming the keys and sizes of the largest forms (never
+// their keywords, which hold the choices a handler offers), or the
+// payload.
+func (e *stateTooLarge) log(req *request, call *Call) {
+	args := []any{"method", call.method, "target", call.tool}
+	keysOf := func(forms []formCost) []any {
+		keys, sizes := make([]string, len(forms)), make([]int, len(forms))
+		for i, f := range forms {
+			keys[i], sizes[i] = f.key, f.bytes
+		}
+		return []any{"keys", keys, "form_bytes", sizes}
+	}
+	if e.named > 0 {
+		args = append(args, keysOf(e.forms[:e.named])...)
+		args = append(args, "state_bytes", e.size, "limit_bytes", e.room, "payload_bytes", e.payload)
+		req.logError("mcp: the checks of the forms named do not fit in the sealed requestState: a form's validation keywords travel in it "+
+			"(its titles and descriptions do not); ask fewer choices or properties, or split the form over rounds", args...)
+		return
+	}
+	args = append(args, "payload_bytes", e.payload, "state_bytes", e.size, "limit_bytes", e.room)
+	if len(e.forms) > 0 {
+		args = append(args, keysOf(e.forms)...)
+	}
+	req.logError("mcp: the payload of RequireInput does not fit in the sealed requestState; keep it small and large data in your own storage", args...)
+}
+
 // pendingInput turns a handler's RequireInput into the interim result, or
 // the -32021 of an undeclared capability, or errHandlerBug.
 func (req *request) pendingInput(call *Call) (*seam.InputRequired, error) {
 	res, err := req.inputRequired(purposeTool, call.pendingState, call.pendingReqs, nil)
 	var e *Error
+	var large *stateTooLarge
 	switch {
 	case err == nil:
 		return res, nil
 	case errors.As(err, &e):
 		return nil, e
+	case errors.As(err, &large):
+		large.log(req, call)
+		return nil, errHandlerBug
 	}
 	req.logError("mcp: invalid input request", "method", call.method, "target", call.tool, "err", err)
 	return nil, errHandlerBug

@@ -95,6 +95,11 @@ type Profile struct {
 	// for a client capability it lacks (-32021) rather than answer it with
 	// a result that says so; a tool call may also become a task.
 	InputRequests bool
+	// StateRoom is the largest plaintext (InputRequired.State), in bytes,
+	// the era seals into a requestState; 0 when it seals none. The core
+	// refuses a larger one as the handler's bug, naming what makes it
+	// large, where the era could only fail to seal it.
+	StateRoom int
 	// SealsTasks: the era seals and opens task ids in this revision for
 	// a client without the tasks extension too, as the job reference a
 	// task's status tool reads (task.Config.StatusTool); without it such
