@@ -33,13 +33,14 @@ var (
 
 // TestElicitForm_ChecksPastTheSealedState: a form whose validation
 // keywords would push a 2026-07-28 requestState past what the era seals
-// is the handler's bug, as any other RequireInput gets wrong: a tool's
-// call is answered with its generic internal error (isError), a prompt's
-// with -32603, and the one log line names the target and the keys of the
-// largest forms and says the forms' checks are what does not fit, without
-// a word of the form (its choices). It was the era's failure to seal:
-// -32603 for a tool too, logged as "keep the payload small" naming no
-// tool or form. A 2025 revision seals no state and asks the form whole.
+// is still asked, as it was before answers were checked against forms:
+// its checks, and only as many forms' as make the state fit (the
+// largest first), are left out of the state, so its answers are checked
+// for their shape only, while a small form asked beside it keeps its
+// checks. One warning per call names the target and the keys left out,
+// never a word of the form (its choices). Before, the era failed to seal
+// the state: -32603, logged as "keep the payload small". A 2025 revision
+// seals no state and checks the form whole.
 func TestElicitForm_ChecksPastTheSealedState(t *testing.T) {
 	t.Parallel()
 	seen := make(chan string, 4)
@@ -68,34 +69,41 @@ func TestElicitForm_ChecksPastTheSealedState(t *testing.T) {
 		mcp.WithLegacyInput(mcp.LegacyInput{Bus: &sharedBus{subs: map[string]chan []byte{}}})))
 	alice := map[string]string{"Authorization": "Bearer " + tokAlice}
 
-	r := rt{name: "choose", args: `{}`, caps: formCaps, header: alice}.send(t, url)
-	if ct := r.header.Get("Content-Type"); r.status != 200 || ct != "application/json" || r.code() != 0 {
-		t.Fatalf("the tool: HTTP %d %s %s; want 200 and a result", r.status, ct, r.raw)
+	in := asInterim(t, rt{name: "choose", args: `{}`, caps: formCaps, header: alice}.send(t, url))
+	if len(in.InputRequests) != 2 || !strings.Contains(string(in.InputRequests["project"]), `"project-299"`) {
+		t.Fatalf("the tool asked %v; want both forms, whole", in.InputRequests)
 	}
-	res := r.result(t)
-	if res["resultType"] != "complete" || res["isError"] != true || res["requestState"] != nil || res["inputRequests"] != nil ||
-		fmt.Sprint(res["content"]) != "[map[text:The tool failed with an internal error. type:text]]" {
-		t.Errorf("the tool: %s; want its generic internal error", r.raw)
+	retry := func(id int, note, project string) *reply {
+		return rt{id: id, name: "choose", args: `{}`, caps: formCaps, header: alice, state: quoteJSON(in.RequestState),
+			responses: `{"note":{"action":"accept","content":{"note":"` + note + `"}},"project":{"action":"accept","content":{"project":"` + project + `"}}}`}.send(t, url)
 	}
-	r = rt{method: "prompts/get", name: "choose", caps: formCaps, header: alice}.send(t, url)
-	if r.status != 200 || r.code() != -32603 || r.msg.Error.Message != "Internal error" || r.msg.Error.Data != nil {
-		t.Errorf("the prompt: HTTP %d %s; want -32603 Internal error", r.status, r.raw)
+	// The large form's checks are out of the state: a choice it does not
+	// offer reaches the tool, as every answer did before forms were checked.
+	if r := retry(2, "none", "not-offered"); r.code() != 0 || asResult(t, r).IsError || <-seen != `accept {"project":"not-offered"}` {
+		t.Errorf("an answer to the form left unchecked: %s", r.raw)
 	}
+	// The small form's checks are in it: a note past its maxLength is refused.
+	if r := retry(3, strings.Repeat("n", 201), "project-001"); r.code() != -32602 || !strings.Contains(string(r.raw), `"key":"note"`) {
+		t.Errorf("an answer the small form does not allow: %s", r.raw)
+	}
+	asInterim(t, rt{method: "prompts/get", name: "choose", caps: formCaps, header: alice}.send(t, url))
 
-	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	var found []string
-	for _, l := range lines {
+	for _, l := range strings.Split(strings.TrimSpace(log.String()), "\n") {
 		if strings.Contains(l, "level=ERROR") {
+			t.Errorf("an error logged: %s", l)
+		}
+		if strings.Contains(l, "level=WARN") && strings.Contains(l, "requestState") {
 			found = append(found, l)
 		}
 	}
 	want := []string{"method=tools/call target=choose keys=[project] form_bytes=", "method=prompts/get target=choose keys=[project] form_bytes="}
 	if len(found) != len(want) {
-		t.Fatalf("error lines %q; want one per call", found)
+		t.Fatalf("warnings %q; want one per call that asked", found)
 	}
 	for i, l := range found {
-		if !strings.Contains(l, `msg="mcp: the checks of the forms named do not fit in the sealed requestState`) || !strings.Contains(l, want[i]) ||
-			!strings.Contains(l, " limit_bytes=") {
+		if !strings.Contains(l, `msg="mcp: the checks of the forms named do not fit in the sealed requestState, so their answers are not checked`) ||
+			!strings.Contains(l, want[i]) || !strings.Contains(l, " limit_bytes=") {
 			t.Errorf("log line %q; want it to name %s, and the forms' checks as what does not fit", l, want[i])
 		}
 		// The small form is not what does not fit; the choices, the
@@ -136,10 +144,11 @@ func TestElicitForm_ChecksPastTheSealedState(t *testing.T) {
 
 // TestElicitForm_StateAtTheSealLimit: the bound the core checks a round's
 // plaintext against is the era's own, to the byte. A form grown a byte
-// at a time is asked (input_required, its state sealed, and its answer
-// checked and delivered on the retry) up to the largest state the era
-// seals, and from the next byte on is the handler's bug, logged naming
-// the form; no size between the two reaches the era's failure to seal.
+// at a time is asked with its checks in the state (an answer it does not
+// allow refused on the retry) up to the largest state the era seals, and
+// from the next byte on is asked with its checks left out (that answer
+// delivered, checked for its shape only), logged naming the form; no size
+// between the two reaches the era's failure to seal.
 func TestElicitForm_StateAtTheSealLimit(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(mcp.Implementation{Name: "forms", Version: "1"})
@@ -160,25 +169,23 @@ func TestElicitForm_StateAtTheSealLimit(t *testing.T) {
 		mcp.WithLogger(slog.New(slog.NewTextHandler(&log, nil)))))
 	// Each byte of pad is a byte of the state's plaintext; the edge lies
 	// within this range for every key id and algorithm mrtr seals with.
-	last, refused := -1, 0
+	last, unchecked := -1, 0
 	for pad := 1850; pad <= 2150; pad++ {
 		args := `{"pad":` + strconv.Itoa(pad) + `}`
-		r := rt{name: "pick", args: args, caps: formCaps}.send(t, url)
-		if r.status != 200 || r.code() != 0 {
-			t.Fatalf("pad %d: HTTP %d %s", pad, r.status, r.raw)
-		}
-		res := r.result(t)
+		in := asInterim(t, rt{name: "pick", args: args, caps: formCaps}.send(t, url))
+		r := rt{id: 2, name: "pick", args: args, caps: formCaps, state: quoteJSON(in.RequestState),
+			responses: `{"choice":{"action":"accept","content":{"choice":"b"}}}`}.send(t, url)
 		switch {
-		case res["resultType"] == "input_required" && refused == 0:
+		case r.code() == -32602 && unchecked == 0:
 			last = pad
-		case res["resultType"] == "complete" && res["isError"] == true && last >= 0:
-			refused++
+		case r.code() == 0 && last >= 0 && !asResult(t, r).IsError:
+			unchecked++
 		default:
-			t.Fatalf("pad %d, after %d asked and %d refused: %s", pad, last-1849, refused, r.raw)
+			t.Fatalf("pad %d, after %d checked and %d unchecked: %s", pad, last-1849, unchecked, r.raw)
 		}
 	}
-	if last < 0 || refused == 0 {
-		t.Fatalf("no edge in the range: the last asked %d, %d refused", last, refused)
+	if last < 0 || unchecked == 0 {
+		t.Fatalf("no edge in the range: the last checked %d, %d unchecked", last, unchecked)
 	}
 	// The largest state the era seals opens again, and carries the form.
 	args := `{"pad":` + strconv.Itoa(last) + `}`
@@ -194,8 +201,8 @@ func TestElicitForm_StateAtTheSealLimit(t *testing.T) {
 	if r.code() != -32602 {
 		t.Errorf("an answer the form at the edge does not allow: %s", r.raw)
 	}
-	if n := strings.Count(log.String(), "keys=[choice]"); n != refused || strings.Contains(log.String(), "cannot seal") {
-		t.Errorf("%d of %d refusals logged naming the form, log:\n%s", n, refused, log.String())
+	if n := strings.Count(log.String(), "keys=[choice]"); n != unchecked || strings.Contains(log.String(), "cannot seal") {
+		t.Errorf("%d of %d forms left unchecked logged naming the form, log:\n%s", n, unchecked, log.String())
 	}
 }
 

@@ -100,9 +100,10 @@ type InputRequest struct {
 // descriptions or defaults) travel in the sealed requestState, and count
 // toward its 4 KiB with the state's payload (sealing takes its share: the
 // plaintext holds about 2 KiB, which an enum of a few hundred choices
-// passes); a call whose checks do not fit ends as the handler's bug, its
-// log naming the largest forms' keys. format is checked only where the
-// schema's dialect asserts it (before 2019-09).
+// passes); a form whose checks do not fit is asked with its checks left
+// out, its answer checked for its shape only, and a warning logged naming
+// its key. format is checked only where the schema's dialect asserts it
+// (before 2019-09).
 func ElicitForm(key, message string, requestedSchema json.RawMessage) InputRequest {
 	r := InputRequest{key: key, kind: "elicitation", method: "elicitation/create", needs: CapElicitationForm}
 	if !jsonrpc.IsObject(requestedSchema) || jsonrpc.Validate(requestedSchema, jsonrpc.DefaultMaxDepth) != nil {

@@ -232,7 +232,24 @@ func (req *request) inputRequired(purpose string, payload []byte, reqs []InputRe
 		return nil, err
 	}
 	if req.rev != nil && req.rev.f.StateRoom > 0 && len(state) > req.rev.f.StateRoom {
-		return nil, newStateTooLarge(rs, len(state), req.rev.f.StateRoom)
+		large := newStateTooLarge(rs, len(state), req.rev.f.StateRoom)
+		if large.named == 0 {
+			return nil, large // the payload does not fit: the handler's bug
+		}
+		// The forms' checks are what does not fit. A form is asked as it
+		// was before answers were checked against it: the largest forms'
+		// checks stay out of the state, as few as make it fit, and their
+		// answers are checked for their shape only. Logged, naming them.
+		for _, f := range large.forms[:large.named] {
+			delete(rs.Forms, f.key)
+		}
+		if state, err = json.Marshal(rs); err != nil {
+			return nil, err
+		}
+		if len(state) > req.rev.f.StateRoom {
+			return nil, large
+		}
+		large.warn(req)
 	}
 	res := &seam.InputRequired{State: state}
 	if len(reqs) > 0 {
@@ -311,12 +328,13 @@ func (rp *roundPart) attach(call *Call, h *Handler) error {
 // errHandlerBug marks an input request a handler got wrong (logged).
 var errHandlerBug = errors.New("mcp: invalid input request")
 
-// stateTooLarge is inputRequired's refusal of a round whose plaintext
-// would not fit in a sealed requestState (seam.Profile.StateRoom): the
-// handler's bug, as any other of its input requests, but one a log can
-// say more of than an error's text: what makes the state large. A form's
-// checks travel in the state (record 004) and are most often what does
-// not fit: an enum of a few hundred choices is kilobytes of them.
+// stateTooLarge measures a round whose plaintext would not fit in a
+// sealed requestState (seam.Profile.StateRoom). A form's checks travel in
+// the state (record 004) and are most often what does not fit (an enum of
+// a few hundred choices is kilobytes of them): the largest (named) are
+// then left out and logged (warn). When the payload is what does not fit
+// it is inputRequired's refusal, the handler's bug as any other of its
+// input requests, logged saying so (log).
 type stateTooLarge struct {
 	size, room int
 	payload    int        // bytes of the handler's payload
@@ -357,29 +375,34 @@ func (e *stateTooLarge) Error() string {
 	return fmt.Sprintf("mcp: the requestState would be %d bytes before sealing, past the %d the era seals", e.size, e.room)
 }
 
-// log writes the one line that says what makes the state too large: the
-// forms' checks, naming the keys and sizes of the largest forms (never
-// their keywords, which hold the choices a handler offers), or the
-// payload.
+// warn logs the forms whose checks were left out of a state they did not
+// fit (named, largest first): their answers are checked for their shape
+// only. It names their keys and sizes, never their keywords, which hold
+// the choices a handler offers.
+func (e *stateTooLarge) warn(req *request) {
+	args := []any{"method", req.call.method, "target", req.call.tool}
+	args = append(args, e.keysOf(e.forms[:e.named])...)
+	args = append(args, "state_bytes", e.size, "limit_bytes", e.room)
+	req.Log(slog.LevelWarn, "mcp: the checks of the forms named do not fit in the sealed requestState, so their answers are not checked "+
+		"against them, only for their shape: a form's validation keywords travel in the state (its titles and descriptions do not); "+
+		"ask fewer choices or properties, or split the form over rounds", args...)
+}
+
+func (e *stateTooLarge) keysOf(forms []formCost) []any {
+	keys, sizes := make([]string, len(forms)), make([]int, len(forms))
+	for i, f := range forms {
+		keys[i], sizes[i] = f.key, f.bytes
+	}
+	return []any{"keys", keys, "form_bytes", sizes}
+}
+
+// log writes the one line that says what makes the state too large, the
+// payload, listing the keys and sizes of the forms asked beside it.
 func (e *stateTooLarge) log(req *request, call *Call) {
 	args := []any{"method", call.method, "target", call.tool}
-	keysOf := func(forms []formCost) []any {
-		keys, sizes := make([]string, len(forms)), make([]int, len(forms))
-		for i, f := range forms {
-			keys[i], sizes[i] = f.key, f.bytes
-		}
-		return []any{"keys", keys, "form_bytes", sizes}
-	}
-	if e.named > 0 {
-		args = append(args, keysOf(e.forms[:e.named])...)
-		args = append(args, "state_bytes", e.size, "limit_bytes", e.room, "payload_bytes", e.payload)
-		req.logError("mcp: the checks of the forms named do not fit in the sealed requestState: a form's validation keywords travel in it "+
-			"(its titles and descriptions do not); ask fewer choices or properties, or split the form over rounds", args...)
-		return
-	}
 	args = append(args, "payload_bytes", e.payload, "state_bytes", e.size, "limit_bytes", e.room)
 	if len(e.forms) > 0 {
-		args = append(args, keysOf(e.forms)...)
+		args = append(args, e.keysOf(e.forms)...)
 	}
 	req.logError("mcp: the payload of RequireInput does not fit in the sealed requestState; keep it small and large data in your own storage", args...)
 }

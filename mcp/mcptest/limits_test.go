@@ -74,7 +74,7 @@ func TestClient_ResponseBoundEdge(t *testing.T) {
 	// The kit reads every revision's answers with the same code; a
 	// 2026-07-28 client and a 2025 one (which handshakes first) are its
 	// two ways of asking, and an event stream is read the same for both
-	// (a byte at a time: seconds for 16 MiB under the race detector).
+	// (a 16 MiB stream takes seconds under the race detector).
 	// The other 2025 revisions would add seconds, not coverage.
 	for _, v := range []mcp.Version{mcp.Version20260728, mcp.Version20250618} {
 		for _, stream := range []bool{false, true} {
