@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcpdual/mcpdual/headers"
+	"github.com/mcpdual/mcpdual/internal/httpsyntax"
 	"github.com/mcpdual/mcpdual/internal/jsonrpc"
 	"github.com/mcpdual/mcpdual/internal/seam"
 )
@@ -70,14 +71,14 @@ func (h *Handler) newNotifier(w http.ResponseWriter, req *request) *notifier {
 // text/*) do not count: the transports require a client to name
 // text/event-stream, and an answer that could be JSON stays JSON for one
 // that did not. The elements are read in place, with no allocation; a
-// parameter's quoted value is read whole (cutUnquoted).
+// parameter's quoted value is read whole (httpsyntax.CutUnquoted).
 func acceptsEventStream(r *http.Request) bool {
 	named := false
 	for _, v := range r.Header["Accept"] {
 		for v != "" {
 			var elem string
-			elem, v = cutUnquoted(v, ',')
-			mt, params := cutUnquoted(elem, ';')
+			elem, v = httpsyntax.CutUnquoted(v, ',')
+			mt, params := httpsyntax.CutUnquoted(elem, ';')
 			if !strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
 				continue
 			}
@@ -105,34 +106,13 @@ const (
 func acceptWeight(params string) int {
 	for params != "" {
 		var p string
-		p, params = cutUnquoted(params, ';')
+		p, params = httpsyntax.CutUnquoted(params, ';')
 		name, value, _ := strings.Cut(p, "=")
 		if strings.EqualFold(strings.TrimSpace(name), "q") {
 			return qvalue(strings.TrimSpace(value))
 		}
 	}
 	return weightPositive
-}
-
-// cutUnquoted cuts s around its first sep outside a quoted-string. A
-// parameter's value may be one (RFC 9110 §5.6.6: "text/event-stream;
-// ext=\"a,b\";q=0"), and a "," or ";" in it separates nothing: cut
-// there, the q after it would go unread and the text inside would be
-// read as elements of the list. A backslash in a quoted-string escapes
-// the byte after it; an unterminated one runs to the end of s.
-func cutUnquoted(s string, sep byte) (before, after string) {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quoted && c == '\\':
-			i++
-		case c == '"':
-			quoted = !quoted
-		case !quoted && c == sep:
-			return s[:i], s[i+1:]
-		}
-	}
-	return s, ""
 }
 
 // qvalue reads a weight as RFC 9110 §12.4.2 spells it: "0" or "1",

@@ -32,11 +32,11 @@ var allowed = map[string][]string{
 	"mrtr":            {},
 	"mcp/auth":        {"internal/panics"},
 	"mcp/content":     {"internal/jsonrpc"},
-	"mcp/ratelimit":   {},
+	"mcp/ratelimit":   {"internal/httpsyntax"},
 	"mcp/observe":     {"internal/jsonrpc"},
 	"mcp/task":        {},
 	"mcp/protocol":    {},
-	"mcp":             {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema", "mcp/apps", "internal/inproc", "internal/origin", "internal/panics"},
+	"mcp":             {"headers", "mcp/auth", "mcp/content", "mcp/observe", "mcp/ratelimit", "mcp/task", "mcp/protocol", "internal/jsonrpc", "internal/local", "internal/schema", "internal/seam", "internal/typeschema", "mcp/apps", "internal/inproc", "internal/origin", "internal/panics", "internal/httpsyntax"},
 	"era2025":         {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"era2026":         {"mcp/protocol", "headers", "mrtr", "internal/jsonrpc", "internal/seam"},
 	"mcp/mcptest":     {"mcp", "headers", "internal/jsonrpc", "internal/schema"},
@@ -55,6 +55,9 @@ var allowed = map[string][]string{
 	// panics (design record 011): a recovered panic described for a log,
 	// never its value; mcp, stdio and auth log their hosts' panics so.
 	"internal/panics": {},
+	// httpsyntax (design record 011): the syntax of HTTP field values that
+	// mcp (Accept) and ratelimit (Forwarded) both read.
+	"internal/httpsyntax": {},
 	// storetest (design record 029): the contract suite of the stores'
 	// interfaces, for their implementations' tests.
 	"mcp/mcptest/storetest": {"mcp", "mcp/ratelimit"},

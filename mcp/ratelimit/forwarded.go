@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/mcpdual/mcpdual/internal/httpsyntax"
 )
 
 // ForwardedFor returns a key function for mcp.WithClientRateLimit behind
@@ -158,7 +160,7 @@ func forEntry(e string) (netip.Addr, bool) {
 func forwardedEntry(e string) (netip.Addr, bool) {
 	for len(e) > 0 {
 		var pair string
-		pair, e = cutSemicolon(e)
+		pair, e = httpsyntax.CutUnquoted(e, ';')
 		name, value, ok := strings.Cut(strings.Trim(pair, " \t"), "=")
 		if !ok || !strings.EqualFold(name, "for") {
 			continue
@@ -169,22 +171,6 @@ func forwardedEntry(e string) (netip.Addr, bool) {
 		return addr(value)
 	}
 	return netip.Addr{}, false
-}
-
-// cutSemicolon splits off the first pair of an element, outside quotes.
-func cutSemicolon(s string) (pair, rest string) {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quoted && c == '\\':
-			i++
-		case c == '"':
-			quoted = !quoted
-		case !quoted && c == ';':
-			return s[:i], s[i+1:]
-		}
-	}
-	return s, ""
 }
 
 // unquote undoes a quoted string's quoted pairs.
