@@ -711,7 +711,7 @@ var errTooLarge = errors.New("mcptest: the response exceeds 16 MiB (maxResponse)
 // readUntilResponse reads an event stream up to the end of the first
 // event that is a JSON-RPC response (a result or an error), or to its end.
 func readUntilResponse(body io.Reader) ([]byte, error) {
-	sr := newSSEReader(io.LimitReader(body, maxResponse+1), true)
+	sr := newSSEReader(io.LimitReader(body, maxResponse+1))
 	var data []byte
 	for {
 		line, err := sr.line()
@@ -757,8 +757,7 @@ func events(raw []byte) [][]byte {
 // empty line, the incomplete event is not dispatched").
 func splitEvents(raw []byte) (out [][]byte, dangling []byte) {
 	var data []byte
-	// raw is in memory already: the reader keeps no copy of it.
-	sr := newSSEReader(bytes.NewReader(raw), false)
+	sr := newSSEReader(bytes.NewReader(raw))
 	for {
 		line, err := sr.line()
 		switch {
@@ -807,35 +806,32 @@ func appendData(data, line []byte) []byte {
 // the bytes a byte-at-a-time reader would, and blocks where it would.
 type sseReader struct {
 	br      *bufio.Reader
-	keep    bool   // keep every byte read in raw
-	raw     []byte // every byte read, when keep
-	cur     []byte // the line being read
+	raw     []byte // every byte read; a line is a slice of it
 	afterCR bool
 	started bool
 }
 
-func newSSEReader(r io.Reader, keep bool) *sseReader {
-	return &sseReader{br: bufio.NewReader(r), keep: keep}
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{br: bufio.NewReader(r)}
 }
 
 // line returns the next line, without its end; at the input's end, what
 // was left (and the error). The line is valid until the next call.
 func (s *sseReader) line() ([]byte, error) {
-	s.cur = s.cur[:0]
-	start := len(s.raw) // with keep, the line is raw from here, less its end
+	start := len(s.raw) // the line is raw from here, less its end
 	for {
 		if s.br.Buffered() == 0 {
 			// The one place it waits: as a byte-at-a-time reader does,
 			// when nothing is left to look at.
 			if _, err := s.br.Peek(1); err != nil {
-				return s.first(s.text(start, 0)), err
+				return s.first(s.raw[start:]), err
 			}
 		}
 		buf, _ := s.br.Peek(s.br.Buffered())
 		if s.afterCR {
 			s.afterCR = false
 			if buf[0] == '\n' {
-				s.consume(buf[:1], 0)
+				s.consume(buf[:1])
 				start++
 				continue
 			}
@@ -850,33 +846,19 @@ func (s *sseReader) line() ([]byte, error) {
 			end = cr
 		}
 		if end == len(buf) {
-			s.consume(buf, end)
+			s.consume(buf)
 			continue
 		}
 		s.afterCR = buf[end] == '\r'
-		s.consume(buf[:end+1], end)
-		return s.first(s.text(start, 1)), nil
+		s.consume(buf[:end+1])
+		return s.first(s.raw[start : len(s.raw)-1]), nil
 	}
 }
 
-// consume moves past b, the next buffered bytes, of which the first n
-// are the line's: kept in raw with keep, else in cur.
-func (s *sseReader) consume(b []byte, n int) {
-	if s.keep {
-		s.raw = append(s.raw, b...)
-	} else {
-		s.cur = append(s.cur, b[:n]...)
-	}
+// consume moves past b, the next buffered bytes, keeping them in raw.
+func (s *sseReader) consume(b []byte) {
+	s.raw = append(s.raw, b...)
 	s.br.Discard(len(b))
-}
-
-// text is the line read: raw past start less the end's n bytes with
-// keep, else cur.
-func (s *sseReader) text(start, n int) []byte {
-	if s.keep {
-		return s.raw[start : len(s.raw)-n]
-	}
-	return s.cur
 }
 
 func (s *sseReader) first(b []byte) []byte {
