@@ -339,7 +339,7 @@ type stateTooLarge struct {
 	size, room int
 	payload    int        // bytes of the handler's payload
 	forms      []formCost // each form's share of the plaintext, largest first
-	named      int        // how many of forms, largest first, the log names
+	named      int        // how many of forms, largest first, are left out (0: the payload does not fit)
 }
 
 // formCost is a form's share of a round's plaintext: its key and its
