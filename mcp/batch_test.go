@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -352,15 +351,7 @@ func TestBatch_TooManyMembersRefusedBeforeCopied(t *testing.T) {
 	status, _, got := rawPost(t, f.url, hdr, body)
 	check(status, got)
 
-	var rec *httptest.ResponseRecorder
-	run := func() {
-		req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
-		req.Header = hdr.Clone()
-		rec = httptest.NewRecorder()
-		f.h.ServeHTTP(rec, req)
-	}
-	run() // warm the pools
-	bytes, objects := allocated(run)
+	rec, bytes, objects := servedAllocations(f.h, hdr, body)
 	check(rec.Code, rec.Body.Bytes())
 	if bytes > uint64(2*len(body)) || objects > 1_000 {
 		t.Errorf("refusing a %d-byte batch allocated %d bytes, %d objects; want at most twice the body and 1,000 objects", len(body), bytes, objects)

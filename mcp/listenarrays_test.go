@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -65,15 +64,7 @@ func TestListen_ArraysReadInPlace(t *testing.T) {
 			if status != tc.status || strings.TrimSpace(string(got)) != want {
 				t.Fatalf("got %d %.300s\nwant %d %s", status, got, tc.status, want)
 			}
-			var rec *httptest.ResponseRecorder
-			run := func() {
-				req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
-				req.Header = hdr.Clone()
-				rec = httptest.NewRecorder()
-				f.h.ServeHTTP(rec, req)
-			}
-			run() // warm the pools
-			bytes, objects := allocated(run)
+			rec, bytes, objects := servedAllocations(f.h, hdr, body)
 			if rec.Code != tc.status || strings.TrimSpace(rec.Body.String()) != want {
 				t.Errorf("in process: %d %.300s", rec.Code, rec.Body.String())
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,15 +55,7 @@ func TestInputResponses_LooseReadInPlace(t *testing.T) {
 		t.Fatalf("%d %.300s; want the text %s", r.status, r.raw, want)
 	}
 
-	var rec *httptest.ResponseRecorder
-	run := func() {
-		req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
-		req.Header = headersFor(c)
-		rec = httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-	}
-	run() // warm the pools
-	bytes, objects := allocated(run)
+	rec, bytes, objects := servedAllocations(h, headersFor(c), body)
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"text":`+quoteJSON(want)) {
 		t.Errorf("in process: %d %.300s", rec.Code, rec.Body.String())
 	}

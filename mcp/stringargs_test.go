@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,15 +90,7 @@ func TestStringArguments_OnlyDeclaredKept(t *testing.T) {
 				if r.status != 200 || r.msg.Error != nil || !strings.Contains(string(r.msg.Result), want) {
 					t.Fatalf("%d %.300s; want a result holding %s", r.status, r.raw, want)
 				}
-				var rec *httptest.ResponseRecorder
-				run := func() {
-					req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
-					req.Header = hdr.Clone()
-					rec = httptest.NewRecorder()
-					h.ServeHTTP(rec, req)
-				}
-				run() // warm the pools
-				bytes, objects := allocated(run)
+				rec, bytes, objects := servedAllocations(h, hdr, body)
 				if rec.Code != 200 || !strings.Contains(rec.Body.String(), want) {
 					t.Errorf("in process: %d %.300s", rec.Code, rec.Body.String())
 				}

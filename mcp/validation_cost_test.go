@@ -19,6 +19,21 @@ import (
 // allocated returns the bytes and objects allocated by one run of f.
 func allocated(f func()) (bytes, objects uint64) { return allocatedAfter(func() {}, f) }
 
+// servedAllocations serves body with hdr to h in process once, to warm
+// the pools, and again: it returns the second answer and what it
+// allocated.
+func servedAllocations(h http.Handler, hdr http.Header, body string) (rec *httptest.ResponseRecorder, bytes, objects uint64) {
+	run := func() {
+		req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
+		req.Header = hdr.Clone()
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+	}
+	run()
+	bytes, objects = allocated(run)
+	return rec, bytes, objects
+}
+
 // allocatedAfter runs warm, then returns what one run of f allocates. No
 // collection runs between them, and the goroutine keeps one P: a
 // collection empties the pools, and a goroutine moved to another P finds
@@ -68,15 +83,7 @@ func TestValidationCost(t *testing.T) {
 				if len(body) > 1<<20 {
 					t.Fatalf("body %d bytes: over the limit", len(body))
 				}
-				var rec *httptest.ResponseRecorder
-				run := func() {
-					req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
-					req.Header = headersFor(c)
-					rec = httptest.NewRecorder()
-					h.ServeHTTP(rec, req)
-				}
-				run() // warm the pools
-				bytes, objects := allocated(run)
+				rec, bytes, objects := servedAllocations(h, headersFor(c), body)
 				res, _ := io.ReadAll(rec.Body)
 				if rec.Code != 200 || !strings.Contains(string(res), `"isError":true`) || len(res) > 4096 {
 					t.Errorf("answer %d, %d bytes: %.300s", rec.Code, len(res), res)
