@@ -49,34 +49,14 @@ func errorReason(r *reply) string {
 	return d.Reason
 }
 
-// guardClock is the time of a replay guard under test, moved only by the
-// test: whether a lease lapsed then depends on what the endpoint did (a
-// renewal, none), never on how fast a loaded machine runs.
-type guardClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newGuardClock() *guardClock { return &guardClock{now: time.Now()} }
-
-func (c *guardClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *guardClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// renewCounter is a guard on a guardClock that counts the renewals it
+// renewCounter is a guard on a fakeClock (moved only by the test: whether
+// a lease lapsed then depends on what the endpoint did, a renewal or none,
+// never on how fast a loaded machine runs) that counts the renewals it
 // granted. step orders a renewal and a move of the clock: a renewal
 // counted after a move read the clock after it.
 type renewCounter struct {
 	mcp.ReplayGuard
-	clock    *guardClock
+	clock    *fakeClock
 	step     sync.Mutex
 	renewals int
 }
@@ -121,8 +101,8 @@ func (g *renewCounter) advanceAfterRenewal(t *testing.T, since *int, d time.Dura
 func TestClaim_SlowCallKeepsItsLease(t *testing.T) {
 	t.Parallel()
 	const lease = 300 * time.Millisecond // renewed every 100 ms of the wall clock
-	clock := newGuardClock()
-	g := &renewCounter{ReplayGuard: mcp.NewMemoryGuardAtForTest(100, clock.Now), clock: clock}
+	clock := &fakeClock{t: time.Now()}
+	g := &renewCounter{ReplayGuard: mcp.NewMemoryGuardAtForTest(100, clock.now), clock: clock}
 	s := newRetryServer(t, mcp.WithReplayGuard(g), mcp.WithLeaseForTest(lease))
 	state := s.roundOne(t)
 	s.release = make(chan struct{})
@@ -206,8 +186,8 @@ func TestClaim_LostLease(t *testing.T) {
 	// The lease lapses when the test moves the guard's clock past it, not
 	// when a loaded machine takes longer than a lease between the run and
 	// the retry "within" it.
-	clock := newGuardClock()
-	shared := mcp.NewMemoryGuardAtForTest(100, clock.Now)
+	clock := &fakeClock{t: time.Now()}
+	shared := mcp.NewMemoryGuardAtForTest(100, clock.now)
 	lease := mcp.WithLeaseForTest(time.Minute)
 	a := newMRTRServer(t, mrtrConfig{sealer: mrtr.NewSealer(keys), guard: dyingGuard{shared}, handler: []mcp.HandlerOption{lease}})
 	// A guard the host gives is taken as shared: wrapped, the in-memory one
@@ -257,8 +237,8 @@ func TestClaim_LateAnswer(t *testing.T) {
 	// The orphaned lease lapses when the test moves the guard's clock past
 	// it: on the wall clock a loaded machine could let it lapse before the
 	// first retry, which then ran the route without waiting.
-	clock := newGuardClock()
-	g := &lateGuard{ReplayGuard: mcp.NewMemoryGuardAtForTest(100, clock.Now)}
+	clock := &fakeClock{t: time.Now()}
+	g := &lateGuard{ReplayGuard: mcp.NewMemoryGuardAtForTest(100, clock.now)}
 	s := newMRTRServer(t, mrtrConfig{guard: g, handler: []mcp.HandlerOption{mcp.WithLeaseForTest(time.Minute)}})
 	in := confirmRound1(t, s.url, "delete_item", "x")
 	round2 := confirmRound2("", "delete_item", "x", in.RequestState, accept)
