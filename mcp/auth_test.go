@@ -531,7 +531,8 @@ func TestAuth_Workspaces(t *testing.T) {
 	}
 }
 
-// fakeClock drives a ratelimit.Memory in tests.
+// fakeClock is the time of a store under test (a ratelimit.Memory, a
+// replay guard), moved only by the test.
 type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
