@@ -46,6 +46,14 @@ func differ(t *testing.T, doc, value string) string {
 	if jsonrpc.Validate([]byte(value), jsonrpc.DefaultMaxDepth) != nil {
 		return ""
 	}
+	if _, err := Decode([]byte(value), 0); errors.Is(err, jsonrpc.ErrNumberTooLarge) {
+		// Refused with its own message before validation, by design
+		// (design record 011), so never validated here; nor can the
+		// reference read every such number: an exponent past int64
+		// (90E7199254740993) makes jsonschema/v6's numValidate compare a
+		// nil big.Rat and panic.
+		return ""
+	}
 	want, ok := reference(t, doc, value)
 	if !ok {
 		if _, err := Compile([]byte(doc)); err == nil {
@@ -69,9 +77,6 @@ func differ(t *testing.T, doc, value string) string {
 			return "the quick check vouches for a value the reference refuses"
 		}
 		v, err := Decode([]byte(value), 0)
-		if errors.Is(err, jsonrpc.ErrNumberTooLarge) {
-			continue // refused with its own message before validation, by design
-		}
 		if err != nil {
 			return "Decode: " + err.Error()
 		}
